@@ -1,0 +1,405 @@
+#include "cli.h"
+
+#include "accounting.h"
+#include "chartexport.h"
+#include "cost.h"
+#include "report.h"
+#include "units.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QTextStream>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace trainmem {
+namespace {
+
+struct Options {
+    QCommandLineOption json{QStringLiteral("json"), QStringLiteral("Print the full breakdown as JSON and exit.")};
+    QCommandLineOption text{QStringLiteral("text"), QStringLiteral("Print the breakdown as a table and exit.")};
+    QCommandLineOption preset{QStringLiteral("preset"), QStringLiteral("Start from a built-in or user preset (see --list-presets)."), QStringLiteral("id")};
+    QCommandLineOption scenario{QStringLiteral("scenario"), QStringLiteral("Start from a scenario JSON file."), QStringLiteral("file")};
+    QCommandLineOption exportPng{QStringLiteral("export-png"), QStringLiteral("Render a chart to a PNG file offscreen and exit."), QStringLiteral("file")};
+    QCommandLineOption chart{QStringLiteral("chart"), QStringLiteral("Chart to export: bars, seq or dashboard (default)."), QStringLiteral("bars|seq|dashboard"), QStringLiteral("dashboard")};
+    QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Export width in pixels (default 1600)."), QStringLiteral("px"), QStringLiteral("1600")};
+    QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Export height in pixels (default 1000)."), QStringLiteral("px"), QStringLiteral("1000")};
+    QCommandLineOption scale{QStringLiteral("scale"), QStringLiteral("Export scale factor, e.g. 2 for a high-DPI slide (default 1)."), QStringLiteral("factor"), QStringLiteral("1")};
+    QCommandLineOption params{QStringLiteral("params"), QStringLiteral("Total parameters: 7e9, 7B, 70b, 2.4T. Replaces a preset's architecture with the size rule."), QStringLiteral("count")};
+    QCommandLineOption activeParams{QStringLiteral("active-params"), QStringLiteral("Active parameters per token (mixture of experts)."), QStringLiteral("count")};
+    QCommandLineOption mode{QStringLiteral("mode"), QStringLiteral("training or inference."), QStringLiteral("mode")};
+    QCommandLineOption precision{QStringLiteral("precision"), QStringLiteral("fp32, bf16-mixed, fp16-mixed, bf16 or fp8-mixed."), QStringLiteral("recipe")};
+    QCommandLineOption optimizer{QStringLiteral("optimizer"), QStringLiteral("adamw, adam, sgd, sgd-momentum, lion, adafactor or adam8bit."), QStringLiteral("name")};
+    QCommandLineOption weights{QStringLiteral("weights"), QStringLiteral("Inference weight format: bf16, int8 or int4."), QStringLiteral("format")};
+    QCommandLineOption seq{QStringLiteral("seq"), QStringLiteral("Context length in tokens: 8192, 8k, 128k, 1M."), QStringLiteral("tokens")};
+    QCommandLineOption batch{QStringLiteral("batch"), QStringLiteral("Micro-batch size (sequences per GPU per step)."), QStringLiteral("n")};
+    QCommandLineOption checkpointing{QStringLiteral("checkpointing"), QStringLiteral("Activation checkpointing: none, selective or full."), QStringLiteral("mode")};
+    QCommandLineOption flash{QStringLiteral("flash"), QStringLiteral("Fused (flash) attention: on or off."), QStringLiteral("on|off")};
+    QCommandLineOption gpu{QStringLiteral("gpu"), QStringLiteral("GPU type (see --list-gpus)."), QStringLiteral("id")};
+    QCommandLineOption gpus{QStringLiteral("gpus"), QStringLiteral("Number of GPUs."), QStringLiteral("n")};
+    QCommandLineOption zero{QStringLiteral("zero"), QStringLiteral("ZeRO stage 0-3 (3 = FSDP)."), QStringLiteral("stage")};
+    QCommandLineOption tp{QStringLiteral("tp"), QStringLiteral("Tensor-parallel degree."), QStringLiteral("n")};
+    QCommandLineOption pp{QStringLiteral("pp"), QStringLiteral("Pipeline-parallel degree."), QStringLiteral("n")};
+    QCommandLineOption ep{QStringLiteral("ep"), QStringLiteral("Expert-parallel degree."), QStringLiteral("n")};
+    QCommandLineOption tokens{QStringLiteral("tokens"), QStringLiteral("Training tokens for the cost receipt: 15T, 1.4e12."), QStringLiteral("count")};
+    QCommandLineOption mfu{QStringLiteral("mfu"), QStringLiteral("Model FLOPs utilisation for the cost receipt, 0-1."), QStringLiteral("fraction")};
+    QCommandLineOption price{QStringLiteral("price"), QStringLiteral("USD per GPU-hour for the cost receipt."), QStringLiteral("usd")};
+    QCommandLineOption listPresets{QStringLiteral("list-presets"), QStringLiteral("List the presets and exit.")};
+    QCommandLineOption listGpus{QStringLiteral("list-gpus"), QStringLiteral("List the GPU catalog and exit.")};
+
+    void addTo(QCommandLineParser& p) const
+    {
+        p.addOptions({json, text, preset, scenario, exportPng, chart, width, height, scale, params, activeParams, mode,
+                      precision, optimizer, weights, seq, batch, checkpointing, flash, gpu, gpus, zero, tp, pp, ep,
+                      tokens, mfu, price, listPresets, listGpus});
+    }
+};
+
+QString fail(const QString& option, const QString& message)
+{
+    return QStringLiteral("--%1: %2").arg(option, message);
+}
+
+// Each override: read, check, apply; the first error ends parsing with a message naming the option.
+class Overrides {
+public:
+    Overrides(const QCommandLineParser& p, Scenario& s) : m_p(p), m_s(s) {}
+    QString error;
+
+    bool count(const QCommandLineOption& o, int64_t min, int64_t max, auto apply, bool context = false)
+    {
+        if (!error.isEmpty() || !m_p.isSet(o))
+            return false;
+        const QString name = o.names().constFirst();
+        const QString v = m_p.value(o);
+        std::optional<int64_t> n = context ? parseContext(v.toStdString()) : parseCount(v.toStdString());
+        if (!n) {
+            bool neg = false;
+            const double d = v.toDouble(&neg);
+            if (neg && d <= 0)
+                error = fail(name, QStringLiteral("must be a positive integer, got %1").arg(v));
+            else
+                error = fail(name, QStringLiteral("must be a whole number such as 8192, 7B or 2.4T, got \"%1\"").arg(v));
+            return false;
+        }
+        if (*n < min || *n > max) {
+            error = fail(name, QStringLiteral("must be between %1 and %2, got %3").arg(min).arg(max).arg(v));
+            return false;
+        }
+        apply(*n);
+        return true;
+    }
+
+    bool fraction(const QCommandLineOption& o, double min, double max, double& out)
+    {
+        if (!error.isEmpty() || !m_p.isSet(o))
+            return false;
+        bool ok = false;
+        const double d = m_p.value(o).toDouble(&ok);
+        if (!ok || !std::isfinite(d) || d < min || d > max) {
+            error = fail(o.names().constFirst(),
+                         QStringLiteral("must be a number between %1 and %2, got \"%3\"").arg(min).arg(max).arg(m_p.value(o)));
+            return false;
+        }
+        out = d;
+        return true;
+    }
+
+    template <typename E, typename Parse>
+    void choice(const QCommandLineOption& o, E& out, Parse parse, const std::string& names)
+    {
+        if (!error.isEmpty() || !m_p.isSet(o))
+            return;
+        const auto v = parse(m_p.value(o).toStdString());
+        if (!v) {
+            error = fail(o.names().constFirst(), QStringLiteral("must be one of %1, got \"%2\"")
+                                                     .arg(QString::fromStdString(names), m_p.value(o)));
+            return;
+        }
+        out = *v;
+    }
+
+private:
+    const QCommandLineParser& m_p;
+    Scenario& m_s;
+};
+
+void print(FILE* to, const QString& text)
+{
+    const QByteArray b = text.toUtf8();
+    std::fwrite(b.constData(), 1, static_cast<size_t>(b.size()), to);
+}
+
+}  // namespace
+
+CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& library)
+{
+    CliOutcome out;
+    CliRequest& r = out.request;
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "TrainMem shows why training a large model does not fit on one GPU.\n"
+        "Without a headless option it opens the window."));
+    const QCommandLineOption help = p.addHelpOption();
+    const QCommandLineOption version = p.addVersionOption();
+    const Options o;
+    o.addTo(p);
+    r.helpText = p.helpText();
+    if (!p.parse(arguments)) {
+        out.ok = false;
+        out.error = p.errorText();
+        return out;
+    }
+    if (!p.positionalArguments().isEmpty()) {
+        out.ok = false;
+        out.error = QStringLiteral("unexpected argument \"%1\"").arg(p.positionalArguments().constFirst());
+        return out;
+    }
+    if (p.isSet(help)) {
+        r.action = CliRequest::Action::Help;
+        return out;
+    }
+    if (p.isSet(version)) {
+        r.action = CliRequest::Action::Version;
+        return out;
+    }
+    if (p.isSet(o.listPresets)) {
+        r.action = CliRequest::Action::ListPresets;
+        return out;
+    }
+    if (p.isSet(o.listGpus)) {
+        r.action = CliRequest::Action::ListGpus;
+        return out;
+    }
+
+    // The starting scenario: a file, a preset, or the default preset.
+    if (p.isSet(o.scenario) && p.isSet(o.preset)) {
+        out.ok = false;
+        out.error = QStringLiteral("--preset and --scenario: give one or the other");
+        return out;
+    }
+    if (p.isSet(o.scenario)) {
+        const ScenarioParse parsed = PresetLibrary::loadFile(p.value(o.scenario));
+        if (!parsed.ok()) {
+            out.ok = false;
+            QStringList lines;
+            for (const FieldError& e : parsed.errors)
+                lines << toQString(e);
+            out.error = lines.join(QLatin1Char('\n'));
+            return out;
+        }
+        r.scenario = parsed.scenario;
+        r.scenarioGiven = true;
+    } else {
+        const QString id = p.isSet(o.preset) ? p.value(o.preset) : QString::fromLatin1(PresetLibrary::kDefaultPresetId);
+        const PresetEntry* e = library.find(id);
+        if (!e) {
+            QStringList ids;
+            for (const PresetEntry& pe : library.presets())
+                ids << QString::fromStdString(pe.scenario.id);
+            out.ok = false;
+            out.error = QStringLiteral("--preset: unknown preset \"%1\" (known: %2)").arg(id, ids.join(QStringLiteral(", ")));
+            return out;
+        }
+        r.scenario = e->scenario;
+        r.scenarioGiven = p.isSet(o.preset);
+    }
+
+    Scenario& s = r.scenario;
+    Overrides ov(p, s);
+    // A size override replaces the architecture: the size rule makes the shape (docs/accounting.md).
+    const int64_t presetTotal = s.model.hasArchitecture ? s.model.params : s.model.params;
+    const int64_t presetActive = s.model.activeParams > 0 ? s.model.activeParams : s.model.params;
+    bool sizeChanged = false;
+    int64_t total = presetTotal, active = presetActive;
+    if (ov.count(o.params, 1, kMaxParams, [&](int64_t n) { total = n; active = p.isSet(o.activeParams) ? active : n; }))
+        sizeChanged = true;
+    if (ov.count(o.activeParams, 1, kMaxParams, [&](int64_t n) { active = n; }))
+        sizeChanged = true;
+    if (sizeChanged) {
+        if (active > total) {
+            out.ok = false;
+            out.error = fail(QStringLiteral("active-params"),
+                             QStringLiteral("must not exceed the total parameters (%1), got %2")
+                                 .arg(QString::fromStdString(formatCount(static_cast<double>(total))),
+                                      QString::fromStdString(formatCount(static_cast<double>(active)))));
+            return out;
+        }
+        s.model.hasArchitecture = false;
+        s.model.params = total;
+        s.model.activeParams = active;
+        s.model.publishedTotal.reset();
+        s.model.publishedActive.reset();
+    }
+    ov.choice(o.mode, s.training.mode, modeFromString, modeNames());
+    ov.choice(o.precision, s.training.precision, precisionFromString, precisionNames());
+    ov.choice(o.optimizer, s.training.optimizer, optimizerFromString, optimizerNames());
+    ov.choice(o.weights, s.training.inferenceWeights, inferenceWeightsFromString, inferenceWeightsNames());
+    ov.choice(o.checkpointing, s.training.checkpointing, checkpointingFromString, checkpointingNames());
+    ov.count(o.seq, 1, kMaxSeq, [&](int64_t n) { s.training.seqLen = n; }, true);
+    ov.count(o.batch, 1, kMaxMicroBatch, [&](int64_t n) { s.training.microBatch = n; });
+    ov.count(o.gpus, 1, kMaxGpus, [&](int64_t n) { s.hardware.gpus = n; });
+    ov.count(o.zero, 0, 3, [&](int64_t n) { s.hardware.zeroStage = static_cast<int>(n); });
+    ov.count(o.tp, 1, kMaxGpus, [&](int64_t n) { s.hardware.tp = n; });
+    ov.count(o.pp, 1, kMaxGpus, [&](int64_t n) { s.hardware.pp = n; });
+    ov.count(o.ep, 1, kMaxGpus, [&](int64_t n) { s.hardware.ep = n; });
+    ov.count(o.tokens, 0, static_cast<int64_t>(1e18), [&](int64_t n) { s.cost.tokens = static_cast<double>(n); });
+    ov.fraction(o.mfu, 1e-6, 1, s.cost.mfu);
+    ov.fraction(o.price, 0, 1e6, s.cost.pricePerGpuHour);
+    if (ov.error.isEmpty() && p.isSet(o.flash)) {
+        const QString v = p.value(o.flash).toLower();
+        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
+            s.training.flashAttention = true;
+        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
+            s.training.flashAttention = false;
+        else
+            ov.error = fail(QStringLiteral("flash"), QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.flash)));
+    }
+    if (ov.error.isEmpty() && p.isSet(o.gpu)) {
+        const GpuSpec* g = library.gpus().find(p.value(o.gpu).toStdString());
+        if (!g) {
+            QStringList ids;
+            for (const GpuSpec& gs : library.gpus().gpus)
+                ids << QString::fromStdString(gs.id);
+            ov.error = fail(QStringLiteral("gpu"), QStringLiteral("unknown GPU \"%1\" (known: %2)")
+                                                       .arg(p.value(o.gpu), ids.join(QStringLiteral(", "))));
+        } else {
+            s.hardware.gpu = g->id;
+        }
+    }
+    if (!ov.error.isEmpty()) {
+        out.ok = false;
+        out.error = ov.error;
+        return out;
+    }
+    // Cross-option checks (gpus a multiple of tp·pp, and so on), named by option.
+    const FieldErrors semantic = validateScenario(s, "");
+    if (!semantic.empty()) {
+        out.ok = false;
+        const FieldError& e = semantic.front();
+        QString option = QString::fromStdString(e.path.substr(e.path.rfind('/') + 1));
+        if (option == QLatin1String("zero_stage"))
+            option = QStringLiteral("zero");
+        else if (option == QLatin1String("seq_len"))
+            option = QStringLiteral("seq");
+        else if (option == QLatin1String("micro_batch"))
+            option = QStringLiteral("batch");
+        out.error = QStringLiteral("--%1 (%2): %3").arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
+        return out;
+    }
+    r.scenarioGiven = r.scenarioGiven || arguments.size() > 1;
+
+    if (p.isSet(o.exportPng)) {
+        r.action = CliRequest::Action::ExportPng;
+        r.exportFile = p.value(o.exportPng);
+        r.chart = p.value(o.chart);
+        if (chartKindFromName(r.chart) == std::nullopt) {
+            out.ok = false;
+            out.error = fail(QStringLiteral("chart"), QStringLiteral("must be bars, seq or dashboard, got \"%1\"").arg(r.chart));
+            return out;
+        }
+        bool okW = false, okH = false, okS = false;
+        r.width = p.value(o.width).toInt(&okW);
+        r.height = p.value(o.height).toInt(&okH);
+        r.scale = p.value(o.scale).toDouble(&okS);
+        if (!okW || r.width < 200 || r.width > 16384) {
+            out.ok = false;
+            out.error = fail(QStringLiteral("width"), QStringLiteral("must be 200 to 16384 pixels, got \"%1\"").arg(p.value(o.width)));
+        } else if (!okH || r.height < 150 || r.height > 16384) {
+            out.ok = false;
+            out.error = fail(QStringLiteral("height"), QStringLiteral("must be 150 to 16384 pixels, got \"%1\"").arg(p.value(o.height)));
+        } else if (!okS || !std::isfinite(r.scale) || r.scale < 0.25 || r.scale > 8 || r.width * r.scale > 32768
+                   || r.height * r.scale > 32768) {
+            out.ok = false;
+            out.error = fail(QStringLiteral("scale"), QStringLiteral("must be 0.25 to 8 and keep the image under 32768 pixels, got \"%1\"").arg(p.value(o.scale)));
+        }
+    } else if (p.isSet(o.json)) {
+        r.action = CliRequest::Action::Json;
+    } else if (p.isSet(o.text)) {
+        r.action = CliRequest::Action::Text;
+    }
+    return out;
+}
+
+int runHeadless(const CliRequest& r, const PresetLibrary& library)
+{
+    switch (r.action) {
+    case CliRequest::Action::Help:
+        print(stdout, r.helpText);
+        return 0;
+    case CliRequest::Action::Version:
+        print(stdout, QStringLiteral("%1 %2\n").arg(QCoreApplication::applicationName(), QCoreApplication::applicationVersion()));
+        return 0;
+    case CliRequest::Action::ListPresets: {
+        QString out;
+        for (const PresetEntry& e : library.presets()) {
+            const Breakdown b = account(e.scenario, library.gpuFor(e.scenario));
+            out += QStringLiteral("%1  %2  (%3 params%4)%5\n")
+                       .arg(QString::fromStdString(e.scenario.id).leftJustified(14),
+                            QString::fromStdString(e.scenario.name).leftJustified(40),
+                            QString::fromStdString(formatCount(static_cast<double>(b.model.params.total))),
+                            b.model.params.active != b.model.params.total
+                                ? QStringLiteral(", %1 active").arg(QString::fromStdString(formatCount(static_cast<double>(b.model.params.active))))
+                                : QString(),
+                            e.builtIn ? QString() : QStringLiteral("  [user: %1]").arg(e.file));
+        }
+        print(stdout, out);
+        for (const QString& err : library.errors())
+            print(stderr, QStringLiteral("trainmem: warning: %1\n").arg(err));
+        return 0;
+    }
+    case CliRequest::Action::ListGpus: {
+        QString out;
+        for (const GpuSpec& g : library.gpus().gpus)
+            out += QStringLiteral("%1  %2  %3  bf16 %4 TFLOP/s  fp8 %5 TFLOP/s  $%6/h\n")
+                       .arg(QString::fromStdString(g.id).leftJustified(10), QString::fromStdString(g.name).leftJustified(30),
+                            QString::fromStdString(formatBytes(g.memoryBytes)).rightJustified(7))
+                       .arg(g.bf16Tflops, 7, 'f', 1)
+                       .arg(g.fp8Tflops > 0 ? QString::number(g.fp8Tflops, 'f', 1) : QStringLiteral("  —"), 7)
+                       .arg(g.pricePerHour, 0, 'f', 2);
+        print(stdout, out);
+        return 0;
+    }
+    case CliRequest::Action::Json:
+    case CliRequest::Action::Text:
+    case CliRequest::Action::ExportPng: {
+        QString gpuError;
+        const GpuSpec& gpu = library.gpuFor(r.scenario, &gpuError);
+        if (!gpuError.isEmpty())
+            print(stderr, QStringLiteral("trainmem: warning: %1\n").arg(gpuError));
+        const Breakdown b = account(r.scenario, gpu);
+        if (r.action == CliRequest::Action::Json) {
+            const CostReceipt c = computeCost(b.model, r.scenario, gpu);
+            print(stdout, QString::fromStdString(breakdownToJson(b, r.scenario, gpu, c).dump(2)) + QLatin1Char('\n'));
+            return 0;
+        }
+        print(stdout, QString::fromStdString(breakdownToText(b, r.scenario, gpu)));
+        if (r.action == CliRequest::Action::Text)
+            return 0;
+        ExportOptions eo;
+        eo.width = r.width;
+        eo.height = r.height;
+        eo.scale = r.scale;
+        QString error;
+        if (!exportChartPng(r.scenario, gpu, *chartKindFromName(r.chart), r.exportFile, eo, &error)) {
+            print(stderr, QStringLiteral("trainmem: --export-png: %1\n").arg(error));
+            return 1;
+        }
+        print(stdout, QStringLiteral("Wrote the %1 chart (%2×%3 px) to %4\n")
+                          .arg(r.chart)
+                          .arg(qRound(r.width * r.scale))
+                          .arg(qRound(r.height * r.scale))
+                          .arg(QFileInfo(r.exportFile).absoluteFilePath()));
+        return 0;
+    }
+    case CliRequest::Action::Window:
+        break;
+    }
+    return 0;
+}
+
+}  // namespace trainmem

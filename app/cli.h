@@ -1,0 +1,38 @@
+#pragma once
+// The command line (DESIGN.md §4): one parser for the window and the headless modes.
+
+#include "presetlibrary.h"
+#include "scenario.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace trainmem {
+
+struct CliRequest {
+    enum class Action { Window, Json, Text, ExportPng, ListPresets, ListGpus, Help, Version };
+    Action action = Action::Window;
+    Scenario scenario;
+    bool scenarioGiven = false;  ///< --preset, --scenario or an override was given
+    QString exportFile;
+    QString chart = QStringLiteral("dashboard");
+    int width = 1600;
+    int height = 1000;
+    double scale = 1.0;
+    QString helpText;
+    QStringList warnings;        ///< printed to stderr, not fatal
+};
+
+struct CliOutcome {
+    bool ok = true;
+    CliRequest request;
+    QString error;               ///< "--seq: must be a positive integer, got -4"
+};
+
+/// Parses arguments (argv[0] first). Overrides apply on top of the preset or scenario file.
+CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& library);
+
+/// Runs a headless action, writing to stdout/stderr. Returns the process exit code.
+int runHeadless(const CliRequest& request, const PresetLibrary& library);
+
+}  // namespace trainmem

@@ -1,0 +1,351 @@
+#include "accounting.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainmem {
+namespace {
+
+double dbl(int64_t v) { return static_cast<double>(v); }
+
+ActivationInputs activationInputs(const Scenario& s, double tp)
+{
+    ActivationInputs in;
+    in.seq = dbl(std::clamp<int64_t>(s.training.seqLen, 1, kMaxSeq));
+    in.microBatch = dbl(std::clamp<int64_t>(s.training.microBatch, 1, kMaxMicroBatch));
+    in.checkpointing = s.training.checkpointing;
+    in.flashAttention = s.training.flashAttention;
+    in.fp8LinearInputs = s.training.precision == Precision::FP8Mixed;
+    in.elementBytes = activationElementBytes(s.training.precision);
+    in.tp = tp;
+    in.sequenceParallel = s.training.sequenceParallel;
+    return in;
+}
+
+// The widest intermediate of one layer, in elements per token, on one tensor-parallel rank.
+double widestIntermediate(const Architecture& a)
+{
+    const double hd = dbl(a.headDimOrDefault());
+    const double qkv = dbl(a.heads) * hd + 2 * dbl(a.kvHeadsOrDefault()) * hd;
+    const double ffnMul = a.ffnKind == FfnKind::SwiGLU ? 2 : 1;
+    double w = std::max(qkv, ffnMul * dbl(std::max(a.ffn, a.moe.denseFfn)));
+    if (a.isMoe())
+        w = std::max(w, ffnMul * dbl(a.moe.expertFfn) * dbl(std::max<int64_t>(a.moe.activeExperts, 1)));
+    return w;
+}
+
+struct Parallel {
+    int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
+    int zero = 0;
+};
+
+Parallel parallelOf(const Scenario& s, const ResolvedModel& m, FieldErrors& warnings)
+{
+    Parallel p;
+    const HardwareSetup& hw = s.hardware;
+    p.gpus = std::clamp<int64_t>(hw.gpus, 1, kMaxGpus);
+    p.tp = std::clamp<int64_t>(hw.tp, 1, p.gpus);
+    p.pp = std::clamp<int64_t>(hw.pp, 1, std::max<int64_t>(1, std::min(p.gpus / p.tp, m.arch.layers)));
+    p.zero = std::clamp(hw.zeroStage, 0, 3);
+    p.dp = std::max<int64_t>(1, p.gpus / (p.tp * p.pp));
+    if (p.dp * p.tp * p.pp != p.gpus)
+        warnings.push_back({"", "/hardware/gpus",
+                            "not a multiple of tp·pp; " + std::to_string(p.dp * p.tp * p.pp)
+                                + " GPUs are used"});
+    const int64_t experts = m.arch.isMoe() ? m.arch.moe.experts : 1;
+    p.ep = std::clamp<int64_t>(hw.ep, 1, std::max<int64_t>(1, std::min(p.dp, experts)));
+    if (p.ep != hw.ep && hw.ep > 1)
+        warnings.push_back({"", "/hardware/ep", "limited to " + std::to_string(p.ep)
+                                                    + " (the data-parallel ranks and the experts)"});
+    p.dpExpert = std::max<int64_t>(1, p.dp / p.ep);
+    return p;
+}
+
+}  // namespace
+
+Breakdown account(const Scenario& s, const GpuSpec& gpu)
+{
+    return account(resolveModel(s.model), s, gpu);
+}
+
+Breakdown account(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu)
+{
+    Breakdown r;
+    r.model = m;
+    const Architecture& a = m.arch;
+    const Parallel par = parallelOf(s, m, r.warnings);
+    r.dataParallel = par.dp;
+    r.gpuMemoryBytes = gpu.memoryBytes;
+
+    const double total = dbl(m.params.total);
+    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
+    const double dense = total - routed;
+    const double mp = dbl(par.tp * par.pp);
+    const double denseShare = dense / mp;                    // per model-parallel rank
+    const double expertShare = routed / (mp * dbl(par.ep));
+    const double L = dbl(std::max<int64_t>(a.layers, 1));
+    const int64_t layersPerStage = (std::max<int64_t>(a.layers, 1) + par.pp - 1) / par.pp;
+    r.layersPerStage = layersPerStage;
+
+    const ActivationInputs in = activationInputs(s, dbl(par.tp));
+    const ActivationInputs in1 = activationInputs(s, 1);
+    const double V = dbl(a.vocab);
+    const double sb = in.seq * in.microBatch;
+    const bool training = s.training.mode == Mode::Training;
+    const double h = dbl(a.hidden);
+
+    // Per-layer tape for each layer kind; the largest kind is shown in the drill-down.
+    const int64_t denseLayers = a.isMoe() ? std::min(a.moe.denseLayers, a.layers) : a.layers;
+    const double nDense = dbl(denseLayers), nMoe = L - nDense;
+    auto tape = [&](const ActivationInputs& x, double& largestLayer, LayerActivations& shown) {
+        const LayerActivations d = layerActivations(a, false, x);
+        const LayerActivations e = a.isMoe() ? layerActivations(a, true, x) : d;
+        shown = (a.isMoe() && nMoe > 0) ? e : d;
+        largestLayer = std::max(nDense > 0 ? d.total() : 0.0, nMoe > 0 ? e.total() : 0.0);
+        return nDense * d.total() + nMoe * e.total();
+    };
+
+    if (training) {
+        r.recipe = trainingRecipe(s.training.precision, s.training.optimizer, h);
+        r.bytesPerParam = r.recipe.total();
+        r.modelStateBytes = total * r.bytesPerParam;
+
+        auto state = [&](Segments& seg, const Parallel& p, double dShare, double eShare) {
+            auto sharded = [&](double bytes, bool byZero) {
+                if (!byZero)
+                    return bytes * (dShare + eShare);
+                return bytes * (dShare / dbl(p.dp) + eShare / dbl(p.dpExpert));
+            };
+            seg.weights = sharded(r.recipe.weights, p.zero >= 3);
+            seg.gradients = sharded(r.recipe.gradients, p.zero >= 2);
+            seg.master = sharded(r.recipe.master, p.zero >= 1);
+            seg.optimizer = sharded(r.recipe.optimizer, p.zero >= 1);
+        };
+
+        // Activations: 1F1B keeps pp micro-batches in flight on the first stage (Narayanan et al.
+        // 2021), so its tape is L/pp layers × pp micro-batches; the last stage keeps one and the logits.
+        auto activations = [&](const ActivationInputs& x, double stageLayers, double inflight,
+                               LayerActivations& shown) {
+            double largest = 0;
+            LayerActivations noneShown;
+            if (x.checkpointing == Checkpointing::Full) {
+                ActivationInputs none = x;
+                none.checkpointing = Checkpointing::None;
+                tape(none, largest, noneShown);
+                shown = noneShown;
+                return layerInputCheckpoint(a, x) * stageLayers * inflight + largest;
+            }
+            const double all = tape(x, largest, shown);
+            return all / L * stageLayers * inflight;
+        };
+        const double logitsBytes = sb * V * (in.elementBytes + 4);  // 16-bit logits + fp32 for the loss
+        const double work = 2 * in.elementBytes * sb * widestIntermediate(a);
+
+        // One GPU, no parallelism.
+        {
+            Parallel one;
+            LayerActivations shown;
+            state(r.singleGpu, one, dense, routed);
+            r.singleGpu.activations = activations(in1, L, 1, shown);
+            r.singleGpu.logits = logitsBytes;
+            r.singleGpu.workspace = work;
+        }
+        // After sharding: the peak stage.
+        state(r.perGpu, par, denseShare, expertShare);
+        const double t = dbl(par.tp);
+        const double stageLayers = dbl(layersPerStage);
+        LayerActivations shownFirst, shownLast;
+        const double firstTape = activations(in, stageLayers, dbl(par.pp), shownFirst);
+        const double lastTape = activations(in, stageLayers, 1, shownLast);
+        const double lastExtra = logitsBytes / t;
+        if (par.pp > 1 && firstTape > lastTape + lastExtra) {
+            r.perGpu.activations = firstTape;
+            r.perGpu.logits = 0;
+            r.lastStageIsPeak = false;
+            r.layer = shownFirst;
+        } else {
+            r.perGpu.activations = par.pp > 1 ? lastTape : firstTape;
+            r.perGpu.logits = lastExtra;
+            r.layer = shownLast;
+        }
+        r.perGpu.workspace = work / t;
+
+        // The tax (bytes sent per GPU per optimizer step).
+        const double micro = dbl(std::max<int64_t>(s.training.gradAccum, 1));
+        const double e = in.elementBytes;
+        if (par.dp > 1) {
+            const double ring = dbl(par.dp - 1) / dbl(par.dp);
+            const double psi = denseShare + expertShare;
+            if (par.zero >= 3)  // all-gather for forward and for backward, reduce-scatter gradients
+                r.tax.dataParallel = (2 * r.recipe.weights + r.recipe.gradients) * psi * ring;
+            else                // all-reduce (ZeRO-2: reduce-scatter + all-gather of updated weights)
+                r.tax.dataParallel = 2 * r.recipe.gradients * psi * ring;
+        }
+        if (par.tp > 1)
+            r.tax.tensorParallel = micro * stageLayers * 4 * 2 * (t - 1) / t * e * sb * h;
+        if (par.pp > 1)
+            r.tax.pipelineParallel = micro * 2 * e * sb * h;
+        if (par.ep > 1 && a.isMoe())
+            r.tax.expertParallel = micro * (nMoe / dbl(par.pp)) * 4 * dbl(par.ep - 1) / dbl(par.ep) * e * sb
+                                   * dbl(a.moe.activeExperts) * h;
+    } else {
+        const double wb = inferenceWeightBytes(s.training.inferenceWeights);
+        r.recipe = {};
+        r.recipe.weights = wb;
+        r.bytesPerParam = wb;
+        r.modelStateBytes = total * wb;
+        const double t = dbl(par.tp);
+        // KV cache: 2 (K and V) · L · kv_heads · head_dim · s · b in 16-bit; MLA caches the
+        // compressed latent plus the shared rope key (DeepSeek-V2 §2.1), not split by tp.
+        auto kvCache = [&](double tpSplit, double stageLayers) {
+            if (a.attention == AttentionKind::MLA)
+                return stageLayers * dbl(a.mla.kvLoraRank + a.mla.qkRopeHeadDim) * sb * 2;
+            return 2 * stageLayers * dbl(a.kvHeadsOrDefault()) * dbl(a.headDimOrDefault()) * sb * 2 / tpSplit;
+        };
+        ActivationInputs fwd = in;
+        fwd.checkpointing = Checkpointing::None;
+        ActivationInputs fwd1 = in1;
+        fwd1.checkpointing = Checkpointing::None;
+        double largest = 0;
+        LayerActivations shown;
+        tape(fwd1, largest, shown);
+        r.singleGpu.weights = total * wb;
+        r.singleGpu.kvCache = kvCache(1, L);
+        r.singleGpu.activations = largest;
+        r.singleGpu.logits = in.microBatch * V * 4;  // last position, fp32
+        r.singleGpu.workspace = in.elementBytes * sb * widestIntermediate(a);
+
+        r.perGpu.weights = (denseShare + expertShare) * wb;
+        r.perGpu.kvCache = kvCache(t, dbl(layersPerStage));
+        tape(fwd, largest, r.layer);
+        r.perGpu.activations = largest;
+        r.perGpu.logits = in.microBatch * V * 4 / t;
+        r.perGpu.workspace = r.singleGpu.workspace / t;
+        if (par.tp > 1)
+            r.tax.tensorParallel = dbl(layersPerStage) * 2 * 2 * (t - 1) / t * in.elementBytes * sb * h;
+    }
+
+    const double frag = std::clamp(s.hardware.fragmentation, 0.0, 1.0);
+    const double framework = std::clamp(s.hardware.frameworkBytes, 0.0, 1e12);
+    for (Segments* seg : {&r.singleGpu, &r.perGpu}) {
+        seg->framework = framework;
+        seg->fragmentation = frag * (seg->total() - framework);
+    }
+    r.fits = r.perGpu.total() <= gpu.memoryBytes;
+
+    const double cap = std::max(gpu.memoryBytes, 1.0);
+    r.minGpusForModelState = static_cast<int64_t>(std::max(1.0, std::ceil(r.modelStateBytes / cap)));
+
+    // Smallest GPU count that fits with ZeRO-3 (training) or weight sharding (inference) at this tp/pp.
+    const double usable = (cap - framework) / (1 + frag);
+    const Segments& pg = r.perGpu;
+    const double rest = training ? pg.activations + pg.logits + pg.workspace
+                                 : pg.activations + pg.logits + pg.workspace + pg.kvCache;
+    const double shardable = training ? (denseShare + expertShare * dbl(par.ep)) * r.bytesPerParam
+                                      : (denseShare + expertShare) * r.bytesPerParam;
+    if (usable > rest) {
+        const double ranks = std::max(1.0, std::ceil(shardable / (usable - rest)));
+        const double gpus = ranks * mp;
+        r.minGpusToFit = gpus < 9e18 ? static_cast<int64_t>(gpus) : 0;
+    }
+    return r;
+}
+
+ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOctave)
+{
+    ContextSweep out;
+    pointsPerOctave = std::clamp(pointsPerOctave, 1, 64);
+    const ResolvedModel m = resolveModel(s.model);
+    const double octaves = std::log2(kSweepMaxSeq / kSweepMinSeq);
+    const int n = static_cast<int>(octaves) * pointsPerOctave + 1;
+    out.seq.reserve(static_cast<size_t>(n));
+    for (auto& v : out.totalPerGpu)
+        v.reserve(static_cast<size_t>(n));
+    for (auto& v : out.activationsPerGpu)
+        v.reserve(static_cast<size_t>(n));
+
+    Scenario x = s;
+    auto tapeOf = [](const Segments& g) { return g.activations + g.logits + g.kvCache; };
+    for (int i = 0; i < n; ++i) {
+        const double seq = std::round(kSweepMinSeq * std::exp2(static_cast<double>(i) / pointsPerOctave));
+        out.seq.push_back(seq);
+        x.training.seqLen = static_cast<int64_t>(seq);
+        for (int mode = 0; mode < 3; ++mode) {
+            x.training.checkpointing = static_cast<Checkpointing>(mode);
+            const Breakdown b = account(m, x, gpu);
+            out.totalPerGpu[static_cast<size_t>(mode)].push_back(b.perGpu.total());
+            out.activationsPerGpu[static_cast<size_t>(mode)].push_back(tapeOf(b.perGpu));
+            if (i == 0 && mode == 0)
+                out.modelStatePerGpu = b.perGpu.modelState();
+        }
+    }
+    out.capacity = gpu.memoryBytes;
+
+    // Crossover and dies-from for the scenario's own mode, by bisection on log2(seq): both
+    // quantities grow monotonically with the context.
+    x.training.checkpointing = s.training.checkpointing;
+    auto at = [&](double seq) {
+        x.training.seqLen = static_cast<int64_t>(std::round(seq));
+        return account(m, x, gpu);
+    };
+    auto firstWhere = [&](auto pred) -> std::optional<double> {
+        double lo = std::log2(kSweepMinSeq), hi = std::log2(kSweepMaxSeq);
+        if (pred(at(kSweepMinSeq)))
+            return kSweepMinSeq;
+        if (!pred(at(kSweepMaxSeq)))
+            return std::nullopt;
+        for (int it = 0; it < 24; ++it) {
+            const double mid = 0.5 * (lo + hi);
+            (pred(at(std::exp2(mid))) ? hi : lo) = mid;
+        }
+        return std::round(std::exp2(hi));
+    };
+    out.crossoverSeq = firstWhere([&](const Breakdown& b) { return tapeOf(b.perGpu) >= b.perGpu.modelState(); });
+    out.diesFromSeq = firstWhere([&](const Breakdown& b) { return b.perGpu.total() > gpu.memoryBytes; });
+    return out;
+}
+
+FieldErrors validateScenario(const Scenario& s, const std::string& where)
+{
+    FieldErrors errs;
+    auto bad = [&](const char* path, const std::string& msg) { errs.push_back({where, path, msg}); };
+    const auto& t = s.training;
+    const auto& hw = s.hardware;
+    if (!s.model.hasArchitecture) {
+        if (s.model.params < 1 || s.model.params > kMaxParams)
+            bad("/model/params", "must be between 1 and 10^15, got " + std::to_string(s.model.params));
+        if (s.model.activeParams < 0 || s.model.activeParams > s.model.params)
+            bad("/model/active_params", "must be between 0 and params (" + std::to_string(s.model.params)
+                                            + "), got " + std::to_string(s.model.activeParams));
+    }
+    if (t.seqLen < 1 || t.seqLen > kMaxSeq)
+        bad("/training/seq_len", "must be between 1 and 16777216, got " + std::to_string(t.seqLen));
+    if (t.microBatch < 1 || t.microBatch > kMaxMicroBatch)
+        bad("/training/micro_batch", "must be between 1 and 65536, got " + std::to_string(t.microBatch));
+    if (t.gradAccum < 1 || t.gradAccum > 1'000'000)
+        bad("/training/grad_accum", "must be between 1 and 1000000, got " + std::to_string(t.gradAccum));
+    if (hw.gpus < 1 || hw.gpus > kMaxGpus)
+        bad("/hardware/gpus", "must be between 1 and 10000000, got " + std::to_string(hw.gpus));
+    if (hw.zeroStage < 0 || hw.zeroStage > 3)
+        bad("/hardware/zero_stage", "must be 0, 1, 2 or 3, got " + std::to_string(hw.zeroStage));
+    for (auto [path, v] : {std::pair{"/hardware/tp", hw.tp}, {"/hardware/pp", hw.pp}, {"/hardware/ep", hw.ep}})
+        if (v < 1 || v > hw.gpus)
+            bad(path, "must be between 1 and the GPU count (" + std::to_string(hw.gpus) + "), got "
+                          + std::to_string(v));
+    if (hw.tp >= 1 && hw.pp >= 1 && hw.gpus >= 1 && hw.gpus % (hw.tp * hw.pp) != 0)
+        bad("/hardware/gpus", "must be a multiple of tp·pp (" + std::to_string(hw.tp * hw.pp) + "), got "
+                                  + std::to_string(hw.gpus));
+    if (!(hw.fragmentation >= 0 && hw.fragmentation <= 1))
+        bad("/hardware/fragmentation", "must be a fraction between 0 and 1");
+    if (!(hw.frameworkBytes >= 0 && hw.frameworkBytes <= 1e12))
+        bad("/hardware/framework_bytes", "must be between 0 and 1e12 bytes");
+    if (!(s.cost.mfu > 0 && s.cost.mfu <= 1))
+        bad("/cost/mfu", "must be a fraction in (0, 1]");
+    if (!(s.cost.tokens >= 0 && s.cost.tokens <= 1e18))
+        bad("/cost/tokens", "must be between 0 and 1e18");
+    if (!(s.cost.pricePerGpuHour >= 0 && s.cost.pricePerGpuHour <= 1e6))
+        bad("/cost/price_per_gpu_hour", "must be between 0 and 1e6 USD");
+    return errs;
+}
+
+}  // namespace trainmem

@@ -1,0 +1,99 @@
+#pragma once
+// The accounting: Scenario in, Breakdown out (DESIGN.md §2). Pure functions, no I/O.
+
+#include "activations.h"
+#include "errors.h"
+#include "gpu.h"
+#include "params.h"
+#include "recipe.h"
+#include "scenario.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace trainmem {
+
+/// \brief Memory of one GPU (or the whole model), by segment. Bytes.
+struct Segments {
+    double weights = 0;
+    double gradients = 0;
+    double master = 0;
+    double optimizer = 0;
+    double activations = 0;  ///< the tape (training) or one layer's working set (inference)
+    double kvCache = 0;      ///< inference only
+    double logits = 0;
+    double workspace = 0;    ///< the largest transient matmul output and its gradient
+    double framework = 0;    ///< CUDA context + framework
+    double fragmentation = 0;///< allocator reserve
+    double modelState() const { return weights + gradients + master + optimizer; }
+    double overhead() const { return framework + fragmentation; }
+    double total() const
+    {
+        return modelState() + activations + kvCache + logits + workspace + overhead();
+    }
+};
+
+/// \brief Bytes each GPU sends per optimizer step for each cut (ring collectives).
+struct CommTax {
+    double dataParallel = 0;     ///< gradient all-reduce, or ZeRO-3 all-gathers + reduce-scatter
+    double tensorParallel = 0;   ///< 4 all-reduces of s·b·h per layer and micro-batch (Megatron)
+    double pipelineParallel = 0; ///< activations forward, gradients backward at the stage boundary
+    double expertParallel = 0;   ///< dispatch and combine all-to-alls, forward and backward
+    double total() const { return dataParallel + tensorParallel + pipelineParallel + expertParallel; }
+};
+
+/// \brief Everything the charts, the verdict and --json show.
+struct Breakdown {
+    ResolvedModel model;
+    StateRecipe recipe;          ///< training recipe (inference: weights only)
+    double bytesPerParam = 0;    ///< model state per parameter
+    double modelStateBytes = 0;  ///< whole model, unsharded
+    Segments singleGpu;          ///< the same scenario on one GPU with no parallelism
+    Segments perGpu;             ///< after sharding
+    LayerActivations layer;      ///< one layer's tape (the largest layer kind), per GPU
+    int64_t dataParallel = 1;
+    int64_t layersPerStage = 0;
+    bool lastStageIsPeak = true; ///< with pp > 1: which stage perGpu describes
+    double gpuMemoryBytes = 0;
+    bool fits = false;
+    int64_t minGpusForModelState = 1;  ///< ⌈model state / one GPU⌉, the chapter's count
+    int64_t minGpusToFit = 0;          ///< with ZeRO-3 at this tp/pp; 0 = never (activations alone exceed)
+    CommTax tax;
+    FieldErrors warnings;              ///< adjustments made (e.g. gpus not divisible by tp·pp)
+};
+
+/// \brief The full accounting of one scenario on one GPU type.
+Breakdown account(const Scenario& s, const GpuSpec& gpu);
+/// \brief The same with the model already resolved (the sweep's fast path).
+Breakdown account(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu);
+
+/// \brief Memory per GPU against context length for every checkpointing mode.
+struct ContextSweep {
+    std::vector<double> seq;                          ///< 512 … 1M, `pointsPerOctave` per doubling
+    std::array<std::vector<double>, 3> totalPerGpu;   ///< indexed by Checkpointing
+    std::array<std::vector<double>, 3> activationsPerGpu;  ///< tape + logits + KV
+    double modelStatePerGpu = 0;                      ///< the floor
+    double capacity = 0;
+    /// Context where activations (tape + logits) pass model state, for the scenario's mode.
+    std::optional<double> crossoverSeq;
+    /// Smallest context at which the scenario's mode no longer fits.
+    std::optional<double> diesFromSeq;
+};
+
+inline constexpr double kSweepMinSeq = 512;
+inline constexpr double kSweepMaxSeq = 1048576;
+
+/// \brief The curves of the sequence-length chart.
+ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOctave = 4);
+
+/// \brief Semantic checks after parsing and overrides: ranges and divisibility.
+FieldErrors validateScenario(const Scenario& s, const std::string& where);
+
+/// Value ranges the UI and the validator share.
+inline constexpr int64_t kMaxSeq = 1 << 24;        // 16M tokens
+inline constexpr int64_t kMaxMicroBatch = 65536;
+inline constexpr int64_t kMaxGpus = 10'000'000;
+
+}  // namespace trainmem

@@ -1,0 +1,91 @@
+#include "activations.h"
+
+#include <algorithm>
+
+namespace trainmem {
+namespace {
+
+// Inner tensors of one FFN of width f for one token set of size sb (the block input excluded).
+double ffnInner(const Architecture& a, double sb, double f, double e, double lin)
+{
+    if (a.ffnKind == FfnKind::Gelu)
+        return e * sb * f + lin * sb * f;   // GeLU input + second linear input
+    return e * sb * 2 * f + lin * sb * f;    // fused gate‖up + down-projection input
+}
+
+}  // namespace
+
+LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in)
+{
+    const double s = in.seq, b = in.microBatch, sb = s * b;
+    const double h = static_cast<double>(a.hidden);
+    const double heads = static_cast<double>(a.heads);
+    const double e = in.elementBytes;
+    const double lin = in.fp8LinearInputs ? 1.0 : e;
+    const bool dropout = a.dropoutOrDefault();
+
+    double qDim, kDim, vDim, latents = 0;
+    if (a.attention == AttentionKind::MLA) {
+        const double qk = static_cast<double>(a.mla.qkNopeHeadDim + a.mla.qkRopeHeadDim);
+        qDim = heads * qk;
+        kDim = heads * qk;
+        vDim = heads * static_cast<double>(a.mla.vHeadDim);
+        latents = 2 * e * sb * static_cast<double>(a.mla.qLoraRank + a.mla.kvLoraRank);
+    } else {
+        const double hd = static_cast<double>(a.headDimOrDefault());
+        qDim = heads * hd;
+        kDim = static_cast<double>(a.kvHeadsOrDefault()) * hd;
+        vDim = kDim;
+    }
+    const double attnOut = a.attention == AttentionKind::MLA ? vDim : qDim;
+
+    LayerActivations r;
+    const double attnInput = lin * sb * h;
+    r.attention = attnInput + e * sb * (qDim + kDim) + e * sb * vDim + lin * sb * attnOut + latents;
+
+    if (in.checkpointing == Checkpointing::None) {
+        if (in.flashAttention)
+            r.scores = 4 * heads * sb;  // fp32 log-sum-exp per row (FlashAttention-2)
+        else
+            r.scores = (dropout ? (2 * e + 1) : e) * heads * s * s * b;
+    }
+
+    const double mlpInput = lin * sb * h;
+    if (moeLayer && a.isMoe()) {
+        const double f = static_cast<double>(a.moe.expertFfn);
+        const double k = static_cast<double>(a.moe.activeExperts);
+        const double shared = static_cast<double>(a.moe.sharedExperts);
+        r.mlp = mlpInput + 4 * sb * static_cast<double>(a.moe.experts)
+                + k * (lin * sb * h + ffnInner(a, sb, f, e, lin)) + shared * ffnInner(a, sb, f, e, lin);
+    } else {
+        const double f = static_cast<double>(moeLayer || a.moe.denseFfn <= 0 ? a.ffn : a.moe.denseFfn);
+        r.mlp = mlpInput + ffnInner(a, sb, f, e, lin);
+    }
+    r.norms = 2 * e * sb * h;
+    r.dropout = dropout ? 2 * sb * h : 0;
+
+    if (in.tp > 1) {
+        if (in.sequenceParallel) {
+            r.attention /= in.tp; r.scores /= in.tp; r.mlp /= in.tp; r.norms /= in.tp; r.dropout /= in.tp;
+        } else {
+            // Only the block inputs, norms and dropout masks stay whole on every rank.
+            r.attention = attnInput + (r.attention - attnInput) / in.tp;
+            r.mlp = mlpInput + (r.mlp - mlpInput) / in.tp;
+            r.scores /= in.tp;
+        }
+    }
+    return r;
+}
+
+double layerInputCheckpoint(const Architecture& a, const ActivationInputs& in)
+{
+    const double bytes = in.elementBytes * in.seq * in.microBatch * static_cast<double>(a.hidden);
+    return (in.tp > 1 && in.sequenceParallel) ? bytes / in.tp : bytes;
+}
+
+double korthikantiLayerBytes(double s, double b, double h, double a)
+{
+    return s * b * h * (34 + 5 * a * s / h);
+}
+
+}  // namespace trainmem

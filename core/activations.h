@@ -1,0 +1,61 @@
+#pragma once
+// The activation tape kept for backward, per transformer layer and micro-batch (DESIGN.md §2.3).
+//
+// Anchor: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
+// Models", §4.1: a GPT layer with 16-bit activations, dropout and a 4h GeLU MLP keeps
+//   attention 11·sbh + 5·a·s²·b, MLP 19·sbh, two LayerNorms 4·sbh  =  s·b·h·(34 + 5·a·s/h) bytes.
+// Every term below is that paper's term written for general widths, so the GPT configuration
+// reproduces the formula exactly (tests/tst_activations.cpp checks it):
+//   attention  QKV input e·sbh (linear input) + Q and K e·sb·(q+k) + V e·sb·v + out-proj input e·sb·v
+//   scores     softmax output e·as²b (+ dropout mask as²b + dropout output e·as²b with dropout);
+//              fused/flash attention keeps only the fp32 log-sum-exp, 4·a·s·b;
+//              selective recompute keeps neither (recomputed in backward)
+//   mlp        GeLU: input e·sbh + GeLU input e·sbf + second-linear input e·sbf
+//              SwiGLU (fused, Megatron's bias_swiglu): input e·sbh + gate‖up e·2sbf + down input e·sbf
+//              MoE: shared input e·sbh + router logits 4·sbE (fp32) + for each of the k routed experts
+//              its dispatched input e·sbh and inner tensors, + the shared experts' inner tensors
+//   norms      each norm keeps its input: 2·e·sbh
+//   dropout    one byte masks after attention and MLP: 2·sbh (none for models trained without dropout)
+//   MLA        adds the q and kv latents, each kept twice (latent-norm input, up-projection input)
+// e is 2 bytes (4 for fp32 training); with fp8-cached activations (DeepSeek-V3 §3.3) the inputs of
+// linear layers are kept in 1 byte.
+// Tensor parallel t (Korthikanti §4.2): with sequence parallelism every term is divided by t;
+// without it the norms, dropout masks and the two block inputs (10·sbh for GPT) stay replicated.
+
+#include "scenario.h"
+
+namespace trainmem {
+
+/// \brief What the tape depends on besides the architecture.
+struct ActivationInputs {
+    double seq = 4096;
+    double microBatch = 1;
+    Checkpointing checkpointing = Checkpointing::None;
+    bool flashAttention = true;
+    bool fp8LinearInputs = false;
+    double elementBytes = 2;
+    double tp = 1;
+    bool sequenceParallel = true;
+};
+
+/// \brief Bytes one layer keeps for one micro-batch on one GPU, by term.
+struct LayerActivations {
+    double attention = 0;  ///< sbh-type attention tensors (Q, K, V, projections' inputs)
+    double scores = 0;     ///< the s² attention scores, or flash softmax statistics
+    double mlp = 0;        ///< FFN or MoE tensors, router logits included
+    double norms = 0;
+    double dropout = 0;    ///< dropout masks
+    double total() const { return attention + scores + mlp + norms + dropout; }
+};
+
+/// \brief The tape of one layer. `moeLayer` picks the MoE FFN for MoE models.
+/// `in.checkpointing` decides the scores term (none keeps them; selective and full drop them).
+LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in);
+
+/// \brief A full-recompute checkpoint: the layer input only, e·sbh (÷t with sequence parallel).
+double layerInputCheckpoint(const Architecture& a, const ActivationInputs& in);
+
+/// \brief Korthikanti's closed form, s·b·h·(34 + 5·a·s/h), for checking and for the drill-down.
+double korthikantiLayerBytes(double s, double b, double h, double a);
+
+}  // namespace trainmem

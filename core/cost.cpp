@@ -1,0 +1,46 @@
+#include "cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainmem {
+
+CostReceipt computeCost(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu)
+{
+    CostReceipt r;
+    const Architecture& a = m.arch;
+    // Attention score and value FLOPs per token, forward: L · s · heads · (qk_dim + v_dim)
+    // (Kaplan's 2·n_layer·n_ctx·d_attn for MHA); training is 3× forward.
+    double qk, v;
+    if (a.attention == AttentionKind::MLA) {
+        qk = static_cast<double>(a.mla.qkNopeHeadDim + a.mla.qkRopeHeadDim);
+        v = static_cast<double>(a.mla.vHeadDim);
+    } else {
+        qk = v = static_cast<double>(a.headDimOrDefault());
+    }
+    const double seq = static_cast<double>(std::max<int64_t>(s.training.seqLen, 1));
+    const double attention = static_cast<double>(a.layers) * seq * static_cast<double>(a.heads) * (qk + v);
+    r.flopsPerToken = 6 * static_cast<double>(m.params.active) + 3 * attention;
+    const double tokens = std::clamp(s.cost.tokens, 0.0, 1e18);
+    r.totalFlops = r.flopsPerToken * tokens;
+
+    switch (s.training.precision) {
+    case Precision::FP8Mixed:
+        r.peakFlopsPerGpu = (gpu.fp8Tflops > 0 ? gpu.fp8Tflops : gpu.bf16Tflops) * 1e12;
+        break;
+    case Precision::FP32:
+        r.peakFlopsPerGpu = gpu.bf16Tflops * 1e12 / 2;  // TF32 tensor cores run at half the bf16 rate
+        break;
+    default:
+        r.peakFlopsPerGpu = gpu.bf16Tflops * 1e12;
+    }
+    r.mfu = std::clamp(s.cost.mfu, 1e-6, 1.0);
+    const double achieved = std::max(r.peakFlopsPerGpu * r.mfu, 1.0);
+    r.gpuHours = r.totalFlops / achieved / 3600.0;
+    r.pricePerGpuHour = s.cost.pricePerGpuHour > 0 ? s.cost.pricePerGpuHour : gpu.pricePerHour;
+    r.costUsd = r.gpuHours * r.pricePerGpuHour;
+    r.wallClockDays = r.gpuHours / static_cast<double>(std::max<int64_t>(s.hardware.gpus, 1)) / 24.0;
+    return r;
+}
+
+}  // namespace trainmem

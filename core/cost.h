@@ -1,0 +1,25 @@
+#pragma once
+// Compute and cost receipt (DESIGN.md §2.6).
+
+#include "gpu.h"
+#include "params.h"
+#include "scenario.h"
+
+namespace trainmem {
+
+/// \brief What training on `tokens` costs.
+struct CostReceipt {
+    double flopsPerToken = 0;   ///< 6·active + 6·L·s·d_attn (Kaplan et al. 2020, §2.1, ×3 for training)
+    double totalFlops = 0;
+    double peakFlopsPerGpu = 0; ///< dense peak for the precision (fp8 peak for fp8-mixed when the GPU has it)
+    double mfu = 0;
+    double gpuHours = 0;
+    double pricePerGpuHour = 0; ///< the scenario's, or the GPU's typical price when 0
+    double costUsd = 0;
+    double wallClockDays = 0;   ///< on the scenario's GPU count
+};
+
+/// \brief FLOPs, GPU-hours, dollars and days for a scenario.
+CostReceipt computeCost(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu);
+
+}  // namespace trainmem

@@ -1,0 +1,150 @@
+#include "params.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainmem {
+namespace {
+
+double normParams(const Architecture& a, double width)
+{
+    return a.norm == NormKind::LayerNorm ? 2 * width : width;
+}
+
+// One FFN (dense, shared or routed expert) of width f. GELU: up and down; SwiGLU: gate, up, down.
+double ffnParams(const Architecture& a, double f)
+{
+    const double h = static_cast<double>(a.hidden);
+    if (a.ffnKind == FfnKind::Gelu)
+        return 2 * h * f + (a.bias ? f + h : 0);
+    return 3 * h * f + (a.bias ? 2 * f + h : 0);
+}
+
+double attentionParams(const Architecture& a)
+{
+    const double h = static_cast<double>(a.hidden);
+    const double heads = static_cast<double>(a.heads);
+    if (a.attention == AttentionKind::MLA) {
+        // DeepSeek-V2/V3 modeling code: q_a_proj (+q_a_layernorm) -> q_b_proj; kv_a_proj_with_mqa
+        // (+kv_a_layernorm) -> kv_b_proj; o_proj. No biases.
+        const MlaConfig& m = a.mla;
+        const double qk = static_cast<double>(m.qkNopeHeadDim + m.qkRopeHeadDim);
+        double p = 0;
+        if (m.qLoraRank > 0)
+            p += h * m.qLoraRank + normParams(a, m.qLoraRank) + m.qLoraRank * heads * qk;
+        else
+            p += h * heads * qk;
+        p += h * static_cast<double>(m.kvLoraRank + m.qkRopeHeadDim) + normParams(a, m.kvLoraRank);
+        p += m.kvLoraRank * heads * static_cast<double>(m.qkNopeHeadDim + m.vHeadDim);
+        p += heads * m.vHeadDim * h;
+        return p;
+    }
+    const double hd = static_cast<double>(a.headDimOrDefault());
+    const double q = heads * hd;
+    const double kv = static_cast<double>(a.kvHeadsOrDefault()) * hd;
+    double p = h * q + 2 * h * kv + q * h;
+    if (a.bias)
+        p += q + 2 * kv + h;
+    return p;
+}
+
+int64_t toCount(double v)
+{
+    if (!std::isfinite(v) || v < 0)
+        return 0;
+    return static_cast<int64_t>(std::min(v, 9.0e18));
+}
+
+}  // namespace
+
+ParamCount countParams(const Architecture& a)
+{
+    const double h = static_cast<double>(a.hidden);
+    const double L = static_cast<double>(a.layers);
+    const double V = static_cast<double>(a.vocab);
+
+    double embedding = V * h;
+    if (a.learnedPositions)
+        embedding += static_cast<double>(a.maxPositions) * h;
+    if (!a.tiedEmbeddings)
+        embedding += V * h;  // separate output head
+    const double finalNorm = normParams(a, h);
+
+    const double perLayerCommon = attentionParams(a) + 2 * normParams(a, h);
+    const double denseFfn = ffnParams(a, static_cast<double>(a.ffn));
+
+    double total = embedding + finalNorm + L * perLayerCommon;
+    double active = total;
+    double routed = 0;
+    if (a.isMoe()) {
+        const MoeConfig& m = a.moe;
+        const double denseLayers = static_cast<double>(std::min(m.denseLayers, a.layers));
+        const double moeLayers = L - denseLayers;
+        const double leadFfn = ffnParams(a, static_cast<double>(m.denseFfn > 0 ? m.denseFfn : a.ffn));
+        const double expert = ffnParams(a, static_cast<double>(m.expertFfn));
+        const double router = h * static_cast<double>(m.experts);
+        routed = moeLayers * static_cast<double>(m.experts) * expert;
+        const double sharedAndRouter = moeLayers * (static_cast<double>(m.sharedExperts) * expert + router);
+        total += denseLayers * leadFfn + routed + sharedAndRouter;
+        active += denseLayers * leadFfn + sharedAndRouter
+                  + moeLayers * static_cast<double>(m.activeExperts) * expert;
+    } else {
+        total += L * denseFfn;
+        active += L * denseFfn;
+    }
+    return {toCount(total), toCount(active), toCount(embedding), toCount(routed)};
+}
+
+Architecture shapeForSize(int64_t activeParams)
+{
+    Architecture a;
+    a.vocab = 32000;
+    a.ffnKind = FfnKind::SwiGLU;
+    a.norm = NormKind::RMSNorm;
+    a.attention = AttentionKind::MHA;
+    a.tiedEmbeddings = false;
+    a.bias = false;
+    const double target = static_cast<double>(std::max<int64_t>(activeParams, 1));
+    auto paramsFor = [&](double L) {
+        const double h = 128 * L;
+        return 12 * L * h * h + 2 * a.vocab * h;
+    };
+    // 12·L·(128L)² grows as L³: start from the cube root and pick the closer neighbour.
+    double L = std::max(1.0, std::floor(std::cbrt(target / (12.0 * 128 * 128))));
+    L = std::min(L, static_cast<double>(kMaxLayers));
+    while (L > 1 && paramsFor(L) > target)
+        L -= 1;
+    if (L < kMaxLayers && std::fabs(paramsFor(L + 1) - target) < std::fabs(paramsFor(L) - target))
+        L += 1;
+    a.layers = static_cast<int64_t>(L);
+    a.hidden = 128 * a.layers;
+    a.heads = a.layers;  // head_dim 128
+    a.kvHeads = a.heads;
+    a.headDim = 128;
+    const int64_t f = (8 * a.hidden + 2) / 3;
+    a.ffn = ((f + 127) / 128) * 128;
+    return a;
+}
+
+ResolvedModel resolveModel(const ModelSpec& m)
+{
+    ResolvedModel r;
+    if (m.hasArchitecture) {
+        r.arch = m.architecture;
+        r.params = countParams(r.arch);
+        return r;
+    }
+    r.fromSize = true;
+    const int64_t total = std::clamp<int64_t>(m.params, 1, kMaxParams);
+    const int64_t active = m.activeParams > 0 ? std::min(m.activeParams, total) : total;
+    r.arch = shapeForSize(active);
+    r.params.total = total;
+    r.params.active = active;
+    // Embeddings of the made-up shape, capped so tiny models stay consistent.
+    r.params.embedding = std::min<int64_t>(active, 2 * r.arch.vocab * r.arch.hidden);
+    // Everything that is not on the active path sits in routed experts (what EP divides).
+    r.params.routedExperts = total - active;
+    return r;
+}
+
+}  // namespace trainmem

@@ -1,0 +1,45 @@
+#pragma once
+// Parameter counts from an architecture, and the shape rule that turns a bare size into one.
+
+#include "scenario.h"
+
+#include <cstdint>
+
+namespace trainmem {
+
+/// \brief Parameters of a model, split the way sharding needs them.
+struct ParamCount {
+    int64_t total = 0;
+    int64_t active = 0;      ///< touched per token (routed experts counted k of E)
+    int64_t embedding = 0;   ///< token (+position) embedding and the output head
+    int64_t routedExperts = 0;  ///< the part expert parallelism divides
+};
+
+/// \brief A model ready for accounting: counts plus a shape for activations.
+struct ResolvedModel {
+    Architecture arch;   ///< the preset's, or one made by shapeForSize()
+    ParamCount params;
+    bool fromSize = false;
+};
+
+/// Counting limits: beyond these the accounting would stop being meaningful (or exact in double).
+inline constexpr int64_t kMaxParams = 1'000'000'000'000'000;  // 10^15
+inline constexpr int64_t kMaxLayers = 10'000;
+inline constexpr int64_t kMaxHidden = 1'000'000;
+
+/// \brief Counts parameters of an architecture (fields already validated and positive).
+/// Conventions follow Hugging Face configs: embeddings included, tied embeddings counted once,
+/// norms' weights (and biases for LayerNorm) included, router weights included.
+ParamCount countParams(const Architecture& a);
+
+/// \brief The documented shape rule for a size-only model (docs/accounting.md §Shape rule):
+/// a Llama-style dense block with head_dim 128, h = 128·L, SwiGLU with f = 8h/3 rounded up to a
+/// multiple of 128, vocab 32000, untied; L is the integer with 12·L·h² + 2·V·h closest to the
+/// active parameter count. For 7B this gives L = 32, h = 4096, Llama 2 7B's shape.
+Architecture shapeForSize(int64_t activeParams);
+
+/// \brief Resolves counts and shape. Size-only models keep their given totals exactly; the shape
+/// only drives activations, logits and workspace.
+ResolvedModel resolveModel(const ModelSpec& m);
+
+}  // namespace trainmem

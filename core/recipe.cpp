@@ -1,0 +1,69 @@
+#include "recipe.h"
+
+#include <algorithm>
+
+namespace trainmem {
+
+StateRecipe trainingRecipe(Precision p, Optimizer o, double hidden)
+{
+    StateRecipe r;
+    switch (p) {
+    case Precision::FP32:
+        r.weights = 4; r.gradients = 4; r.master = 0; r.slotBytes = 4;
+        break;
+    case Precision::BF16Mixed:
+    case Precision::FP16Mixed:
+        r.weights = 2; r.gradients = 2; r.master = 4; r.slotBytes = 4;
+        break;
+    case Precision::BF16:
+        r.weights = 2; r.gradients = 2; r.master = 0; r.slotBytes = 2;
+        break;
+    case Precision::FP8Mixed:
+        r.weights = 2; r.gradients = 4; r.master = 4; r.slotBytes = 2;
+        break;
+    }
+    switch (o) {
+    case Optimizer::AdamW:
+    case Optimizer::Adam:
+        r.slots = 2;
+        r.optimizer = 2 * r.slotBytes;
+        break;
+    case Optimizer::Lion:
+    case Optimizer::SGDMomentum:
+        r.slots = 1;
+        r.optimizer = r.slotBytes;
+        break;
+    case Optimizer::SGD:
+        r.slots = 0;
+        r.optimizer = 0;
+        break;
+    case Optimizer::Adafactor:
+        // Row + column statistics of an h×n matrix: (h + n) values for h·n weights ≈ 2/h per weight.
+        r.slots = 0;
+        r.optimizer = r.slotBytes * 2.0 / std::max(1.0, hidden);
+        break;
+    case Optimizer::Adam8bit:
+        r.slots = 2;
+        r.slotBytes = 1;
+        r.optimizer = 2;
+        break;
+    }
+    return r;
+}
+
+double inferenceWeightBytes(InferenceWeights w)
+{
+    switch (w) {
+    case InferenceWeights::BF16: return 2;
+    case InferenceWeights::INT8: return 1;
+    case InferenceWeights::INT4: return 0.5;
+    }
+    return 2;
+}
+
+double activationElementBytes(Precision p)
+{
+    return p == Precision::FP32 ? 4 : 2;
+}
+
+}  // namespace trainmem

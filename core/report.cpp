@@ -1,0 +1,194 @@
+#include "report.h"
+
+#include "scenarioio.h"
+#include "units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace trainmem {
+namespace {
+
+std::string times(double ratio)
+{
+    char buf[32];
+    if (ratio < 10)
+        std::snprintf(buf, sizeof buf, "%.1f×", ratio);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f×", ratio);
+    return buf;
+}
+
+std::string percent(double f)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f%%", 100 * f);
+    return buf;
+}
+
+std::string count(int64_t n) { return std::to_string(n); }
+
+nlohmann::json segmentsJson(const Segments& g)
+{
+    return {{"weights", g.weights},       {"gradients", g.gradients},   {"master_weights", g.master},
+            {"optimizer", g.optimizer},   {"activations", g.activations}, {"kv_cache", g.kvCache},
+            {"logits", g.logits},         {"workspace", g.workspace},   {"overhead", g.overhead()},
+            {"framework", g.framework},   {"fragmentation", g.fragmentation}, {"model_state", g.modelState()},
+            {"total", g.total()}};
+}
+
+}  // namespace
+
+std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
+{
+    const double cap = gpu.memoryBytes;
+    const std::string capText = formatBytes(cap);
+    const Segments& g = b.perGpu;
+    const int64_t gpus = std::max<int64_t>(s.hardware.gpus, 1);
+    const std::string where = gpus == 1 ? "one " + gpu.id : count(gpus) + " × " + gpu.id;
+
+    if (s.training.mode == Mode::Inference) {
+        const std::string w = formatBytes(g.weights) + " of " + toString(s.training.inferenceWeights) + " weights";
+        if (b.fits)
+            return "Fits: " + w + " + " + formatBytes(g.kvCache) + " of KV cache, " + formatBytes(g.total())
+                   + " in all on " + where + " (" + capText + " each, " + percent(g.total() / cap) + " used).";
+        std::string out = "Dies: " + formatBytes(g.total()) + " per GPU (" + w + ", " + formatBytes(g.kvCache)
+                          + " of KV cache) is " + times(g.total() / cap) + " " + (gpus == 1 ? "one " + gpu.id : "each " + gpu.id)
+                          + " (" + capText + ")";
+        if (b.minGpusToFit > 0)
+            out += "; sharding the weights, it needs " + count(b.minGpusToFit) + " GPUs.";
+        else
+            out += "; the KV cache and activations alone exceed one GPU: shorten the context or the batch.";
+        return out;
+    }
+
+    if (b.fits) {
+        return "Fits: " + formatBytes(g.total()) + " of " + capText + " on " + (gpus == 1 ? where : "each of " + where)
+               + " (" + percent(g.total() / cap) + "), " + formatBytes(cap - g.total()) + " to spare. Model state "
+               + formatBytes(g.modelState()) + ", activations and logits " + formatBytes(g.activations + g.logits) + ".";
+    }
+
+    const double state = gpus == 1 ? b.modelStateBytes : g.modelState();
+    std::string out;
+    if (state > cap) {
+        out = "Dies: " + formatBytes(state) + " of model state" + (gpus == 1 ? "" : " per GPU") + " is "
+              + times(state / cap) + " " + (gpus == 1 ? "one " : "one ") + gpu.id + " (" + capText + ")";
+    } else {
+        out = "Dies: model state (" + formatBytes(state) + ") fits, but activations and logits add "
+              + formatBytes(g.activations + g.logits) + ": " + formatBytes(g.total()) + " per GPU is "
+              + times(g.total() / cap) + " one " + gpu.id + " (" + capText + ")";
+    }
+    if (b.minGpusToFit > 0) {
+        if (state > cap && b.minGpusForModelState == b.minGpusToFit)
+            out += "; it needs " + count(b.minGpusToFit) + " GPUs with ZeRO-3.";
+        else if (state > cap)
+            out += "; it needs " + count(b.minGpusForModelState) + " GPUs with ZeRO-3 for the model state, "
+                   + count(b.minGpusToFit) + " with activations and overhead.";
+        else
+            out += "; with ZeRO-3 it needs " + count(b.minGpusToFit) + " GPUs, or less activation memory "
+                   "(checkpointing, a shorter context or a smaller micro-batch).";
+    } else {
+        out += "; more GPUs cannot fix it by sharding the model state: the activations alone exceed one GPU. "
+               "Checkpoint, shorten the context or the micro-batch, or add tensor/pipeline parallelism.";
+    }
+    return out;
+}
+
+nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuSpec& gpu, const CostReceipt& cost)
+{
+    using nlohmann::json;
+    const Architecture& a = b.model.arch;
+    json params = {{"total", b.model.params.total}, {"active", b.model.params.active},
+                   {"embedding", b.model.params.embedding}, {"routed_experts", b.model.params.routedExperts},
+                   {"from_size", b.model.fromSize}};
+    if (s.model.publishedTotal)
+        params["published_total"] = *s.model.publishedTotal;
+    if (s.model.publishedActive)
+        params["published_active"] = *s.model.publishedActive;
+    params["shape"] = {{"layers", a.layers}, {"hidden", a.hidden}, {"heads", a.heads},
+                       {"kv_heads", a.kvHeadsOrDefault()}, {"head_dim", a.headDimOrDefault()}, {"ffn", a.ffn},
+                       {"vocab", a.vocab}};
+    json warnings = json::array();
+    for (const FieldError& w : b.warnings)
+        warnings.push_back(w.path + ": " + w.message);
+    const LayerActivations& l = b.layer;
+    return {
+        {"trainmem", "breakdown@1"},
+        {"verdict", verdict(b, s, gpu)},
+        {"params", params},
+        {"bytes_per_param", b.bytesPerParam},
+        {"bytes_per_param_detail",
+         {{"weights", b.recipe.weights}, {"gradients", b.recipe.gradients}, {"master_weights", b.recipe.master},
+          {"optimizer", b.recipe.optimizer}, {"optimizer_slots", b.recipe.slots}}},
+        {"model_state_bytes", b.modelStateBytes},
+        {"per_gpu_bytes", segmentsJson(b.perGpu)},
+        {"single_gpu_bytes", segmentsJson(b.singleGpu)},
+        {"activation_layer_bytes",
+         {{"attention", l.attention}, {"scores", l.scores}, {"mlp", l.mlp}, {"norms", l.norms},
+          {"dropout", l.dropout}, {"total", l.total()}}},
+        {"gpu",
+         {{"id", gpu.id}, {"name", gpu.name}, {"memory_bytes", gpu.memoryBytes}, {"bf16_tflops", gpu.bf16Tflops},
+          {"fp8_tflops", gpu.fp8Tflops}, {"price_per_hour", gpu.pricePerHour}}},
+        {"fits", b.fits},
+        {"min_gpus_for_model_state", b.minGpusForModelState},
+        {"min_gpus_to_fit", b.minGpusToFit},
+        {"parallel",
+         {{"gpus", s.hardware.gpus}, {"data_parallel", b.dataParallel}, {"tp", s.hardware.tp}, {"pp", s.hardware.pp},
+          {"ep", s.hardware.ep}, {"zero_stage", s.hardware.zeroStage}, {"layers_per_stage", b.layersPerStage},
+          {"peak_stage", b.lastStageIsPeak ? "last" : "first"}}},
+        {"communication_bytes_per_step",
+         {{"data_parallel", b.tax.dataParallel}, {"tensor_parallel", b.tax.tensorParallel},
+          {"pipeline_parallel", b.tax.pipelineParallel}, {"expert_parallel", b.tax.expertParallel},
+          {"total", b.tax.total()}}},
+        {"cost",
+         {{"tokens", s.cost.tokens}, {"flops_per_token", cost.flopsPerToken}, {"total_flops", cost.totalFlops},
+          {"peak_flops_per_gpu", cost.peakFlopsPerGpu}, {"mfu", cost.mfu}, {"gpu_hours", cost.gpuHours},
+          {"price_per_gpu_hour", cost.pricePerGpuHour}, {"cost_usd", cost.costUsd},
+          {"wall_clock_days", cost.wallClockDays}}},
+        {"warnings", warnings},
+        {"scenario", scenarioToJson(s)},
+    };
+}
+
+std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
+{
+    std::string out;
+    auto line = [&](const char* label, double bytes) {
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "  %-16s %12s\n", label, formatBytes(bytes).c_str());
+        out += buf;
+    };
+    out += (s.name.empty() ? std::string("Scenario") : s.name) + ": " + formatCount(static_cast<double>(b.model.params.total))
+           + " parameters";
+    if (b.model.params.active != b.model.params.total)
+        out += " (" + formatCount(static_cast<double>(b.model.params.active)) + " active)";
+    out += ", " + std::string(toString(s.training.mode)) + ", " + toString(s.training.precision) + " + "
+           + toString(s.training.optimizer) + ", context " + formatContext(s.training.seqLen) + ", micro-batch "
+           + std::to_string(s.training.microBatch) + "\n";
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "Model state: %s (%.4g bytes per parameter, whole model)\n",
+                  formatBytes(b.modelStateBytes).c_str(), b.bytesPerParam);
+    out += buf;
+    out += "Per GPU (" + std::to_string(s.hardware.gpus) + " × " + gpu.id + ", ZeRO-" + std::to_string(s.hardware.zeroStage)
+           + ", tp " + std::to_string(s.hardware.tp) + ", pp " + std::to_string(s.hardware.pp) + "):\n";
+    const Segments& g = b.perGpu;
+    line("weights", g.weights);
+    line("gradients", g.gradients);
+    line("master weights", g.master);
+    line("optimizer", g.optimizer);
+    line("activations", g.activations);
+    if (g.kvCache > 0)
+        line("KV cache", g.kvCache);
+    line("logits", g.logits);
+    line("workspace", g.workspace);
+    line("framework", g.framework);
+    line("fragmentation", g.fragmentation);
+    line("total", g.total());
+    line("GPU memory", gpu.memoryBytes);
+    out += verdict(b, s, gpu) + "\n";
+    return out;
+}
+
+}  // namespace trainmem

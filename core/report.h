@@ -1,0 +1,22 @@
+#pragma once
+// What the accounting says, in words and as JSON (the --json output, DESIGN.md §4).
+
+#include "accounting.h"
+#include "cost.h"
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+namespace trainmem {
+
+/// \brief The plain-words verdict with its numbers, e.g.
+/// "Dies: 112 GB of model state is 1.4× one H100 (80 GB); it needs 2 GPUs with ZeRO-3."
+std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu);
+
+/// \brief The full --json document: breakdown, GPU, fit, parallel layout, tax, cost, resolved scenario.
+nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuSpec& gpu, const CostReceipt& cost);
+
+/// \brief A short human-readable table of the breakdown, for the terminal.
+std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec& gpu);
+
+}  // namespace trainmem

@@ -1,0 +1,145 @@
+#pragma once
+// The inputs of one what-if: a model, how it is trained (or served) and on what hardware.
+// Plain values only; every default here is the documented default of the scenario file format
+// (docs/scenario-format.md).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace trainmem {
+
+enum class Mode { Training, Inference };
+enum class Precision { FP32, BF16Mixed, FP16Mixed, BF16, FP8Mixed };
+enum class Optimizer { AdamW, Adam, SGD, SGDMomentum, Lion, Adafactor, Adam8bit };
+enum class Checkpointing { None, Selective, Full };
+enum class InferenceWeights { BF16, INT8, INT4 };
+enum class FfnKind { Gelu, SwiGLU };
+enum class NormKind { LayerNorm, RMSNorm };
+enum class AttentionKind { MHA, GQA, MLA };
+
+/// \brief Multi-head latent attention ranks (DeepSeek-V2/V3).
+struct MlaConfig {
+    int64_t qLoraRank = 0;       ///< 0 means queries are projected directly from h
+    int64_t kvLoraRank = 512;
+    int64_t qkRopeHeadDim = 64;
+    int64_t qkNopeHeadDim = 128;
+    int64_t vHeadDim = 128;
+};
+
+/// \brief Mixture-of-experts block. experts == 0 means a dense model.
+struct MoeConfig {
+    int64_t experts = 0;
+    int64_t activeExperts = 0;
+    int64_t sharedExperts = 0;
+    int64_t expertFfn = 0;
+    int64_t denseLayers = 0;  ///< leading layers with a dense FFN
+    int64_t denseFfn = 0;     ///< their FFN width; 0 means the architecture's ffn
+};
+
+/// \brief A transformer's shape, with the field names of shared/data/models.json.
+struct Architecture {
+    int64_t layers = 0;
+    int64_t hidden = 0;
+    int64_t heads = 0;
+    int64_t kvHeads = 0;   ///< 0 means heads (MHA)
+    int64_t headDim = 0;   ///< 0 means hidden / heads
+    int64_t ffn = 0;       ///< 0 means 4·hidden for gelu, 8/3·hidden rounded to 256 for swiglu
+    FfnKind ffnKind = FfnKind::SwiGLU;
+    int64_t vocab = 32000;
+    int64_t maxPositions = 0;
+    bool learnedPositions = false;
+    bool tiedEmbeddings = false;
+    bool bias = false;
+    NormKind norm = NormKind::RMSNorm;
+    AttentionKind attention = AttentionKind::GQA;
+    MlaConfig mla;
+    MoeConfig moe;
+    /// Dropout after attention and MLP (GPT-2/3 and Korthikanti's configuration). Modern
+    /// pretraining runs turn it off; the default is on for gelu models and off otherwise.
+    std::optional<bool> dropout;
+
+    int64_t kvHeadsOrDefault() const { return kvHeads > 0 ? kvHeads : heads; }
+    int64_t headDimOrDefault() const { return headDim > 0 ? headDim : (heads > 0 ? hidden / heads : 0); }
+    bool dropoutOrDefault() const { return dropout.value_or(ffnKind == FfnKind::Gelu); }
+    bool isMoe() const { return moe.experts > 0; }
+};
+
+/// \brief A model is either an architecture (presets) or a size (sliders).
+struct ModelSpec {
+    bool hasArchitecture = false;
+    Architecture architecture;  ///< used when hasArchitecture
+    int64_t params = 7'000'000'000;  ///< size-only: total parameters
+    int64_t activeParams = 0;        ///< size-only: active per token; 0 means params (dense)
+    std::optional<int64_t> publishedTotal;   ///< for the record and the tests
+    std::optional<int64_t> publishedActive;
+};
+
+struct TrainingSetup {
+    Mode mode = Mode::Training;
+    Precision precision = Precision::BF16Mixed;
+    Optimizer optimizer = Optimizer::AdamW;
+    int64_t seqLen = 4096;
+    int64_t microBatch = 1;
+    int64_t gradAccum = 1;  ///< micro-batches per optimizer step (for the communication tax)
+    Checkpointing checkpointing = Checkpointing::None;
+    bool flashAttention = true;
+    bool sequenceParallel = true;  ///< with tp > 1, shard norms/dropout activations too
+    InferenceWeights inferenceWeights = InferenceWeights::BF16;
+};
+
+struct HardwareSetup {
+    std::string gpu = "H100";
+    int64_t gpus = 1;
+    int zeroStage = 0;
+    int64_t tp = 1;
+    int64_t pp = 1;
+    int64_t ep = 1;
+    double frameworkBytes = 0.75e9;  ///< CUDA context + framework (PyTorch) resident memory
+    double fragmentation = 0.05;     ///< allocator reserve as a fraction of everything else
+};
+
+struct CostSetup {
+    double tokens = 1e12;
+    double mfu = 0.40;               ///< fraction of the GPU's peak for the chosen precision
+    double pricePerGpuHour = 2.0;    ///< USD; 0 means the GPU catalog's typical price
+};
+
+struct Scenario {
+    std::string id;
+    std::string name;
+    std::string description;
+    std::string source;
+    ModelSpec model;
+    TrainingSetup training;
+    HardwareSetup hardware;
+    CostSetup cost;
+};
+
+// Value names as they appear in files and on the command line (DESIGN.md section 4).
+const char* toString(Mode v);
+const char* toString(Precision v);
+const char* toString(Optimizer v);
+const char* toString(Checkpointing v);
+const char* toString(InferenceWeights v);
+const char* toString(FfnKind v);
+const char* toString(NormKind v);
+const char* toString(AttentionKind v);
+
+std::optional<Mode> modeFromString(const std::string& s);
+std::optional<Precision> precisionFromString(const std::string& s);
+std::optional<Optimizer> optimizerFromString(const std::string& s);
+std::optional<Checkpointing> checkpointingFromString(const std::string& s);
+std::optional<InferenceWeights> inferenceWeightsFromString(const std::string& s);
+std::optional<FfnKind> ffnKindFromString(const std::string& s);
+std::optional<NormKind> normKindFromString(const std::string& s);
+std::optional<AttentionKind> attentionKindFromString(const std::string& s);
+
+/// The accepted names of each enumeration, "a|b|c", for messages and --help.
+std::string precisionNames();
+std::string optimizerNames();
+std::string checkpointingNames();
+std::string modeNames();
+std::string inferenceWeightsNames();
+
+}  // namespace trainmem

@@ -1,0 +1,442 @@
+#include "scenarioio.h"
+
+#include "accounting.h"
+#include "params.h"
+#include "units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <initializer_list>
+#include <set>
+
+namespace trainmem {
+namespace {
+
+using nlohmann::json;
+
+std::string describe(const json& v)
+{
+    std::string d = v.dump();
+    if (d.size() > 40)
+        d = d.substr(0, 37) + "...";
+    return d;
+}
+
+// Reads fields of one JSON object, recording an error with its JSON pointer for each bad one.
+class Reader {
+public:
+    Reader(const std::string& file, FieldErrors& errors) : m_file(file), m_errors(errors) {}
+
+    void error(const std::string& path, const std::string& message) { m_errors.push_back({m_file, path, message}); }
+
+    // Flags keys the format does not define, so a typo ("seqlen") does not pass silently.
+    void onlyKeys(const json& obj, const std::string& path, std::initializer_list<const char*> keys)
+    {
+        const std::set<std::string> known(keys.begin(), keys.end());
+        for (const auto& [k, v] : obj.items()) {
+            if (!known.count(k)) {
+                std::string list;
+                for (const char* key : keys)
+                    list += (list.empty() ? "" : ", ") + std::string(key);
+                error(path + "/" + k, "unknown field (known: " + list + ")");
+            }
+        }
+    }
+
+    bool object(const json& parent, const char* key, const std::string& path, const json*& out)
+    {
+        out = nullptr;
+        if (!parent.contains(key))
+            return false;
+        const json& v = parent.at(key);
+        if (!v.is_object()) {
+            error(path + "/" + key, "must be an object, got " + describe(v));
+            return false;
+        }
+        out = &v;
+        return true;
+    }
+
+    // Integers accept JSON numbers and count strings ("7B", "2.4T", "128k" for contexts).
+    void integer(const json& obj, const char* key, const std::string& path, int64_t& out, int64_t min,
+                 int64_t max, bool context = false)
+    {
+        if (!obj.contains(key))
+            return;
+        const json& v = obj.at(key);
+        const std::string where = path + "/" + key;
+        std::optional<int64_t> value;
+        if (v.is_number_integer()) {
+            if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+                value.reset();
+            else
+                value = v.get<int64_t>();
+        } else if (v.is_number_float()) {
+            const double d = v.get<double>();
+            if (std::isfinite(d) && d == std::round(d) && std::fabs(d) < 9e18)
+                value = static_cast<int64_t>(d);
+        } else if (v.is_string()) {
+            value = context ? parseContext(v.get<std::string>()) : parseCount(v.get<std::string>());
+        }
+        const std::string range = min == 1 ? "a positive integer" : "an integer";
+        if (!value) {
+            error(where, "must be " + range + ", got " + describe(v));
+            return;
+        }
+        if (*value < min || *value > max) {
+            if (*value < min && min >= 0 && *value <= 0)
+                error(where, "must be " + range + ", got " + std::to_string(*value));
+            else
+                error(where, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got "
+                                 + std::to_string(*value));
+            return;
+        }
+        out = *value;
+    }
+
+    void integer(const json& obj, const char* key, const std::string& path, int& out, int min, int max)
+    {
+        int64_t v = out;
+        integer(obj, key, path, v, min, max);
+        out = static_cast<int>(v);
+    }
+
+    void number(const json& obj, const char* key, const std::string& path, double& out, double min, double max)
+    {
+        if (!obj.contains(key))
+            return;
+        const json& v = obj.at(key);
+        const std::string where = path + "/" + key;
+        double d = 0;
+        if (v.is_number()) {
+            d = v.get<double>();
+        } else if (v.is_string()) {
+            const auto c = parseCount(v.get<std::string>());
+            if (!c) {
+                error(where, "must be a number, got " + describe(v));
+                return;
+            }
+            d = static_cast<double>(*c);
+        } else {
+            error(where, "must be a number, got " + describe(v));
+            return;
+        }
+        if (!std::isfinite(d) || d < min || d > max) {
+            error(where, "must be between " + json(min).dump() + " and " + json(max).dump() + ", got " + describe(v));
+            return;
+        }
+        out = d;
+    }
+
+    void boolean(const json& obj, const char* key, const std::string& path, bool& out)
+    {
+        if (!obj.contains(key))
+            return;
+        const json& v = obj.at(key);
+        if (!v.is_boolean()) {
+            error(path + "/" + key, "must be true or false, got " + describe(v));
+            return;
+        }
+        out = v.get<bool>();
+    }
+
+    void text(const json& obj, const char* key, const std::string& path, std::string& out)
+    {
+        if (!obj.contains(key))
+            return;
+        const json& v = obj.at(key);
+        if (!v.is_string()) {
+            error(path + "/" + key, "must be a string, got " + describe(v));
+            return;
+        }
+        out = v.get<std::string>();
+    }
+
+    template <typename E, typename Parse>
+    void choice(const json& obj, const char* key, const std::string& path, E& out, Parse parse,
+                const std::string& names)
+    {
+        if (!obj.contains(key))
+            return;
+        const json& v = obj.at(key);
+        const auto parsed = v.is_string() ? parse(v.get<std::string>()) : std::nullopt;
+        if (!parsed) {
+            error(path + "/" + key, "must be one of " + names + ", got " + describe(v));
+            return;
+        }
+        out = *parsed;
+    }
+
+private:
+    std::string m_file;
+    FieldErrors& m_errors;
+};
+
+void readArchitecture(Reader& r, const json& j, const std::string& p, Architecture& a)
+{
+    r.onlyKeys(j, p, {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "ffn_kind", "vocab",
+                      "max_positions", "learned_positions", "tied_embeddings", "bias", "norm", "attention",
+                      "mla", "moe", "dropout"});
+    for (const char* required : {"layers", "hidden", "heads"})
+        if (!j.contains(required))
+            r.error(p + "/" + required, "is required in an architecture");
+    r.integer(j, "layers", p, a.layers, 1, kMaxLayers);
+    r.integer(j, "hidden", p, a.hidden, 1, kMaxHidden);
+    r.integer(j, "heads", p, a.heads, 1, 65536);
+    r.integer(j, "kv_heads", p, a.kvHeads, 1, 65536);
+    r.integer(j, "head_dim", p, a.headDim, 1, 65536);
+    r.integer(j, "ffn", p, a.ffn, 1, 16 * kMaxHidden);
+    r.choice(j, "ffn_kind", p, a.ffnKind, ffnKindFromString, "gelu|swiglu");
+    r.integer(j, "vocab", p, a.vocab, 1, 100'000'000);
+    r.integer(j, "max_positions", p, a.maxPositions, 0, kMaxSeq);
+    r.boolean(j, "learned_positions", p, a.learnedPositions);
+    r.boolean(j, "tied_embeddings", p, a.tiedEmbeddings);
+    r.boolean(j, "bias", p, a.bias);
+    r.choice(j, "norm", p, a.norm, normKindFromString, "layernorm|rmsnorm");
+    bool dropout = false;
+    if (j.contains("dropout")) {
+        r.boolean(j, "dropout", p, dropout);
+        if (j.at("dropout").is_boolean())
+            a.dropout = dropout;
+    }
+    if (a.kvHeads > 0 && a.heads > 0 && a.heads % a.kvHeads != 0)
+        r.error(p + "/kv_heads", "must divide heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));
+    // Attention kind: given, or read off the head counts.
+    a.attention = a.kvHeadsOrDefault() == a.heads ? AttentionKind::MHA : AttentionKind::GQA;
+    r.choice(j, "attention", p, a.attention, attentionKindFromString, "mha|gqa|mla");
+    const json* mla = nullptr;
+    if (r.object(j, "mla", p, mla)) {
+        const std::string mp = p + "/mla";
+        r.onlyKeys(*mla, mp, {"q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"});
+        r.integer(*mla, "q_lora_rank", mp, a.mla.qLoraRank, 0, kMaxHidden);
+        r.integer(*mla, "kv_lora_rank", mp, a.mla.kvLoraRank, 1, kMaxHidden);
+        r.integer(*mla, "qk_rope_head_dim", mp, a.mla.qkRopeHeadDim, 0, 65536);
+        r.integer(*mla, "qk_nope_head_dim", mp, a.mla.qkNopeHeadDim, 1, 65536);
+        r.integer(*mla, "v_head_dim", mp, a.mla.vHeadDim, 1, 65536);
+    }
+    if (a.attention == AttentionKind::MLA && !mla)
+        r.error(p + "/mla", "is required when attention is \"mla\"");
+    const json* moe = nullptr;
+    if (r.object(j, "moe", p, moe)) {
+        const std::string mp = p + "/moe";
+        r.onlyKeys(*moe, mp, {"experts", "active_experts", "shared_experts", "expert_ffn", "dense_layers", "dense_ffn"});
+        for (const char* required : {"experts", "active_experts", "expert_ffn"})
+            if (!moe->contains(required))
+                r.error(mp + "/" + required, "is required in a moe block");
+        r.integer(*moe, "experts", mp, a.moe.experts, 1, 65536);
+        r.integer(*moe, "active_experts", mp, a.moe.activeExperts, 1, 65536);
+        r.integer(*moe, "shared_experts", mp, a.moe.sharedExperts, 0, 65536);
+        r.integer(*moe, "expert_ffn", mp, a.moe.expertFfn, 1, 16 * kMaxHidden);
+        r.integer(*moe, "dense_layers", mp, a.moe.denseLayers, 0, kMaxLayers);
+        r.integer(*moe, "dense_ffn", mp, a.moe.denseFfn, 0, 16 * kMaxHidden);
+        if (a.moe.activeExperts > a.moe.experts)
+            r.error(mp + "/active_experts", "must not exceed experts (" + std::to_string(a.moe.experts) + "), got "
+                                                + std::to_string(a.moe.activeExperts));
+        if (a.moe.denseLayers > a.layers)
+            r.error(mp + "/dense_layers", "must not exceed layers (" + std::to_string(a.layers) + "), got "
+                                              + std::to_string(a.moe.denseLayers));
+    }
+    // Documented defaults for the FFN width.
+    if (a.ffn <= 0) {
+        if (a.isMoe() && a.moe.denseFfn > 0)
+            a.ffn = a.moe.denseFfn;
+        else if (a.ffnKind == FfnKind::Gelu)
+            a.ffn = 4 * a.hidden;
+        else
+            a.ffn = ((8 * a.hidden / 3 + 255) / 256) * 256;
+    }
+}
+
+}  // namespace
+
+ScenarioParse parseScenario(std::string_view text, const std::string& file)
+{
+    json doc;
+    try {
+        doc = json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+        ScenarioParse out;
+        // nlohmann's message carries "at line L, column C"; keep that part.
+        std::string what = e.what();
+        const auto at = what.find("at line");
+        out.errors.push_back({file, "", "not valid JSON: " + (at == std::string::npos ? what : what.substr(at))});
+        return out;
+    }
+    return parseScenario(doc, file);
+}
+
+ScenarioParse parseScenario(const json& doc, const std::string& file)
+{
+    ScenarioParse out;
+    Reader r(file, out.errors);
+    Scenario& s = out.scenario;
+    if (!doc.is_object()) {
+        r.error("", "must be a JSON object, got " + describe(doc));
+        return out;
+    }
+    r.onlyKeys(doc, "", {"schema", "id", "name", "description", "source", "model", "training", "hardware", "cost"});
+    if (!doc.contains("schema"))
+        r.error("/schema", std::string("is required and must be \"") + kScenarioSchema + "\"");
+    else if (!doc.at("schema").is_string() || doc.at("schema").get<std::string>() != kScenarioSchema)
+        r.error("/schema", std::string("must be \"") + kScenarioSchema + "\", got " + describe(doc.at("schema")));
+    r.text(doc, "id", "", s.id);
+    r.text(doc, "name", "", s.name);
+    r.text(doc, "description", "", s.description);
+    r.text(doc, "source", "", s.source);
+
+    const json* model = nullptr;
+    if (!r.object(doc, "model", "", model)) {
+        if (!doc.contains("model"))
+            r.error("/model", "is required (an architecture or params)");
+    } else {
+        const std::string p = "/model";
+        r.onlyKeys(*model, p, {"architecture", "params", "active_params", "published_params", "published_active_params"});
+        const json* arch = nullptr;
+        if (r.object(*model, "architecture", p, arch)) {
+            s.model.hasArchitecture = true;
+            readArchitecture(r, *arch, p + "/architecture", s.model.architecture);
+        } else if (!model->contains("params")) {
+            r.error(p + "/params", "is required when there is no architecture");
+        }
+        r.integer(*model, "params", p, s.model.params, 1, kMaxParams);
+        r.integer(*model, "active_params", p, s.model.activeParams, 0, kMaxParams);
+        int64_t published = 0;
+        if (model->contains("published_params")) {
+            r.integer(*model, "published_params", p, published, 1, kMaxParams);
+            if (published > 0)
+                s.model.publishedTotal = published;
+        }
+        if (model->contains("published_active_params")) {
+            published = 0;
+            r.integer(*model, "published_active_params", p, published, 1, kMaxParams);
+            if (published > 0)
+                s.model.publishedActive = published;
+        }
+        if (!s.model.hasArchitecture && s.model.activeParams > s.model.params)
+            r.error(p + "/active_params", "must not exceed params (" + std::to_string(s.model.params) + "), got "
+                                              + std::to_string(s.model.activeParams));
+        if (s.model.hasArchitecture) {
+            const ParamCount c = countParams(s.model.architecture);
+            if (c.total > kMaxParams || c.total <= 0)
+                r.error(p + "/architecture", "describes " + formatCount(static_cast<double>(c.total))
+                                                 + " parameters; the limit is 10^15");
+            s.model.params = c.total;
+            s.model.activeParams = c.active;
+        }
+    }
+
+    const json* training = nullptr;
+    if (r.object(doc, "training", "", training)) {
+        const std::string p = "/training";
+        TrainingSetup& t = s.training;
+        r.onlyKeys(*training, p, {"mode", "precision", "optimizer", "seq_len", "micro_batch", "grad_accum",
+                                  "checkpointing", "flash_attention", "sequence_parallel", "inference_weights"});
+        r.choice(*training, "mode", p, t.mode, modeFromString, modeNames());
+        r.choice(*training, "precision", p, t.precision, precisionFromString, precisionNames());
+        r.choice(*training, "optimizer", p, t.optimizer, optimizerFromString, optimizerNames());
+        r.integer(*training, "seq_len", p, t.seqLen, 1, kMaxSeq, true);
+        r.integer(*training, "micro_batch", p, t.microBatch, 1, kMaxMicroBatch);
+        r.integer(*training, "grad_accum", p, t.gradAccum, 1, 1'000'000);
+        r.choice(*training, "checkpointing", p, t.checkpointing, checkpointingFromString, checkpointingNames());
+        r.boolean(*training, "flash_attention", p, t.flashAttention);
+        r.boolean(*training, "sequence_parallel", p, t.sequenceParallel);
+        r.choice(*training, "inference_weights", p, t.inferenceWeights, inferenceWeightsFromString,
+                 inferenceWeightsNames());
+    }
+
+    const json* hardware = nullptr;
+    if (r.object(doc, "hardware", "", hardware)) {
+        const std::string p = "/hardware";
+        HardwareSetup& h = s.hardware;
+        r.onlyKeys(*hardware, p, {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "framework_bytes", "fragmentation"});
+        r.text(*hardware, "gpu", p, h.gpu);
+        r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
+        r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
+        r.integer(*hardware, "tp", p, h.tp, 1, kMaxGpus);
+        r.integer(*hardware, "pp", p, h.pp, 1, kMaxGpus);
+        r.integer(*hardware, "ep", p, h.ep, 1, kMaxGpus);
+        r.number(*hardware, "framework_bytes", p, h.frameworkBytes, 0, 1e12);
+        r.number(*hardware, "fragmentation", p, h.fragmentation, 0, 1);
+    }
+
+    const json* cost = nullptr;
+    if (r.object(doc, "cost", "", cost)) {
+        const std::string p = "/cost";
+        r.onlyKeys(*cost, p, {"tokens", "mfu", "price_per_gpu_hour"});
+        r.number(*cost, "tokens", p, s.cost.tokens, 0, 1e18);
+        r.number(*cost, "mfu", p, s.cost.mfu, 1e-6, 1);
+        r.number(*cost, "price_per_gpu_hour", p, s.cost.pricePerGpuHour, 0, 1e6);
+    }
+
+    // Cross-field rules (divisibility and ranges that depend on each other).
+    for (FieldError& e : validateScenario(s, file)) {
+        bool already = false;
+        for (const FieldError& have : out.errors)
+            already = already || have.path == e.path;
+        if (!already)
+            out.errors.push_back(std::move(e));
+    }
+    return out;
+}
+
+json scenarioToJson(const Scenario& s)
+{
+    json j;
+    j["schema"] = kScenarioSchema;
+    j["id"] = s.id;
+    j["name"] = s.name;
+    if (!s.description.empty())
+        j["description"] = s.description;
+    if (!s.source.empty())
+        j["source"] = s.source;
+    json model;
+    if (s.model.hasArchitecture) {
+        const Architecture& a = s.model.architecture;
+        json arch = {{"layers", a.layers}, {"hidden", a.hidden}, {"heads", a.heads},
+                     {"kv_heads", a.kvHeadsOrDefault()}, {"head_dim", a.headDimOrDefault()}, {"ffn", a.ffn},
+                     {"ffn_kind", toString(a.ffnKind)}, {"vocab", a.vocab}, {"tied_embeddings", a.tiedEmbeddings},
+                     {"bias", a.bias}, {"norm", toString(a.norm)}, {"attention", toString(a.attention)},
+                     {"dropout", a.dropoutOrDefault()}};
+        if (a.learnedPositions || a.maxPositions > 0) {
+            arch["max_positions"] = a.maxPositions;
+            arch["learned_positions"] = a.learnedPositions;
+        }
+        if (a.attention == AttentionKind::MLA)
+            arch["mla"] = {{"q_lora_rank", a.mla.qLoraRank}, {"kv_lora_rank", a.mla.kvLoraRank},
+                           {"qk_rope_head_dim", a.mla.qkRopeHeadDim}, {"qk_nope_head_dim", a.mla.qkNopeHeadDim},
+                           {"v_head_dim", a.mla.vHeadDim}};
+        if (a.isMoe())
+            arch["moe"] = {{"experts", a.moe.experts}, {"active_experts", a.moe.activeExperts},
+                           {"shared_experts", a.moe.sharedExperts}, {"expert_ffn", a.moe.expertFfn},
+                           {"dense_layers", a.moe.denseLayers}, {"dense_ffn", a.moe.denseFfn}};
+        model["architecture"] = arch;
+    } else {
+        model["params"] = s.model.params;
+        model["active_params"] = s.model.activeParams > 0 ? s.model.activeParams : s.model.params;
+    }
+    if (s.model.publishedTotal)
+        model["published_params"] = *s.model.publishedTotal;
+    if (s.model.publishedActive)
+        model["published_active_params"] = *s.model.publishedActive;
+    j["model"] = model;
+    const TrainingSetup& t = s.training;
+    j["training"] = {{"mode", toString(t.mode)}, {"precision", toString(t.precision)},
+                     {"optimizer", toString(t.optimizer)}, {"seq_len", t.seqLen}, {"micro_batch", t.microBatch},
+                     {"grad_accum", t.gradAccum}, {"checkpointing", toString(t.checkpointing)},
+                     {"flash_attention", t.flashAttention}, {"sequence_parallel", t.sequenceParallel},
+                     {"inference_weights", toString(t.inferenceWeights)}};
+    const HardwareSetup& h = s.hardware;
+    j["hardware"] = {{"gpu", h.gpu}, {"gpus", h.gpus}, {"zero_stage", h.zeroStage}, {"tp", h.tp},
+                     {"pp", h.pp}, {"ep", h.ep}, {"framework_bytes", h.frameworkBytes},
+                     {"fragmentation", h.fragmentation}};
+    j["cost"] = {{"tokens", s.cost.tokens}, {"mfu", s.cost.mfu}, {"price_per_gpu_hour", s.cost.pricePerGpuHour}};
+    return j;
+}
+
+std::string scenarioToText(const Scenario& s)
+{
+    return scenarioToJson(s).dump(2) + "\n";
+}
+
+}  // namespace trainmem

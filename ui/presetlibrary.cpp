@@ -1,0 +1,115 @@
+#include "presetlibrary.h"
+
+#include <QDir>
+#include <QFile>
+#include <QStandardPaths>
+
+#include <algorithm>
+
+namespace trainmem {
+
+QString toQString(const FieldError& e)
+{
+    return QString::fromStdString(e.toString());
+}
+
+ScenarioParse PresetLibrary::loadFile(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        ScenarioParse out;
+        out.errors.push_back({path.toStdString(), "", "cannot be read: " + f.errorString().toStdString()});
+        return out;
+    }
+    constexpr qint64 kMaxFile = 16 * 1024 * 1024;
+    if (f.size() > kMaxFile) {
+        ScenarioParse out;
+        out.errors.push_back({path.toStdString(), "", "is larger than 16 MiB; a scenario is a few kilobytes"});
+        return out;
+    }
+    const QByteArray bytes = f.readAll();
+    return parseScenario(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), path.toStdString());
+}
+
+QString PresetLibrary::userPresetDir()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/presets");
+}
+
+void PresetLibrary::addFrom(const QString& dir, bool builtIn)
+{
+    const QDir d(dir);
+    const QStringList files = d.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    for (const QString& name : files) {
+        if (name == QLatin1String("gpus.json"))
+            continue;
+        const QString path = d.filePath(name);
+        ScenarioParse p = loadFile(path);
+        if (!p.ok()) {
+            for (const FieldError& e : p.errors)
+                m_errors << toQString(e);
+            continue;
+        }
+        if (p.scenario.id.empty())
+            p.scenario.id = QFileInfo(name).completeBaseName().toStdString();
+        // A user preset with a built-in's id replaces it.
+        auto same = std::find_if(m_presets.begin(), m_presets.end(),
+                                 [&](const PresetEntry& e) { return e.scenario.id == p.scenario.id; });
+        PresetEntry entry{std::move(p.scenario), path, builtIn};
+        if (same != m_presets.end())
+            *same = std::move(entry);
+        else
+            m_presets.push_back(std::move(entry));
+    }
+}
+
+void PresetLibrary::load(const QString& userDir)
+{
+    m_presets.clear();
+    m_errors.clear();
+    QFile gpus(QStringLiteral(":/presets/gpus.json"));
+    if (gpus.open(QIODevice::ReadOnly)) {
+        const QByteArray bytes = gpus.readAll();
+        m_gpus = parseGpuCatalog(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())),
+                                 ":/presets/gpus.json");
+        for (const FieldError& e : m_gpus.errors)
+            m_errors << toQString(e);
+    } else {
+        m_errors << QStringLiteral(":/presets/gpus.json: missing from the resources");
+    }
+    addFrom(QStringLiteral(":/presets"), true);
+    if (!userDir.isEmpty() && QDir(userDir).exists())
+        addFrom(userDir, false);
+}
+
+const PresetEntry* PresetLibrary::find(const QString& id) const
+{
+    const std::string key = id.toStdString();
+    for (const PresetEntry& e : m_presets)
+        if (e.scenario.id == key)
+            return &e;
+    return nullptr;
+}
+
+const GpuSpec& PresetLibrary::gpuFor(const Scenario& s, QString* error) const
+{
+    if (const GpuSpec* g = m_gpus.find(s.hardware.gpu))
+        return *g;
+    const GpuSpec& fallback = m_gpus.gpus.empty() ? m_fallbackGpu : m_gpus.gpus.front();
+    if (error)
+        *error = QStringLiteral("/hardware/gpu: unknown GPU \"%1\"; using %2")
+                     .arg(QString::fromStdString(s.hardware.gpu), QString::fromStdString(fallback.id));
+    return fallback;
+}
+
+const PresetLibrary& PresetLibrary::instance()
+{
+    static const PresetLibrary lib = [] {
+        PresetLibrary l;
+        l.load();
+        return l;
+    }();
+    return lib;
+}
+
+}  // namespace trainmem

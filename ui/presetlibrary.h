@@ -1,0 +1,59 @@
+#pragma once
+// Built-in presets (Qt resources under :/presets), user presets (AppDataLocation/presets) and the
+// GPU catalog. Parsing is the core's; this class only finds and reads the files.
+
+#include "gpu.h"
+#include "scenarioio.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+namespace trainmem {
+
+struct PresetEntry {
+    Scenario scenario;
+    QString file;      ///< ":/presets/llama3-70b.json" or a path on disk
+    bool builtIn = true;
+};
+
+class PresetLibrary
+{
+public:
+    /// The preset the app starts on when there is no remembered state.
+    static constexpr const char* kDefaultPresetId = "chapter-7b";
+
+    /// Reads built-in presets, the GPU catalog and (if `userDir` is not empty) user presets.
+    /// Bad files are skipped and reported in errors(); the rest load.
+    void load(const QString& userDir = userPresetDir());
+
+    const std::vector<PresetEntry>& presets() const { return m_presets; }
+    const PresetEntry* find(const QString& id) const;
+    const GpuCatalog& gpus() const { return m_gpus; }
+    /// The GPU a scenario names, or the first in the catalog (with a message in `error`).
+    const GpuSpec& gpuFor(const Scenario& s, QString* error = nullptr) const;
+    /// One message per bad file or field ("file: /path: message").
+    const QStringList& errors() const { return m_errors; }
+
+    /// Reads and parses one scenario file; I/O failures come back as errors naming the file.
+    static ScenarioParse loadFile(const QString& path);
+    /// AppDataLocation + "/presets".
+    static QString userPresetDir();
+
+    /// The library every part of the app shares, loaded on first use.
+    static const PresetLibrary& instance();
+
+private:
+    void addFrom(const QString& dir, bool builtIn);
+
+    std::vector<PresetEntry> m_presets;
+    GpuCatalog m_gpus;
+    GpuSpec m_fallbackGpu;
+    QStringList m_errors;
+};
+
+QString toQString(const FieldError& e);
+
+}  // namespace trainmem
