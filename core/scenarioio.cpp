@@ -263,10 +263,10 @@ ScenarioParse parseScenario(std::string_view text, const std::string& file)
         out.errors.push_back({file, "", "not valid JSON: " + (at == std::string::npos ? what : what.substr(at))});
         return out;
     }
-    return parseScenario(doc, file);
+    return parseScenarioJson(doc, file);
 }
 
-ScenarioParse parseScenario(const json& doc, const std::string& file)
+ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
 {
     ScenarioParse out;
     Reader r(file, out.errors);

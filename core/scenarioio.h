@@ -24,7 +24,7 @@ struct ScenarioParse {
 /// \brief Parses scenario JSON text. `file` names the source in every error.
 ScenarioParse parseScenario(std::string_view text, const std::string& file);
 /// \brief Parses an already-decoded JSON value (e.g. a preset embedded in a larger document).
-ScenarioParse parseScenario(const nlohmann::json& doc, const std::string& file);
+ScenarioParse parseScenarioJson(const nlohmann::json& doc, const std::string& file);
 
 /// \brief The scenario as JSON, every field written (defaults included) so a saved file documents itself.
 nlohmann::json scenarioToJson(const Scenario& s);

@@ -1,0 +1,63 @@
+#pragma once
+// Helpers shared by the core suites: read a preset or models.json from the source tree.
+#include "accounting.h"
+#include "scenarioio.h"
+
+#include <QtTest>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace testdata {
+
+inline std::string readFile(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+inline trainmem::Scenario preset(const std::string& id)
+{
+    const std::string path = std::string(TRAINMEM_PRESETS_DIR) + "/" + id + ".json";
+    const trainmem::ScenarioParse p = trainmem::parseScenario(readFile(path), path);
+    if (!p.ok())
+        qFatal("preset %s does not parse: %s", id.c_str(), p.errors.front().toString().c_str());
+    return p.scenario;
+}
+
+inline trainmem::GpuCatalog gpus()
+{
+    const std::string path = std::string(TRAINMEM_PRESETS_DIR) + "/gpus.json";
+    return trainmem::parseGpuCatalog(readFile(path), path);
+}
+
+inline trainmem::GpuSpec gpu(const std::string& id)
+{
+    const trainmem::GpuCatalog c = gpus();
+    const trainmem::GpuSpec* g = c.find(id);
+    if (!g)
+        qFatal("no GPU %s in the catalog", id.c_str());
+    return *g;
+}
+
+/// A size-only scenario: the chapter's way of speaking ("a 7B model").
+inline trainmem::Scenario sized(int64_t params, int64_t active = 0)
+{
+    trainmem::Scenario s;
+    s.model.hasArchitecture = false;
+    s.model.params = params;
+    s.model.activeParams = active;
+    return s;
+}
+
+inline void compareBytes(double actual, double expected, double relTol = 1e-9)
+{
+    QVERIFY2(std::abs(actual - expected) <= relTol * std::max(1.0, std::abs(expected)),
+             qPrintable(QStringLiteral("got %1, expected %2").arg(actual, 0, 'f', 0).arg(expected, 0, 'f', 0)));
+}
+
+}  // namespace testdata

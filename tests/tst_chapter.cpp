@@ -1,0 +1,114 @@
+// The source chapter's numbers, reproduced by the accounting (DESIGN.md §1).
+#include "report.h"
+#include "testdata.h"
+
+#include <QtTest>
+
+using namespace trainmem;
+
+class TestChapter : public QObject
+{
+    Q_OBJECT
+private slots:
+    void modelState_data()
+    {
+        QTest::addColumn<qint64>("params");
+        QTest::addColumn<qint64>("active");
+        QTest::addColumn<double>("modelState");
+        QTest::newRow("7B mixed Adam = 112 GB") << qint64(7'000'000'000) << qint64(0) << 112e9;
+        QTest::newRow("70B mixed Adam = 1.12 TB (about 1.1 TB)") << qint64(70'000'000'000) << qint64(0) << 1.12e12;
+        QTest::newRow("2.4T MoE with 95B active = 38.4 TB: total, not active") << qint64(2'400'000'000'000)
+                                                                               << qint64(95'000'000'000) << 38.4e12;
+    }
+    void modelState()
+    {
+        QFETCH(qint64, params);
+        QFETCH(qint64, active);
+        QFETCH(double, modelState);
+        const Breakdown b = account(testdata::sized(params, active), testdata::gpu("H100"));
+        QCOMPARE(b.bytesPerParam, 16.0);
+        QCOMPARE(b.modelStateBytes, modelState);
+        QCOMPARE(b.singleGpu.modelState(), modelState);
+    }
+
+    void sevenBInferenceIs14GB()
+    {
+        Scenario s = testdata::sized(7'000'000'000);
+        s.training.mode = Mode::Inference;
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        QCOMPARE(b.perGpu.weights, 14e9);
+        QCOMPARE(b.perGpu.gradients + b.perGpu.master + b.perGpu.optimizer, 0.0);
+        QVERIFY(b.fits);
+        QVERIFY(QString::fromStdString(verdict(b, s, testdata::gpu("H100"))).startsWith(QStringLiteral("Fits: 14.0 GB of bf16 weights")));
+    }
+
+    void sevenBTrainingDiesOnOneH100()
+    {
+        const Scenario s = testdata::preset("chapter-7b");
+        const GpuSpec h100 = testdata::gpu("H100");
+        const Breakdown b = account(s, h100);
+        QCOMPARE(b.modelStateBytes, 112e9);
+        QVERIFY(!b.fits);
+        QCOMPARE(b.minGpusForModelState, qint64(2));
+        QCOMPARE(b.minGpusToFit, qint64(2));
+        QCOMPARE(QString::fromStdString(verdict(b, s, h100)),
+                 QStringLiteral("Dies: 112 GB of model state is 1.4× one H100 (80.0 GB); it needs 2 GPUs with ZeRO-3."));
+        // ... and with two GPUs and ZeRO-3 it does fit.
+        Scenario two = s;
+        two.hardware.gpus = 2;
+        two.hardware.zeroStage = 3;
+        QVERIFY(account(two, h100).fits);
+    }
+
+    void sparsityDoesNotShrinkTheOptimizer()
+    {
+        const Breakdown moe = account(testdata::preset("qwen3.8-book"), testdata::gpu("H100"));
+        QCOMPARE(moe.model.params.active, qint64(95'000'000'000));
+        QCOMPARE(moe.modelStateBytes, 2.4e12 * 16);
+        QVERIFY(moe.modelStateBytes > 25 * 95e9 * 16);  // 38.4 TB, not the 1.52 TB the active count would give
+        QCOMPARE(moe.minGpusForModelState, qint64(480));
+    }
+
+    void deepseekV3ModelStateFromTotal()
+    {
+        const Scenario s = testdata::preset("deepseek-v3");
+        const Breakdown b = account(s, testdata::gpu("H800"));
+        // fp8 mixed: bf16 working copy 2 + fp32 gradients 4 + fp32 master 4 + bf16 moments 2+2 = 14 B.
+        QCOMPARE(b.bytesPerParam, 14.0);
+        QCOMPARE(b.modelStateBytes, 671026404352.0 * 14);
+        Scenario mixed = s;
+        mixed.training.precision = Precision::BF16Mixed;
+        const Breakdown m = account(mixed, testdata::gpu("H800"));
+        QCOMPARE(m.modelStateBytes, 671026404352.0 * 16);  // 10.7 TB, from 671B total, not 37B active
+    }
+
+    void activationsDwarfWeightsAtLongContext()
+    {
+        Scenario s = testdata::preset("llama3-8b");
+        s.training.checkpointing = Checkpointing::None;
+        s.training.seqLen = 131072;
+        const Breakdown at128k = account(s, testdata::gpu("H100"));
+        s.training.seqLen = 8192;
+        const Breakdown at8k = account(s, testdata::gpu("H100"));
+        QVERIFY(at128k.perGpu.activations > at128k.perGpu.weights * 10);
+        QCOMPARE(at128k.perGpu.activations / at8k.perGpu.activations, 16.0);  // linear with flash attention
+        // Logits at 128k: s·V·(2+4) bytes = 131072 · 128256 · 6 = 100.9 GB.
+        QCOMPARE(at128k.perGpu.logits, 131072.0 * 128256 * 6);
+    }
+
+    void checkpointingBuysMemoryBack()
+    {
+        Scenario s = testdata::preset("llama3-8b");
+        s.training.seqLen = 32768;
+        double last = 1e300;
+        for (Checkpointing c : {Checkpointing::None, Checkpointing::Selective, Checkpointing::Full}) {
+            s.training.checkpointing = c;
+            const double act = account(s, testdata::gpu("H100")).perGpu.activations;
+            QVERIFY(act < last);
+            last = act;
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestChapter)
+#include "tst_chapter.moc"

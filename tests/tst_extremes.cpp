@@ -1,0 +1,136 @@
+// No value a slider or file can produce may give NaN, a negative segment or an inconsistent total.
+#include "testdata.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace trainmem;
+
+namespace {
+
+void checkSegments(const Segments& g, const char* what)
+{
+    const double parts[] = {g.weights, g.gradients, g.master, g.optimizer, g.activations, g.kvCache,
+                            g.logits, g.workspace, g.framework, g.fragmentation};
+    double sum = 0;
+    for (double p : parts) {
+        QVERIFY2(std::isfinite(p), what);
+        QVERIFY2(p >= 0, what);
+        sum += p;
+    }
+    QVERIFY2(std::isfinite(g.total()), what);
+    QVERIFY2(std::abs(g.total() - sum) <= 1e-9 * std::max(1.0, sum), what);
+}
+
+}  // namespace
+
+class TestExtremes : public QObject
+{
+    Q_OBJECT
+private slots:
+    void sizeOnlyGrid()
+    {
+        const GpuSpec gpu = testdata::gpu("H100");
+        int cases = 0;
+        for (int64_t params : {int64_t(1), int64_t(1000), int64_t(7'000'000'000), int64_t(10'000'000'000'000),
+                               int64_t(1'000'000'000'000'000)}) {
+            for (int64_t seq : {int64_t(1), int64_t(512), int64_t(1048576), kMaxSeq}) {
+                for (int64_t batch : {int64_t(1), int64_t(1024), kMaxMicroBatch}) {
+                    for (Mode mode : {Mode::Training, Mode::Inference}) {
+                        for (int c = 0; c < 3; ++c) {
+                            for (Precision p : {Precision::FP32, Precision::BF16Mixed, Precision::FP8Mixed}) {
+                                for (int64_t gpus : {int64_t(1), kMaxGpus}) {
+                                    Scenario s = testdata::sized(params, params / 2 + 1);
+                                    s.training.seqLen = seq;
+                                    s.training.microBatch = batch;
+                                    s.training.mode = mode;
+                                    s.training.checkpointing = Checkpointing(c);
+                                    s.training.precision = p;
+                                    s.hardware.gpus = gpus;
+                                    s.hardware.zeroStage = 3;
+                                    const Breakdown b = account(s, gpu);
+                                    checkSegments(b.perGpu, "per GPU");
+                                    checkSegments(b.singleGpu, "single GPU");
+                                    QVERIFY(std::isfinite(b.modelStateBytes));
+                                    QVERIFY(b.minGpusForModelState >= 1);
+                                    QVERIFY(b.minGpusToFit >= 0);
+                                    QVERIFY(std::isfinite(b.tax.total()) && b.tax.total() >= 0);
+                                    ++cases;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        QCOMPARE(cases, 5 * 4 * 3 * 2 * 3 * 3 * 2);
+    }
+
+    void tenTrillionAtOneMillionContextBatch1024()
+    {
+        Scenario s = testdata::sized(10'000'000'000'000);
+        s.training.seqLen = 1048576;
+        s.training.microBatch = 1024;
+        s.training.flashAttention = false;  // the s² term at its largest
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        checkSegments(b.perGpu, "10T");
+        QCOMPARE(b.modelStateBytes, 1.6e14);
+        QVERIFY(!b.fits);
+    }
+
+    void everyPresetEveryMode()
+    {
+        for (const char* id : {"gpt2-small", "gpt3-175b", "llama2-7b", "llama3-8b", "llama3-70b", "llama3.1-405b",
+                               "mixtral-8x7b", "deepseek-v3", "qwen3.8-book", "chapter-7b", "chapter-70b"}) {
+            Scenario s = testdata::preset(id);
+            const GpuSpec gpu = testdata::gpu("H100");
+            for (int c = 0; c < 3; ++c) {
+                s.training.checkpointing = Checkpointing(c);
+                for (bool flash : {true, false}) {
+                    s.training.flashAttention = flash;
+                    checkSegments(account(s, gpu).perGpu, id);
+                }
+            }
+            const ContextSweep sw = sweepContext(s, gpu);
+            QCOMPARE(sw.seq.size(), size_t(45));
+            QCOMPARE(sw.seq.front(), 512.0);
+            QCOMPARE(sw.seq.back(), 1048576.0);
+            for (const auto& curve : sw.totalPerGpu) {
+                QCOMPARE(curve.size(), sw.seq.size());
+                for (size_t i = 0; i < curve.size(); ++i) {
+                    QVERIFY(std::isfinite(curve[i]) && curve[i] > 0);
+                    if (i > 0)
+                        QVERIFY2(curve[i] >= curve[i - 1], id);  // memory never falls as context grows
+                }
+            }
+        }
+    }
+
+    void sweepMatchesAccount()
+    {
+        Scenario s = testdata::preset("llama3-8b");
+        const GpuSpec gpu = testdata::gpu("H100");
+        const ContextSweep sw = sweepContext(s, gpu);
+        for (size_t i = 0; i < sw.seq.size(); i += 8) {
+            for (int c = 0; c < 3; ++c) {
+                Scenario x = s;
+                x.training.seqLen = int64_t(sw.seq[i]);
+                x.training.checkpointing = Checkpointing(c);
+                QCOMPARE(sw.totalPerGpu[size_t(c)][i], account(x, gpu).perGpu.total());
+            }
+        }
+        // The crossover: activations + logits pass the model state there and not before.
+        QVERIFY(sw.crossoverSeq.has_value());
+        Scenario at = s;
+        at.training.seqLen = int64_t(*sw.crossoverSeq);
+        const Breakdown b = account(at, gpu);
+        QVERIFY(b.perGpu.activations + b.perGpu.logits >= b.perGpu.modelState());
+        at.training.seqLen = int64_t(*sw.crossoverSeq * 0.98);
+        const Breakdown before = account(at, gpu);
+        QVERIFY(before.perGpu.activations + before.perGpu.logits < before.perGpu.modelState());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExtremes)
+#include "tst_extremes.moc"

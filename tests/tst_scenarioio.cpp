@@ -1,0 +1,148 @@
+// Scenario files: every bad field is named by file and JSON path; good files round-trip.
+#include "testdata.h"
+
+#include <QtTest>
+
+using namespace trainmem;
+
+namespace {
+
+QString withTraining(const QString& training)
+{
+    return QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {%1}})").arg(training);
+}
+
+}  // namespace
+
+class TestScenarioIo : public QObject
+{
+    Q_OBJECT
+private slots:
+    void badFiles_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("negative seq_len names the path and the value")
+            << withTraining(QStringLiteral(R"("seq_len": -4)"))
+            << "bad.json: /training/seq_len: must be a positive integer, got -4";
+        QTest::newRow("seq_len as text that is not a number")
+            << withTraining(QStringLiteral(R"("seq_len": "long")")) << R"(bad.json: /training/seq_len: must be a positive integer, got "long")";
+        QTest::newRow("unknown precision lists the valid ones")
+            << withTraining(QStringLiteral(R"("precision": "fp7")"))
+            << R"(bad.json: /training/precision: must be one of fp32|bf16-mixed|fp16-mixed|bf16|fp8-mixed, got "fp7")";
+        QTest::newRow("micro_batch zero") << withTraining(QStringLiteral(R"("micro_batch": 0)"))
+                                          << "bad.json: /training/micro_batch: must be a positive integer, got 0";
+        QTest::newRow("flash_attention must be boolean") << withTraining(QStringLiteral(R"("flash_attention": "yes")"))
+                                                         << R"(bad.json: /training/flash_attention: must be true or false, got "yes")";
+        QTest::newRow("typo in a field name")
+            << withTraining(QStringLiteral(R"("seqlen": 4096)"))
+            << "bad.json: /training/seqlen: unknown field (known: mode, precision, optimizer, seq_len, micro_batch, grad_accum, checkpointing, flash_attention, sequence_parallel, inference_weights)";
+        QTest::newRow("not JSON names line and column") << QStringLiteral("{\"schema\": ") << "bad.json: not valid JSON: at line 1, column 12: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal";
+        QTest::newRow("wrong schema") << QStringLiteral(R"({"schema": "trainmem/scenario@9", "model": {"params": 7}})")
+                                      << R"(bad.json: /schema: must be "trainmem/scenario@1", got "trainmem/scenario@9")";
+        QTest::newRow("missing model") << QStringLiteral(R"({"schema": "trainmem/scenario@1"})")
+                                       << "bad.json: /model: is required (an architecture or params)";
+        QTest::newRow("active_params above params")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B", "active_params": "8B"}})")
+            << "bad.json: /model/active_params: must not exceed params (7000000000), got 8000000000";
+        QTest::newRow("kv_heads must divide heads")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "kv_heads": 3}}})")
+            << "bad.json: /model/architecture/kv_heads: must divide heads (8), got 3";
+        QTest::newRow("architecture without layers")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"hidden": 64, "heads": 8}}})")
+            << "bad.json: /model/architecture/layers: is required in an architecture";
+        QTest::newRow("mla without ranks")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "attention": "mla"}}})")
+            << "bad.json: /model/architecture/mla: is required when attention is \"mla\"";
+        QTest::newRow("more active experts than experts")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "moe": {"experts": 4, "active_experts": 8, "expert_ffn": 128}}}})")
+            << "bad.json: /model/architecture/moe/active_experts: must not exceed experts (4), got 8";
+        QTest::newRow("an architecture beyond 10^15 parameters")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 10000, "hidden": 1000000, "heads": 8}}})")
+            << "bad.json: /model/architecture: describes 120003T parameters; the limit is 10^15";
+        QTest::newRow("zero stage 5") << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "hardware": {"zero_stage": 5}})")
+                                      << "bad.json: /hardware/zero_stage: must be between 0 and 3, got 5";
+        QTest::newRow("gpus not a multiple of tp*pp")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "hardware": {"gpus": 6, "tp": 4}})")
+            << "bad.json: /hardware/gpus: must be a multiple of tp·pp (4), got 6";
+        QTest::newRow("a huge number") << withTraining(QStringLiteral(R"("seq_len": 1e300)"))
+                                       << "bad.json: /training/seq_len: must be a positive integer, got 1e+300";
+        QTest::newRow("top level is an array") << QStringLiteral("[1, 2]") << "bad.json: must be a JSON object, got [1,2]";
+    }
+    void badFiles()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        const ScenarioParse p = parseScenario(text.toStdString(), "bad.json");
+        QVERIFY(!p.ok());
+        QCOMPARE(QString::fromStdString(p.errors.front().toString()), message);
+    }
+
+    void badFieldKeepsTheValidRest()
+    {
+        const ScenarioParse p = parseScenario(withTraining(QStringLiteral(R"("seq_len": -4, "micro_batch": 8)")).toStdString(), "f.json");
+        QCOMPARE(p.errors.size(), size_t(1));
+        QCOMPARE(p.scenario.training.microBatch, qint64(8));
+        QCOMPARE(p.scenario.training.seqLen, qint64(4096));  // the documented default
+        QCOMPARE(p.scenario.model.params, qint64(7'000'000'000));
+    }
+
+    void countsAcceptSuffixes()
+    {
+        const ScenarioParse p = parseScenario(
+            std::string(R"({"schema": "trainmem/scenario@1", "model": {"params": "2.4T", "active_params": "95B"},
+                            "training": {"seq_len": "128k"}, "cost": {"tokens": "15T"}})"),
+            "x.json");
+        QVERIFY(p.ok());
+        QCOMPARE(p.scenario.model.params, qint64(2'400'000'000'000));
+        QCOMPARE(p.scenario.model.activeParams, qint64(95'000'000'000));
+        QCOMPARE(p.scenario.training.seqLen, qint64(131072));
+        QCOMPARE(p.scenario.cost.tokens, 15e12);
+    }
+
+    void roundTrip_data()
+    {
+        QTest::addColumn<QString>("id");
+        for (const char* id : {"gpt2-small", "gpt3-175b", "llama3-70b", "mixtral-8x7b", "deepseek-v3", "qwen3.8-book", "chapter-7b"})
+            QTest::newRow(id) << id;
+    }
+    void roundTrip()
+    {
+        QFETCH(QString, id);
+        const Scenario a = testdata::preset(id.toStdString());
+        const ScenarioParse back = parseScenario(scenarioToText(a), "saved.json");
+        QVERIFY2(back.ok(), back.ok() ? "" : back.errors.front().toString().c_str());
+        QCOMPARE(scenarioToText(back.scenario), scenarioToText(a));
+        const GpuSpec gpu = testdata::gpu("H100");
+        QCOMPARE(account(back.scenario, gpu).perGpu.total(), account(a, gpu).perGpu.total());
+    }
+
+    void gpuCatalog()
+    {
+        const GpuCatalog c = testdata::gpus();
+        QVERIFY(c.errors.empty());
+        for (const char* id : {"H100", "H800", "H200", "B200", "A100-40GB", "A100-80GB", "MI300X", "RTX4090", "L40S"}) {
+            const GpuSpec* g = c.find(id);
+            QVERIFY2(g, id);
+            QVERIFY(!g->source.empty());
+            QVERIFY(g->bf16Tflops > 0);
+        }
+        QCOMPARE(c.find("h100")->memoryBytes, 80e9);
+        QCOMPARE(c.find("MI300X")->memoryBytes, 192e9);
+        QCOMPARE(c.find("A100-40GB")->fp8Tflops, 0.0);
+    }
+
+    void badGpuCatalog()
+    {
+        const GpuCatalog c = parseGpuCatalog(R"({"schema": "trainmem/gpus@1", "gpus": [
+            {"id": "X", "name": "X", "source": "s", "memory_gb": -1, "bf16_tflops": 1, "price_per_hour": 1},
+            {"id": "Y", "name": "Y", "source": "s", "memory_gb": 24, "bf16_tflops": 100, "price_per_hour": 1}]})",
+                                             "gpus.json");
+        QCOMPARE(c.gpus.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(c.errors.front().toString()),
+                 QStringLiteral("gpus.json: /gpus/0/memory_gb: must be a number between 0.001 and 1000000.0, got -1"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScenarioIo)
+#include "tst_scenarioio.moc"
