@@ -291,7 +291,10 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         out.error = QStringLiteral("--%1 (%2): %3").arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
         return out;
     }
-    r.scenarioGiven = r.scenarioGiven || arguments.size() > 1;
+    for (const QCommandLineOption* override : {&o.params, &o.activeParams, &o.mode, &o.precision, &o.optimizer, &o.weights,
+                                                &o.seq, &o.batch, &o.checkpointing, &o.flash, &o.gpu, &o.gpus, &o.zero,
+                                                &o.tp, &o.pp, &o.ep, &o.tokens, &o.mfu, &o.price})
+        r.scenarioGiven = r.scenarioGiven || p.isSet(*override);
 
     if (p.isSet(o.exportPng)) {
         r.action = CliRequest::Action::ExportPng;

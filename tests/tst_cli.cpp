@@ -1,0 +1,199 @@
+// The command line: overrides, the --json document, and a clear message for every bad argument.
+#include "cli.h"
+
+#include "accounting.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace trainmem;
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+private:
+    PresetLibrary m_lib;
+
+    CliOutcome parse(const QStringList& args) { return parseCommandLine(QStringList{QStringLiteral("trainmem")} + args, m_lib); }
+
+    nlohmann::json runJson(const QStringList& args)
+    {
+        QProcess p;
+        p.start(QStringLiteral(TRAINMEM_EXE), args);
+        if (!p.waitForFinished(30000))
+            qFatal("trainmem did not finish");
+        if (p.exitCode() != 0)
+            qFatal("trainmem failed: %s", p.readAllStandardError().constData());
+        const QByteArray out = p.readAllStandardOutput();
+        return nlohmann::json::parse(out.constData(), out.constData() + out.size());
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_lib.load(QString());  // built-in presets only, whatever the user's folder holds
+        QVERIFY2(m_lib.errors().isEmpty(), qPrintable(m_lib.errors().join('\n')));
+        QCOMPARE(m_lib.presets().size(), size_t(11));
+        QCOMPARE(m_lib.gpus().gpus.size(), size_t(9));
+    }
+
+    void overrides()
+    {
+        const CliOutcome o = parse({"--json", "--preset", "llama3-70b", "--seq", "128k", "--batch", "2", "--precision",
+                                    "fp8-mixed", "--optimizer", "lion", "--checkpointing", "selective", "--gpu", "h200",
+                                    "--gpus", "64", "--zero", "3", "--tp", "8", "--mode", "training", "--flash", "off"});
+        QVERIFY2(o.ok, qPrintable(o.error));
+        const Scenario& s = o.request.scenario;
+        QCOMPARE(o.request.action, CliRequest::Action::Json);
+        QVERIFY(s.model.hasArchitecture);
+        QCOMPARE(s.training.seqLen, qint64(131072));
+        QCOMPARE(s.training.microBatch, qint64(2));
+        QCOMPARE(s.training.precision, Precision::FP8Mixed);
+        QCOMPARE(s.training.optimizer, Optimizer::Lion);
+        QCOMPARE(s.training.checkpointing, Checkpointing::Selective);
+        QCOMPARE(s.training.flashAttention, false);
+        QCOMPARE(QString::fromStdString(s.hardware.gpu), QStringLiteral("H200"));
+        QCOMPARE(s.hardware.gpus, qint64(64));
+        QCOMPARE(s.hardware.zeroStage, 3);
+        QCOMPARE(s.hardware.tp, qint64(8));
+    }
+
+    void sizeOverrideReplacesArchitecture()
+    {
+        const CliOutcome o = parse({"--json", "--preset", "llama3-70b", "--params", "2.4T", "--active-params", "95B"});
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QVERIFY(!o.request.scenario.model.hasArchitecture);
+        QCOMPARE(o.request.scenario.model.params, qint64(2'400'000'000'000));
+        QCOMPARE(o.request.scenario.model.activeParams, qint64(95'000'000'000));
+        const Breakdown b = account(o.request.scenario, *m_lib.gpus().find("H100"));
+        QCOMPARE(b.modelStateBytes, 38.4e12);
+    }
+
+    void defaultPresetIsTheChapters7B()
+    {
+        const CliOutcome o = parse({"--json"});
+        QVERIFY(o.ok);
+        QCOMPARE(QString::fromStdString(o.request.scenario.id), QStringLiteral("chapter-7b"));
+        QCOMPARE(o.request.scenarioGiven, false);  // the window would restore the remembered state
+        QVERIFY(parse({"--seq", "8k"}).request.scenarioGiven);
+        QVERIFY(parse({"--preset", "gpt2-small"}).request.scenarioGiven);
+    }
+
+    void badArguments_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("negative context") << QStringList{"--json", "--seq", "-4"} << "--seq: must be a positive integer, got -4";
+        QTest::newRow("context that is not a number") << QStringList{"--json", "--seq", "long"}
+                                                      << "--seq: must be a whole number such as 8192, 7B or 2.4T, got \"long\"";
+        QTest::newRow("context above 16M") << QStringList{"--json", "--seq", "1e9"} << "--seq: must be between 1 and 16777216, got 1e9";
+        QTest::newRow("unknown precision") << QStringList{"--json", "--precision", "fp7"}
+                                           << "--precision: must be one of fp32|bf16-mixed|fp16-mixed|bf16|fp8-mixed, got \"fp7\"";
+        QTest::newRow("unknown optimizer") << QStringList{"--json", "--optimizer", "adagrad"}
+                                           << "--optimizer: must be one of adamw|adam|sgd|sgd-momentum|lion|adafactor|adam8bit, got \"adagrad\"";
+        QTest::newRow("unknown checkpointing") << QStringList{"--json", "--checkpointing", "some"}
+                                               << "--checkpointing: must be one of none|selective|full, got \"some\"";
+        QTest::newRow("unknown mode") << QStringList{"--json", "--mode", "serving"} << "--mode: must be one of training|inference, got \"serving\"";
+        QTest::newRow("ZeRO stage 5") << QStringList{"--json", "--zero", "5"} << "--zero: must be between 0 and 3, got 5";
+        QTest::newRow("zero GPUs") << QStringList{"--json", "--gpus", "0"} << "--gpus: must be between 1 and 10000000, got 0";
+        QTest::newRow("GPUs not a multiple of tp")
+            << QStringList{"--json", "--gpus", "6", "--tp", "4"} << "--gpus (/hardware/gpus): must be a multiple of tp·pp (4), got 6";
+        QTest::newRow("unknown GPU lists the catalog")
+            << QStringList{"--json", "--gpu", "H900"}
+            << "--gpu: unknown GPU \"H900\" (known: H100, H800, H200, B200, A100-40GB, A100-80GB, MI300X, RTX4090, L40S)";
+        QTest::newRow("unknown preset") << QStringList{"--json", "--preset", "gpt5"}
+                                        << "--preset: unknown preset \"gpt5\" (known: chapter-70b, chapter-7b, deepseek-v3, gpt2-small, gpt3-175b, llama2-7b, llama3-70b, llama3-8b, llama3.1-405b, mixtral-8x7b, qwen3.8-book)";
+        QTest::newRow("active above total") << QStringList{"--json", "--params", "7B", "--active-params", "8B"}
+                                            << "--active-params: must not exceed the total parameters (7B), got 8B";
+        QTest::newRow("missing value") << QStringList{"--json", "--seq"} << "Missing value after '--seq'.";
+        QTest::newRow("unknown option") << QStringList{"--jsno"} << "Unknown option 'jsno'.";
+        QTest::newRow("stray argument") << QStringList{"70b"} << "unexpected argument \"70b\"";
+        QTest::newRow("both preset and scenario") << QStringList{"--preset", "gpt2-small", "--scenario", "x.json"}
+                                                  << "--preset and --scenario: give one or the other";
+        QTest::newRow("bad flash value") << QStringList{"--json", "--flash", "maybe"} << "--flash: must be on or off, got \"maybe\"";
+        QTest::newRow("bad chart") << QStringList{"--export-png", "x.png", "--chart", "pie"} << "--chart: must be bars, seq or dashboard, got \"pie\"";
+        QTest::newRow("tiny export") << QStringList{"--export-png", "x.png", "--width", "10"} << "--width: must be 200 to 16384 pixels, got \"10\"";
+        QTest::newRow("absurd scale") << QStringList{"--export-png", "x.png", "--scale", "100"}
+                                      << "--scale: must be 0.25 to 8 and keep the image under 32768 pixels, got \"100\"";
+        QTest::newRow("bad MFU") << QStringList{"--json", "--mfu", "1.5"} << "--mfu: must be a number between 1e-06 and 1, got \"1.5\"";
+    }
+    void badArguments()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, error);
+        const CliOutcome o = parse(args);
+        QVERIFY(!o.ok);
+        QCOMPARE(o.error, error);
+    }
+
+    void badScenarioFileNamesFileAndPath()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {"seq_len": -4}})");
+        f.close();
+        const CliOutcome o = parse({"--json", "--scenario", path});
+        QVERIFY(!o.ok);
+        QCOMPARE(o.error, path + QStringLiteral(": /training/seq_len: must be a positive integer, got -4"));
+        const CliOutcome missing = parse({"--json", "--scenario", dir.filePath(QStringLiteral("none.json"))});
+        QVERIFY(!missing.ok);
+        QVERIFY(missing.error.startsWith(dir.filePath(QStringLiteral("none.json")) + QStringLiteral(": cannot be read")));
+    }
+
+    // The issue's "done when": trainmem --json --preset llama3-70b --seq 8192.
+    void jsonDocument()
+    {
+        const nlohmann::json j = runJson({"--json", "--preset", "llama3-70b", "--seq", "8192"});
+        QCOMPARE(j["params"]["total"].get<int64_t>(), qint64(70553706496));
+        QCOMPARE(j["params"]["active"].get<int64_t>(), qint64(70553706496));
+        QCOMPARE(j["bytes_per_param"].get<double>(), 16.0);
+        QCOMPARE(j["model_state_bytes"].get<double>(), 70553706496.0 * 16);
+        const auto& g = j["per_gpu_bytes"];
+        for (const char* k : {"weights", "gradients", "master_weights", "optimizer", "activations", "logits", "workspace", "overhead", "total"})
+            QVERIFY2(g.contains(k) && g[k].is_number(), k);
+        QCOMPARE(g["weights"].get<double>(), 70553706496.0 * 2);
+        QCOMPARE(g["logits"].get<double>(), 8192.0 * 128256 * 6);
+        double sum = 0;
+        for (const char* k : {"weights", "gradients", "master_weights", "optimizer", "activations", "kv_cache", "logits", "workspace", "overhead"})
+            sum += g[k].get<double>();
+        QVERIFY(std::abs(sum - g["total"].get<double>()) < 1);
+        QCOMPARE(QString::fromStdString(j["gpu"]["name"].get<std::string>()), QStringLiteral("NVIDIA H100 SXM 80GB"));
+        QCOMPARE(j["gpu"]["memory_bytes"].get<double>(), 80e9);
+        QCOMPARE(j["fits"].get<bool>(), false);
+        QCOMPARE(j["min_gpus_for_model_state"].get<int64_t>(), qint64(15));
+        QCOMPARE(j["scenario"]["training"]["seq_len"].get<int64_t>(), qint64(8192));
+        QCOMPARE(QString::fromStdString(j["scenario"]["id"].get<std::string>()), QStringLiteral("llama3-70b"));
+    }
+
+    void listings()
+    {
+        QProcess p;
+        p.start(QStringLiteral(TRAINMEM_EXE), {QStringLiteral("--list-gpus")});
+        QVERIFY(p.waitForFinished(30000));
+        const QString gpus = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY(gpus.contains(QStringLiteral("MI300X")));
+        QVERIFY(gpus.contains(QStringLiteral("192 GB")));
+        p.start(QStringLiteral(TRAINMEM_EXE), {QStringLiteral("--list-presets")});
+        QVERIFY(p.waitForFinished(30000));
+        const QString presets = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY(presets.contains(QStringLiteral("deepseek-v3")));
+        QVERIFY(presets.contains(QStringLiteral("671B params, 38B active")));
+        p.start(QStringLiteral(TRAINMEM_EXE), {QStringLiteral("--version")});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(QString::fromUtf8(p.readAllStandardOutput()).trimmed(), QStringLiteral("trainmem " TRAINMEM_VERSION));
+        p.start(QStringLiteral(TRAINMEM_EXE), {QStringLiteral("--seq"), QStringLiteral("-4"), QStringLiteral("--json")});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY(err.startsWith(QStringLiteral("trainmem: --seq: must be a positive integer, got -4")));
+        QVERIFY(err.contains(QStringLiteral("Usage:")));  // the help text follows the error
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
