@@ -1,5 +1,7 @@
 #include "gpu.h"
 
+#include "jsontext.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -34,8 +36,8 @@ GpuCatalog parseGpuCatalog(std::string_view text, const std::string& file)
     json doc;
     try {
         doc = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        out.errors.push_back({file, "", std::string("not valid JSON: ") + e.what()});
+    } catch (const json::exception& e) {
+        out.errors.push_back({file, "", "not valid JSON: " + jsonErrorText(e)});
         return out;
     }
     if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "trainmem/gpus@1") {
@@ -81,8 +83,8 @@ GpuCatalog parseGpuCatalog(std::string_view text, const std::string& file)
             }
             const double v = g[key].is_number() ? g[key].get<double>() : NAN;
             if (!std::isfinite(v) || v < min || v > max) {
-                out.errors.push_back({file, p + "/" + key, "must be a number between " + json(min).dump() + " and "
-                                                               + json(max).dump() + ", got " + g[key].dump()});
+                out.errors.push_back({file, p + "/" + key, "must be a number between " + jsonText(json(min)) + " and "
+                                                               + jsonText(json(max)) + ", got " + jsonText(g[key])});
                 good = false;
                 return;
             }

@@ -4,6 +4,8 @@
 #include "params.h"
 #include "units.h"
 
+#include "jsontext.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -17,7 +19,7 @@ using nlohmann::json;
 
 std::string describe(const json& v)
 {
-    std::string d = v.dump();
+    std::string d = jsonText(v);
     if (d.size() > 40)
         d = d.substr(0, 37) + "...";
     return d;
@@ -123,7 +125,7 @@ public:
             return;
         }
         if (!std::isfinite(d) || d < min || d > max) {
-            error(where, "must be between " + json(min).dump() + " and " + json(max).dump() + ", got " + describe(v));
+            error(where, "must be between " + jsonText(json(min)) + " and " + jsonText(json(max)) + ", got " + describe(v));
             return;
         }
         out = d;
@@ -255,12 +257,9 @@ ScenarioParse parseScenario(std::string_view text, const std::string& file)
     json doc;
     try {
         doc = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers beyond a double
         ScenarioParse out;
-        // nlohmann's message carries "at line L, column C"; keep that part.
-        std::string what = e.what();
-        const auto at = what.find("at line");
-        out.errors.push_back({file, "", "not valid JSON: " + (at == std::string::npos ? what : what.substr(at))});
+        out.errors.push_back({file, "", "not valid JSON: " + jsonErrorText(e)});
         return out;
     }
     return parseScenarioJson(doc, file);
@@ -436,7 +435,7 @@ json scenarioToJson(const Scenario& s)
 
 std::string scenarioToText(const Scenario& s)
 {
-    return scenarioToJson(s).dump(2) + "\n";
+    return jsonText(scenarioToJson(s), 2) + "\n";
 }
 
 }  // namespace trainmem

@@ -67,6 +67,8 @@ private slots:
             << "bad.json: /hardware/gpus: must be a multiple of tp·pp (4), got 6";
         QTest::newRow("a huge number") << withTraining(QStringLiteral(R"("seq_len": 1e300)"))
                                        << "bad.json: /training/seq_len: must be a positive integer, got 1e+300";
+        QTest::newRow("a number beyond a double is bad JSON, not a crash (fuzz_gpus finding)")
+            << withTraining(QStringLiteral(R"("seq_len": 2e400)")) << "bad.json: not valid JSON: number overflow parsing '2e400'";
         QTest::newRow("top level is an array") << QStringLiteral("[1, 2]") << "bad.json: must be a JSON object, got [1,2]";
     }
     void badFiles()

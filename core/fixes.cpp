@@ -1,0 +1,276 @@
+#include "fixes.h"
+
+#include "units.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <tuple>
+
+namespace trainmem {
+namespace {
+
+// Korthikanti et al. 2022, Table 4: selective recomputation costs 2–4% of the step (2.7% on
+// their GPT-3 175B run); full recomputation reruns the forward pass, a third of a step's FLOPs
+// (Chen et al. 2016; Korthikanti §5: "about 33%").
+constexpr double kSelectiveOverhead = 0.027;
+constexpr double kFullOverhead = 0.33;
+
+std::string pct(double f)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.0f%%", 100 * f);
+    return buf;
+}
+
+std::string times(double x)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, x < 10 ? "×%.2g" : "×%.0f", x);
+    return buf;
+}
+
+// Largest integer in [lo, hi] for which `fits` holds, assuming it holds for small values and
+// fails past some point (memory grows monotonically with context and micro-batch).
+std::optional<int64_t> largestFitting(int64_t lo, int64_t hi, const std::function<bool(int64_t)>& fits)
+{
+    if (hi < lo || !fits(lo))
+        return std::nullopt;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo + 1) / 2;
+        if (fits(mid))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+}  // namespace
+
+std::string fixTierName(FixTier t)
+{
+    switch (t) {
+    case FixTier::MemoryLayout: return "memory layout";
+    case FixTier::Throughput: return "throughput";
+    case FixTier::Numerics: return "numerics";
+    case FixTier::Capability: return "capability";
+    case FixTier::Hardware: return "hardware";
+    }
+    return {};
+}
+
+std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu)
+{
+    std::vector<Fix> out;
+    const ResolvedModel m = resolveModel(s.model);
+    const Breakdown before = account(m, s, gpu);
+    if (before.fits)
+        return out;
+    const bool training = s.training.mode == Mode::Training;
+    const double price = s.cost.pricePerGpuHour > 0 ? s.cost.pricePerGpuHour : gpu.pricePerHour;
+
+    // Every candidate goes through here: it is kept only if account() says it fits.
+    auto consider = [&](FixKind kind, FixTier tier, std::string title, std::string change, const Scenario& x,
+                        double overhead, const std::function<std::string(const Breakdown&)>& cost) {
+        const Breakdown after = account(m, x, gpu);
+        if (!after.fits)
+            return;
+        Fix f;
+        f.kind = kind;
+        f.tier = tier;
+        f.title = std::move(title);
+        f.change = std::move(change);
+        f.scenario = x;
+        f.after = after;
+        f.perGpuBefore = before.perGpu.total();
+        f.freedBytes = before.perGpu.total() - after.perGpu.total();
+        f.computeOverhead = overhead;
+        f.extraTaxBytes = after.tax.total() - before.tax.total();
+        f.extraGpus = std::max<int64_t>(0, x.hardware.gpus - s.hardware.gpus);
+        f.cost = cost(after);
+        out.push_back(std::move(f));
+    };
+    const std::string perGpu = formatBytes(before.perGpu.total());
+    auto to = [&](const Breakdown& a) { return perGpu + " → " + formatBytes(a.perGpu.total()) + " per GPU"; };
+
+    const int64_t gpus = std::max<int64_t>(s.hardware.gpus, 1);
+    const int64_t seq = std::max<int64_t>(s.training.seqLen, 1);
+    const int64_t batch = std::max<int64_t>(s.training.microBatch, 1);
+
+    if (training) {
+        if (s.training.checkpointing == Checkpointing::None) {
+            Scenario x = s;
+            x.training.checkpointing = Checkpointing::Selective;
+            consider(FixKind::SelectiveCheckpointing, FixTier::MemoryLayout, "Selective checkpointing",
+                     "checkpointing none → selective", x, kSelectiveOverhead, [&](const Breakdown& a) {
+                         return to(a) + ". Recomputes the attention scores in backward: about " + pct(kSelectiveOverhead)
+                                + " compute (Korthikanti et al. 2022, Table 4).";
+                     });
+        }
+        if (s.training.checkpointing != Checkpointing::Full) {
+            Scenario x = s;
+            x.training.checkpointing = Checkpointing::Full;
+            consider(FixKind::FullCheckpointing, FixTier::Throughput, "Full checkpointing",
+                     std::string("checkpointing ") + toString(s.training.checkpointing) + " → full", x, kFullOverhead,
+                     [&](const Breakdown& a) {
+                         return to(a) + ". Reruns every layer's forward in backward: about " + pct(kFullOverhead)
+                                + " compute (Chen et al. 2016; Korthikanti et al. 2022 §5).";
+                     });
+        }
+        if (before.dataParallel > 1 && s.hardware.zeroStage < 3) {
+            for (int z = std::max(0, s.hardware.zeroStage) + 1; z <= 3; ++z) {
+                Scenario x = s;
+                x.hardware.zeroStage = z;
+                if (!account(m, x, gpu).fits)
+                    continue;
+                consider(FixKind::HigherZeroStage, FixTier::MemoryLayout, "ZeRO-" + std::to_string(z),
+                         "ZeRO stage " + std::to_string(s.hardware.zeroStage) + " → " + std::to_string(z) + " on the same "
+                             + std::to_string(gpus) + " GPUs",
+                         x, 0, [&](const Breakdown& a) {
+                             const double extra = a.tax.total() - before.tax.total();
+                             return to(a) + ". Data-parallel traffic " + formatBytes(before.tax.dataParallel) + " → "
+                                    + formatBytes(a.tax.dataParallel) + " per GPU per step"
+                                    + (extra > 0 ? " (+" + formatBytes(extra) + ": weights are all-gathered twice)." : " (the same volume).");
+                         });
+                break;  // the lowest stage that fits is the cheapest
+            }
+        }
+    }
+
+    if (batch > 1) {
+        Scenario x = s;
+        const auto b = largestFitting(1, batch - 1, [&](int64_t v) {
+            x.training.microBatch = v;
+            return account(m, x, gpu).fits;
+        });
+        if (b) {
+            x.training.microBatch = *b;
+            consider(FixKind::SmallerMicroBatch, FixTier::Throughput, "Smaller micro-batch",
+                     "micro-batch " + std::to_string(batch) + " → " + std::to_string(*b), x, 0, [&](const Breakdown& a) {
+                         return to(a) + ". Keep the global batch with " + times(static_cast<double>(batch) / static_cast<double>(*b))
+                                + " gradient-accumulation steps; smaller matmuls use the GPU less efficiently.";
+                     });
+        }
+    }
+
+    if (training) {
+        if (s.training.optimizer == Optimizer::Adam || s.training.optimizer == Optimizer::AdamW) {
+            Scenario x = s;
+            x.training.optimizer = Optimizer::Adam8bit;
+            consider(FixKind::EightBitOptimizer, FixTier::Numerics, "8-bit Adam",
+                     std::string("optimizer ") + toString(s.training.optimizer) + " → adam8bit", x, 0, [&](const Breakdown& a) {
+                         return to(a) + ". Adam's moments quantised block-wise to 1 byte each (Dettmers et al. 2021): "
+                                "close to 32-bit Adam on their benchmarks, but a risk for unusual runs.";
+                     });
+        }
+        if (s.training.precision == Precision::BF16Mixed || s.training.precision == Precision::FP16Mixed
+            || s.training.precision == Precision::FP32) {
+            Scenario x = s;
+            x.training.precision = Precision::BF16;
+            consider(FixKind::PureBf16, FixTier::Numerics, "Pure bf16 (no fp32 master)",
+                     std::string("precision ") + toString(s.training.precision) + " → bf16", x, 0, [&](const Breakdown& a) {
+                         return to(a) + ". Without an fp32 master copy, updates smaller than bf16's 8-bit mantissa are "
+                                "rounded away; needs stochastic rounding or Kahan summation to train well.";
+                     });
+            if (gpu.fp8Tflops > 0 && s.training.precision != Precision::FP32) {
+                Scenario y = s;
+                y.training.precision = Precision::FP8Mixed;
+                consider(FixKind::Fp8Mixed, FixTier::Numerics, "fp8 mixed precision",
+                         std::string("precision ") + toString(s.training.precision) + " → fp8-mixed", y, 0,
+                         [&](const Breakdown& a) {
+                             return to(a) + ". fp8 GEMMs with fine-grained scaling (DeepSeek-V3 §3.3); needs fp8 tensor "
+                                    "cores and careful scaling to keep the loss on track.";
+                         });
+            }
+        }
+    } else {
+        for (auto [w, kind, name] : {std::tuple{InferenceWeights::INT8, FixKind::Int8Weights, "int8"},
+                                     std::tuple{InferenceWeights::INT4, FixKind::Int4Weights, "int4"}}) {
+            if (inferenceWeightBytes(w) >= inferenceWeightBytes(s.training.inferenceWeights))
+                continue;
+            Scenario x = s;
+            x.training.inferenceWeights = w;
+            consider(kind, FixTier::Numerics, std::string(name) + " weights",
+                     std::string("weights ") + toString(s.training.inferenceWeights) + " → " + name, x, 0,
+                     [&](const Breakdown& a) {
+                         return to(a) + ". Quantised weights lose some accuracy, more at 4 bits than at 8 "
+                                "(Dettmers et al. 2022, LLM.int8(); Frantar et al. 2023, GPTQ).";
+                     });
+        }
+    }
+
+    if (seq > 1) {
+        Scenario x = s;
+        auto fitsAt = [&](int64_t v) {
+            x.training.seqLen = v;
+            return account(m, x, gpu).fits;
+        };
+        std::optional<int64_t> c = largestFitting(1, seq - 1, fitsAt);
+        if (c) {
+            // Contexts are quoted in round numbers: take the largest multiple of 256 that fits, if any.
+            if (*c >= 256)
+                c = *c / 256 * 256;
+            x.training.seqLen = *c;
+            consider(FixKind::ShorterContext, FixTier::Capability, "Shorter context",
+                     "context " + std::to_string(seq) + " → " + std::to_string(*c) + " tokens", x, 0, [&](const Breakdown& a) {
+                         return to(a) + ". The model no longer " + (training ? "learns" : "sees")
+                                + " dependencies longer than " + std::to_string(*c) + " tokens"
+                                + (training ? "; keeping the tokens per step needs " + times(static_cast<double>(seq) / static_cast<double>(*c))
+                                                  + " more micro-batches."
+                                            : ".");
+                     });
+        }
+    }
+
+    if (training && before.minGpusToFit > 0) {
+        Scenario x = s;
+        x.hardware.zeroStage = 3;
+        const int64_t mp = std::max<int64_t>(1, std::clamp<int64_t>(s.hardware.tp, 1, kMaxGpus))
+                           * std::max<int64_t>(1, std::clamp<int64_t>(s.hardware.pp, 1, kMaxGpus));
+        int64_t n = std::max(before.minGpusToFit, gpus + 1);
+        n = (n + mp - 1) / mp * mp;
+        // The core's estimate is exact for ZeRO-3; the loop is only a guard against rounding.
+        for (int tries = 0; tries < 4 && n <= kMaxGpus; ++tries, n += mp) {
+            x.hardware.gpus = n;
+            if (account(m, x, gpu).fits)
+                break;
+        }
+        consider(FixKind::MoreGpus, FixTier::Hardware, "More GPUs (ZeRO-3)",
+                 std::to_string(gpus) + " → " + std::to_string(x.hardware.gpus) + " " + gpu.id + " with ZeRO-3", x, 0,
+                 [&](const Breakdown& a) {
+                     char usd[64];
+                     std::snprintf(usd, sizeof usd, "$%.2f", static_cast<double>(x.hardware.gpus - gpus) * price);
+                     return to(a) + ". " + std::to_string(x.hardware.gpus - gpus) + " more GPUs (" + usd
+                            + " more per hour) and the communication tax: " + formatBytes(a.tax.total())
+                            + " sent per GPU per step (was " + formatBytes(before.tax.total()) + ").";
+                 });
+    } else if (!training) {
+        // Serving shards weights by tensor parallelism, not ZeRO.
+        Scenario x = s;
+        x.hardware.pp = 1;
+        x.hardware.ep = 1;
+        for (int64_t t = std::max<int64_t>(2, s.hardware.tp * 2); t <= 4096; t *= 2) {
+            x.hardware.tp = t;
+            x.hardware.gpus = t;
+            if (t > gpus && account(m, x, gpu).fits) {
+                consider(FixKind::MoreGpus, FixTier::Hardware, "More GPUs (tensor parallel)",
+                         std::to_string(gpus) + " → " + std::to_string(t) + " " + gpu.id + " with tensor parallel ×" + std::to_string(t),
+                         x, 0, [&](const Breakdown& a) {
+                             return to(a) + ". " + std::to_string(t - gpus) + " more GPUs and "
+                                    + formatBytes(a.tax.tensorParallel) + " of all-reduces per GPU per forward.";
+                         });
+                break;
+            }
+        }
+    }
+
+    std::stable_sort(out.begin(), out.end(), [](const Fix& a, const Fix& b) {
+        return std::tuple{static_cast<int>(a.tier), a.computeOverhead, a.extraTaxBytes, a.extraGpus, -a.freedBytes}
+               < std::tuple{static_cast<int>(b.tier), b.computeOverhead, b.extraTaxBytes, b.extraGpus, -b.freedBytes};
+    });
+    return out;
+}
+
+}  // namespace trainmem

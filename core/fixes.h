@@ -1,0 +1,58 @@
+#pragma once
+// "Cheapest change to fit": for a scenario that dies, every single change that makes it fit,
+// each verified with account(), with what it costs, sorted cheapest first.
+//
+// The ordering (documented here because it is a judgement, not a measurement):
+//   1. tier — what kind of price is paid, in this order:
+//        MemoryLayout  nothing about the model or the maths changes; at most ~3% compute or extra
+//                      communication on the same GPUs (selective checkpointing, a higher ZeRO stage)
+//        Throughput    the same maths, done slower (full checkpointing +33%, a smaller micro-batch)
+//        Numerics      the numbers get coarser and accuracy is at risk (8-bit Adam, pure bf16, fp8,
+//                      int8/int4 weights)
+//        Capability    the model learns or serves something less (a shorter context)
+//        Hardware      more GPUs: money and the communication tax
+//   2. within a tier: less extra compute first, then less extra communication, then fewer GPUs,
+//      then more memory to spare.
+
+#include "accounting.h"
+#include "gpu.h"
+#include "scenario.h"
+
+#include <string>
+#include <vector>
+
+namespace trainmem {
+
+/// \brief The single changes considered.
+enum class FixKind {
+    SelectiveCheckpointing, FullCheckpointing, HigherZeroStage, SmallerMicroBatch, EightBitOptimizer,
+    PureBf16, Fp8Mixed, Int8Weights, Int4Weights, ShorterContext, MoreGpus
+};
+
+/// \brief What kind of price a change pays (see the ordering above).
+enum class FixTier { MemoryLayout, Throughput, Numerics, Capability, Hardware };
+
+/// \brief One verified change.
+struct Fix {
+    FixKind kind = FixKind::SelectiveCheckpointing;
+    FixTier tier = FixTier::MemoryLayout;
+    std::string title;        ///< "Selective checkpointing"
+    std::string change;       ///< "checkpointing none → selective"
+    std::string cost;         ///< what it costs, in words and numbers
+    Scenario scenario;        ///< the changed scenario (apply it to the window as is)
+    Breakdown after;          ///< account(scenario, gpu); after.fits is always true
+    double perGpuBefore = 0;  ///< bytes per GPU of the original
+    double freedBytes = 0;    ///< per GPU, original − changed
+    double computeOverhead = 0;  ///< extra compute as a fraction (0.33 = +33%)
+    double extraTaxBytes = 0;    ///< more bytes sent per GPU per step
+    int64_t extraGpus = 0;
+};
+
+/// \brief Every single change that makes `s` fit on `gpu`, cheapest first. Empty when it
+/// already fits, or when nothing single helps.
+std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu);
+
+/// \brief "memory layout", "throughput" …
+std::string fixTierName(FixTier t);
+
+}  // namespace trainmem

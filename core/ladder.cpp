@@ -1,0 +1,150 @@
+#include "ladder.h"
+
+#include "units.h"
+
+#include <algorithm>
+
+namespace trainmem {
+namespace {
+
+// What stays whole on every data-parallel rank (ZeRO paper §5: stage 1 partitions optimizer
+// states, stage 2 also gradients, stage 3 also parameters). Activations, logits and workspace
+// belong to each rank's own micro-batch and are never copies of one another.
+std::vector<SegmentKind> replicatedSegments(const Breakdown& b, int zero)
+{
+    std::vector<SegmentKind> out;
+    if (b.dataParallel <= 1)
+        return out;
+    if (zero < 3)
+        out.push_back(SegmentKind::Weights);
+    if (zero < 2)
+        out.push_back(SegmentKind::Gradients);
+    if (zero < 1) {
+        out.push_back(SegmentKind::Master);
+        out.push_back(SegmentKind::Optimizer);
+    }
+    return out;
+}
+
+std::string taxText(LadderCut c, const CommTax& now, const CommTax& before)
+{
+    switch (c) {
+    case LadderCut::SingleGpu:
+        return "One GPU sends nothing.";
+    case LadderCut::Zero1:
+        return "Gradient all-reduce over the data-parallel ranks: " + formatBytes(now.dataParallel) + " per GPU per step.";
+    case LadderCut::Zero2:
+        return "Reduce-scatter of gradients + all-gather of updated weights: the same volume as an all-reduce, "
+               + formatBytes(now.dataParallel) + ".";
+    case LadderCut::Zero3:
+        return "Weights all-gathered for forward and again for backward, gradients reduce-scattered: "
+               + formatBytes(now.dataParallel) + ", " + formatBytes(now.dataParallel - before.dataParallel) + " more than ZeRO-2.";
+    case LadderCut::Tensor:
+        return "Four all-reduces of the activations per layer and micro-batch (Megatron): "
+               + formatBytes(now.tensorParallel) + ", on the fastest links.";
+    case LadderCut::Pipeline:
+        return "Activations forward and gradients backward across each stage boundary: "
+               + formatBytes(now.pipelineParallel) + ", plus the pipeline bubble.";
+    case LadderCut::Expert:
+        return "All-to-all dispatch and combine of tokens to their experts, forward and backward: "
+               + formatBytes(now.expertParallel) + ".";
+    }
+    return {};
+}
+
+std::string description(LadderCut c, const LadderRung& r)
+{
+    const Scenario& s = r.scenario;
+    switch (c) {
+    case LadderCut::SingleGpu:
+        return "Everything on one GPU.";
+    case LadderCut::Zero1:
+        return std::to_string(s.hardware.gpus) + " data-parallel copies; ZeRO-1 shards the master weights and "
+               "optimizer state across them.";
+    case LadderCut::Zero2:
+        return "ZeRO-2 also shards the gradients.";
+    case LadderCut::Zero3:
+        return "ZeRO-3 (FSDP) also shards the weights: each GPU keeps 1/" + std::to_string(s.hardware.gpus)
+               + " of the model state.";
+    case LadderCut::Tensor:
+        return "Tensor parallel ×" + std::to_string(s.hardware.tp) + " splits every matmul (and, with sequence "
+               "parallelism, the activations).";
+    case LadderCut::Pipeline:
+        return "Pipeline parallel ×" + std::to_string(s.hardware.pp) + " gives each stage " + std::to_string(r.breakdown.layersPerStage)
+               + " layers; with 1F1B the first stage holds p micro-batches in flight.";
+    case LadderCut::Expert:
+        return "Expert parallel ×" + std::to_string(s.hardware.ep) + " places whole experts on different GPUs.";
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string ladderCutName(LadderCut c)
+{
+    switch (c) {
+    case LadderCut::SingleGpu: return "1 GPU";
+    case LadderCut::Zero1: return "ZeRO-1";
+    case LadderCut::Zero2: return "ZeRO-2";
+    case LadderCut::Zero3: return "ZeRO-3";
+    case LadderCut::Tensor: return "+ tensor parallel";
+    case LadderCut::Pipeline: return "+ pipeline parallel";
+    case LadderCut::Expert: return "+ expert parallel";
+    }
+    return {};
+}
+
+std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, const LadderOptions& options)
+{
+    const ResolvedModel m = resolveModel(s.model);
+    const int64_t d = std::clamp<int64_t>(options.dataParallel, 1, kMaxGpus);
+    const int64_t t = std::clamp<int64_t>(options.tensorParallel, 1, kMaxGpus / d);
+    const int64_t p = std::clamp<int64_t>(options.pipelineParallel, 1, std::max<int64_t>(1, std::min(m.arch.layers, kMaxGpus / (d * t))));
+    const int64_t e = m.arch.isMoe() ? std::clamp<int64_t>(options.expertParallel, 1, std::min(d, m.arch.moe.experts)) : 1;
+
+    struct Layout { LadderCut cut; int64_t gpus; int zero; int64_t tp, pp, ep; std::string label; };
+    std::vector<Layout> layouts{{LadderCut::SingleGpu, 1, 0, 1, 1, 1, "1 GPU"}};
+    const std::string ds = std::to_string(d);
+    if (d > 1) {
+        layouts.push_back({LadderCut::Zero1, d, 1, 1, 1, 1, "ZeRO-1 ×" + ds});
+        layouts.push_back({LadderCut::Zero2, d, 2, 1, 1, 1, "ZeRO-2 ×" + ds});
+        layouts.push_back({LadderCut::Zero3, d, 3, 1, 1, 1, "ZeRO-3 ×" + ds});
+    }
+    if (t > 1)
+        layouts.push_back({LadderCut::Tensor, d * t, 3, t, 1, 1, "+ TP ×" + std::to_string(t)});
+    if (p > 1)
+        layouts.push_back({LadderCut::Pipeline, d * t * p, 3, t, p, 1, "+ PP ×" + std::to_string(p)});
+    if (e > 1)
+        layouts.push_back({LadderCut::Expert, d * t * p, 3, t, p, e, "+ EP ×" + std::to_string(e)});
+
+    std::vector<LadderRung> rungs;
+    for (const Layout& l : layouts) {
+        LadderRung r;
+        r.cut = l.cut;
+        r.label = l.label;
+        r.scenario = s;
+        r.scenario.training.mode = Mode::Training;
+        r.scenario.hardware.gpus = l.gpus;
+        r.scenario.hardware.zeroStage = l.zero;
+        r.scenario.hardware.tp = l.tp;
+        r.scenario.hardware.pp = l.pp;
+        r.scenario.hardware.ep = l.ep;
+        r.breakdown = account(m, r.scenario, gpu);
+        r.perGpu = r.breakdown.perGpu;
+        r.tax = r.breakdown.tax;
+        r.gpus = l.gpus;
+        r.fits = r.breakdown.fits;
+        r.replicated = replicatedSegments(r.breakdown, l.zero);
+        for (SegmentKind k : r.replicated)
+            r.replicatedBytes += segmentBytes(r.perGpu, k);
+        const CommTax before = rungs.empty() ? CommTax{} : rungs.back().tax;
+        r.removed = rungs.empty() ? Segments{} : subtractSegments(rungs.back().perGpu, r.perGpu);
+        r.addedTax = r.tax.total() - before.total();
+        r.taxText = taxText(l.cut, r.tax, before);
+        r.description = description(l.cut, r);
+        rungs.push_back(std::move(r));
+    }
+    return rungs;
+}
+
+}  // namespace trainmem

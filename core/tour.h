@@ -1,0 +1,69 @@
+#pragma once
+// The guided chapter tour as data: each step sets a scenario and names the number it makes its
+// point with. Every number is computed by account() at run time, never typed in, so the tests
+// (tests/tst_tour.cpp) can assert the chapter's figures through the tour itself.
+
+#include "accounting.h"
+#include "gpu.h"
+#include "scenario.h"
+#include "segmentkind.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainmem {
+
+/// \brief Finds a preset by id (the UI reads Qt resources, the tests read presets/).
+using PresetLookup = std::function<std::optional<Scenario>(const std::string& id)>;
+/// \brief Finds a GPU by id in the catalog.
+using GpuLookup = std::function<std::optional<GpuSpec>(const std::string& id)>;
+
+/// \brief A number shown next to the highlighted one (e.g. active vs total).
+struct TourFigure {
+    std::string label;
+    double bytes = 0;
+};
+
+/// \brief What a step says, with the numbers the core computed for it.
+struct TourHighlight {
+    std::string label;           ///< "Model state of 7B training"
+    double bytes = 0;            ///< the highlighted number
+    std::vector<TourFigure> figures;  ///< side-by-side numbers, the highlighted one first
+    std::string text;            ///< the explanation, numbers included
+};
+
+/// \brief One step of the tour.
+struct TourStep {
+    std::string id;        ///< stable, for tests and settings ("7b-training")
+    std::string title;     ///< "7B training dies on one H100"
+    std::string presetId;  ///< the preset it starts from; empty for a size-only model
+    std::function<void(Scenario&)> configure;  ///< changes applied on top of the preset
+    std::vector<SegmentKind> revealed;          ///< segments the bar chart shows at this step
+    std::function<TourHighlight(const Scenario&, const Breakdown&, const GpuSpec&)> highlight;
+};
+
+/// \brief A step made concrete: its scenario, GPU, breakdown and highlight.
+struct TourStage {
+    const TourStep* step = nullptr;
+    Scenario scenario;
+    GpuSpec gpu;
+    Breakdown breakdown;
+    TourHighlight highlight;
+};
+
+/// \brief The chapter's steps, in order (DESIGN.md §1, issue 4 item 1).
+const std::vector<TourStep>& chapterTour();
+
+/// \brief Index of the step with this id, or nullopt.
+std::optional<size_t> tourStepIndex(const std::string& id);
+
+/// \brief The step's scenario: the preset (or a size-only 7B default) with the step's changes.
+/// Returns nullopt when the preset is missing.
+std::optional<Scenario> tourScenario(const TourStep& step, const PresetLookup& presets);
+
+/// \brief Sets up and evaluates one step. Returns nullopt when its preset or GPU is missing.
+std::optional<TourStage> evaluateTourStep(const TourStep& step, const PresetLookup& presets, const GpuLookup& gpus);
+
+}  // namespace trainmem
