@@ -45,6 +45,10 @@ Parallel parallelOf(const Scenario& s, const ResolvedModel& m, FieldErrors& warn
     const HardwareSetup& hw = s.hardware;
     p.gpus = std::clamp<int64_t>(hw.gpus, 1, kMaxGpus);
     p.tp = std::clamp<int64_t>(hw.tp, 1, p.gpus);
+    // Serving on several GPUs with no layout given means splitting the weights across them
+    // (tensor parallel), not replicating them.
+    if (s.training.mode == Mode::Inference && hw.tp <= 1 && hw.pp <= 1)
+        p.tp = p.gpus;
     p.pp = std::clamp<int64_t>(hw.pp, 1, std::max<int64_t>(1, std::min(p.gpus / p.tp, m.arch.layers)));
     p.zero = std::clamp(hw.zeroStage, 0, 3);
     p.dp = std::max<int64_t>(1, p.gpus / (p.tp * p.pp));
@@ -68,7 +72,44 @@ Breakdown account(const Scenario& s, const GpuSpec& gpu)
     return account(resolveModel(s.model), s, gpu);
 }
 
+namespace {
+
+Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu, bool searchMinimum);
+
+// Inference: the smallest tensor-parallel count that fits, by doubling then bisection (memory per
+// GPU falls monotonically with the split). 0 when even kMaxGpus does not fit.
+int64_t minInferenceGpus(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu)
+{
+    Scenario x = s;
+    x.hardware.tp = x.hardware.pp = x.hardware.ep = 1;
+    auto fits = [&](int64_t n) {
+        x.hardware.gpus = n;
+        return accountImpl(m, x, gpu, false).fits;
+    };
+    int64_t hi = 1;
+    while (!fits(hi)) {
+        if (hi >= kMaxGpus)
+            return 0;
+        hi = std::min(hi * 2, kMaxGpus);
+    }
+    int64_t lo = hi / 2;  // does not fit (or 0)
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        (fits(mid) ? hi : lo) = mid;
+    }
+    return hi;
+}
+
+}  // namespace
+
 Breakdown account(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu)
+{
+    return accountImpl(m, s, gpu, true);
+}
+
+namespace {
+
+Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu, bool searchMinimum)
 {
     Breakdown r;
     r.model = m;
@@ -239,17 +280,20 @@ Breakdown account(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu)
     // Smallest GPU count that fits with ZeRO-3 (training) or weight sharding (inference) at this tp/pp.
     const double usable = (cap - framework) / (1 + frag);
     const Segments& pg = r.perGpu;
-    const double rest = training ? pg.activations + pg.logits + pg.workspace
-                                 : pg.activations + pg.logits + pg.workspace + pg.kvCache;
-    const double shardable = training ? (denseShare + expertShare * dbl(par.ep)) * r.bytesPerParam
-                                      : (denseShare + expertShare) * r.bytesPerParam;
-    if (usable > rest) {
+    const double rest = pg.activations + pg.logits + pg.workspace;
+    const double shardable = (denseShare + expertShare * dbl(par.ep)) * r.bytesPerParam;
+    if (!training) {
+        if (searchMinimum)
+            r.minGpusToFit = minInferenceGpus(m, s, gpu);
+    } else if (usable > rest) {
         const double ranks = std::max(1.0, std::ceil(shardable / (usable - rest)));
         const double gpus = ranks * mp;
-        r.minGpusToFit = gpus < 9e18 ? static_cast<int64_t>(gpus) : 0;
+        r.minGpusToFit = gpus <= static_cast<double>(kMaxGpus) ? static_cast<int64_t>(gpus) : 0;
     }
     return r;
 }
+
+}  // namespace
 
 ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOctave)
 {

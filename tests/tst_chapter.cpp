@@ -42,6 +42,26 @@ private slots:
         QVERIFY(QString::fromStdString(verdict(b, s, testdata::gpu("H100"))).startsWith(QStringLiteral("Fits: 14.0 GB of bf16 weights")));
     }
 
+    void servingSplitsWeightsAcrossGpus()
+    {
+        Scenario s = testdata::preset("llama3-70b");
+        s.training.mode = Mode::Inference;
+        const GpuSpec h100 = testdata::gpu("H100");
+        const Breakdown one = account(s, h100);
+        QCOMPARE(one.perGpu.weights, 70553706496.0 * 2);  // 141 GB of bf16 weights
+        // KV cache: 2 · 80 layers · 8 KV heads · 128 · 8192 tokens · 2 bytes = 2.68 GB.
+        QCOMPARE(one.perGpu.kvCache, 2.0 * 80 * 8 * 128 * 8192 * 2);
+        QVERIFY(!one.fits);
+        QCOMPARE(one.minGpusToFit, qint64(2));
+        s.hardware.gpus = 2;
+        const Breakdown two = account(s, h100);
+        QVERIFY(two.fits);
+        QCOMPARE(two.perGpu.weights, 70553706496.0);
+        s.training.inferenceWeights = InferenceWeights::INT4;
+        s.hardware.gpus = 1;
+        QVERIFY(account(s, h100).fits);  // 35 GB of int4 weights
+    }
+
     void sevenBTrainingDiesOnOneH100()
     {
         const Scenario s = testdata::preset("chapter-7b");
