@@ -3,6 +3,7 @@
 #include "accounting.h"
 #include "chartexport.h"
 #include "cost.h"
+#include "jsontext.h"
 #include "report.h"
 #include "units.h"
 
@@ -377,7 +378,7 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
         const Breakdown b = account(r.scenario, gpu);
         if (r.action == CliRequest::Action::Json) {
             const CostReceipt c = computeCost(b.model, r.scenario, gpu);
-            print(stdout, QString::fromStdString(breakdownToJson(b, r.scenario, gpu, c).dump(2)) + QLatin1Char('\n'));
+            print(stdout, QString::fromStdString(jsonText(breakdownToJson(b, r.scenario, gpu, c), 2)) + QLatin1Char('\n'));
             return 0;
         }
         print(stdout, QString::fromStdString(breakdownToText(b, r.scenario, gpu)));
