@@ -53,6 +53,9 @@ Layout layoutOf(const Scenario& s, const ResolvedModel& m)
     const HardwareSetup& hw = s.hardware;
     p.gpus = std::clamp<int64_t>(hw.gpus, 1, kMaxGpus);
     p.tp = std::clamp<int64_t>(hw.tp, 1, p.gpus);
+    // Serving on several GPUs with no layout given splits the weights by tensor parallelism.
+    if (s.training.mode == Mode::Inference && hw.tp <= 1 && hw.pp <= 1)
+        p.tp = p.gpus;
     p.pp = std::clamp<int64_t>(hw.pp, 1, std::max<int64_t>(1, std::min(p.gpus / p.tp, m.arch.layers)));
     p.zero = std::clamp(hw.zeroStage, 0, 3);
     p.dp = std::max<int64_t>(1, p.gpus / (p.tp * p.pp));

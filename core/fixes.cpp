@@ -246,24 +246,18 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu)
                             + " more per hour) and the communication tax: " + formatBytes(a.tax.total())
                             + " sent per GPU per step (was " + formatBytes(before.tax.total()) + ").";
                  });
-    } else if (!training) {
-        // Serving shards weights by tensor parallelism, not ZeRO.
+    } else if (!training && before.minGpusToFit > gpus) {
+        // Serving splits the weights by tensor parallelism over the GPUs (core/accounting.cpp);
+        // the core finds the smallest count that fits.
         Scenario x = s;
-        x.hardware.pp = 1;
-        x.hardware.ep = 1;
-        for (int64_t t = std::max<int64_t>(2, s.hardware.tp * 2); t <= 4096; t *= 2) {
-            x.hardware.tp = t;
-            x.hardware.gpus = t;
-            if (t > gpus && account(m, x, gpu).fits) {
-                consider(FixKind::MoreGpus, FixTier::Hardware, "More GPUs (tensor parallel)",
-                         std::to_string(gpus) + " → " + std::to_string(t) + " " + gpu.id + " with tensor parallel ×" + std::to_string(t),
-                         x, 0, [&](const Breakdown& a) {
-                             return to(a) + ". " + std::to_string(t - gpus) + " more GPUs and "
-                                    + formatBytes(a.tax.tensorParallel) + " of all-reduces per GPU per forward.";
-                         });
-                break;
-            }
-        }
+        x.hardware.gpus = before.minGpusToFit;
+        x.hardware.tp = x.hardware.pp = x.hardware.ep = 1;
+        consider(FixKind::MoreGpus, FixTier::Hardware, "More GPUs (tensor parallel)",
+                 std::to_string(gpus) + " → " + std::to_string(x.hardware.gpus) + " " + gpu.id + ", weights split across them",
+                 x, 0, [&](const Breakdown& a) {
+                     return to(a) + ". " + std::to_string(x.hardware.gpus - gpus) + " more GPUs and "
+                            + formatBytes(a.tax.tensorParallel) + " of all-reduces per GPU per forward pass.";
+                 });
     }
 
     std::stable_sort(out.begin(), out.end(), [](const Fix& a, const Fix& b) {

@@ -1,0 +1,155 @@
+// The chapter tour: each step sets its scenario and highlights the chapter's number, computed by the core.
+#include "tour.h"
+#include "testdata.h"
+
+#include <QtTest>
+
+using namespace trainmem;
+
+namespace {
+
+std::optional<TourStage> stage(const std::string& id)
+{
+    const auto i = tourStepIndex(id);
+    if (!i)
+        return std::nullopt;
+    return evaluateTourStep(
+        chapterTour()[*i], [](const std::string& p) -> std::optional<Scenario> { return testdata::preset(p); },
+        [](const std::string& g) -> std::optional<GpuSpec> { return testdata::gpu(g); });
+}
+
+}  // namespace
+
+class TestTour : public QObject
+{
+    Q_OBJECT
+private slots:
+    void stepsFollowTheChapter()
+    {
+        QStringList ids;
+        for (const TourStep& s : chapterTour())
+            ids << QString::fromStdString(s.id);
+        QCOMPARE(ids, (QStringList{"7b-inference", "7b-training", "70b-training", "2.4t-moe", "deepseek-v3",
+                                   "context-8k-128k", "checkpointing", "picture-weights", "picture-gradients",
+                                   "picture-adam", "picture-activations", "picture-workspace"}));
+    }
+
+    void highlightedNumber_data()
+    {
+        QTest::addColumn<QString>("step");
+        QTest::addColumn<double>("bytes");
+        QTest::addColumn<bool>("fits");
+        QTest::newRow("7B inference = 14 GB of bf16 weights, fits") << "7b-inference" << 14e9 << true;
+        QTest::newRow("7B training = 112 GB of model state, dies on one H100") << "7b-training" << 112e9 << false;
+        QTest::newRow("70B training = 1.12 TB") << "70b-training" << 1.12e12 << false;
+        QTest::newRow("2.4T MoE = 38.4 TB from total parameters") << "2.4t-moe" << 38.4e12 << false;
+        QTest::newRow("picture: weights alone = 14 GB") << "picture-weights" << 14e9 << false;
+        QTest::newRow("picture: + gradients = 28 GB") << "picture-gradients" << 28e9 << false;
+        QTest::newRow("picture: + Adam and master = 112 GB") << "picture-adam" << 112e9 << false;
+    }
+    void highlightedNumber()
+    {
+        QFETCH(QString, step);
+        QFETCH(double, bytes);
+        QFETCH(bool, fits);
+        const auto st = stage(step.toStdString());
+        QVERIFY(st);
+        QCOMPARE(st->highlight.bytes, bytes);
+        QCOMPARE(st->breakdown.fits, fits);
+        QVERIFY(!st->highlight.text.empty());
+        QCOMPARE(st->highlight.figures.front().bytes, bytes);  // the highlighted number comes first
+    }
+
+    void sevenBTrainingSaysOnePointFourTimes()
+    {
+        const auto st = stage("7b-training");
+        QVERIFY(st);
+        QVERIFY2(st->highlight.text.find("112 GB") != std::string::npos, st->highlight.text.c_str());
+        QVERIFY2(st->highlight.text.find("1.4× one H100") != std::string::npos, st->highlight.text.c_str());
+    }
+
+    void moeShowsTotalAndActiveSideBySide()
+    {
+        const auto st = stage("2.4t-moe");
+        QVERIFY(st);
+        QCOMPARE(st->highlight.figures.size(), size_t(2));
+        QCOMPARE(st->highlight.figures[0].bytes, 2.4e12 * 16);
+        QCOMPARE(st->highlight.figures[1].bytes, 95e9 * 16);  // what the active count would wrongly suggest
+        QCOMPARE(st->breakdown.minGpusForModelState, qint64(480));
+    }
+
+    void deepseekIsSetFromItsPreset()
+    {
+        const auto st = stage("deepseek-v3");
+        QVERIFY(st);
+        QCOMPARE(st->gpu.id, std::string("H800"));
+        QCOMPARE(st->scenario.hardware.gpus, qint64(2048));
+        QCOMPARE(st->breakdown.model.params.total, qint64(671026404352));
+        QCOMPARE(st->breakdown.model.params.active, qint64(37552282624));
+        // fp8 mixed, 14 B per parameter, of the 671B total; the active count would suggest 18 times less.
+        QCOMPARE(st->highlight.bytes, 671026404352.0 * 14);
+        QCOMPARE(st->highlight.figures[1].bytes, 37552282624.0 * 14);
+        QCOMPARE(st->highlight.figures[2].bytes, st->breakdown.perGpu.total());
+    }
+
+    void longContextActivationsGrowSixteenfold()
+    {
+        const auto st = stage("context-8k-128k");
+        QVERIFY(st);
+        QCOMPARE(st->scenario.training.seqLen, qint64(131072));
+        const auto& f = st->highlight.figures;
+        // Flash attention: the tape and the logits are linear in s, so 128k / 8k = 16 exactly.
+        QCOMPARE(f[0].bytes / f[1].bytes, 16.0);
+        QVERIFY(f[0].bytes > 10 * f[2].bytes);  // dwarfs the 16 GB of weights
+        QCOMPARE(st->breakdown.perGpu.logits, 131072.0 * 128256 * 6);
+    }
+
+    void checkpointingBuysTheMemoryBack()
+    {
+        const auto st = stage("checkpointing");
+        QVERIFY(st);
+        const auto& f = st->highlight.figures;
+        QVERIFY(f[1].bytes > f[2].bytes);  // none > selective
+        QVERIFY(f[2].bytes > f[3].bytes);  // selective > full
+        QCOMPARE(st->highlight.bytes, f[1].bytes - f[3].bytes);
+        // Full: each layer keeps its input, 2·s·h bytes, plus one layer's whole tape during backward.
+        const Architecture& a = st->breakdown.model.arch;
+        ActivationInputs in;
+        in.seq = 131072;
+        in.checkpointing = Checkpointing::None;
+        in.flashAttention = true;
+        testdata::compareBytes(f[3].bytes, 2.0 * 131072 * 4096 * 32 + layerActivations(a, false, in).total());
+    }
+
+    void programmerPictureRevealsSegmentBySegment()
+    {
+        const std::vector<std::string> ids{"picture-weights", "picture-gradients", "picture-adam", "picture-activations",
+                                           "picture-workspace"};
+        size_t last = 0;
+        double lastBytes = 0;
+        for (const std::string& id : ids) {
+            const auto st = stage(id);
+            QVERIFY(st);
+            QVERIFY(st->step->revealed.size() > last);
+            QVERIFY(st->highlight.bytes > lastBytes);
+            last = st->step->revealed.size();
+            lastBytes = st->highlight.bytes;
+        }
+        const auto final = stage("picture-workspace");
+        QCOMPARE(final->step->revealed.size(), kAllSegmentKinds.size());
+        QCOMPARE(final->highlight.bytes, final->breakdown.perGpu.total());
+    }
+
+    void missingPresetIsNoStage()
+    {
+        const TourStep& step = chapterTour()[*tourStepIndex("deepseek-v3")];
+        const auto st = evaluateTourStep(
+            step, [](const std::string&) -> std::optional<Scenario> { return std::nullopt; },
+            [](const std::string& g) -> std::optional<GpuSpec> { return testdata::gpu(g); });
+        QVERIFY(!st);
+        QVERIFY(!tourStepIndex("no-such-step"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTour)
+#include "tst_tour.moc"
