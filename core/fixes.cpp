@@ -224,12 +224,14 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu)
         }
     }
 
-    if (training && before.minGpusToFit > 0) {
+    // When ZeRO-3 on the GPUs it already has would do, the ZeRO fix above says so; more GPUs
+    // are only proposed when they are really needed.
+    if (training && before.minGpusToFit > gpus) {
         Scenario x = s;
         x.hardware.zeroStage = 3;
         const int64_t mp = std::max<int64_t>(1, std::clamp<int64_t>(s.hardware.tp, 1, kMaxGpus))
                            * std::max<int64_t>(1, std::clamp<int64_t>(s.hardware.pp, 1, kMaxGpus));
-        int64_t n = std::max(before.minGpusToFit, gpus + 1);
+        int64_t n = before.minGpusToFit;
         n = (n + mp - 1) / mp * mp;
         // The core's estimate is exact for ZeRO-3; the loop is only a guard against rounding.
         for (int tries = 0; tries < 4 && n <= kMaxGpus; ++tries, n += mp) {

@@ -3,3 +3,5 @@
 
 trainmem_core_test(tst_tour)
 trainmem_core_test(tst_explain)
+trainmem_core_test(tst_ladder)
+trainmem_core_test(tst_fixes)

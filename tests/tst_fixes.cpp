@@ -1,0 +1,173 @@
+// "Cheapest change to fit": every proposed change really fits, the original does not, and the
+// list is in the documented order.
+#include "fixes.h"
+#include "testdata.h"
+
+#include <QtTest>
+
+using namespace trainmem;
+
+Q_DECLARE_METATYPE(trainmem::Scenario)
+
+namespace {
+
+Scenario layout(Scenario s, int64_t gpus, int zero, int64_t seq, int64_t batch, Checkpointing c, int64_t tp = 1,
+                int64_t pp = 1)
+{
+    s.hardware.gpus = gpus;
+    s.hardware.tp = tp;
+    s.hardware.pp = pp;
+    s.hardware.zeroStage = zero;
+    s.training.seqLen = seq;
+    s.training.microBatch = batch;
+    s.training.checkpointing = c;
+    return s;
+}
+
+const Fix* find(const std::vector<Fix>& fixes, FixKind k)
+{
+    for (const Fix& f : fixes)
+        if (f.kind == k)
+            return &f;
+    return nullptr;
+}
+
+}  // namespace
+
+class TestFixes : public QObject
+{
+    Q_OBJECT
+private slots:
+    void everyFixFitsAndTheOriginalDoesNot_data()
+    {
+        QTest::addColumn<Scenario>("scenario");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<int>("atLeast");
+        using C = Checkpointing;
+        QTest::newRow("7B on one H100") << testdata::preset("chapter-7b") << "H100" << 2;
+        QTest::newRow("7B on 8 H100 without ZeRO") << layout(testdata::preset("chapter-7b"), 8, 0, 4096, 1, C::None)
+                                                   << "H100" << 2;
+        QTest::newRow("Llama 3 8B at 8k, micro-batch 4, ZeRO-2 on 8")
+            << layout(testdata::preset("llama3-8b"), 8, 2, 8192, 4, C::None) << "H100" << 3;
+        QTest::newRow("GPT-3 175B on 64 A100s, tp 8 pp 8, no flash")
+            << layout(testdata::preset("gpt3-175b"), 64, 1, 2048, 1, C::None, 8, 8) << "A100-80GB" << 6;
+        QTest::newRow("DeepSeek-V3 preset, 1F1B on 16 stages") << testdata::preset("deepseek-v3") << "H800" << 2;
+        Scenario serve = testdata::preset("llama3-70b");
+        serve.training.mode = Mode::Inference;
+        QTest::newRow("serving Llama 3 70B in bf16 on one H100") << serve << "H100" << 2;
+    }
+    void everyFixFitsAndTheOriginalDoesNot()
+    {
+        QFETCH(Scenario, scenario);
+        QFETCH(QString, gpu);
+        QFETCH(int, atLeast);
+        const GpuSpec g = testdata::gpu(gpu.toStdString());
+        const Breakdown before = account(scenario, g);
+        QVERIFY(!before.fits);
+        const std::vector<Fix> fixes = cheapestFixes(scenario, g);
+        QVERIFY2(int(fixes.size()) >= atLeast, qPrintable(QString::number(fixes.size())));
+        for (size_t i = 0; i < fixes.size(); ++i) {
+            const Fix& f = fixes[i];
+            const Breakdown after = account(f.scenario, g);  // verified independently of the list
+            QVERIFY2(after.fits, f.title.c_str());
+            QCOMPARE(after.perGpu.total(), f.after.perGpu.total());
+            QVERIFY(after.perGpu.total() <= g.memoryBytes);
+            QCOMPARE(f.perGpuBefore, before.perGpu.total());
+            QVERIFY(f.freedBytes > 0);
+            QVERIFY(!f.cost.empty() && !f.change.empty());
+            if (i > 0)
+                QVERIFY(static_cast<int>(fixes[i - 1].tier) <= static_cast<int>(f.tier));
+        }
+    }
+
+    void sevenBNeedsTwoGpusWithZeroThree()
+    {
+        const std::vector<Fix> fixes = cheapestFixes(testdata::preset("chapter-7b"), testdata::gpu("H100"));
+        const Fix* more = find(fixes, FixKind::MoreGpus);
+        QVERIFY(more);
+        QCOMPARE(more->scenario.hardware.gpus, qint64(2));
+        QCOMPARE(more->scenario.hardware.zeroStage, 3);
+        QCOMPARE(more->extraGpus, qint64(1));
+        QVERIFY(more->extraTaxBytes > 0);  // the cut has a tax
+        QCOMPARE(fixes.back().kind, FixKind::MoreGpus);  // hardware is the last resort
+    }
+
+    void zeroPicksTheLowestStageThatFits()
+    {
+        const Scenario s = layout(testdata::preset("chapter-7b"), 8, 0, 4096, 1, Checkpointing::None);
+        const GpuSpec h100 = testdata::gpu("H100");
+        const std::vector<Fix> fixes = cheapestFixes(s, h100);
+        const Fix* z = find(fixes, FixKind::HigherZeroStage);
+        QVERIFY(z);
+        QCOMPARE(z->scenario.hardware.zeroStage, 1);
+        QCOMPARE(z->tier, FixTier::MemoryLayout);
+        QCOMPARE(z->extraTaxBytes, 0.0);  // ZeRO-1 sends what the all-reduce sent
+        QVERIFY(!find(fixes, FixKind::MoreGpus));  // 8 GPUs are enough
+    }
+
+    void checkpointingCostsItsRecompute()
+    {
+        const Scenario s = layout(testdata::preset("gpt3-175b"), 64, 1, 2048, 1, Checkpointing::None, 8, 8);
+        const std::vector<Fix> fixes = cheapestFixes(s, testdata::gpu("A100-80GB"));
+        const Fix* full = find(fixes, FixKind::FullCheckpointing);
+        const Fix* sel = find(fixes, FixKind::SelectiveCheckpointing);
+        QVERIFY(full && sel);
+        QCOMPARE(full->computeOverhead, 0.33);
+        QVERIFY(QString::fromStdString(full->cost).contains(QStringLiteral("+33%")));
+        QCOMPARE(sel->computeOverhead, 0.027);
+        QCOMPARE(fixes.front().kind, FixKind::SelectiveCheckpointing);  // the cheapest: nothing lost, +3%
+        QVERIFY(full->freedBytes > sel->freedBytes);  // full buys more memory, at a higher price
+    }
+
+    void shorterContextIsTheLargestThatFits()
+    {
+        const Scenario s = testdata::preset("deepseek-v3");
+        const GpuSpec h800 = testdata::gpu("H800");
+        const std::vector<Fix> fixes = cheapestFixes(s, h800);
+        const Fix* c = find(fixes, FixKind::ShorterContext);
+        QVERIFY(c);
+        const int64_t seq = c->scenario.training.seqLen;
+        QVERIFY(seq < s.training.seqLen);
+        QCOMPARE(seq % 256, qint64(0));
+        Scenario longer = c->scenario;
+        longer.training.seqLen = seq + 256;
+        QVERIFY(!account(longer, h800).fits);
+        QCOMPARE(c->tier, FixTier::Capability);
+    }
+
+    void smallerMicroBatchIsTheLargestThatFits()
+    {
+        const Scenario s = layout(testdata::preset("llama3-8b"), 8, 2, 8192, 4, Checkpointing::None);
+        const GpuSpec h100 = testdata::gpu("H100");
+        const std::vector<Fix> fixes = cheapestFixes(s, h100);
+        const Fix* b = find(fixes, FixKind::SmallerMicroBatch);
+        QVERIFY(b);
+        Scenario bigger = b->scenario;
+        bigger.training.microBatch += 1;
+        QVERIFY(b->scenario.training.microBatch < 4);
+        QVERIFY(!account(bigger, h100).fits);
+    }
+
+    void servingOffersQuantisation()
+    {
+        Scenario s = testdata::preset("llama3-70b");
+        s.training.mode = Mode::Inference;
+        const std::vector<Fix> fixes = cheapestFixes(s, testdata::gpu("H100"));
+        const Fix* int4 = find(fixes, FixKind::Int4Weights);
+        QVERIFY(int4);
+        QCOMPARE(int4->after.perGpu.weights, 70553706496.0 * 0.5);
+        QCOMPARE(int4->tier, FixTier::Numerics);
+        QVERIFY(!find(fixes, FixKind::FullCheckpointing));  // nothing to checkpoint when serving
+    }
+
+    void aScenarioThatFitsNeedsNoFix()
+    {
+        Scenario s = testdata::sized(7'000'000'000);
+        s.training.mode = Mode::Inference;
+        QVERIFY(account(s, testdata::gpu("H100")).fits);
+        QVERIFY(cheapestFixes(s, testdata::gpu("H100")).empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFixes)
+#include "tst_fixes.moc"

@@ -1,0 +1,145 @@
+// The scale-out ladder: what each cut removes per GPU, what stays replicated, and the tax it adds.
+#include "ladder.h"
+#include "testdata.h"
+
+#include <QtTest>
+
+using namespace trainmem;
+
+namespace {
+
+std::vector<LadderRung> sevenB(int64_t d = 8, int64_t t = 2, int64_t p = 2)
+{
+    LadderOptions o;
+    o.dataParallel = d;
+    o.tensorParallel = t;
+    o.pipelineParallel = p;
+    Scenario s = testdata::sized(7'000'000'000);
+    s.training.checkpointing = Checkpointing::Full;
+    return scaleOutLadder(s, testdata::gpu("H100"), o);
+}
+
+const LadderRung* rung(const std::vector<LadderRung>& rs, LadderCut c)
+{
+    for (const LadderRung& r : rs)
+        if (r.cut == c)
+            return &r;
+    return nullptr;
+}
+
+}  // namespace
+
+class TestLadder : public QObject
+{
+    Q_OBJECT
+private slots:
+    void denseLadderHasNoExpertRung()
+    {
+        QStringList labels;
+        for (const LadderRung& r : sevenB())
+            labels << QString::fromStdString(r.label);
+        QCOMPARE(labels, (QStringList{"1 GPU", "ZeRO-1 ×8", "ZeRO-2 ×8", "ZeRO-3 ×8", "+ TP ×2", "+ PP ×2"}));
+    }
+
+    void modelStatePerGpu_data()
+    {
+        QTest::addColumn<int>("cut");
+        QTest::addColumn<qint64>("gpus");
+        QTest::addColumn<double>("modelState");
+        // 7B, bf16 mixed AdamW: 2 + 2 + 4 + 8 bytes per parameter (ZeRO paper §5).
+        QTest::newRow("1 GPU: 112 GB") << int(LadderCut::SingleGpu) << qint64(1) << 112e9;
+        QTest::newRow("ZeRO-1 x8: 14 + 14 + (28 + 56)/8 = 38.5 GB") << int(LadderCut::Zero1) << qint64(8) << 38.5e9;
+        QTest::newRow("ZeRO-2 x8: 14 + (14 + 28 + 56)/8 = 26.25 GB") << int(LadderCut::Zero2) << qint64(8) << 26.25e9;
+        QTest::newRow("ZeRO-3 x8: 112/8 = 14 GB") << int(LadderCut::Zero3) << qint64(8) << 14e9;
+        QTest::newRow("+ TP x2 on 16 GPUs: 7 GB") << int(LadderCut::Tensor) << qint64(16) << 7e9;
+        QTest::newRow("+ PP x2 on 32 GPUs: 3.5 GB") << int(LadderCut::Pipeline) << qint64(32) << 3.5e9;
+    }
+    void modelStatePerGpu()
+    {
+        QFETCH(int, cut);
+        QFETCH(qint64, gpus);
+        QFETCH(double, modelState);
+        const auto rs = sevenB();
+        const LadderRung* r = rung(rs, static_cast<LadderCut>(cut));
+        QVERIFY(r);
+        QCOMPARE(r->gpus, gpus);
+        QCOMPARE(r->scenario.hardware.gpus, gpus);
+        testdata::compareBytes(r->perGpu.modelState(), modelState);
+        QCOMPARE(r->perGpu.total(), r->breakdown.perGpu.total());
+    }
+
+    void removedIsWhatTheCutTook()
+    {
+        const auto rs = sevenB();
+        const LadderRung* z1 = rung(rs, LadderCut::Zero1);
+        const LadderRung* z2 = rung(rs, LadderCut::Zero2);
+        const LadderRung* z3 = rung(rs, LadderCut::Zero3);
+        QCOMPARE(z1->removed.optimizer, 56e9 - 7e9);
+        QCOMPARE(z1->removed.master, 28e9 - 3.5e9);
+        QCOMPARE(z1->removed.weights, 0.0);
+        QCOMPARE(z2->removed.gradients, 14e9 - 1.75e9);
+        QCOMPARE(z2->removed.optimizer, 0.0);
+        QCOMPARE(z3->removed.weights, 14e9 - 1.75e9);
+        for (size_t i = 1; i < rs.size(); ++i)
+            testdata::compareBytes(rs[i].removed.total(), rs[i - 1].perGpu.total() - rs[i].perGpu.total(), 1e-12);
+    }
+
+    void whatStaysReplicated_data()
+    {
+        QTest::addColumn<int>("cut");
+        QTest::addColumn<double>("replicated");
+        QTest::newRow("1 GPU: nothing to replicate") << int(LadderCut::SingleGpu) << 0.0;
+        QTest::newRow("ZeRO-1: weights and gradients stay whole, 28 GB") << int(LadderCut::Zero1) << 28e9;
+        QTest::newRow("ZeRO-2: weights stay whole, 14 GB") << int(LadderCut::Zero2) << 14e9;
+        QTest::newRow("ZeRO-3: nothing stays whole") << int(LadderCut::Zero3) << 0.0;
+    }
+    void whatStaysReplicated()
+    {
+        QFETCH(int, cut);
+        QFETCH(double, replicated);
+        const auto rs = sevenB();
+        QCOMPARE(rung(rs, static_cast<LadderCut>(cut))->replicatedBytes, replicated);
+    }
+
+    void everyCutHasATax()
+    {
+        const auto rs = sevenB();
+        QCOMPARE(rs[0].tax.total(), 0.0);
+        // Ring all-reduce of bf16 gradients over 8 ranks: 2·(7/8)·2·7e9; ZeRO-3 adds half of it again.
+        testdata::compareBytes(rung(rs, LadderCut::Zero1)->tax.dataParallel, 2 * 2 * 7e9 * 7 / 8);
+        testdata::compareBytes(rung(rs, LadderCut::Zero2)->addedTax, 0.0);
+        testdata::compareBytes(rung(rs, LadderCut::Zero3)->addedTax, 0.5 * 2 * 2 * 7e9 * 7 / 8);
+        QVERIFY(rung(rs, LadderCut::Tensor)->tax.tensorParallel > 0);
+        QVERIFY(rung(rs, LadderCut::Pipeline)->tax.pipelineParallel > 0);
+        for (const LadderRung& r : rs)
+            QVERIFY(!r.taxText.empty() && !r.description.empty());
+    }
+
+    void moeLadderEndsWithExpertParallel()
+    {
+        LadderOptions o;
+        o.dataParallel = 8;
+        o.tensorParallel = 1;
+        o.pipelineParallel = 1;
+        o.expertParallel = 8;
+        const auto rs = scaleOutLadder(testdata::preset("mixtral-8x7b"), testdata::gpu("H100"), o);
+        QCOMPARE(rs.back().cut, LadderCut::Expert);
+        QCOMPARE(rs.back().scenario.hardware.ep, qint64(8));
+        QVERIFY(rs.back().tax.expertParallel > 0);
+        // Under ZeRO-3, expert parallelism trades weight all-gathers for token all-to-alls:
+        // the model state per GPU stays what ZeRO-3 already made it.
+        testdata::compareBytes(rs.back().perGpu.modelState(), rung(rs, LadderCut::Zero3)->perGpu.modelState(), 1e-12);
+        QVERIFY(rs.back().tax.dataParallel < rung(rs, LadderCut::Zero3)->tax.dataParallel);
+    }
+
+    void inferenceScenarioIsLadderedAsTraining()
+    {
+        Scenario s = testdata::sized(7'000'000'000);
+        s.training.mode = Mode::Inference;
+        const auto rs = scaleOutLadder(s, testdata::gpu("H100"));
+        QCOMPARE(rs.front().perGpu.modelState(), 112e9);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLadder)
+#include "tst_ladder.moc"
