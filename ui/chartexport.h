@@ -2,11 +2,15 @@
 // Offscreen rendering of the charts to image files (the --export-png path and the window's export).
 
 #include "gpu.h"
+#include "memorybarchart.h"
 #include "scenario.h"
+#include "units.h"
 
+#include <QImage>
 #include <QString>
 
 #include <optional>
+#include <vector>
 
 namespace trainmem {
 
@@ -22,9 +26,26 @@ struct ExportOptions {
     bool slideTheme = true;  ///< light background, large fonts
 };
 
+/// What the window adds to a scenario: pinned bars and view choices.
+struct ChartExtras {
+    std::vector<BarColumn> pins;
+    UnitSystem units = UnitSystem::Decimal;
+    AxisScale axisScale = AxisScale::Automatic;
+};
+
+enum class ExportFormat { Png, Pdf };
+
 /// Renders `kind` for the scenario to a PNG file. Needs a QApplication (any platform,
 /// "offscreen" included). Returns false with a message naming the file on failure.
 bool exportChartPng(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file,
                     const ExportOptions& options, QString* error);
+
+/// The same with pins and view choices, as PNG or PDF (vector). The file is replaced atomically.
+bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file, ExportFormat format,
+                 const ExportOptions& options, const ChartExtras& extras, QString* error);
+
+/// The image exportChart would write as PNG (the clipboard copy uses it).
+QImage renderChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& options,
+                   const ChartExtras& extras);
 
 }  // namespace trainmem

@@ -1,0 +1,35 @@
+#pragma once
+// Axis tickers that label bytes with the core's formatter (units live in one place: core/units.h).
+
+#include "units.h"
+
+#include <qcustomplot.h>
+
+namespace trainmem {
+
+/// "2.50 GB" → "2.5 GB": tick labels need no trailing zeros.
+QString tickBytes(double bytes, UnitSystem units);
+
+/// Linear bytes axis: steps are 1, 2, 2.5 or 5 times a power of ten of the unit (GB or GiB),
+/// so binary units get round GiB ticks too.
+class BytesTicker : public QCPAxisTicker
+{
+public:
+    UnitSystem units = UnitSystem::Decimal;
+
+protected:
+    double getTickStep(const QCPRange& range) override;
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+};
+
+/// Logarithmic bytes axis, one tick per decade (1 GB, 10 GB, 100 GB, 1 TB …).
+class LogBytesTicker : public QCPAxisTickerLog
+{
+public:
+    UnitSystem units = UnitSystem::Decimal;
+
+protected:
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+};
+
+}  // namespace trainmem

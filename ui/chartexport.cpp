@@ -1,0 +1,227 @@
+#include "chartexport.h"
+
+#include "charttheme.h"
+#include "dashboard.h"
+#include "memorybarchart.h"
+#include "sequencechart.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QSaveFile>
+
+#include <qcustomplot.h>
+
+#include <cmath>
+#include <memory>
+
+namespace trainmem {
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("ChartExport", text);
+}
+
+/// The offscreen charts for one export, themed and filled from the core's numbers.
+struct Scene {
+    DashboardState state;
+    ChartTheme theme;
+    std::unique_ptr<MemoryBarChart> bars;
+    std::unique_ptr<SequenceChart> seq;
+    QString title;
+};
+
+Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& o, const ChartExtras& x)
+{
+    Scene sc;
+    sc.state = computeDashboard(s, gpu, x.pins, x.units);
+    sc.theme = o.slideTheme ? ChartTheme::slide(o.width, o.height) : ChartTheme::fromPalette(QGuiApplication::palette());
+    sc.title = QString::fromStdString(s.name.empty() ? s.id : s.name);
+    const bool single = kind != ChartKind::Dashboard;
+    if (kind != ChartKind::Seq) {
+        sc.bars = std::make_unique<MemoryBarChart>();
+        sc.bars->setTheme(sc.theme);
+        sc.bars->setUnits(x.units);
+        sc.bars->setAxisScale(x.axisScale);
+        sc.bars->setColumns(sc.state.columns, gpu.memoryBytes, sc.state.capacityLabel);
+        if (single && !sc.title.isEmpty())
+            sc.bars->setTitle(tr("Where the memory goes: %1").arg(sc.title));
+    }
+    if (kind != ChartKind::Bars) {
+        sc.seq = std::make_unique<SequenceChart>();
+        sc.seq->setTheme(sc.theme);
+        sc.seq->setUnits(x.units);
+        sc.seq->fitTicksTo(single ? o.width : o.width / 2);
+        sc.seq->setData(sc.state.sequence);
+        if (single && !sc.title.isEmpty())
+            sc.seq->setTitle(tr("Memory per GPU against context: %1").arg(sc.title));
+    }
+    return sc;
+}
+
+void drawChart(QCPPainter& p, QCustomPlot* chart, const QRect& r)
+{
+    p.save();
+    p.translate(r.topLeft());
+    chart->toPainter(&p, r.width(), r.height());
+    p.restore();
+}
+
+/// A slide: the scenario's name, the verdict, the two charts and a footer with the inputs.
+void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
+{
+    const ChartTheme& t = sc.theme;
+    const int m = qRound(t.fontPx * 1.3);
+    int y = m;
+    const QFont titleFont = t.font(1.8, true);
+    p.setFont(titleFont);
+    p.setPen(t.foreground);
+    const QRect titleRect(m, y, w - 2 * m, QFontMetrics(titleFont).height());
+    p.drawText(titleRect, Qt::AlignLeft | Qt::AlignVCenter, sc.title.isEmpty() ? tr("TrainMem") : sc.title);
+    y = titleRect.bottom() + qRound(t.fontPx * 0.5);
+
+    const QFont verdictFont = t.font(1.2, true);
+    const int bar = qRound(t.fontPx * 0.35);
+    const QRect verdictArea(m + bar * 3, y, w - 2 * m - bar * 3, h);
+    const QRect verdictRect = QFontMetrics(verdictFont).boundingRect(verdictArea, Qt::TextWordWrap, sc.state.verdict);
+    const QColor accent = sc.state.current.fits ? t.fits : t.capacity;
+    QColor tint = accent;
+    tint.setAlpha(28);
+    const QRect band(m, y - bar, w - 2 * m, verdictRect.height() + 2 * bar);
+    p.fillRect(band, tint);
+    p.fillRect(QRect(m, band.top(), bar, band.height()), accent);
+    p.setFont(verdictFont);
+    p.setPen(t.foreground);
+    p.drawText(verdictRect, Qt::TextWordWrap, sc.state.verdict);
+    y = band.bottom() + qRound(t.fontPx * 0.8);
+
+    const QFont footerFont = t.font(0.8);
+    const int footerH = QFontMetrics(footerFont).height() + qRound(t.fontPx * 0.4);
+    const int chartsH = h - y - m - footerH;
+    const int gap = qRound(t.fontPx);
+    if (w >= h * 1.2) {
+        const int cw = (w - 2 * m - gap) / 2;
+        drawChart(p, sc.bars.get(), QRect(m, y, cw, chartsH));
+        drawChart(p, sc.seq.get(), QRect(m + cw + gap, y, w - 2 * m - gap - cw, chartsH));
+    } else {
+        const int ch = (chartsH - gap) / 2;
+        drawChart(p, sc.bars.get(), QRect(m, y, w - 2 * m, ch));
+        drawChart(p, sc.seq.get(), QRect(m, y + ch + gap, w - 2 * m, chartsH - gap - ch));
+    }
+
+    const Breakdown& b = sc.state.current;
+    const QString footer =
+        tr("%1 parameters · %2 · %3 · %4 · context %5 · micro-batch %6 · checkpointing %7 · made with TrainMem")
+            .arg(QString::fromStdString(formatCount(static_cast<double>(b.model.params.total))),
+                 QString::fromLatin1(toString(s.training.mode)), QString::fromLatin1(toString(s.training.precision)),
+                 QString::fromLatin1(toString(s.training.optimizer)),
+                 QString::fromStdString(formatContext(s.training.seqLen)))
+            .arg(s.training.microBatch)
+            .arg(QString::fromLatin1(toString(s.training.checkpointing)));
+    p.setFont(footerFont);
+    QColor grey = t.foreground;
+    grey.setAlpha(150);
+    p.setPen(grey);
+    p.drawText(QRect(m, h - m - footerH, w - 2 * m, footerH), Qt::AlignRight | Qt::AlignBottom, footer);
+}
+
+void paintScene(QCPPainter& p, Scene& sc, const Scenario& s, ChartKind kind, int w, int h)
+{
+    p.fillRect(QRect(0, 0, w, h), sc.theme.background);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+    switch (kind) {
+    case ChartKind::Bars: drawChart(p, sc.bars.get(), QRect(0, 0, w, h)); break;
+    case ChartKind::Seq: drawChart(p, sc.seq.get(), QRect(0, 0, w, h)); break;
+    case ChartKind::Dashboard: drawDashboard(p, sc, s, w, h); break;
+    }
+}
+
+bool fail(QString* error, const QString& message)
+{
+    if (error)
+        *error = message;
+    return false;
+}
+
+}  // namespace
+
+std::optional<ChartKind> chartKindFromName(const QString& name)
+{
+    const QString n = name.trimmed().toLower();
+    if (n == QLatin1String("bars"))
+        return ChartKind::Bars;
+    if (n == QLatin1String("seq"))
+        return ChartKind::Seq;
+    if (n == QLatin1String("dashboard"))
+        return ChartKind::Dashboard;
+    return std::nullopt;
+}
+
+QImage renderChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& o,
+                   const ChartExtras& extras)
+{
+    Scene sc = makeScene(s, gpu, kind, o, extras);
+    QImage image(qRound(o.width * o.scale), qRound(o.height * o.scale), QImage::Format_ARGB32_Premultiplied);
+    if (image.isNull())
+        return image;
+    image.fill(sc.theme.background);
+    QCPPainter p(&image);
+    p.scale(o.scale, o.scale);
+    paintScene(p, sc, s, kind, o.width, o.height);
+    p.end();
+    return image;
+}
+
+bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file, ExportFormat format,
+                 const ExportOptions& o, const ChartExtras& extras, QString* error)
+{
+    if (file.isEmpty())
+        return fail(error, tr("no file name given"));
+    const QFileInfo info(file);
+    if (!info.absoluteDir().exists())
+        return fail(error, tr("%1: the folder %2 does not exist").arg(file, QDir::toNativeSeparators(info.absolutePath())));
+    if (o.width < 1 || o.height < 1 || !(o.scale > 0) || o.width * o.scale > 32768 || o.height * o.scale > 32768)
+        return fail(error, tr("%1: an image of %2×%3 at scale %4 is out of range").arg(file).arg(o.width).arg(o.height).arg(o.scale));
+
+    QSaveFile out(file);
+    if (!out.open(QIODevice::WriteOnly))
+        return fail(error, tr("%1: cannot be written: %2").arg(file, out.errorString()));
+    if (format == ExportFormat::Png) {
+        const QImage image = renderChart(s, gpu, kind, o, extras);
+        if (image.isNull())
+            return fail(error, tr("%1: not enough memory for a %2×%3 image").arg(file).arg(image.width()).arg(image.height()));
+        if (!image.save(&out, "PNG"))
+            return fail(error, tr("%1: the PNG could not be encoded: %2").arg(file, out.errorString()));
+    } else {
+        // Vector output: one point per logical pixel, no scale needed.
+        Scene sc = makeScene(s, gpu, kind, o, extras);
+        QPdfWriter pdf(&out);
+        pdf.setResolution(72);
+        pdf.setPageSize(QPageSize(QSizeF(o.width, o.height), QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setCreator(QStringLiteral("TrainMem"));
+        pdf.setTitle(sc.title);
+        QCPPainter p(&pdf);
+        if (!p.isActive())
+            return fail(error, tr("%1: cannot start a PDF").arg(file));
+        p.setMode(QCPPainter::pmVectorized);
+        paintScene(p, sc, s, kind, o.width, o.height);
+        p.end();
+    }
+    if (!out.commit())
+        return fail(error, tr("%1: cannot be written: %2").arg(file, out.errorString()));
+    return true;
+}
+
+bool exportChartPng(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file,
+                    const ExportOptions& options, QString* error)
+{
+    return exportChart(s, gpu, kind, file, ExportFormat::Png, options, ChartExtras{}, error);
+}
+
+}  // namespace trainmem

@@ -1,0 +1,159 @@
+#include "charttheme.h"
+
+#include "coreapi.h"
+
+#include <qcustomplot.h>
+
+#include <QCoreApplication>
+
+#include <algorithm>
+
+namespace trainmem {
+
+QString segmentName(Segment s)
+{
+    switch (s) {
+    case Segment::Weights: return QCoreApplication::translate("trainmem", "Weights");
+    case Segment::Gradients: return QCoreApplication::translate("trainmem", "Gradients");
+    case Segment::Master: return QCoreApplication::translate("trainmem", "Master weights (fp32)");
+    case Segment::Optimizer: return QCoreApplication::translate("trainmem", "Optimizer state");
+    case Segment::Activations: return QCoreApplication::translate("trainmem", "Activations");
+    case Segment::KvCache: return QCoreApplication::translate("trainmem", "KV cache");
+    case Segment::Logits: return QCoreApplication::translate("trainmem", "Logits");
+    case Segment::Workspace: return QCoreApplication::translate("trainmem", "Workspace");
+    case Segment::Overhead: return QCoreApplication::translate("trainmem", "Overhead");
+    }
+    return {};
+}
+
+QString segmentExplanation(Segment s)
+{
+    switch (s) {
+    case Segment::Weights:
+        return QCoreApplication::translate("trainmem", "The parameters themselves, in the working precision.");
+    case Segment::Gradients:
+        return QCoreApplication::translate("trainmem", "One gradient per weight, written by the backward pass.");
+    case Segment::Master:
+        return QCoreApplication::translate("trainmem", "The fp32 copy mixed precision updates, so small steps are not rounded away.");
+    case Segment::Optimizer:
+        return QCoreApplication::translate("trainmem", "The optimizer's running averages per weight (Adam keeps two).");
+    case Segment::Activations:
+        return QCoreApplication::translate("trainmem", "The tape of forward results kept for the backward pass.");
+    case Segment::KvCache:
+        return QCoreApplication::translate("trainmem", "Keys and values of every past token, kept while generating.");
+    case Segment::Logits:
+        return QCoreApplication::translate("trainmem", "One score per vocabulary entry per token, plus fp32 for the loss.");
+    case Segment::Workspace:
+        return QCoreApplication::translate("trainmem", "The largest temporary matmul buffer and its gradient.");
+    case Segment::Overhead:
+        return QCoreApplication::translate("trainmem", "CUDA context, framework and the allocator's fragmentation reserve.");
+    }
+    return {};
+}
+
+double segmentValue(const Segments& g, Segment s)
+{
+    switch (s) {
+    case Segment::Weights: return g.weights;
+    case Segment::Gradients: return g.gradients;
+    case Segment::Master: return g.master;
+    case Segment::Optimizer: return g.optimizer;
+    case Segment::Activations: return g.activations;
+    case Segment::KvCache: return g.kvCache;
+    case Segment::Logits: return g.logits;
+    case Segment::Workspace: return g.workspace;
+    case Segment::Overhead: return g.overhead();
+    }
+    return 0;
+}
+
+QColor ChartTheme::segmentColor(Segment s)
+{
+    // Tableau 10: distinguishable for most colour-vision deficiencies and on projectors.
+    static constexpr std::array<QRgb, kSegmentCount> colours{0x4e79a7, 0xf28e2b, 0x76b7b2, 0xe15759, 0x59a14f,
+                                                             0xedc948, 0xb07aa1, 0xff9da7, 0x9c9c9c};
+    return QColor::fromRgb(colours[static_cast<size_t>(s)]);
+}
+
+QColor ChartTheme::checkpointColor(int mode)
+{
+    static constexpr std::array<QRgb, 3> colours{0xe15759, 0x4e79a7, 0x59a14f};
+    return QColor::fromRgb(colours[static_cast<size_t>(std::clamp(mode, 0, 2))]);
+}
+
+QFont ChartTheme::font(double factor, bool bold) const
+{
+    QFont f;
+    f.setPixelSize(std::max(6, qRound(fontPx * factor)));
+    f.setBold(bold);
+    return f;
+}
+
+ChartTheme ChartTheme::fromPalette(const QPalette& palette, double fontScale)
+{
+    ChartTheme t;
+    t.background = palette.color(QPalette::Base);
+    t.foreground = palette.color(QPalette::Text);
+    t.dark = t.background.lightnessF() < 0.5;
+    t.grid = t.dark ? t.background.lighter(180) : t.background.darker(118);
+    t.subGrid = t.dark ? t.background.lighter(135) : t.background.darker(106);
+    t.capacity = t.dark ? QColor(0xff, 0x6b, 0x6b) : QColor(0xb0, 0x1e, 0x1e);
+    t.fits = t.dark ? QColor(0x6b, 0xd3, 0x8a) : QColor(0x1b, 0x7f, 0x3a);
+    t.marker = t.foreground;
+    const QFont app = QFont();
+    const double px = app.pixelSize() > 0 ? app.pixelSize() : app.pointSizeF() * 96.0 / 72.0;
+    t.fontPx = std::max(9.0, px) * fontScale;
+    return t;
+}
+
+ChartTheme ChartTheme::slide(int width, int height)
+{
+    ChartTheme t;
+    // 16 px tick labels on a 1600×1000 slide, scaled with the smaller side so small exports stay legible.
+    const double k = std::min(width / 1600.0, height / 1000.0);
+    t.fontPx = std::clamp(17.0 * k, 9.0, 60.0);
+    return t;
+}
+
+void ChartTheme::applyToAxis(QCPAxis* axis) const
+{
+    axis->setBasePen(QPen(foreground, 1));
+    axis->setTickPen(QPen(foreground, 1));
+    axis->setSubTickPen(QPen(foreground, 1));
+    axis->setTickLabelColor(foreground);
+    axis->setLabelColor(foreground);
+    axis->setTickLabelFont(font());
+    axis->setLabelFont(font(1.1, true));
+    axis->setTickLengthOut(0);
+    axis->setSubTickLengthOut(0);
+    axis->grid()->setPen(QPen(grid, 1, Qt::SolidLine));
+    axis->grid()->setSubGridPen(QPen(subGrid, 1, Qt::DotLine));
+    axis->grid()->setZeroLinePen(Qt::NoPen);
+    axis->setLabelPadding(qRound(fontPx * 0.5));
+    axis->setTickLabelPadding(qRound(fontPx * 0.4));
+}
+
+void ChartTheme::applyToLegend(QCPLegend* legend) const
+{
+    legend->setBrush(Qt::NoBrush);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setTextColor(foreground);
+    legend->setFont(font());
+    const int icon = qRound(fontPx * 1.1);
+    legend->setIconSize(icon, icon);
+    legend->setIconTextPadding(qRound(fontPx * 0.4));
+    legend->setRowSpacing(qRound(fontPx * 0.15));
+    legend->setColumnSpacing(qRound(fontPx * 0.9));
+    legend->setMargins(QMargins(qRound(fontPx * 0.5), qRound(fontPx * 0.3), qRound(fontPx * 0.5), qRound(fontPx * 0.3)));
+}
+
+void ChartTheme::applyToPlot(QCustomPlot* plot) const
+{
+    plot->setBackground(background);
+    plot->axisRect()->setBackground(background);
+    for (QCPAxis* a : plot->axisRect()->axes())
+        applyToAxis(a);
+    applyToLegend(plot->legend);
+}
+
+}  // namespace trainmem

@@ -1,0 +1,57 @@
+#pragma once
+// Colours and fonts shared by every chart: one fixed colour per memory segment (so a colour means
+// the same thing on every bar, curve and slide), and a palette-following or light "slide" theme.
+
+#include <QColor>
+#include <QFont>
+#include <QPalette>
+#include <QString>
+
+#include <array>
+
+class QCPAxis;
+class QCPLegend;
+class QCustomPlot;
+
+namespace trainmem {
+
+struct Segments;
+
+/// The stacked segments, bottom to top, in the order the bars draw them.
+enum class Segment { Weights, Gradients, Master, Optimizer, Activations, KvCache, Logits, Workspace, Overhead };
+inline constexpr int kSegmentCount = 9;
+
+/// Translated display name ("Optimizer state").
+QString segmentName(Segment s);
+/// One sentence explaining the segment, for hover text.
+QString segmentExplanation(Segment s);
+/// The segment's bytes in a breakdown (overhead = framework + fragmentation).
+double segmentValue(const Segments& g, Segment s);
+
+struct ChartTheme {
+    QColor background = Qt::white;
+    QColor foreground = QColor(0x20, 0x20, 0x20);
+    QColor grid = QColor(0xd8, 0xd8, 0xd8);
+    QColor subGrid = QColor(0xee, 0xee, 0xee);
+    QColor capacity = QColor(0xb0, 0x1e, 0x1e);  ///< the GPU line and the "dies" region
+    QColor fits = QColor(0x1b, 0x7f, 0x3a);
+    QColor marker = QColor(0x20, 0x20, 0x20);
+    double fontPx = 13;  ///< tick labels; titles and labels scale from it
+    bool dark = false;
+
+    QFont font(double factor = 1.0, bool bold = false) const;
+    static QColor segmentColor(Segment s);
+    /// The three checkpointing modes' curves (none, selective, full).
+    static QColor checkpointColor(int mode);
+
+    /// Follows the application palette (dark mode included); `fontScale` for presentation mode.
+    static ChartTheme fromPalette(const QPalette& palette, double fontScale = 1.0);
+    /// White background, dark text, fonts sized for a slide of `height` logical pixels.
+    static ChartTheme slide(int width, int height);
+
+    void applyToAxis(QCPAxis* axis) const;
+    void applyToLegend(QCPLegend* legend) const;
+    void applyToPlot(QCustomPlot* plot) const;
+};
+
+}  // namespace trainmem

@@ -1,0 +1,353 @@
+#include "controlpanel.h"
+
+#include "coreapi.h"
+#include "logsliderfield.h"
+#include "presetlibrary.h"
+#include "units.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace trainmem {
+namespace {
+
+template <typename E>
+void selectData(QComboBox* box, E value)
+{
+    const QSignalBlocker block(box);
+    box->setCurrentIndex(std::max(0, box->findData(static_cast<int>(value))));
+}
+
+template <typename E>
+E dataOf(const QComboBox* box)
+{
+    return static_cast<E>(box->currentData().toInt());
+}
+
+QString countText(int64_t n)
+{
+    return QString::fromStdString(formatCount(static_cast<double>(n)));
+}
+
+std::optional<int64_t> parseCountText(const QString& t)
+{
+    return parseCount(t.toStdString());
+}
+
+QGroupBox* group(const QString& title, QFormLayout*& form, QWidget* parent)
+{
+    auto* box = new QGroupBox(title, parent);
+    form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    return box;
+}
+
+}  // namespace
+
+ControlPanel::ControlPanel(const PresetLibrary& library, QWidget* parent) : QWidget(parent), m_library(library)
+{
+    setObjectName(QStringLiteral("controlPanel"));
+    build();
+    setScenario(m_scenario);
+}
+
+void ControlPanel::build()
+{
+    auto* layout = new QVBoxLayout(this);
+    QFormLayout* form = nullptr;
+
+    // Scenario
+    QGroupBox* scenarioBox = group(tr("Scenario"), form, this);
+    m_preset = new QComboBox(this);
+    m_preset->setObjectName(QStringLiteral("preset"));
+    for (const PresetEntry& e : m_library.presets())
+        m_preset->addItem(QString::fromStdString(e.scenario.name.empty() ? e.scenario.id : e.scenario.name),
+                          QString::fromStdString(e.scenario.id));
+    m_preset->setToolTip(tr("Start from a published model or one of the chapter's examples; every control below "
+                            "then edits it."));
+    form->addRow(tr("Preset"), m_preset);
+    m_description = new QLabel(this);
+    m_description->setWordWrap(true);
+    m_description->setObjectName(QStringLiteral("presetDescription"));
+    m_description->setForegroundRole(QPalette::PlaceholderText);
+    form->addRow(m_description);
+    m_mode = new QComboBox(this);
+    m_mode->setObjectName(QStringLiteral("mode"));
+    m_mode->addItem(tr("Training"), static_cast<int>(Mode::Training));
+    m_mode->addItem(tr("Inference"), static_cast<int>(Mode::Inference));
+    m_mode->setToolTip(tr("Inference needs the weights (and a KV cache); training also keeps gradients, "
+                          "optimizer state and the activations for the backward pass."));
+    form->addRow(tr("Mode"), m_mode);
+    layout->addWidget(scenarioBox);
+
+    // Model
+    QGroupBox* modelBox = group(tr("Model"), form, this);
+    m_params = new LogSliderField(LogSliderField::decadeSteps(1'000'000, 10'000'000'000'000), countText,
+                                  parseCountText, this);
+    m_params->setObjectName(QStringLiteral("params"));
+    m_params->setBounds(1, kMaxParams);
+    m_params->setToolTips(tr("Total parameters, every expert included: model state scales with this number. "
+                             "Type 7B, 70B or 2.4T. On a preset with an architecture this switches to a "
+                             "size-only model shaped by the documented rule."));
+    form->addRow(tr("Total parameters"), m_params);
+    m_active = new LogSliderField(LogSliderField::decadeSteps(1'000'000, 10'000'000'000'000), countText,
+                                  parseCountText, this);
+    m_active->setObjectName(QStringLiteral("activeParams"));
+    m_active->setToolTips(tr("Parameters used per token (mixture of experts): they set the compute and the "
+                             "activations, not the optimizer state. Equal to the total for a dense model."));
+    m_activeLabel = new QLabel(tr("Active parameters"), this);
+    form->addRow(m_activeLabel, m_active);
+    m_experts = new QSpinBox(this);
+    m_experts->setObjectName(QStringLiteral("activeExperts"));
+    m_experts->setToolTip(tr("Routed experts each token visits (k of E). Every expert still has weights, "
+                             "gradients and optimizer state: sparsity buys FLOPs, not memory."));
+    m_expertsLabel = new QLabel(tr("Active experts"), this);
+    form->addRow(m_expertsLabel, m_experts);
+    layout->addWidget(modelBox);
+
+    // Training
+    QGroupBox* trainingBox = group(tr("Training"), form, this);
+    m_precision = new QComboBox(this);
+    m_precision->setObjectName(QStringLiteral("precision"));
+    m_precision->addItem(tr("fp32 (4+4 B)"), static_cast<int>(Precision::FP32));
+    m_precision->addItem(tr("bf16 mixed (2+2+4 B)"), static_cast<int>(Precision::BF16Mixed));
+    m_precision->addItem(tr("fp16 mixed (2+2+4 B)"), static_cast<int>(Precision::FP16Mixed));
+    m_precision->addItem(tr("pure bf16 (2+2 B)"), static_cast<int>(Precision::BF16));
+    m_precision->addItem(tr("fp8 mixed (DeepSeek-V3)"), static_cast<int>(Precision::FP8Mixed));
+    m_precision->setToolTip(tr("How weights, gradients and the master copy are stored. Mixed precision keeps "
+                               "16-bit weights and gradients plus an fp32 master copy: with Adam, 16 bytes per "
+                               "parameter."));
+    form->addRow(tr("Precision"), m_precision);
+    m_optimizer = new QComboBox(this);
+    m_optimizer->setObjectName(QStringLiteral("optimizer"));
+    m_optimizer->addItem(tr("AdamW (2 slots)"), static_cast<int>(Optimizer::AdamW));
+    m_optimizer->addItem(tr("Adam (2 slots)"), static_cast<int>(Optimizer::Adam));
+    m_optimizer->addItem(tr("SGD (no state)"), static_cast<int>(Optimizer::SGD));
+    m_optimizer->addItem(tr("SGD + momentum (1 slot)"), static_cast<int>(Optimizer::SGDMomentum));
+    m_optimizer->addItem(tr("Lion (1 slot)"), static_cast<int>(Optimizer::Lion));
+    m_optimizer->addItem(tr("Adafactor (factored)"), static_cast<int>(Optimizer::Adafactor));
+    m_optimizer->addItem(tr("8-bit Adam"), static_cast<int>(Optimizer::Adam8bit));
+    m_optimizer->setToolTip(tr("The optimizer keeps running averages per weight: Adam two (momentum and "
+                               "variance), Lion and momentum SGD one, plain SGD none."));
+    form->addRow(tr("Optimizer"), m_optimizer);
+    m_context = new LogSliderField(LogSliderField::octaveSteps(512, 1 << 20),
+                                   [](int64_t n) { return QString::fromStdString(formatContext(n)); },
+                                   [](const QString& t) { return parseContext(t.toStdString()); }, this);
+    m_context->setObjectName(QStringLiteral("context"));
+    m_context->setBounds(16, kMaxSeq);
+    m_context->setToolTips(tr("Tokens per sequence. Activations grow with it (quadratically for attention scores "
+                               "without a fused kernel), and so does the KV cache. Type 8k or 128k."));
+    form->addRow(tr("Context length"), m_context);
+    m_microBatch = new QSpinBox(this);
+    m_microBatch->setObjectName(QStringLiteral("microBatch"));
+    m_microBatch->setRange(1, static_cast<int>(std::min<int64_t>(kMaxMicroBatch, 65536)));
+    m_microBatch->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+    m_microBatch->setToolTip(tr("Sequences each GPU processes at once. Activations, logits and the KV cache grow "
+                                "linearly with it; gradient accumulation reaches large batches without it."));
+    form->addRow(tr("Micro-batch"), m_microBatch);
+    m_checkpointing = new QComboBox(this);
+    m_checkpointing->setObjectName(QStringLiteral("checkpointing"));
+    m_checkpointing->addItem(tr("None (keep the whole tape)"), static_cast<int>(Checkpointing::None));
+    m_checkpointing->addItem(tr("Selective (recompute attention)"), static_cast<int>(Checkpointing::Selective));
+    m_checkpointing->addItem(tr("Full (keep layer inputs)"), static_cast<int>(Checkpointing::Full));
+    m_checkpointing->setToolTip(tr("Activation checkpointing throws parts of the tape away and recomputes them in "
+                                   "the backward pass: compute spent to buy memory (Korthikanti et al. 2022)."));
+    form->addRow(tr("Checkpointing"), m_checkpointing);
+    m_flash = new QCheckBox(tr("Fused (flash) attention"), this);
+    m_flash->setObjectName(QStringLiteral("flash"));
+    m_flash->setToolTip(tr("A fused attention kernel never stores the s×s score matrix, only softmax statistics, "
+                           "so attention memory grows linearly with the context."));
+    form->addRow(m_flash);
+    layout->addWidget(trainingBox);
+
+    // Hardware
+    QGroupBox* hardwareBox = group(tr("Hardware"), form, this);
+    m_gpu = new QComboBox(this);
+    m_gpu->setObjectName(QStringLiteral("gpu"));
+    for (const GpuSpec& g : m_library.gpus().gpus)
+        m_gpu->addItem(tr("%1 (%2)").arg(QString::fromStdString(g.id), QString::fromStdString(formatBytes(g.memoryBytes))),
+                       QString::fromStdString(g.id));
+    m_gpu->setToolTip(tr("The accelerator type: its memory is the red capacity line on both charts."));
+    form->addRow(tr("GPU"), m_gpu);
+    m_gpuCount = new QSpinBox(this);
+    m_gpuCount->setObjectName(QStringLiteral("gpuCount"));
+    m_gpuCount->setRange(1, static_cast<int>(std::min<int64_t>(kMaxGpus, 10'000'000)));
+    m_gpuCount->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+    m_gpuCount->setToolTip(tr("GPUs sharing the job. More GPUs only reduce per-GPU memory when something is "
+                              "sharded (ZeRO, tensor or pipeline parallelism): every cut has a communication tax."));
+    form->addRow(tr("GPU count"), m_gpuCount);
+    m_zero = new QComboBox(this);
+    m_zero->setObjectName(QStringLiteral("zero"));
+    m_zero->addItem(tr("0: replicate everything"), 0);
+    m_zero->addItem(tr("1: shard optimizer state"), 1);
+    m_zero->addItem(tr("2: + shard gradients"), 2);
+    m_zero->addItem(tr("3: + shard weights (FSDP)"), 3);
+    m_zero->setToolTip(tr("ZeRO data parallelism (Rajbhandari et al. 2019) splits the model state across the GPUs "
+                          "instead of copying it: stage 1 the optimizer, 2 also gradients, 3 also weights."));
+    form->addRow(tr("ZeRO stage"), m_zero);
+    m_weights = new QComboBox(this);
+    m_weights->setObjectName(QStringLiteral("weights"));
+    m_weights->addItem(tr("bf16 (2 B/weight)"), static_cast<int>(InferenceWeights::BF16));
+    m_weights->addItem(tr("int8 (1 B/weight)"), static_cast<int>(InferenceWeights::INT8));
+    m_weights->addItem(tr("int4 (0.5 B/weight)"), static_cast<int>(InferenceWeights::INT4));
+    m_weights->setToolTip(tr("How served weights are stored: quantising to int8 or int4 halves or quarters the "
+                             "inference memory. Training always keeps higher precision."));
+    form->addRow(tr("Inference weights"), m_weights);
+    layout->addWidget(hardwareBox);
+    layout->addStretch(1);
+
+    // Every control edits the scenario; the window decides what happens next.
+    connect(m_preset, qOverload<int>(&QComboBox::activated), this, [this](int i) {
+        if (const PresetEntry* e = m_library.find(m_preset->itemData(i).toString()))
+            edit(Control::Preset, false, [e](Scenario& s) { s = e->scenario; });
+    });
+    auto combo = [this](QComboBox* box, Control c, auto apply) {
+        connect(box, qOverload<int>(&QComboBox::currentIndexChanged), this, [this, box, c, apply](int) {
+            edit(c, false, [box, apply](Scenario& s) { apply(s, box->currentData().toInt()); });
+        });
+    };
+    combo(m_mode, Control::Mode, [](Scenario& s, int v) { s.training.mode = static_cast<Mode>(v); });
+    combo(m_precision, Control::Precision, [](Scenario& s, int v) { s.training.precision = static_cast<Precision>(v); });
+    combo(m_optimizer, Control::Optimizer, [](Scenario& s, int v) { s.training.optimizer = static_cast<Optimizer>(v); });
+    combo(m_checkpointing, Control::Checkpointing,
+          [](Scenario& s, int v) { s.training.checkpointing = static_cast<Checkpointing>(v); });
+    combo(m_zero, Control::Zero, [](Scenario& s, int v) { s.hardware.zeroStage = v; });
+    combo(m_weights, Control::Weights,
+          [](Scenario& s, int v) { s.training.inferenceWeights = static_cast<InferenceWeights>(v); });
+    connect(m_gpu, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int) {
+        const std::string id = m_gpu->currentData().toString().toStdString();
+        edit(Control::Gpu, false, [id](Scenario& s) { s.hardware.gpu = id; });
+    });
+    connect(m_flash, &QCheckBox::toggled, this,
+            [this](bool on) { edit(Control::Flash, false, [on](Scenario& s) { s.training.flashAttention = on; }); });
+
+    connect(m_params, &LogSliderField::valueEdited, this, [this](int64_t v, bool continuous) {
+        // Dense stays dense; a sparse model keeps its active count (up to the new total).
+        const ResolvedModel m = resolveModel(m_scenario.model);
+        const int64_t active = m.params.active >= m.params.total ? v : std::min(m.params.active, v);
+        edit(Control::Params, continuous, [v, active](Scenario& s) {
+            s.model.hasArchitecture = false;
+            s.model.params = v;
+            s.model.activeParams = active;
+            s.model.publishedTotal.reset();
+            s.model.publishedActive.reset();
+        });
+    });
+    connect(m_active, &LogSliderField::valueEdited, this, [this](int64_t v, bool continuous) {
+        const int64_t total = resolveModel(m_scenario.model).params.total;
+        edit(Control::ActiveParams, continuous, [v, total](Scenario& s) {
+            s.model.hasArchitecture = false;
+            s.model.params = total;
+            s.model.activeParams = std::min(v, total);
+            s.model.publishedTotal.reset();
+            s.model.publishedActive.reset();
+        });
+    });
+    connect(m_experts, qOverload<int>(&QSpinBox::valueChanged), this, [this](int k) {
+        edit(Control::ActiveExperts, true, [k](Scenario& s) {
+            s.model.architecture.moe.activeExperts = k;
+            s.model.publishedActive.reset();
+        });
+    });
+    connect(m_context, &LogSliderField::valueEdited, this, [this](int64_t v, bool continuous) {
+        edit(Control::Context, continuous, [v](Scenario& s) { s.training.seqLen = v; });
+    });
+    connect(m_microBatch, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
+        edit(Control::MicroBatch, true, [v](Scenario& s) { s.training.microBatch = v; });
+    });
+    connect(m_gpuCount, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
+        edit(Control::GpuCount, true, [v](Scenario& s) { s.hardware.gpus = v; });
+    });
+    for (LogSliderField* f : {m_params, m_active, m_context})
+        connect(f, &LogSliderField::editFinished, this, &ControlPanel::editFinished);
+    for (QSpinBox* b : {m_experts, m_microBatch, m_gpuCount})
+        connect(b, &QSpinBox::editingFinished, this, &ControlPanel::editFinished);
+}
+
+void ControlPanel::edit(Control c, bool continuous, const std::function<void(Scenario&)>& change)
+{
+    Scenario next = m_scenario;
+    change(next);
+    m_scenario = next;
+    updateEnabled();
+    Q_EMIT scenarioEdited(next, c, continuous);
+}
+
+void ControlPanel::setScenario(const Scenario& s)
+{
+    m_scenario = s;
+    const ResolvedModel m = resolveModel(s.model);
+    {
+        const QSignalBlocker block(m_preset);
+        const int i = m_preset->findData(QString::fromStdString(s.id));
+        m_preset->setCurrentIndex(i);
+    }
+    m_description->setText(QString::fromStdString(s.description));
+    m_description->setVisible(!s.description.empty());
+    selectData(m_mode, s.training.mode);
+    m_params->setValue(m.params.total);
+    m_active->setBounds(1, m.params.total);
+    m_active->setValue(m.params.active);
+    {
+        const QSignalBlocker block(m_experts);
+        const MoeConfig& moe = s.model.architecture.moe;
+        m_experts->setRange(1, static_cast<int>(std::max<int64_t>(1, moe.experts)));
+        m_experts->setValue(static_cast<int>(std::max<int64_t>(1, moe.activeExperts)));
+    }
+    selectData(m_precision, s.training.precision);
+    selectData(m_optimizer, s.training.optimizer);
+    m_context->setValue(s.training.seqLen);
+    {
+        const QSignalBlocker block(m_microBatch);
+        m_microBatch->setValue(static_cast<int>(s.training.microBatch));
+    }
+    selectData(m_checkpointing, s.training.checkpointing);
+    {
+        const QSignalBlocker block(m_flash);
+        m_flash->setChecked(s.training.flashAttention);
+    }
+    {
+        const QSignalBlocker block(m_gpu);
+        m_gpu->setCurrentIndex(std::max(0, m_gpu->findData(QString::fromStdString(s.hardware.gpu),
+                                                           Qt::UserRole, Qt::MatchFixedString)));
+    }
+    {
+        const QSignalBlocker block(m_gpuCount);
+        m_gpuCount->setValue(static_cast<int>(s.hardware.gpus));
+    }
+    selectData(m_zero, s.hardware.zeroStage);
+    selectData(m_weights, s.training.inferenceWeights);
+    updateEnabled();
+}
+
+void ControlPanel::updateEnabled()
+{
+    const bool moeArch = m_scenario.model.hasArchitecture && m_scenario.model.architecture.isMoe();
+    m_experts->setVisible(moeArch);
+    m_expertsLabel->setVisible(moeArch);
+    m_active->setVisible(!moeArch);
+    m_activeLabel->setVisible(!moeArch);
+    const bool training = m_scenario.training.mode == Mode::Training;
+    for (QWidget* w : std::initializer_list<QWidget*>{m_precision, m_optimizer, m_checkpointing, m_zero})
+        w->setEnabled(training);
+    m_weights->setEnabled(!training);
+}
+
+void ControlPanel::setFontScale(double scale)
+{
+    QFont f;
+    f.setPointSizeF(QFont().pointSizeF() * scale);
+    setFont(f);
+}
+
+}  // namespace trainmem

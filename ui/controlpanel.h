@@ -1,0 +1,86 @@
+#pragma once
+// The controls (DESIGN.md §5): every input of a Scenario. The panel edits a copy of the window's
+// scenario and emits it; it holds no other state and does no accounting.
+
+#include "scenario.h"
+
+#include <QWidget>
+
+#include <functional>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSpinBox;
+
+namespace trainmem {
+
+class LogSliderField;
+class PresetLibrary;
+
+class ControlPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    /// Which control made an edit: consecutive continuous edits of one control merge into one undo step.
+    enum class Control { Preset, Mode, Params, ActiveParams, ActiveExperts, Precision, Optimizer, Context,
+                         MicroBatch, Checkpointing, Flash, Gpu, GpuCount, Zero, Weights };
+    Q_ENUM(Control)
+
+    explicit ControlPanel(const PresetLibrary& library, QWidget* parent = nullptr);
+
+    /// Shows `s` in every control without emitting anything.
+    void setScenario(const Scenario& s);
+    const Scenario& scenario() const { return m_scenario; }
+    void setFontScale(double scale);
+
+    QComboBox* presetBox() const { return m_preset; }
+    QComboBox* modeBox() const { return m_mode; }
+    LogSliderField* paramsField() const { return m_params; }
+    LogSliderField* activeField() const { return m_active; }
+    QSpinBox* activeExpertsBox() const { return m_experts; }
+    QComboBox* precisionBox() const { return m_precision; }
+    QComboBox* optimizerBox() const { return m_optimizer; }
+    LogSliderField* contextField() const { return m_context; }
+    QSpinBox* microBatchBox() const { return m_microBatch; }
+    QComboBox* checkpointingBox() const { return m_checkpointing; }
+    QCheckBox* flashBox() const { return m_flash; }
+    QComboBox* gpuBox() const { return m_gpu; }
+    QSpinBox* gpuCountBox() const { return m_gpuCount; }
+    QComboBox* zeroBox() const { return m_zero; }
+    QComboBox* weightsBox() const { return m_weights; }
+
+Q_SIGNALS:
+    void scenarioEdited(const trainmem::Scenario& s, trainmem::ControlPanel::Control control, bool continuous);
+    /// A drag or a typed edit ended.
+    void editFinished();
+
+private:
+    void build();
+    void edit(Control c, bool continuous, const std::function<void(Scenario&)>& change);
+    void setSize(int64_t total, int64_t active);
+    void updateEnabled();
+
+    const PresetLibrary& m_library;
+    Scenario m_scenario;
+    QComboBox* m_preset = nullptr;
+    QComboBox* m_mode = nullptr;
+    LogSliderField* m_params = nullptr;
+    QLabel* m_activeLabel = nullptr;
+    LogSliderField* m_active = nullptr;
+    QLabel* m_expertsLabel = nullptr;
+    QSpinBox* m_experts = nullptr;
+    QComboBox* m_precision = nullptr;
+    QComboBox* m_optimizer = nullptr;
+    LogSliderField* m_context = nullptr;
+    QSpinBox* m_microBatch = nullptr;
+    QComboBox* m_checkpointing = nullptr;
+    QCheckBox* m_flash = nullptr;
+    QComboBox* m_gpu = nullptr;
+    QSpinBox* m_gpuCount = nullptr;
+    QComboBox* m_zero = nullptr;
+    QComboBox* m_weights = nullptr;
+    QLabel* m_description = nullptr;
+};
+
+}  // namespace trainmem

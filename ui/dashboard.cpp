@@ -1,0 +1,201 @@
+#include "dashboard.h"
+
+#include "verdictlabel.h"
+
+#include <QEvent>
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace trainmem {
+namespace {
+
+QString hardwareText(const Scenario& s, bool sharded)
+{
+    const HardwareSetup& hw = s.hardware;
+    const QString gpu = QString::fromStdString(hw.gpu);
+    if (!sharded || hw.gpus <= 1)
+        return Dashboard::tr("1 × %1").arg(gpu);
+    QStringList parts{Dashboard::tr("%1 × %2").arg(hw.gpus).arg(gpu)};
+    if (hw.zeroStage > 0 && s.training.mode == Mode::Training)
+        parts << Dashboard::tr("ZeRO-%1").arg(hw.zeroStage);
+    if (hw.tp > 1)
+        parts << Dashboard::tr("TP%1").arg(hw.tp);
+    if (hw.pp > 1)
+        parts << Dashboard::tr("PP%1").arg(hw.pp);
+    if (hw.ep > 1)
+        parts << Dashboard::tr("EP%1").arg(hw.ep);
+    return parts.join(QStringLiteral(", "));
+}
+
+QString sizeText(const Breakdown& b)
+{
+    const auto total = static_cast<double>(b.model.params.total);
+    const auto active = static_cast<double>(b.model.params.active);
+    QString t = QString::fromStdString(formatCount(total));
+    if (active > 0 && active < total)
+        t += Dashboard::tr(" (%1 active)").arg(QString::fromStdString(formatCount(active)));
+    return t;
+}
+
+}  // namespace
+
+DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std::vector<BarColumn>& pins,
+                                UnitSystem units)
+{
+    DashboardState st;
+    const ResolvedModel model = resolveModel(s.model);
+    st.current = account(model, s, gpu);
+    Scenario other = s;
+    const bool training = s.training.mode == Mode::Training;
+    other.training.mode = training ? Mode::Inference : Mode::Training;
+    (training ? st.inference : st.training) = account(model, other, gpu);
+    (training ? st.training : st.inference) = st.current;
+    st.sweep = sweepContext(s, gpu, kSweepPointsPerOctave);
+    st.verdict = QString::fromStdString(verdict(st.current, s, gpu));
+    st.capacityLabel = Dashboard::tr("%1 · %2").arg(QString::fromStdString(gpu.id),
+                                                    QString::fromStdString(formatBytes(gpu.memoryBytes, units)));
+
+    st.columns.push_back({Dashboard::tr("Inference\n%1").arg(hardwareText(s, false)), st.inference.singleGpu, false});
+    st.columns.push_back({Dashboard::tr("Training\n%1").arg(hardwareText(s, false)), st.training.singleGpu, false});
+    st.columns.push_back({(training ? Dashboard::tr("Training per GPU\n%1") : Dashboard::tr("Inference per GPU\n%1"))
+                              .arg(hardwareText(s, true)),
+                          st.current.perGpu, false});
+    for (const BarColumn& p : pins)
+        st.columns.push_back(p);
+
+    st.sequence.sweep = st.sweep;
+    st.sequence.currentSeq = static_cast<double>(s.training.seqLen);
+    st.sequence.currentTotal = st.current.perGpu.total();
+    st.sequence.checkpointing = s.training.checkpointing;
+    st.sequence.inference = !training;
+    st.sequence.capacityLabel = st.capacityLabel;
+    return st;
+}
+
+BarColumn pinColumn(const Scenario& s, const Breakdown& b)
+{
+    const QString mode = s.training.mode == Mode::Training ? Dashboard::tr("training") : Dashboard::tr("inference");
+    return {Dashboard::tr("%1 %2\n%3").arg(sizeText(b), mode, hardwareText(s, true)), b.perGpu, true};
+}
+
+Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("dashboard"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 8);
+    m_verdict = new VerdictLabel(this);
+    m_warnings = new QLabel(this);
+    m_warnings->setObjectName(QStringLiteral("warnings"));
+    m_warnings->setWordWrap(true);
+    m_warnings->setVisible(false);
+    m_splitter = new QSplitter(Qt::Horizontal, this);
+    m_bars = new MemoryBarChart(m_splitter);
+    m_seq = new SequenceChart(m_splitter);
+    m_bars->setMinimumSize(320, 260);
+    m_seq->setMinimumSize(320, 260);
+    m_splitter->addWidget(m_bars);
+    m_splitter->addWidget(m_seq);
+    m_splitter->setChildrenCollapsible(false);
+    layout->addWidget(m_verdict);
+    layout->addWidget(m_warnings);
+    layout->addWidget(m_splitter, 1);
+
+    connect(m_bars, &MemoryBarChart::unpinRequested, this, &Dashboard::removePin);
+    connect(m_bars, &MemoryBarChart::clearPinsRequested, this, &Dashboard::clearPins);
+    applyTheme();
+}
+
+void Dashboard::showScenario(const Scenario& s, const GpuSpec& gpu)
+{
+    m_scenario = s;
+    m_gpu = gpu;
+    m_state = computeDashboard(s, gpu, m_pins, m_units);
+    redraw();
+}
+
+void Dashboard::redraw()
+{
+    m_bars->setColumns(m_state.columns, m_gpu.memoryBytes, m_state.capacityLabel);
+    m_seq->setData(m_state.sequence);
+    m_verdict->setVerdict(m_state.verdict, m_state.current.fits);
+    QStringList notes;
+    for (const FieldError& w : m_state.current.warnings)
+        notes << QString::fromStdString(w.path + ": " + w.message);
+    m_warnings->setText(notes.join(QLatin1Char('\n')));
+    m_warnings->setVisible(!notes.isEmpty());
+    m_bars->refresh();
+    m_seq->refresh();
+}
+
+bool Dashboard::addPin()
+{
+    if (static_cast<int>(m_pins.size()) >= MemoryBarChart::kMaxPinned)
+        return false;
+    m_pins.push_back(pinColumn(m_scenario, m_state.current));
+    showScenario(m_scenario, m_gpu);
+    Q_EMIT pinsChanged(static_cast<int>(m_pins.size()));
+    return true;
+}
+
+void Dashboard::removePin(int index)
+{
+    if (index < 0 || index >= static_cast<int>(m_pins.size()))
+        return;
+    m_pins.erase(m_pins.begin() + index);
+    showScenario(m_scenario, m_gpu);
+    Q_EMIT pinsChanged(static_cast<int>(m_pins.size()));
+}
+
+void Dashboard::clearPins()
+{
+    if (m_pins.empty())
+        return;
+    m_pins.clear();
+    showScenario(m_scenario, m_gpu);
+    Q_EMIT pinsChanged(0);
+}
+
+void Dashboard::setUnits(UnitSystem units)
+{
+    m_units = units;
+    m_bars->setUnits(units);
+    m_seq->setUnits(units);
+    showScenario(m_scenario, m_gpu);
+}
+
+void Dashboard::setAxisScale(AxisScale scale)
+{
+    m_axisScale = scale;
+    m_bars->setAxisScale(scale);
+    m_bars->refresh();
+}
+
+void Dashboard::setFontScale(double scale)
+{
+    m_fontScale = scale;
+    applyTheme();
+}
+
+void Dashboard::applyTheme()
+{
+    const ChartTheme theme = ChartTheme::fromPalette(palette(), m_fontScale);
+    m_bars->setTheme(theme);
+    m_seq->setTheme(theme);
+    m_verdict->setFontScale(m_fontScale);
+    QFont small = font();
+    small.setPointSizeF(QFont().pointSizeF() * 0.95 * m_fontScale);
+    m_warnings->setFont(small);
+    m_bars->refresh();
+    m_seq->refresh();
+}
+
+void Dashboard::changeEvent(QEvent* e)
+{
+    // Dark mode and theme switches: the charts paint their own backgrounds, so recolour them.
+    if (e->type() == QEvent::PaletteChange)
+        applyTheme();
+    QWidget::changeEvent(e);
+}
+
+}  // namespace trainmem

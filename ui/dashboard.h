@@ -1,0 +1,92 @@
+#pragma once
+// The charts and the verdict of one scenario, and the one update path that feeds them:
+// Scenario → core (account, sweepContext, verdict) → Breakdown → charts.
+
+#include "coreapi.h"
+#include "memorybarchart.h"
+#include "sequencechart.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QLabel;
+class QSplitter;
+
+namespace trainmem {
+
+class VerdictLabel;
+
+/// Everything the dashboard draws, computed by the core for one scenario.
+struct DashboardState {
+    Breakdown current;    ///< the scenario as given
+    Breakdown inference;  ///< the same model served (mode = inference)
+    Breakdown training;   ///< the same model trained (mode = training)
+    ContextSweep sweep;
+    QString verdict;
+    QString capacityLabel;  ///< "H100 · 80 GB"
+    std::vector<BarColumn> columns;  ///< inference, training, per GPU, then the pins
+    SequenceChartData sequence;
+};
+
+/// Points per octave of the context sweep: 4 gives 45 points from 512 to 1M, smooth on a log axis.
+inline constexpr int kSweepPointsPerOctave = 4;
+
+/// Runs the core for `s` and lays out the bars (pins appended after the three views).
+DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std::vector<BarColumn>& pins,
+                                UnitSystem units = UnitSystem::Decimal);
+/// A pinned bar for the scenario's own view (its per-GPU memory), labelled by size and hardware.
+BarColumn pinColumn(const Scenario& s, const Breakdown& b);
+
+class Dashboard : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit Dashboard(QWidget* parent = nullptr);
+
+    /// The one update path: recompute with the core, update every chart, queue one replot each.
+    void showScenario(const Scenario& s, const GpuSpec& gpu);
+
+    bool addPin();  ///< pins the current scenario; false when kMaxPinned are pinned
+    void removePin(int index);
+    void clearPins();
+    const std::vector<BarColumn>& pins() const { return m_pins; }
+
+    void setUnits(UnitSystem units);
+    UnitSystem units() const { return m_units; }
+    void setAxisScale(AxisScale scale);
+    AxisScale axisScale() const { return m_axisScale; }
+    void setFontScale(double scale);
+
+    MemoryBarChart* barChart() const { return m_bars; }
+    SequenceChart* sequenceChart() const { return m_seq; }
+    VerdictLabel* verdictLabel() const { return m_verdict; }
+    QLabel* warningsLabel() const { return m_warnings; }
+    const DashboardState& state() const { return m_state; }
+    QSplitter* splitter() const { return m_splitter; }
+
+Q_SIGNALS:
+    void pinsChanged(int count);
+
+protected:
+    void changeEvent(QEvent* e) override;
+
+private:
+    void applyTheme();
+    void redraw();
+
+    VerdictLabel* m_verdict = nullptr;
+    QLabel* m_warnings = nullptr;
+    QSplitter* m_splitter = nullptr;
+    MemoryBarChart* m_bars = nullptr;
+    SequenceChart* m_seq = nullptr;
+    DashboardState m_state;
+    Scenario m_scenario;
+    GpuSpec m_gpu;
+    std::vector<BarColumn> m_pins;
+    UnitSystem m_units = UnitSystem::Decimal;
+    AxisScale m_axisScale = AxisScale::Automatic;
+    double m_fontScale = 1.0;
+};
+
+}  // namespace trainmem

@@ -1,0 +1,430 @@
+#include "mainwindow.h"
+
+#include "dashboard.h"
+#include "errorbanner.h"
+#include "exportdialog.h"
+#include "presetlibrary.h"
+#include "scenariocommand.h"
+#include "scenarioio.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+namespace trainmem {
+namespace {
+
+constexpr double kPresentationScale = 1.6;
+
+/// The extension the chosen filter implies, added when the name has none of the filter's.
+QString withExtension(QString path, const QString& filter)
+{
+    const QString ext = filter.contains(QLatin1String("*.pdf"))    ? QStringLiteral(".pdf")
+                        : filter.contains(QLatin1String("*.json")) ? QStringLiteral(".json")
+                                                                   : QStringLiteral(".png");
+    if (!path.endsWith(ext, Qt::CaseInsensitive))
+        path += ext;
+    return path;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QWidget* parent)
+    : QMainWindow(parent), m_library(library), m_scenario(initial)
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/trainmem.svg")));
+    m_undo = new QUndoStack(this);
+    m_panel = new ControlPanel(library, this);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_panel);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(m_panel->sizeHint().width() + 24);
+    m_dock = new QDockWidget(tr("Controls"), this);
+    m_dock->setObjectName(QStringLiteral("controlsDock"));
+    m_dock->setWidget(scroll);
+    m_dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, m_dock);
+
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_banner = new ErrorBanner(central);
+    m_dashboard = new Dashboard(central);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_dashboard, 1);
+    setCentralWidget(central);
+
+    createActions();
+    connect(m_panel, &ControlPanel::scenarioEdited, this, &MainWindow::applyEdit);
+    connect(m_panel, &ControlPanel::editFinished, this, [this] { ++m_mergeEpoch; });
+    connect(m_undo, &QUndoStack::indexChanged, this, [this] { ++m_mergeEpoch; });
+    connect(m_undo, &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+    connect(m_dashboard, &Dashboard::pinsChanged, this, [this](int n) {
+        statusBar()->showMessage(tr("%n bar(s) pinned", nullptr, n), 3000);
+        action(QStringLiteral("clearPins"))->setEnabled(n > 0);
+        action(QStringLiteral("unpinLast"))->setEnabled(n > 0);
+    });
+
+    restoreSettings();
+    setScenario(initial);
+    m_undo->setClean();
+}
+
+MainWindow::~MainWindow() = default;
+
+QAction* MainWindow::action(const QString& objectName) const
+{
+    return findChild<QAction*>(objectName);
+}
+
+void MainWindow::createActions()
+{
+    auto make = [this](const QString& name, const QString& text, const QKeySequence& key, const QString& tip,
+                       QStyle::StandardPixmap icon = QStyle::SP_CustomBase) {
+        auto* a = new QAction(text, this);
+        a->setObjectName(name);
+        if (!key.isEmpty())
+            a->setShortcut(key);
+        a->setStatusTip(tip);
+        a->setToolTip(tip);
+        if (icon != QStyle::SP_CustomBase)
+            a->setIcon(style()->standardIcon(icon));
+        return a;
+    };
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = make(QStringLiteral("open"), tr("&Open scenario…"), QKeySequence::Open,
+                         tr("Open a scenario JSON file"), QStyle::SP_DialogOpenButton);
+    QAction* save = make(QStringLiteral("save"), tr("&Save scenario"), QKeySequence::Save,
+                         tr("Save the scenario as JSON"), QStyle::SP_DialogSaveButton);
+    QAction* saveAs = make(QStringLiteral("saveAs"), tr("Save scenario &as…"), QKeySequence::SaveAs,
+                           tr("Save the scenario to a new JSON file"));
+    QAction* exportAct = make(QStringLiteral("export"), tr("&Export chart…"), QKeySequence(tr("Ctrl+E")),
+                              tr("Export a chart or the dashboard as PNG or PDF for slides"));
+    QAction* copy = make(QStringLiteral("copy"), tr("&Copy dashboard image"), QKeySequence(tr("Ctrl+Shift+C")),
+                         tr("Copy the dashboard as an image, in the slide theme"));
+    QAction* quit = make(QStringLiteral("quit"), tr("&Quit"), QKeySequence::Quit, tr("Quit TrainMem"));
+    file->addActions({open, save, saveAs});
+    file->addSeparator();
+    file->addActions({exportAct, copy});
+    file->addSeparator();
+    file->addAction(quit);
+    connect(open, &QAction::triggered, this, &MainWindow::openDialog);
+    connect(save, &QAction::triggered, this, [this] {
+        if (m_file.isEmpty())
+            saveAsDialog();
+        else
+            saveFile(m_file);
+    });
+    connect(saveAs, &QAction::triggered, this, &MainWindow::saveAsDialog);
+    connect(exportAct, &QAction::triggered, this, &MainWindow::exportDialog);
+    connect(copy, &QAction::triggered, this, &MainWindow::copyToClipboard);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_undo->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName(QStringLiteral("undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    undo->setIcon(style()->standardIcon(QStyle::SP_ArrowBack));
+    QAction* redo = m_undo->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName(QStringLiteral("redo"));
+    redo->setShortcuts({QKeySequence(tr("Ctrl+Shift+Z")), QKeySequence::Redo});
+    redo->setIcon(style()->standardIcon(QStyle::SP_ArrowForward));
+    edit->addActions({undo, redo});
+
+    QMenu* compare = menuBar()->addMenu(tr("&Compare"));
+    QAction* pinAct = make(QStringLiteral("pin"), tr("&Pin this scenario"), QKeySequence(tr("Ctrl+P")),
+                           tr("Keep the current scenario as an extra bar to compare (up to 8)"));
+    QAction* unpin = make(QStringLiteral("unpinLast"), tr("&Unpin the last bar"), QKeySequence(tr("Ctrl+Shift+P")),
+                          tr("Remove the most recently pinned bar"));
+    QAction* clear = make(QStringLiteral("clearPins"), tr("&Clear pinned bars"), {}, tr("Remove every pinned bar"));
+    unpin->setEnabled(false);
+    clear->setEnabled(false);
+    compare->addActions({pinAct, unpin, clear});
+    connect(pinAct, &QAction::triggered, this, &MainWindow::pin);
+    connect(unpin, &QAction::triggered, this,
+            [this] { m_dashboard->removePin(static_cast<int>(m_dashboard->pins().size()) - 1); });
+    connect(clear, &QAction::triggered, m_dashboard, &Dashboard::clearPins);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* present = make(QStringLiteral("presentation"), tr("&Presentation mode"), QKeySequence(Qt::Key_F5),
+                            tr("Full screen with large fonts for projectors"));
+    present->setCheckable(true);
+    QAction* binary = make(QStringLiteral("binaryUnits"), tr("&Binary units (GiB)"), {},
+                           tr("Show GiB/TiB (powers of 1024) instead of the chapter's GB/TB"));
+    binary->setCheckable(true);
+    view->addActions({present, binary});
+    QMenu* axis = view->addMenu(tr("Memory &axis"));
+    m_axisGroup = new QActionGroup(this);
+    const std::pair<AxisScale, QString> scales[] = {{AxisScale::Automatic, tr("&Automatic")},
+                                                   {AxisScale::Linear, tr("&Linear")},
+                                                   {AxisScale::Logarithmic, tr("L&ogarithmic")}};
+    for (const auto& [scale, text] : scales) {
+        QAction* a = axis->addAction(text);
+        a->setObjectName(QStringLiteral("axis%1").arg(static_cast<int>(scale)));
+        a->setCheckable(true);
+        a->setData(static_cast<int>(scale));
+        a->setStatusTip(tr("Automatic turns the bar axis logarithmic when a bar is over 20× the GPU"));
+        m_axisGroup->addAction(a);
+    }
+    view->addSeparator();
+    view->addAction(m_dock->toggleViewAction());
+    connect(present, &QAction::toggled, this, &MainWindow::setPresentationMode);
+    connect(binary, &QAction::toggled, this, [this](bool on) {
+        m_dashboard->setUnits(on ? UnitSystem::Binary : UnitSystem::Decimal);
+    });
+    connect(m_axisGroup, &QActionGroup::triggered, this,
+            [this](QAction* a) { m_dashboard->setAxisScale(static_cast<AxisScale>(a->data().toInt())); });
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About TrainMem"), this, [this] {
+        QMessageBox::about(this, tr("About TrainMem"),
+                           tr("<h3>TrainMem %1</h3><p>Why training a large model does not fit on one GPU: the memory "
+                              "of weights, gradients, optimizer state and activations, live.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
+
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addActions({open, save});
+    bar->addSeparator();
+    bar->addActions({undo, redo});
+    bar->addSeparator();
+    bar->addActions({pinAct, exportAct, present});
+}
+
+void MainWindow::applyEdit(const Scenario& s, ControlPanel::Control control, bool continuous)
+{
+    const QString text = control == ControlPanel::Control::Preset
+                             ? tr("Load preset %1").arg(QString::fromStdString(s.name))
+                             : tr("Change %1").arg(QString::fromLatin1(
+                                   QMetaEnum::fromType<ControlPanel::Control>().valueToKey(static_cast<int>(control))));
+    pushScenario(s, continuous ? (m_mergeEpoch << 5) + static_cast<int>(control) : -1, text);
+}
+
+void MainWindow::pushScenario(const Scenario& s, int mergeId, const QString& text)
+{
+    // The epoch moves on every push from indexChanged; keep it for a merging series.
+    const int epoch = m_mergeEpoch;
+    m_undo->push(new ScenarioCommand(m_scenario, s, mergeId, text, [this](const Scenario& x) { setScenario(x); }));
+    if (mergeId >= 0)
+        m_mergeEpoch = epoch;
+}
+
+void MainWindow::setScenario(const Scenario& s)
+{
+    m_scenario = s;
+    m_panel->setScenario(s);
+    QString gpuError;
+    const GpuSpec& gpu = m_library.gpuFor(s, &gpuError);
+    if (!gpuError.isEmpty())
+        statusBar()->showMessage(gpuError, 5000);
+    m_dashboard->showScenario(s, gpu);
+    updateTitle();
+    Q_EMIT scenarioChanged(m_scenario);
+}
+
+void MainWindow::updateTitle()
+{
+    const QString name = m_file.isEmpty() ? QString::fromStdString(m_scenario.name) : QFileInfo(m_file).fileName();
+    setWindowTitle(tr("%1[*] — TrainMem").arg(name.isEmpty() ? tr("Untitled") : name));
+    setWindowModified(!m_undo->isClean());
+}
+
+void MainWindow::showError(const QString& title, const QStringList& details, bool modal)
+{
+    m_banner->showError(title, details);
+    statusBar()->showMessage(title, 8000);
+    if (modal && m_modalErrors)
+        QMessageBox::warning(this, title, details.join(QLatin1Char('\n')));
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    const ScenarioParse parsed = PresetLibrary::loadFile(path);
+    if (!parsed.ok()) {
+        QStringList lines;
+        for (const FieldError& e : parsed.errors)
+            lines << toQString(e);
+        showError(tr("Could not open %1; the current scenario is kept.").arg(QFileInfo(path).fileName()), lines, false);
+        return false;
+    }
+    const FieldErrors semantic = validateScenario(parsed.scenario, path.toStdString());
+    if (!semantic.empty()) {
+        QStringList lines;
+        for (const FieldError& e : semantic)
+            lines << toQString(e);
+        showError(tr("Could not open %1; the current scenario is kept.").arg(QFileInfo(path).fileName()), lines, false);
+        return false;
+    }
+    m_banner->hide();
+    m_file = path;
+    pushScenario(parsed.scenario, -1, tr("Open %1").arg(QFileInfo(path).fileName()));
+    m_undo->setClean();
+    m_settings.setLastDirectory(QFileInfo(path).absolutePath());
+    return true;
+}
+
+bool MainWindow::saveFile(const QString& path)
+{
+    QSaveFile f(path);
+    const QByteArray text = QByteArray::fromStdString(scenarioToText(m_scenario));
+    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit()) {
+        showError(tr("Could not save the scenario"), {tr("%1: %2").arg(path, f.errorString())}, true);
+        return false;
+    }
+    m_file = path;
+    m_undo->setClean();
+    updateTitle();
+    m_settings.setLastDirectory(QFileInfo(path).absolutePath());
+    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+bool MainWindow::exportTo(const QString& path, ChartKind kind, const ExportOptions& options)
+{
+    ChartExtras extras;
+    extras.pins = m_dashboard->pins();
+    extras.units = m_dashboard->units();
+    extras.axisScale = m_dashboard->axisScale();
+    const ExportFormat format = path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive) ? ExportFormat::Pdf
+                                                                                           : ExportFormat::Png;
+    QString error;
+    if (!exportChart(m_scenario, m_library.gpuFor(m_scenario), kind, path, format, options, extras, &error)) {
+        showError(tr("Export failed"), {error}, true);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+void MainWindow::copyToClipboard()
+{
+    ChartExtras extras{m_dashboard->pins(), m_dashboard->units(), m_dashboard->axisScale()};
+    const QImage image = renderChart(m_scenario, m_library.gpuFor(m_scenario), m_settings.exportChart(),
+                                     m_settings.exportOptions(), extras);
+    if (image.isNull()) {
+        showError(tr("Copy failed"), {tr("The image could not be rendered.")}, true);
+        return;
+    }
+    QApplication::clipboard()->setImage(image);
+    statusBar()->showMessage(tr("Copied a %1 × %2 image").arg(image.width()).arg(image.height()), 4000);
+}
+
+void MainWindow::openDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), m_settings.lastDirectory(),
+                                                      tr("Scenario (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+bool MainWindow::saveAsDialog()
+{
+    QString filter = tr("Scenario (*.json)");
+    const QString suggested = m_settings.lastDirectory() + QLatin1Char('/')
+                              + QString::fromStdString(m_scenario.id.empty() ? "scenario" : m_scenario.id) + QStringLiteral(".json");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), suggested, filter, &filter);
+    return !path.isEmpty() && saveFile(withExtension(path, filter));
+}
+
+void MainWindow::exportDialog()
+{
+    ExportDialog dialog(m_settings.exportChart(), m_settings.exportOptions(), this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    m_settings.setExportChart(dialog.chart());
+    m_settings.setExportOptions(dialog.options());
+    QString filter = tr("PNG image (*.png)");
+    const QString suggested = m_settings.lastDirectory() + QLatin1Char('/')
+                              + QString::fromStdString(m_scenario.id.empty() ? "trainmem" : m_scenario.id)
+                              + QStringLiteral(".png");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), suggested,
+                                                      tr("PNG image (*.png);;PDF document (*.pdf)"), &filter);
+    if (path.isEmpty())
+        return;
+    const QString file = withExtension(path, filter);
+    if (exportTo(file, dialog.chart(), dialog.options()))
+        m_settings.setLastDirectory(QFileInfo(file).absolutePath());
+}
+
+void MainWindow::pin()
+{
+    if (!m_dashboard->addPin())
+        statusBar()->showMessage(tr("At most %1 bars can be pinned; unpin one first.").arg(MemoryBarChart::kMaxPinned),
+                                 5000);
+}
+
+void MainWindow::setPresentationMode(bool on)
+{
+    if (on == m_presentation)
+        return;
+    m_presentation = on;
+    const double scale = on ? kPresentationScale : 1.0;
+    m_dashboard->setFontScale(scale);
+    m_panel->setFontScale(scale);
+    if (QAction* a = action(QStringLiteral("presentation")); a && a->isChecked() != on)
+        a->setChecked(on);
+    if (on) {
+        m_wasMaximized = isMaximized();
+        showFullScreen();
+    } else if (m_wasMaximized) {
+        showMaximized();
+    } else {
+        showNormal();
+    }
+}
+
+void MainWindow::restoreSettings()
+{
+    const QByteArray geometry = m_settings.geometry();
+    if (geometry.isEmpty() || !restoreGeometry(geometry))
+        resize(1500, 920);
+    restoreState(m_settings.windowState(), Settings::kWindowStateVersion);
+    m_dashboard->splitter()->restoreState(m_settings.splitterState());
+    const UnitSystem units = m_settings.units();
+    m_dashboard->setUnits(units);
+    action(QStringLiteral("binaryUnits"))->setChecked(units == UnitSystem::Binary);
+    const AxisScale scale = m_settings.axisScale();
+    m_dashboard->setAxisScale(scale);
+    for (QAction* a : m_axisGroup->actions())
+        a->setChecked(a->data().toInt() == static_cast<int>(scale));
+}
+
+void MainWindow::saveSettings()
+{
+    m_settings.setGeometry(saveGeometry());
+    m_settings.setWindowState(saveState(Settings::kWindowStateVersion));
+    m_settings.setSplitterState(m_dashboard->splitter()->saveState());
+    m_settings.setUnits(m_dashboard->units());
+    m_settings.setAxisScale(m_dashboard->axisScale());
+    m_settings.setLastScenario(m_scenario);
+    m_settings.sync();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e)
+{
+    if (m_presentation)
+        setPresentationMode(false);
+    saveSettings();
+    e->accept();
+}
+
+}  // namespace trainmem

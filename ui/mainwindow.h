@@ -1,0 +1,84 @@
+#pragma once
+// The window: controls on the left, the dashboard in the middle. It holds the one Scenario;
+// every edit goes through the undo stack into setScenario(), the single update path.
+
+#include "chartexport.h"
+#include "controlpanel.h"
+#include "scenario.h"
+#include "settings.h"
+
+#include <QMainWindow>
+
+class QAction;
+class QActionGroup;
+class QDockWidget;
+class QUndoStack;
+
+namespace trainmem {
+
+class Dashboard;
+class ErrorBanner;
+class PresetLibrary;
+
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    MainWindow(const PresetLibrary& library, const Scenario& initial, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    const Scenario& scenario() const { return m_scenario; }
+    /// Reads a scenario file; on any error shows it in the banner and keeps the current state.
+    bool openFile(const QString& path);
+    bool saveFile(const QString& path);
+    bool exportTo(const QString& path, ChartKind kind, const ExportOptions& options);
+    void copyToClipboard();
+    void setPresentationMode(bool on);
+    bool presentationMode() const { return m_presentation; }
+    /// false: errors go to the banner only, never a modal box (tests, kiosk use).
+    void setModalErrors(bool on) { m_modalErrors = on; }
+
+    ControlPanel* controlPanel() const { return m_panel; }
+    Dashboard* dashboard() const { return m_dashboard; }
+    ErrorBanner* errorBanner() const { return m_banner; }
+    QUndoStack* undoStack() const { return m_undo; }
+    QAction* action(const QString& objectName) const;
+
+Q_SIGNALS:
+    /// After every change of the scenario (edit, undo, redo, preset, file).
+    void scenarioChanged(const trainmem::Scenario& s);
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+
+private:
+    void createActions();
+    void applyEdit(const Scenario& s, ControlPanel::Control control, bool continuous);
+    void pushScenario(const Scenario& s, int mergeId, const QString& text);
+    void setScenario(const Scenario& s);
+    void updateTitle();
+    void showError(const QString& title, const QStringList& details, bool modal);
+    void openDialog();
+    bool saveAsDialog();
+    void exportDialog();
+    void pin();
+    void restoreSettings();
+    void saveSettings();
+
+    const PresetLibrary& m_library;
+    Settings m_settings;
+    Scenario m_scenario;
+    QString m_file;
+    ControlPanel* m_panel = nullptr;
+    QDockWidget* m_dock = nullptr;
+    Dashboard* m_dashboard = nullptr;
+    ErrorBanner* m_banner = nullptr;
+    QUndoStack* m_undo = nullptr;
+    QActionGroup* m_axisGroup = nullptr;
+    int m_mergeEpoch = 0;  ///< bumped when a drag ends, so the next drag is its own undo step
+    bool m_presentation = false;
+    bool m_modalErrors = true;
+    bool m_wasMaximized = false;
+};
+
+}  // namespace trainmem

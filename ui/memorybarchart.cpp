@@ -1,0 +1,289 @@
+#include "memorybarchart.h"
+
+#include "bytestickers.h"
+
+#include <QContextMenuEvent>
+#include <QLocale>
+#include <QMenu>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainmem {
+namespace {
+
+constexpr double kBarWidth = 0.62;
+// Log view when the tallest bar dwarfs the GPU line: a 38 TB bar against an 80 GB line
+// leaves the line at 0.2% of a linear axis.
+constexpr double kAutoLogRatio = 20;
+
+}  // namespace
+
+MemoryBarChart::MemoryBarChart(QWidget* parent) : QCustomPlot(parent)
+{
+    setObjectName(QStringLiteral("memoryBarChart"));
+    setMouseTracking(true);
+    setAntialiasedElements(QCP::aeAll);
+    setNoAntialiasingOnDrag(false);
+
+    m_keyTicker.reset(new QCPAxisTickerText);
+    m_linearTicker.reset(new BytesTicker);
+    m_linearTicker->setTickCount(6);
+    m_logTicker.reset(new LogBytesTicker);
+    m_logTicker->setLogBase(10);
+    m_logTicker->setSubTickCount(0);
+
+    xAxis->setTicker(m_keyTicker);
+    xAxis->grid()->setVisible(false);
+    xAxis->setSubTicks(false);
+    yAxis->setTicker(m_linearTicker);
+    yAxis->setLabel(tr("Memory per GPU"));
+    yAxis->grid()->setSubGridVisible(false);
+    yAxis->setSubTicks(false);
+
+    // The legend gets its own row above the plot, so it never hides a bar.
+    m_title = new QCPTextElement(this, tr("Where the memory goes"));
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, m_title);
+    m_legendRow = new QCPLayoutGrid;
+    plotLayout()->insertRow(1);
+    plotLayout()->addElement(1, 0, m_legendRow);
+    plotLayout()->setRowStretchFactor(0, 0.001);
+    plotLayout()->setRowStretchFactor(1, 0.001);
+    axisRect()->insetLayout()->take(legend);
+    m_legendRow->addElement(0, 0, legend);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(5);
+    legend->setVisible(true);
+    m_legendRow->setMargins(QMargins(0, 0, 0, 0));
+
+    QCPBars* below = nullptr;
+    for (int i = 0; i < kSegmentCount; ++i) {
+        const auto seg = static_cast<Segment>(i);
+        auto* b = new QCPBars(xAxis, yAxis);
+        b->setName(segmentName(seg));
+        b->setWidth(kBarWidth);
+        b->setStackingGap(0);
+        b->setBrush(ChartTheme::segmentColor(seg));
+        b->setAntialiased(false);
+        if (below)
+            b->moveAbove(below);
+        below = b;
+        m_bars[static_cast<size_t>(i)] = b;
+    }
+    for (auto& t : m_totals) {
+        t = new QCPItemText(this);
+        t->position->setType(QCPItemPosition::ptPlotCoords);
+        t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        t->setClipToAxisRect(false);
+        t->setPadding(QMargins(0, 0, 0, 3));
+        t->setVisible(false);
+    }
+    m_capacityLine = new QCPItemStraightLine(this);
+    m_capacityText = new QCPItemText(this);
+    m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    m_capacityText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    m_capacityText->setPadding(QMargins(4, 1, 4, 1));
+
+    connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const QString text = toolTipAt(e->position());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), text, this);
+    });
+    setTheme(ChartTheme::fromPalette(palette()));
+}
+
+MemoryBarChart::~MemoryBarChart() = default;
+
+void MemoryBarChart::setTheme(const ChartTheme& theme)
+{
+    m_theme = theme;
+    theme.applyToPlot(this);
+    m_title->setFont(theme.font(1.25, true));
+    m_title->setTextColor(theme.foreground);
+    xAxis->setTickLabelFont(theme.font(1.0));
+    for (QCPBars* b : m_bars)
+        b->setPen(QPen(theme.background, 1));
+    for (QCPItemText* t : m_totals) {
+        t->setFont(theme.font(1.05, true));
+        t->setColor(theme.foreground);
+    }
+    m_capacityLine->setPen(QPen(theme.capacity, std::max(2.0, theme.fontPx / 7), Qt::DashLine));
+    m_capacityText->setFont(theme.font(1.0, true));
+    m_capacityText->setColor(theme.capacity);
+    QColor halo = theme.background;
+    halo.setAlpha(225);
+    m_capacityText->setBrush(halo);
+    m_legendRow->setMargins(QMargins(0, qRound(theme.fontPx * 0.3), 0, 0));
+}
+
+void MemoryBarChart::setTitle(const QString& title)
+{
+    m_title->setText(title);
+}
+
+void MemoryBarChart::setUnits(UnitSystem units)
+{
+    m_units = units;
+    m_linearTicker->units = units;
+    m_logTicker->units = units;
+    // Binary units: powers of two, so ticks land on round GiB/TiB.
+    m_logTicker->setLogBase(units == UnitSystem::Decimal ? 10 : 2);
+    m_logTicker->setTickCount(units == UnitSystem::Decimal ? 8 : 6);
+    setColumns(std::vector<BarColumn>(m_columns), m_capacity, m_capacityLabel);
+}
+
+void MemoryBarChart::setAxisScale(AxisScale scale)
+{
+    m_scale = scale;
+    rebuildRanges();
+}
+
+void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double capacity, const QString& capacityLabel)
+{
+    m_columns.assign(columns.begin(), columns.begin() + std::min<ptrdiff_t>(ptrdiff_t(columns.size()), kMaxColumns));
+    m_capacity = capacity;
+    m_capacityLabel = capacityLabel;
+    const int n = static_cast<int>(m_columns.size());
+
+    QVector<double> keys(n);
+    for (int k = 0; k < n; ++k)
+        keys[k] = k;
+    std::array<bool, kSegmentCount> used{};
+    for (int i = 0; i < kSegmentCount; ++i) {
+        QVector<double> values(n);
+        for (int k = 0; k < n; ++k) {
+            values[k] = segmentValue(m_columns[static_cast<size_t>(k)].segments, static_cast<Segment>(i));
+            used[static_cast<size_t>(i)] = used[static_cast<size_t>(i)] || values[k] > 0;
+        }
+        m_bars[static_cast<size_t>(i)]->setData(keys, values, true);
+    }
+    // The legend lists the segments some bar has, in stacking order (top of the stack last).
+    bool legendChanged = legend->itemCount() != static_cast<int>(std::count(used.begin(), used.end(), true));
+    for (int i = 0; i < kSegmentCount && !legendChanged; ++i)
+        legendChanged = used[static_cast<size_t>(i)] != m_bars[static_cast<size_t>(i)]->visible();
+    if (legendChanged) {
+        legend->clearItems();
+        for (int i = 0; i < kSegmentCount; ++i) {
+            m_bars[static_cast<size_t>(i)]->setVisible(used[static_cast<size_t>(i)]);
+            if (used[static_cast<size_t>(i)])
+                m_bars[static_cast<size_t>(i)]->addToLegend();
+        }
+    }
+
+    m_keyTicker->clear();
+    for (int k = 0; k < n; ++k)
+        m_keyTicker->addTick(k, m_columns[static_cast<size_t>(k)].label);
+    for (int k = 0; k < kMaxColumns; ++k) {
+        QCPItemText* t = m_totals[static_cast<size_t>(k)];
+        t->setVisible(k < n);
+        if (k < n) {
+            const double total = m_columns[static_cast<size_t>(k)].segments.total();
+            t->setText(QString::fromStdString(formatBytes(total, m_units)));
+            t->position->setCoords(k, total);
+        }
+    }
+    m_capacityText->setText(capacityLabel);
+    rebuildRanges();
+}
+
+void MemoryBarChart::rebuildRanges()
+{
+    double top = m_capacity, smallest = m_capacity;
+    for (const BarColumn& c : m_columns) {
+        const double t = c.segments.total();
+        top = std::max(top, t);
+        if (t > 0)
+            smallest = std::min(smallest, t);
+    }
+    const bool log = m_scale == AxisScale::Logarithmic
+                     || (m_scale == AxisScale::Automatic && top > kAutoLogRatio * std::max(m_capacity, 1.0));
+    m_log = log;
+    if (log) {
+        yAxis->setScaleType(QCPAxis::stLogarithmic);
+        yAxis->setTicker(m_logTicker);
+        const double lower = std::pow(10.0, std::floor(std::log10(std::max(smallest, 1.0) / 3)));
+        yAxis->setRange(lower, top * 4);
+    } else {
+        yAxis->setScaleType(QCPAxis::stLinear);
+        yAxis->setTicker(m_linearTicker);
+        yAxis->setRange(0, top * 1.15);
+    }
+    // On a log axis the stack starts at 1 byte (below the visible range) instead of at 0.
+    m_bars[0]->setBaseValue(log ? 1.0 : 0.0);
+    xAxis->setRange(-0.6, std::max<double>(1, static_cast<double>(m_columns.size())) - 0.4);
+    m_capacityLine->point1->setCoords(-1, m_capacity);
+    m_capacityLine->point2->setCoords(1, m_capacity);
+    m_capacityText->position->setCoords(0.995, m_capacity);
+}
+
+void MemoryBarChart::refresh(QCustomPlot::RefreshPriority priority)
+{
+    replot(priority);
+}
+
+int MemoryBarChart::columnAt(const QPointF& pos) const
+{
+    if (!axisRect()->rect().contains(pos.toPoint()))
+        return -1;
+    const double key = xAxis->pixelToCoord(pos.x());
+    const int k = static_cast<int>(std::lround(key));
+    if (k < 0 || k >= static_cast<int>(m_columns.size()) || std::fabs(key - k) > kBarWidth / 2)
+        return -1;
+    return k;
+}
+
+QString MemoryBarChart::toolTipAt(const QPointF& pos) const
+{
+    const int k = columnAt(pos);
+    if (k < 0)
+        return {};
+    const BarColumn& c = m_columns[static_cast<size_t>(k)];
+    const double value = yAxis->pixelToCoord(pos.y());
+    const double total = c.segments.total();
+    const QLocale locale;
+    auto bytes = [&](double b) { return QString::fromStdString(formatBytes(b, m_units)); };
+    QString title = c.label;
+    title.replace(QLatin1Char('\n'), QStringLiteral(" · "));
+    double base = 0;
+    for (int i = 0; i < kSegmentCount; ++i) {
+        const auto seg = static_cast<Segment>(i);
+        const double v = segmentValue(c.segments, seg);
+        if (v > 0 && value >= base && value <= base + v) {
+            return tr("<b>%1</b><br><b>%2: %3</b> (%4% of %5)<br>%6 bytes<br><i>%7</i>")
+                .arg(title.toHtmlEscaped(), segmentName(seg), bytes(v))
+                .arg(total > 0 ? 100 * v / total : 0, 0, 'f', 1)
+                .arg(bytes(total), locale.toString(static_cast<qlonglong>(std::llround(v))), segmentExplanation(seg));
+        }
+        base += v;
+    }
+    if (value > total && value < total * (m_log ? 3 : 1.1))
+        return tr("<b>%1</b><br>Total: %2<br>%3 bytes").arg(title.toHtmlEscaped(), bytes(total),
+                                                           locale.toString(static_cast<qlonglong>(std::llround(total))));
+    return {};
+}
+
+void MemoryBarChart::contextMenuEvent(QContextMenuEvent* e)
+{
+    const int k = columnAt(e->pos());
+    const bool anyPinned = std::any_of(m_columns.begin(), m_columns.end(), [](const BarColumn& c) { return c.pinned; });
+    if (!anyPinned)
+        return;
+    QMenu menu(this);
+    if (k >= 0 && m_columns[static_cast<size_t>(k)].pinned) {
+        int pinIndex = 0;
+        for (int i = 0; i < k; ++i)
+            pinIndex += m_columns[static_cast<size_t>(i)].pinned ? 1 : 0;
+        QString label = m_columns[static_cast<size_t>(k)].label;
+        label.replace(QLatin1Char('\n'), QLatin1Char(' '));
+        menu.addAction(tr("Unpin “%1”").arg(label), this, [this, pinIndex] { Q_EMIT unpinRequested(pinIndex); });
+    }
+    menu.addAction(tr("Clear all pinned bars"), this, &MemoryBarChart::clearPinsRequested);
+    menu.exec(e->globalPos());
+}
+
+}  // namespace trainmem

@@ -1,0 +1,91 @@
+#pragma once
+// Stacked memory bars (DESIGN.md §5): one bar per view (inference, training on one GPU, per GPU
+// after sharding, pinned scenarios), one fixed colour per segment, the GPU's capacity as a line.
+// The chart only maps bytes to plot coordinates; every number comes from the core's Breakdown.
+
+#include "coreapi.h"
+#include "charttheme.h"
+#include "units.h"
+
+#include <qcustomplot.h>
+
+#include <QString>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace trainmem {
+
+class BytesTicker;
+class LogBytesTicker;
+
+/// One bar: a title under it and the per-GPU segments it stacks.
+struct BarColumn {
+    QString label;
+    Segments segments;
+    bool pinned = false;
+};
+
+enum class AxisScale { Automatic, Linear, Logarithmic };
+
+class MemoryBarChart : public QCustomPlot
+{
+    Q_OBJECT
+public:
+    /// Three views of the current scenario plus up to this many pinned ones.
+    static constexpr int kMaxPinned = 8;
+    static constexpr int kMaxColumns = 3 + kMaxPinned;
+
+    explicit MemoryBarChart(QWidget* parent = nullptr);
+    ~MemoryBarChart() override;
+
+    /// Replaces the bars. `capacity` is one GPU's memory; `capacityLabel` names it ("H100 · 80 GB").
+    void setColumns(const std::vector<BarColumn>& columns, double capacity, const QString& capacityLabel);
+    void setUnits(UnitSystem units);
+    void setAxisScale(AxisScale scale);
+    void setTheme(const ChartTheme& theme);
+    void setTitle(const QString& title);
+    /// Redraws every layer now (exports) or on the next event loop pass (live updates).
+    void refresh(QCustomPlot::RefreshPriority priority = QCustomPlot::rpQueuedRefresh);
+
+    // Read-back for tests and hover: the plotted objects themselves.
+    QCPBars* bars(Segment s) const { return m_bars[static_cast<size_t>(s)]; }
+    const std::vector<BarColumn>& columns() const { return m_columns; }
+    QCPItemStraightLine* capacityLine() const { return m_capacityLine; }
+    QCPItemText* totalLabel(int column) const { return m_totals[static_cast<size_t>(column)]; }
+    bool isLogarithmic() const { return m_log; }
+    /// The hover text for a point in widget coordinates; empty outside the bars.
+    QString toolTipAt(const QPointF& pos) const;
+
+Q_SIGNALS:
+    /// The user asked (context menu) to remove pinned bar `pinIndex` (0 = first pinned).
+    void unpinRequested(int pinIndex);
+    void clearPinsRequested();
+
+protected:
+    void contextMenuEvent(QContextMenuEvent* e) override;
+
+private:
+    void rebuildRanges();
+    int columnAt(const QPointF& pos) const;
+
+    std::array<QCPBars*, kSegmentCount> m_bars{};
+    std::array<QCPItemText*, kMaxColumns> m_totals{};
+    QCPItemStraightLine* m_capacityLine = nullptr;
+    QCPItemText* m_capacityText = nullptr;
+    QSharedPointer<QCPAxisTickerText> m_keyTicker;
+    QSharedPointer<BytesTicker> m_linearTicker;
+    QSharedPointer<LogBytesTicker> m_logTicker;
+    QCPLayoutGrid* m_legendRow = nullptr;
+    QCPTextElement* m_title = nullptr;
+    std::vector<BarColumn> m_columns;
+    double m_capacity = 80e9;
+    QString m_capacityLabel;
+    UnitSystem m_units = UnitSystem::Decimal;
+    AxisScale m_scale = AxisScale::Automatic;
+    ChartTheme m_theme;
+    bool m_log = false;
+};
+
+}  // namespace trainmem

@@ -1,0 +1,268 @@
+#include "sequencechart.h"
+
+#include "bytestickers.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainmem {
+namespace {
+
+constexpr int kMinExp = 9;   // 512
+constexpr int kMaxExp = 20;  // 1M
+
+QString curveName(int mode)
+{
+    switch (static_cast<Checkpointing>(mode)) {
+    case Checkpointing::None: return SequenceChart::tr("No checkpointing");
+    case Checkpointing::Selective: return SequenceChart::tr("Selective recompute");
+    case Checkpointing::Full: return SequenceChart::tr("Full recompute");
+    }
+    return {};
+}
+
+}  // namespace
+
+SequenceChart::SequenceChart(QWidget* parent) : QCustomPlot(parent)
+{
+    setObjectName(QStringLiteral("sequenceChart"));
+    setAntialiasedElements(QCP::aeAll);
+
+    m_title = new QCPTextElement(this, tr("Memory per GPU against context length"));
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, m_title);
+    auto* legendRow = new QCPLayoutGrid;
+    plotLayout()->insertRow(1);
+    plotLayout()->addElement(1, 0, legendRow);
+    plotLayout()->setRowStretchFactor(0, 0.001);
+    plotLayout()->setRowStretchFactor(1, 0.001);
+    axisRect()->insetLayout()->take(legend);
+    legendRow->addElement(0, 0, legend);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(3);
+    legend->setVisible(true);
+
+    m_seqTicker.reset(new QCPAxisTickerText);
+    xAxis->setScaleType(QCPAxis::stLogarithmic);
+    xAxis->setTicker(m_seqTicker);
+    xAxis->setSubTicks(false);
+    xAxis->setLabel(tr("Context length (tokens)"));
+    xAxis->setRange(kSweepMinSeq / 1.1, kSweepMaxSeq * 1.1);
+
+    m_bytesTicker.reset(new LogBytesTicker);
+    m_bytesTicker->setSubTickCount(8);
+    yAxis->setScaleType(QCPAxis::stLogarithmic);
+    yAxis->setTicker(m_bytesTicker);
+    yAxis->setLabel(tr("Memory per GPU"));
+    yAxis->grid()->setSubGridVisible(true);
+
+    // Drawn first so curves sit on top of it.
+    m_dies = new QCPItemRect(this);
+    m_diesText = new QCPItemText(this);
+    m_diesText->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_diesText->position->setCoords(0.015, 0.02);
+    m_diesText->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+
+    for (int mode = 0; mode < 3; ++mode) {
+        QCPGraph* g = addGraph();
+        g->setName(curveName(mode));
+        g->setLineStyle(QCPGraph::lsLine);
+        m_curves[static_cast<size_t>(mode)] = g;
+    }
+    m_floor = addGraph();
+    m_floor->setName(tr("Model state (the floor)"));
+    m_current = addGraph();
+    m_current->setName(tr("Current context"));
+    m_current->setLineStyle(QCPGraph::lsNone);
+
+    m_capacityLine = new QCPItemStraightLine(this);
+    m_capacityText = new QCPItemText(this);
+    m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    m_capacityText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    m_capacityText->setPadding(QMargins(4, 1, 4, 1));
+
+    m_marker = new QCPItemStraightLine(this);
+    m_anchor = new QCPItemTracer(this);
+    m_anchor->setStyle(QCPItemTracer::tsNone);
+    m_anchor->position->setType(QCPItemPosition::ptPlotCoords);
+    m_markerText = new QCPItemText(this);
+    m_markerText->position->setParentAnchor(m_anchor->position);
+    m_markerText->setPadding(QMargins(6, 2, 6, 2));
+
+    m_crossLine = new QCPItemStraightLine(this);
+    m_crossText = new QCPItemText(this);
+    m_crossText->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    m_crossText->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    m_crossText->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    m_crossText->setPadding(QMargins(5, 2, 5, 2));
+    m_crossText->setTextAlignment(Qt::AlignLeft);
+
+    setTheme(ChartTheme::fromPalette(palette()));
+    fitTicksTo(width());
+}
+
+SequenceChart::~SequenceChart() = default;
+
+void SequenceChart::setTitle(const QString& title)
+{
+    m_title->setText(title);
+}
+
+void SequenceChart::setTheme(const ChartTheme& theme)
+{
+    m_theme = theme;
+    theme.applyToPlot(this);
+    m_title->setFont(theme.font(1.25, true));
+    m_title->setTextColor(theme.foreground);
+    QColor halo = theme.background;
+    halo.setAlpha(225);
+    const double lineW = std::max(2.0, theme.fontPx / 6);
+
+    QColor dies = theme.capacity;
+    dies.setAlpha(theme.dark ? 55 : 30);
+    m_dies->setPen(Qt::NoPen);
+    m_dies->setBrush(dies);
+    m_diesText->setFont(theme.font(1.1, true));
+    m_diesText->setColor(theme.capacity);
+
+    m_floor->setPen(QPen(ChartTheme::segmentColor(Segment::Weights), lineW, Qt::DashLine));
+    m_current->setPen(QPen(theme.marker, lineW));
+    m_current->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme.marker, theme.background,
+                                               theme.fontPx * 0.9));
+    m_capacityLine->setPen(QPen(theme.capacity, lineW, Qt::DashLine));
+    m_capacityText->setFont(theme.font(1.0, true));
+    m_capacityText->setColor(theme.capacity);
+    m_capacityText->setBrush(halo);
+    m_marker->setPen(QPen(theme.marker, 1, Qt::DotLine));
+    m_markerText->setFont(theme.font(1.0, true));
+    m_markerText->setColor(theme.foreground);
+    m_markerText->setBrush(halo);
+    m_crossLine->setPen(QPen(theme.foreground, 1.5, Qt::DashDotLine));
+    m_crossText->setFont(theme.font(0.95));
+    m_crossText->setColor(theme.foreground);
+    m_crossText->setBrush(halo);
+    rebuild();
+}
+
+void SequenceChart::setUnits(UnitSystem units)
+{
+    m_units = units;
+    m_bytesTicker->units = units;
+    m_bytesTicker->setLogBase(units == UnitSystem::Decimal ? 10 : 2);
+    rebuild();
+}
+
+void SequenceChart::fitTicksTo(int widthPx)
+{
+    // "128k" needs about 3.5 font heights with padding; 12 labels must fit the axis.
+    const int stride = widthPx > 0 && widthPx < 12 * m_theme.fontPx * 4.2 ? 2 : 1;
+    if (stride == m_tickStride && !m_seqTicker->ticks().isEmpty())
+        return;
+    m_tickStride = stride;
+    m_seqTicker->clear();
+    for (int e = kMinExp; e <= kMaxExp; ++e) {
+        const auto tokens = int64_t{1} << e;
+        m_seqTicker->addTick(static_cast<double>(tokens),
+                             (e - kMinExp) % stride == 0 ? QString::fromStdString(formatContext(tokens)) : QString());
+    }
+}
+
+void SequenceChart::resizeEvent(QResizeEvent* e)
+{
+    fitTicksTo(e->size().width());
+    QCustomPlot::resizeEvent(e);
+}
+
+void SequenceChart::setData(const SequenceChartData& data)
+{
+    m_data = data;
+    rebuild();
+}
+
+void SequenceChart::rebuild()
+{
+    const ContextSweep& sw = m_data.sweep;
+    const auto n = static_cast<int>(sw.seq.size());
+    const QVector<double> keys(sw.seq.begin(), sw.seq.end());
+    const int currentMode = static_cast<int>(m_data.checkpointing);
+    const double lineW = std::max(2.0, m_theme.fontPx / 6);
+    double lo = sw.modelStatePerGpu > 0 ? sw.modelStatePerGpu : 1e9, hi = std::max(sw.capacity, 1.0);
+    for (int mode = 0; mode < 3; ++mode) {
+        QCPGraph* g = m_curves[static_cast<size_t>(mode)];
+        const auto& v = sw.totalPerGpu[static_cast<size_t>(mode)];
+        g->setData(keys, QVector<double>(v.begin(), v.end()), true);
+        // Inference has no backward pass: the three modes coincide, so one curve tells it.
+        const bool shown = !m_data.inference || mode == 0;
+        g->setVisible(shown);
+        if (shown != (legend->itemWithPlottable(g) != nullptr))
+            shown ? g->addToLegend() : g->removeFromLegend();
+        if (mode == 0)
+            g->setName(m_data.inference ? tr("Inference: weights + KV cache") : curveName(0));
+        const bool current = m_data.inference || mode == currentMode;
+        // The other modes dashed: where two modes coincide (selective = none with flash attention)
+        // both colours still show.
+        g->setPen(QPen(ChartTheme::checkpointColor(mode), current ? lineW * 1.8 : lineW,
+                       current ? Qt::SolidLine : Qt::DashLine));
+        if (shown && !v.empty()) {
+            lo = std::min(lo, *std::min_element(v.begin(), v.end()));
+            hi = std::max(hi, *std::max_element(v.begin(), v.end()));
+        }
+    }
+    legend->setWrap(m_data.inference ? 3 : 5);
+    m_floor->setName(m_data.inference ? tr("Weights (the floor)") : tr("Model state (the floor)"));
+    m_floor->setData({kSweepMinSeq / 2, kSweepMaxSeq * 2}, {sw.modelStatePerGpu, sw.modelStatePerGpu}, true);
+    m_current->setData({m_data.currentSeq}, {m_data.currentTotal}, true);
+    if (m_data.currentTotal > 0) {
+        lo = std::min(lo, m_data.currentTotal);
+        hi = std::max(hi, m_data.currentTotal);
+    }
+    lo = std::max(lo, 1e3);
+    const double lower = lo / 2.5;
+    const double upper = hi * (n > 0 ? 3.0 : 10.0);
+    yAxis->setRange(lower, upper);
+
+    // Everything above one GPU's memory is out of memory.
+    m_dies->topLeft->setCoords(kSweepMinSeq / 4, upper * 100);
+    m_dies->bottomRight->setCoords(kSweepMaxSeq * 4, sw.capacity);
+    m_diesText->setText(tr("Out of memory: more than one %1").arg(m_data.capacityLabel.section(QStringLiteral(" · "), 0, 0)));
+    m_diesText->setVisible(sw.capacity < upper);
+    m_capacityLine->point1->setCoords(kSweepMinSeq, sw.capacity);
+    m_capacityLine->point2->setCoords(kSweepMaxSeq, sw.capacity);
+    m_capacityText->position->setCoords(0.995, sw.capacity);
+    m_capacityText->setText(m_data.capacityLabel);
+
+    const double seq = std::clamp(m_data.currentSeq, kSweepMinSeq, kSweepMaxSeq);
+    m_marker->point1->setCoords(seq, lower);
+    m_marker->point2->setCoords(seq, upper);
+    m_anchor->position->setCoords(seq, m_data.currentTotal);
+    // Label on the side with more room: right of the point in the left half, left of it otherwise.
+    const bool leftHalf = std::log2(seq) < 0.5 * (kMinExp + kMaxExp);
+    m_markerText->setPositionAlignment((leftHalf ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignTop);
+    m_markerText->setText(QStringLiteral("%1: %2").arg(QString::fromStdString(formatContext(static_cast<int64_t>(m_data.currentSeq))),
+                                                       tickBytes(m_data.currentTotal, m_units)));
+    // Pixel offset from the point, so the label clears the marker at any size.
+    m_markerText->position->setCoords(leftHalf ? m_theme.fontPx * 0.7 : -m_theme.fontPx * 0.7, m_theme.fontPx * 0.5);
+
+    const bool cross = sw.crossoverSeq.has_value() && *sw.crossoverSeq > kSweepMinSeq;
+    m_crossLine->setVisible(cross);
+    m_crossText->setVisible(cross);
+    if (cross) {
+        const double x = *sw.crossoverSeq;
+        m_crossLine->point1->setCoords(x, lower);
+        m_crossLine->point2->setCoords(x, upper);
+        m_crossText->position->setCoords(x, 0.97);
+        const bool right = std::log2(x) < kMaxExp - 2.5;
+        m_crossText->setPositionAlignment((right ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
+        const QString at = QString::fromStdString(formatCount(x));
+        m_crossText->setText(m_data.inference ? tr("KV cache passes the weights\nat %1 tokens").arg(at)
+                                              : tr("Activations pass model state\nat %1 tokens").arg(at));
+    }
+}
+
+void SequenceChart::refresh(QCustomPlot::RefreshPriority priority)
+{
+    replot(priority);
+}
+
+}  // namespace trainmem
