@@ -1,6 +1,7 @@
 // trainmem: the window, or a headless mode (--json, --text, --export-png, --list-*).
 #include "cli.h"
 #include "presetlibrary.h"
+#include "window.h"
 
 #include <QApplication>
 #include <QCoreApplication>
