@@ -210,7 +210,7 @@ Explanation modelStateSegment(SegmentKind k, const Scenario& s, const Breakdown&
     e.value = row.bytes * t.params;
     std::string what = row.what;
     if (k == SegmentKind::Optimizer)
-        what = std::to_string(r.slots) + " slot(s) of " + num(r.slotBytes) + " B per parameter for "
+        what = std::to_string(r.slotCount) + " slot(s) of " + num(r.slotBytes) + " B per parameter for "
                + toString(s.training.optimizer) + " (Adam keeps the running mean m and variance v).";
     if (inference && k != SegmentKind::Weights)
         what = "Serving keeps no gradients, master copy or optimizer state.";

@@ -25,25 +25,25 @@ StateRecipe trainingRecipe(Precision p, Optimizer o, double hidden)
     switch (o) {
     case Optimizer::AdamW:
     case Optimizer::Adam:
-        r.slots = 2;
+        r.slotCount = 2;
         r.optimizer = 2 * r.slotBytes;
         break;
     case Optimizer::Lion:
     case Optimizer::SGDMomentum:
-        r.slots = 1;
+        r.slotCount = 1;
         r.optimizer = r.slotBytes;
         break;
     case Optimizer::SGD:
-        r.slots = 0;
+        r.slotCount = 0;
         r.optimizer = 0;
         break;
     case Optimizer::Adafactor:
         // Row + column statistics of an h×n matrix: (h + n) values for h·n weights ≈ 2/h per weight.
-        r.slots = 0;
+        r.slotCount = 0;
         r.optimizer = r.slotBytes * 2.0 / std::max(1.0, hidden);
         break;
     case Optimizer::Adam8bit:
-        r.slots = 2;
+        r.slotCount = 2;
         r.slotBytes = 1;
         r.optimizer = 2;
         break;

@@ -11,7 +11,7 @@ struct StateRecipe {
     double gradients = 0;
     double master = 0;      ///< fp32 master copy kept by mixed precision
     double optimizer = 0;   ///< all optimizer slots together
-    int slots = 0;          ///< optimizer state tensors per parameter (Adafactor: 0, it is factored)
+    int slotCount = 0;      ///< optimizer state tensors per parameter (Adafactor: 0, it is factored); not "slots", Qt's keyword macro
     double slotBytes = 0;   ///< bytes of one slot element
     double total() const { return weights + gradients + master + optimizer; }
 };

@@ -121,7 +121,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
         {"bytes_per_param", b.bytesPerParam},
         {"bytes_per_param_detail",
          {{"weights", b.recipe.weights}, {"gradients", b.recipe.gradients}, {"master_weights", b.recipe.master},
-          {"optimizer", b.recipe.optimizer}, {"optimizer_slots", b.recipe.slots}}},
+          {"optimizer", b.recipe.optimizer}, {"optimizer_slots", b.recipe.slotCount}}},
         {"model_state_bytes", b.modelStateBytes},
         {"per_gpu_bytes", segmentsJson(b.perGpu)},
         {"single_gpu_bytes", segmentsJson(b.singleGpu)},
