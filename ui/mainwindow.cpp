@@ -87,7 +87,14 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     m_undo->setClean();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // Children outlive this class's part of the object: a spin box losing focus as it is destroyed
+    // must not call back into a half-destroyed window.
+    disconnect(m_panel, nullptr, this, nullptr);
+    disconnect(m_undo, nullptr, this, nullptr);
+    disconnect(m_dashboard, nullptr, this, nullptr);
+}
 
 QAction* MainWindow::action(const QString& objectName) const
 {

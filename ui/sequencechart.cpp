@@ -26,7 +26,7 @@ QString curveName(int mode)
 SequenceChart::SequenceChart(QWidget* parent) : QCustomPlot(parent)
 {
     setObjectName(QStringLiteral("sequenceChart"));
-    setAntialiasedElements(QCP::aeAll);
+    setAntialiasedElements(QCP::aePlottables | QCP::aeItems | QCP::aeLegend | QCP::aeScatters);
 
     m_title = new QCPTextElement(this, tr("Memory per GPU against context length"));
     plotLayout()->insertRow(0);

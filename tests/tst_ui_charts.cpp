@@ -1,0 +1,178 @@
+// The charts on their own: what they draw for the chapter's numbers, the log axis for 38 TB,
+// hover text, and the speed of one slider step.
+#include "uitestutil.h"
+
+#include "controlpanel.h"
+#include "dashboard.h"
+#include "logsliderfield.h"
+#include "mainwindow.h"
+
+#include <QElapsedTimer>
+#include <QSlider>
+
+using namespace trainmem;
+using namespace trainmem::uitest;
+
+class TestUiCharts : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void barAxisScale_data();
+    void barAxisScale();
+    void sequenceChartMatchesSweep_data();
+    void sequenceChartMatchesSweep();
+    void hoverShowsSegmentValue();
+    void inferenceShowsOneCurve();
+    void sliderStepIsFast();
+};
+
+void TestUiCharts::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+}
+
+void TestUiCharts::barAxisScale_data()
+{
+    QTest::addColumn<QString>("presetId");
+    QTest::addColumn<bool>("log");
+    QTest::newRow("7B: 138 GB against 80 GB stays linear") << "chapter-7b" << false;
+    QTest::newRow("70B: 1.36 TB against 80 GB stays linear (17×)") << "chapter-70b" << false;
+    QTest::newRow("2.4T: 40 TB against 80 GB turns logarithmic") << "qwen3.8-book" << true;
+}
+
+void TestUiCharts::barAxisScale()
+{
+    QFETCH(QString, presetId);
+    QFETCH(bool, log);
+    Dashboard d;
+    const Scenario s = preset(presetId);
+    d.showScenario(s, gpuOf(s));
+    MemoryBarChart* bars = d.barChart();
+    QCOMPARE(bars->isLogarithmic(), log);
+    QCOMPARE(bars->yAxis->scaleType(), log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    // Both the tallest bar and the capacity line are inside the axis.
+    const double top = d.state().training.singleGpu.total();
+    QVERIFY(bars->yAxis->range().contains(top));
+    QVERIFY(bars->yAxis->range().contains(gpuOf(s).memoryBytes));
+    QCOMPARE(bars->capacityLine()->point1->coords().y(), gpuOf(s).memoryBytes);
+    d.setAxisScale(AxisScale::Linear);
+    QVERIFY(!bars->isLogarithmic());
+    d.setAxisScale(AxisScale::Logarithmic);
+    QVERIFY(bars->isLogarithmic());
+}
+
+void TestUiCharts::sequenceChartMatchesSweep_data()
+{
+    QTest::addColumn<QString>("presetId");
+    QTest::addColumn<int>("checkpointing");
+    QTest::newRow("7B none: crossover labelled") << "chapter-7b" << int(Checkpointing::None);
+    QTest::newRow("Llama 3 70B selective") << "llama3-70b" << int(Checkpointing::Selective);
+    QTest::newRow("DeepSeek-V3 on 2048 H800s") << "deepseek-v3" << int(Checkpointing::Selective);
+    QTest::newRow("GPT-2 small full recompute") << "gpt2-small" << int(Checkpointing::Full);
+}
+
+void TestUiCharts::sequenceChartMatchesSweep()
+{
+    QFETCH(QString, presetId);
+    QFETCH(int, checkpointing);
+    Scenario s = preset(presetId);
+    s.training.checkpointing = static_cast<Checkpointing>(checkpointing);
+    Dashboard d;
+    d.showScenario(s, gpuOf(s));
+    const ContextSweep sweep = sweepContext(s, gpuOf(s), kSweepPointsPerOctave);
+    SequenceChart* c = d.sequenceChart();
+    QCOMPARE(sweep.seq.size(), size_t{45});
+    QCOMPARE(sweep.seq.front(), 512.0);
+    QCOMPARE(sweep.seq.back(), 1048576.0);
+    for (int mode = 0; mode < 3; ++mode) {
+        QCOMPARE(graphKeys(c->curve(static_cast<Checkpointing>(mode))), sweep.seq);
+        QCOMPARE(graphValues(c->curve(static_cast<Checkpointing>(mode))), sweep.totalPerGpu[static_cast<size_t>(mode)]);
+        // The scenario's own mode is drawn thicker.
+        const bool current = mode == checkpointing;
+        QCOMPARE(c->curve(static_cast<Checkpointing>(mode))->pen().style(), current ? Qt::SolidLine : Qt::DashLine);
+    }
+    QCOMPARE(graphValues(c->floorGraph()), (std::vector<double>{sweep.modelStatePerGpu, sweep.modelStatePerGpu}));
+    QCOMPARE(c->capacityLine()->point1->coords().y(), gpuOf(s).memoryBytes);
+    QCOMPARE(c->diesRegion()->bottomRight->coords().y(), gpuOf(s).memoryBytes);
+    QCOMPARE(graphKeys(c->currentPoint()), std::vector<double>{static_cast<double>(s.training.seqLen)});
+    QCOMPARE(graphValues(c->currentPoint()), std::vector<double>{account(s, gpuOf(s)).perGpu.total()});
+    const bool cross = sweep.crossoverSeq && *sweep.crossoverSeq > kSweepMinSeq;
+    QCOMPARE(c->crossoverLine()->visible(), cross);
+    if (cross) {
+        QCOMPARE(c->crossoverLine()->point1->coords().x(), *sweep.crossoverSeq);
+        QVERIFY(c->crossoverText()->text().contains(QString::fromStdString(formatCount(*sweep.crossoverSeq))));
+    }
+    // The x axis is log₂ with labels 512, 1k … 1M at the powers of two.
+    QCOMPARE(c->xAxis->scaleType(), QCPAxis::stLogarithmic);
+}
+
+void TestUiCharts::hoverShowsSegmentValue()
+{
+    Dashboard d;
+    d.resize(1400, 800);
+    const Scenario s = preset(QStringLiteral("chapter-7b"));
+    d.showScenario(s, gpuOf(s));
+    MemoryBarChart* bars = d.barChart();
+    bars->replot(QCustomPlot::rpImmediateRefresh);
+    // Middle of the optimizer segment of the training bar: weights + grads + master + half the optimizer.
+    const double y = (14e9 + 14e9 + 28e9 + 28e9);
+    const QPointF at(bars->xAxis->coordToPixel(1), bars->yAxis->coordToPixel(y));
+    const QString tip = bars->toolTipAt(at);
+    QVERIFY2(tip.contains(QStringLiteral("Optimizer state: 56.0 GB")), qPrintable(tip));
+    QVERIFY2(tip.contains(QLocale().toString(qlonglong(56'000'000'000))), qPrintable(tip));
+    QVERIFY(bars->toolTipAt(QPointF(bars->xAxis->coordToPixel(0.5), bars->yAxis->coordToPixel(y))).isEmpty());
+}
+
+void TestUiCharts::inferenceShowsOneCurve()
+{
+    Scenario s = preset(QStringLiteral("llama3-8b"));
+    s.training.mode = Mode::Inference;
+    Dashboard d;
+    d.showScenario(s, gpuOf(s));
+    QVERIFY(d.sequenceChart()->curve(Checkpointing::None)->visible());
+    QVERIFY(!d.sequenceChart()->curve(Checkpointing::Selective)->visible());
+    QVERIFY(!d.sequenceChart()->curve(Checkpointing::Full)->visible());
+    QCOMPARE(d.barChart()->columns()[2].label.section(QLatin1Char('\n'), 0, 0), QStringLiteral("Inference per GPU"));
+}
+
+void TestUiCharts::sliderStepIsFast()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("llama3-70b")));
+    w.resize(1500, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSlider* slider = w.controlPanel()->contextField()->slider();
+    slider->setValue(0);
+    QCoreApplication::processEvents();
+    QElapsedTimer t;
+    int steps = 0;
+    qint64 worst = 0;
+    t.start();
+    for (int i = 1; i <= slider->maximum(); ++i, ++steps) {
+        QElapsedTimer one;
+        one.start();
+        slider->setValue(i);
+        // What the queued refresh does on the next event-loop pass, done now so it is measured.
+        w.dashboard()->barChart()->replot(QCustomPlot::rpImmediateRefresh);
+        w.dashboard()->sequenceChart()->replot(QCustomPlot::rpImmediateRefresh);
+        worst = std::max(worst, one.nsecsElapsed());
+    }
+    const double mean = static_cast<double>(t.nsecsElapsed()) / steps / 1e6;
+    QElapsedTimer c;
+    c.start();
+    for (int i = 0; i < 20; ++i)
+        w.dashboard()->showScenario(w.scenario(), gpuOf(w.scenario()));
+    qInfo("recompute + setData only: %.2f ms", static_cast<double>(c.nsecsElapsed()) / 20 / 1e6);
+    qInfo("slider step: mean %.2f ms, worst %.2f ms over %d steps", mean, static_cast<double>(worst) / 1e6, steps);
+#ifdef NDEBUG
+    const double budget = 8.0;   // the budget, for optimised builds (CI, release)
+#else
+    const double budget = 20.0;  // -O0 core and widgets: a regression guard only
+#endif
+    QVERIFY2(mean < budget, qPrintable(QStringLiteral("mean %1 ms, budget %2 ms").arg(mean).arg(budget)));
+}
+
+QTEST_MAIN(TestUiCharts)
+#include "tst_ui_charts.moc"

@@ -1,0 +1,295 @@
+// Every control edits the Scenario, and the plotted bars and curves equal what the core computes
+// for the scenario the control should have made.
+#include "uitestutil.h"
+
+#include "controlpanel.h"
+#include "dashboard.h"
+#include "logsliderfield.h"
+#include "mainwindow.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+
+using namespace trainmem;
+using namespace trainmem::uitest;
+
+enum class Act { None, ParamsSlider, ParamsTyped, ActiveSlider, ActiveExperts, ContextSlider, ContextTyped, MicroBatch,
+                 Checkpointing, Flash, Precision, Optimizer, Gpu, GpuCount, Zero, Mode, Weights, Preset };
+Q_DECLARE_METATYPE(Act)
+
+class TestUiControls : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void controlChangesScenarioAndPlots_data();
+    void controlChangesScenarioAndPlots();
+    void slidersEmitWhileDragging();
+    void sizeOnArchitecturePresetSwitchesToSizeOnly();
+};
+
+void TestUiControls::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+    qRegisterMetaType<Scenario>("trainmem::Scenario");
+}
+
+namespace {
+
+int stepIndex(const LogSliderField* f, int64_t v)
+{
+    const auto& steps = f->steps();
+    const auto it = std::find(steps.begin(), steps.end(), v);
+    if (it == steps.end())
+        qFatal("%lld is not a slider step", static_cast<long long>(v));
+    return static_cast<int>(it - steps.begin());
+}
+
+void choose(QComboBox* box, const QVariant& data)
+{
+    const int i = box->findData(data);
+    QVERIFY2(i >= 0, qPrintable(data.toString()));
+    box->setCurrentIndex(i);
+}
+
+void type(QLineEdit* edit, const QString& text)
+{
+    edit->selectAll();
+    QTest::keyClicks(edit, text);
+    QTest::keyClick(edit, Qt::Key_Return);
+}
+
+/// What the control should have done to the scenario, written independently of the panel.
+Scenario expectedAfter(Scenario s, Act act, const QVariant& v)
+{
+    auto size = [&s](int64_t total, int64_t active) {
+        s.model.hasArchitecture = false;
+        s.model.params = total;
+        s.model.activeParams = active;
+        s.model.publishedTotal.reset();
+        s.model.publishedActive.reset();
+    };
+    switch (act) {
+    case Act::None: break;
+    case Act::ParamsSlider:
+    case Act::ParamsTyped: size(v.toLongLong(), v.toLongLong()); break;
+    case Act::ActiveSlider: size(resolveModel(s.model).params.total, v.toLongLong()); break;
+    case Act::ActiveExperts: s.model.architecture.moe.activeExperts = v.toInt(); s.model.publishedActive.reset(); break;
+    case Act::ContextSlider:
+    case Act::ContextTyped: s.training.seqLen = v.toLongLong(); break;
+    case Act::MicroBatch: s.training.microBatch = v.toInt(); break;
+    case Act::Checkpointing: s.training.checkpointing = static_cast<Checkpointing>(v.toInt()); break;
+    case Act::Flash: s.training.flashAttention = v.toBool(); break;
+    case Act::Precision: s.training.precision = static_cast<Precision>(v.toInt()); break;
+    case Act::Optimizer: s.training.optimizer = static_cast<Optimizer>(v.toInt()); break;
+    case Act::Gpu: s.hardware.gpu = v.toString().toStdString(); break;
+    case Act::GpuCount: s.hardware.gpus = v.toInt(); break;
+    case Act::Zero: s.hardware.zeroStage = v.toInt(); break;
+    case Act::Mode: s.training.mode = static_cast<Mode>(v.toInt()); break;
+    case Act::Weights: s.training.inferenceWeights = static_cast<InferenceWeights>(v.toInt()); break;
+    case Act::Preset: s = preset(v.toString()); break;
+    }
+    return s;
+}
+
+void perform(ControlPanel* p, Act act, const QVariant& v)
+{
+    switch (act) {
+    case Act::None: break;
+    case Act::ParamsSlider: p->paramsField()->slider()->setValue(stepIndex(p->paramsField(), v.toLongLong())); break;
+    case Act::ParamsTyped: type(p->paramsField()->edit(), QString::fromStdString(formatCount(v.toDouble()))); break;
+    case Act::ActiveSlider: p->activeField()->slider()->setValue(stepIndex(p->activeField(), v.toLongLong())); break;
+    case Act::ActiveExperts: p->activeExpertsBox()->setValue(v.toInt()); break;
+    case Act::ContextSlider: p->contextField()->slider()->setValue(stepIndex(p->contextField(), v.toLongLong())); break;
+    case Act::ContextTyped: type(p->contextField()->edit(), QString::fromStdString(formatContext(v.toLongLong()))); break;
+    case Act::MicroBatch: p->microBatchBox()->setValue(v.toInt()); break;
+    case Act::Checkpointing: choose(p->checkpointingBox(), v); break;
+    case Act::Flash: p->flashBox()->setChecked(v.toBool()); break;
+    case Act::Precision: choose(p->precisionBox(), v); break;
+    case Act::Optimizer: choose(p->optimizerBox(), v); break;
+    case Act::Gpu: choose(p->gpuBox(), v); break;
+    case Act::GpuCount: p->gpuCountBox()->setValue(v.toInt()); break;
+    case Act::Zero: choose(p->zeroBox(), v); break;
+    case Act::Mode: choose(p->modeBox(), v); break;
+    case Act::Weights: choose(p->weightsBox(), v); break;
+    case Act::Preset: {
+        QComboBox* box = p->presetBox();
+        const int i = box->findData(v);
+        QVERIFY(i >= 0);
+        box->setCurrentIndex(i);
+        Q_EMIT box->activated(i);  // what a user's pick sends
+        break;
+    }
+    }
+}
+
+}  // namespace
+
+void TestUiControls::controlChangesScenarioAndPlots_data()
+{
+    QTest::addColumn<QString>("start");
+    QTest::addColumn<int>("gpusFirst");  ///< GPU count set before the action (0: keep)
+    QTest::addColumn<Act>("act");
+    QTest::addColumn<QVariant>("value");
+    QTest::addColumn<double>("trainingState");  ///< model state of the "training, 1 GPU" bar
+    QTest::addColumn<double>("perGpuState");    ///< model state of the per-GPU bar
+    QTest::addColumn<double>("inferenceWeights");
+    QTest::addColumn<double>("capacity");
+
+    using V = QVariant;
+    const double gb = 1e9;
+    // clang-format off
+    QTest::newRow("7B chapter preset: training bar model state = 112 GB") << "chapter-7b" << 0 << Act::None << V() << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("params slider to 70B: 1.12 TB of model state") << "chapter-7b" << 0 << Act::ParamsSlider << V(qlonglong(70'000'000'000)) << 1120 * gb << 1120 * gb << 140 * gb << 80 * gb;
+    QTest::newRow("typed 2.4T: 38.4 TB of model state") << "chapter-7b" << 0 << Act::ParamsTyped << V(qlonglong(2'400'000'000'000)) << 38400 * gb << 38400 * gb << 4800 * gb << 80 * gb;
+    QTest::newRow("active params 1B of 7B: model state still 112 GB") << "chapter-7b" << 0 << Act::ActiveSlider << V(qlonglong(1'000'000'000)) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("context slider to 128k") << "chapter-7b" << 0 << Act::ContextSlider << V(qlonglong(131072)) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("typed context 32k") << "chapter-7b" << 0 << Act::ContextTyped << V(qlonglong(32768)) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("micro-batch 4") << "chapter-7b" << 0 << Act::MicroBatch << V(4) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("full checkpointing") << "chapter-7b" << 0 << Act::Checkpointing << V(int(Checkpointing::Full)) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("selective checkpointing") << "chapter-7b" << 0 << Act::Checkpointing << V(int(Checkpointing::Selective)) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("flash attention off") << "chapter-7b" << 0 << Act::Flash << V(false) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("pure bf16: 8 B/param = 56 GB") << "chapter-7b" << 0 << Act::Precision << V(int(Precision::BF16)) << 56 * gb << 56 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("fp32 with AdamW: 16 B/param = 112 GB") << "chapter-7b" << 0 << Act::Precision << V(int(Precision::FP32)) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("plain SGD: 8 B/param = 56 GB") << "chapter-7b" << 0 << Act::Optimizer << V(int(Optimizer::SGD)) << 56 * gb << 56 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("8-bit Adam: 10 B/param = 70 GB") << "chapter-7b" << 0 << Act::Optimizer << V(int(Optimizer::Adam8bit)) << 70 * gb << 70 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("A100-40GB: capacity line at 40 GB") << "chapter-7b" << 0 << Act::Gpu << V(QStringLiteral("A100-40GB")) << 112 * gb << 112 * gb << 14 * gb << 40 * gb;
+    QTest::newRow("8 GPUs without ZeRO: every GPU holds 112 GB") << "chapter-7b" << 0 << Act::GpuCount << V(8) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("ZeRO-1 on 8 GPUs: 5.5 B/param = 38.5 GB") << "chapter-7b" << 8 << Act::Zero << V(1) << 112 * gb << 38.5 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("ZeRO-2 on 8 GPUs: 3.75 B/param = 26.25 GB") << "chapter-7b" << 8 << Act::Zero << V(2) << 112 * gb << 26.25 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("ZeRO-3 on 8 GPUs: 14 GB per GPU") << "chapter-7b" << 8 << Act::Zero << V(3) << 112 * gb << 14 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("inference mode: per-GPU bar is the 14 GB of weights") << "chapter-7b" << 0 << Act::Mode << V(int(Mode::Inference)) << 112 * gb << 14 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("int4 weights: 3.5 GB to serve 7B") << "chapter-7b" << 0 << Act::Weights << V(int(InferenceWeights::INT4)) << 112 * gb << 112 * gb << 3.5 * gb << 80 * gb;
+    QTest::newRow("preset chapter-70b: 1.12 TB") << "chapter-7b" << 0 << Act::Preset << V(QStringLiteral("chapter-70b")) << 1120 * gb << 1120 * gb << 140 * gb << 80 * gb;
+    QTest::newRow("preset qwen3.8-book: 2.4T total = 38.4 TB") << "chapter-7b" << 0 << Act::Preset << V(QStringLiteral("qwen3.8-book")) << 38400 * gb << 38400 * gb << 4800 * gb << 80 * gb;
+    QTest::newRow("DeepSeek-V3 with 4 active experts: model state unchanged") << "deepseek-v3" << 0 << Act::ActiveExperts << V(4) << 0.0 << 0.0 << 0.0 << 80 * gb;
+    // clang-format on
+}
+
+void TestUiControls::controlChangesScenarioAndPlots()
+{
+    QFETCH(QString, start);
+    QFETCH(int, gpusFirst);
+    QFETCH(Act, act);
+    QFETCH(QVariant, value);
+    QFETCH(double, trainingState);
+    QFETCH(double, perGpuState);
+    QFETCH(double, inferenceWeights);
+    QFETCH(double, capacity);
+
+    MainWindow w(PresetLibrary::instance(), preset(start));
+    w.setModalErrors(false);
+    ControlPanel* panel = w.controlPanel();
+    Scenario expected = w.scenario();
+    if (gpusFirst > 0) {
+        panel->gpuCountBox()->setValue(gpusFirst);
+        expected.hardware.gpus = gpusFirst;
+    }
+    const Scenario before = w.scenario();
+    QSignalSpy spy(&w, &MainWindow::scenarioChanged);
+    perform(panel, act, value);
+    expected = expectedAfter(expected, act, value);
+    QCOMPARE(spy.count(), act == Act::None ? 0 : 1);
+    if (act != Act::None)
+        QCOMPARE(spy.constFirst().constFirst().value<Scenario>().training.seqLen, expected.training.seqLen);
+
+    // The scenario the window holds is the one the control should have made.
+    const Scenario& got = w.scenario();
+    QCOMPARE(got.model.hasArchitecture, expected.model.hasArchitecture);
+    QCOMPARE(resolveModel(got.model).params.total, resolveModel(expected.model).params.total);
+    QCOMPARE(resolveModel(got.model).params.active, resolveModel(expected.model).params.active);
+    QCOMPARE(got.training.mode, expected.training.mode);
+    QCOMPARE(got.training.precision, expected.training.precision);
+    QCOMPARE(got.training.optimizer, expected.training.optimizer);
+    QCOMPARE(got.training.seqLen, expected.training.seqLen);
+    QCOMPARE(got.training.microBatch, expected.training.microBatch);
+    QCOMPARE(got.training.checkpointing, expected.training.checkpointing);
+    QCOMPARE(got.training.flashAttention, expected.training.flashAttention);
+    QCOMPARE(got.training.inferenceWeights, expected.training.inferenceWeights);
+    QCOMPARE(got.hardware.gpu, expected.hardware.gpu);
+    QCOMPARE(got.hardware.gpus, expected.hardware.gpus);
+    QCOMPARE(got.hardware.zeroStage, expected.hardware.zeroStage);
+    if (act == Act::ActiveExperts) {
+        QCOMPARE(got.model.architecture.moe.activeExperts, 4);
+        QVERIFY(resolveModel(got.model).params.active < resolveModel(before.model).params.active);
+    }
+
+    // The bars: every segment of the three views equals the core's, field by field.
+    const GpuSpec& gpu = gpuOf(expected);
+    Scenario asInference = expected, asTraining = expected;
+    asInference.training.mode = Mode::Inference;
+    asTraining.training.mode = Mode::Training;
+    const Segments views[3] = {account(asInference, gpu).singleGpu, account(asTraining, gpu).singleGpu,
+                               account(expected, gpu).perGpu};
+    MemoryBarChart* bars = w.dashboard()->barChart();
+    for (int key = 0; key < 3; ++key)
+        for (int i = 0; i < kSegmentCount; ++i) {
+            const auto seg = static_cast<Segment>(i);
+            const double want = segmentValue(views[key], seg);
+            const double have = barValue(bars->bars(seg), key);
+            if (!qFuzzyCompare(1 + have, 1 + want))
+                QFAIL(qPrintable(QStringLiteral("bar %1, %2: plotted %3, core %4").arg(key).arg(segmentName(seg)).arg(have).arg(want)));
+        }
+    auto stateOf = [&](int key) {
+        double sum = 0;
+        for (Segment s : {Segment::Weights, Segment::Gradients, Segment::Master, Segment::Optimizer})
+            sum += barValue(bars->bars(s), key);
+        return sum;
+    };
+    if (trainingState > 0) {
+        QCOMPARE(stateOf(1), trainingState);
+        QCOMPARE(stateOf(2), perGpuState);
+        QCOMPARE(barValue(bars->bars(Segment::Weights), 0), inferenceWeights);
+    } else {
+        QCOMPARE(stateOf(1), account(preset(start), gpu).modelStateBytes);
+    }
+    QCOMPARE(bars->capacityLine()->point1->coords().y(), capacity);
+    QCOMPARE(bars->totalLabel(2)->text(), QString::fromStdString(formatBytes(views[2].total())));
+
+    // The curves equal the core's sweep.
+    const ContextSweep sweep = sweepContext(expected, gpu, kSweepPointsPerOctave);
+    SequenceChart* seq = w.dashboard()->sequenceChart();
+    for (int mode = 0; mode < 3; ++mode) {
+        const auto mode_ = static_cast<Checkpointing>(mode);
+        QCOMPARE(graphKeys(seq->curve(mode_)), sweep.seq);
+        QCOMPARE(graphValues(seq->curve(mode_)), sweep.totalPerGpu[static_cast<size_t>(mode)]);
+    }
+    QCOMPARE(graphValues(seq->currentPoint()), std::vector<double>{views[2].total()});
+}
+
+void TestUiControls::slidersEmitWhileDragging()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    QSignalSpy spy(&w, &MainWindow::scenarioChanged);
+    QSlider* slider = w.controlPanel()->contextField()->slider();
+    slider->setSliderDown(true);  // a drag in progress
+    const int start = slider->value();
+    for (int i = 1; i <= 6; ++i)
+        slider->setValue(start + i);
+    QCOMPARE(spy.count(), 6);  // one update per step, not only on release
+    QCOMPARE(w.scenario().training.seqLen, w.controlPanel()->contextField()->steps()[static_cast<size_t>(start + 6)]);
+    slider->setSliderDown(false);
+    QCOMPARE(w.dashboard()->sequenceChart()->data().currentSeq, static_cast<double>(w.scenario().training.seqLen));
+}
+
+void TestUiControls::sizeOnArchitecturePresetSwitchesToSizeOnly()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("deepseek-v3")));
+    QVERIFY(w.scenario().model.hasArchitecture);
+    QVERIFY(w.controlPanel()->activeExpertsBox()->isVisibleTo(w.controlPanel()));
+    LogSliderField* params = w.controlPanel()->paramsField();
+    params->slider()->setValue(stepIndex(params, 1'000'000'000'000));
+    QVERIFY(!w.scenario().model.hasArchitecture);
+    QCOMPARE(w.scenario().model.params, int64_t{1'000'000'000'000});
+    // A sparse model keeps its active count when the total moves.
+    QCOMPARE(w.scenario().model.activeParams, resolveModel(preset(QStringLiteral("deepseek-v3")).model).params.active);
+    QVERIFY(!w.controlPanel()->activeExpertsBox()->isVisibleTo(w.controlPanel()));
+}
+
+QTEST_MAIN(TestUiControls)
+#include "tst_ui_controls.moc"

@@ -1,0 +1,225 @@
+// The window around the charts: scenario files, undo/redo, pins, remembered state, presentation mode.
+#include "uitestutil.h"
+
+#include "controlpanel.h"
+#include "dashboard.h"
+#include "errorbanner.h"
+#include "logsliderfield.h"
+#include "mainwindow.h"
+#include "settings.h"
+
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QUndoStack>
+
+using namespace trainmem;
+using namespace trainmem::uitest;
+
+class TestUiMainWindow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void badFileShowsErrorAndKeepsState_data();
+    void badFileShowsErrorAndKeepsState();
+    void saveThenOpenRoundTrips();
+    void sliderDragIsOneUndoStep();
+    void undoRedoRestoresSnapshots();
+    void pinAddsBarsUpToEight();
+    void lastStateRestoredOnStart();
+    void presentationModeEnlargesFonts();
+    void exportFailureIsReported();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestUiMainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_dir.isValid());
+}
+
+void TestUiMainWindow::init()
+{
+    QSettings().clear();
+}
+
+void TestUiMainWindow::badFileShowsErrorAndKeepsState_data()
+{
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("expectedInMessage");
+    QTest::newRow("negative seq_len names its JSON path")
+        << QByteArray(R"({"schema": "trainmem/scenario@1", "training": {"seq_len": -4}})") << "/training/seq_len";
+    QTest::newRow("not JSON at all") << QByteArray("this is not json {") << "bad.json";
+    QTest::newRow("unknown precision names its JSON path")
+        << QByteArray(R"({"schema": "trainmem/scenario@1", "training": {"precision": "fp7"}})") << "/training/precision";
+    QTest::newRow("missing file") << QByteArray() << "cannot be read";
+}
+
+void TestUiMainWindow::badFileShowsErrorAndKeepsState()
+{
+    QFETCH(QByteArray, content);
+    QFETCH(QString, expectedInMessage);
+    const QString path = m_dir.filePath(QStringLiteral("bad.json"));
+    QFile::remove(path);
+    if (!content.isEmpty()) {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+    }
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-70b")));
+    w.setModalErrors(false);
+    const double before = w.dashboard()->state().current.modelStateBytes;
+    QSignalSpy spy(&w, &MainWindow::scenarioChanged);
+    QVERIFY(!w.openFile(path));
+    QCOMPARE(spy.count(), 0);
+    QVERIFY(w.errorBanner()->isVisibleTo(&w));
+    QVERIFY2(w.errorBanner()->text().contains(expectedInMessage), qPrintable(w.errorBanner()->text()));
+    QCOMPARE(w.scenario().id, std::string("chapter-70b"));
+    QCOMPARE(w.dashboard()->state().current.modelStateBytes, before);
+    QCOMPARE(before, 1.12e12);
+    QCOMPARE(w.undoStack()->count(), 0);
+}
+
+void TestUiMainWindow::saveThenOpenRoundTrips()
+{
+    const QString path = m_dir.filePath(QStringLiteral("roundtrip.json"));
+    {
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.controlPanel()->microBatchBox()->setValue(3);
+        QVERIFY(w.saveFile(path));
+        QVERIFY(w.undoStack()->isClean());
+    }
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("llama3-70b")));
+    QSignalSpy spy(&w, &MainWindow::scenarioChanged);
+    QVERIFY(w.openFile(path));
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(w.scenario().training.microBatch, int64_t{3});
+    QCOMPARE(w.scenario().model.params, int64_t{7'000'000'000});
+    QVERIFY(!w.errorBanner()->isVisibleTo(&w));
+    // Opening is undoable like any edit.
+    w.undoStack()->undo();
+    QCOMPARE(w.scenario().id, std::string("llama3-70b"));
+}
+
+void TestUiMainWindow::sliderDragIsOneUndoStep()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    QSlider* s = w.controlPanel()->contextField()->slider();
+    const int64_t seq0 = w.scenario().training.seqLen;
+    s->setSliderDown(true);
+    for (int i = 1; i <= 5; ++i)
+        s->setValue(s->value() + 1);
+    s->setSliderDown(false);  // release ends the step
+    QCOMPARE(w.undoStack()->count(), 1);
+    s->setSliderDown(true);
+    s->setValue(s->value() + 1);
+    s->setSliderDown(false);
+    QCOMPARE(w.undoStack()->count(), 2);  // a second drag is its own step
+    w.undoStack()->undo();
+    w.undoStack()->undo();
+    QCOMPARE(w.scenario().training.seqLen, seq0);
+    QCOMPARE(w.dashboard()->sequenceChart()->data().currentSeq, static_cast<double>(seq0));
+}
+
+void TestUiMainWindow::undoRedoRestoresSnapshots()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.controlPanel()->gpuCountBox()->setValue(8);
+    Q_EMIT w.controlPanel()->gpuCountBox()->editingFinished();
+    QComboBox* zero = w.controlPanel()->zeroBox();
+    zero->setCurrentIndex(zero->findData(3));
+    QCOMPARE(w.dashboard()->state().current.perGpu.modelState(), 14e9);
+    QCOMPARE(w.undoStack()->count(), 2);
+    w.undoStack()->undo();
+    QCOMPARE(w.scenario().hardware.zeroStage, 0);
+    QCOMPARE(w.dashboard()->state().current.perGpu.modelState(), 112e9);
+    QCOMPARE(w.controlPanel()->zeroBox()->currentData().toInt(), 0);  // the controls follow undo
+    w.undoStack()->redo();
+    QCOMPARE(w.scenario().hardware.zeroStage, 3);
+    QCOMPARE(barValue(w.dashboard()->barChart()->bars(Segment::Weights), 2), 14e9 / 8);
+}
+
+void TestUiMainWindow::pinAddsBarsUpToEight()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    QAction* pin = w.action(QStringLiteral("pin"));
+    QVERIFY(pin);
+    QCOMPARE(pin->shortcut(), QKeySequence(QStringLiteral("Ctrl+P")));
+    pin->trigger();
+    w.controlPanel()->paramsField()->slider()->setValue(
+        static_cast<int>(std::find(w.controlPanel()->paramsField()->steps().begin(),
+                                   w.controlPanel()->paramsField()->steps().end(), 70'000'000'000)
+                         - w.controlPanel()->paramsField()->steps().begin()));
+    MemoryBarChart* bars = w.dashboard()->barChart();
+    QCOMPARE(bars->columns().size(), size_t{4});
+    // The pin keeps the 7B per-GPU bar while the scenario moved to 70B.
+    QCOMPARE(barValue(bars->bars(Segment::Optimizer), 3), 56e9);
+    QCOMPARE(barValue(bars->bars(Segment::Optimizer), 2), 560e9);
+    QVERIFY(bars->columns()[3].label.startsWith(QStringLiteral("7B training")));
+    for (int i = 0; i < 10; ++i)
+        pin->trigger();
+    QCOMPARE(w.dashboard()->pins().size(), size_t{8});
+    QCOMPARE(bars->columns().size(), size_t{11});
+    w.action(QStringLiteral("unpinLast"))->trigger();
+    QCOMPARE(bars->columns().size(), size_t{10});
+    w.action(QStringLiteral("clearPins"))->trigger();
+    QCOMPARE(bars->columns().size(), size_t{3});
+}
+
+void TestUiMainWindow::lastStateRestoredOnStart()
+{
+    {
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.controlPanel()->microBatchBox()->setValue(5);
+        w.action(QStringLiteral("binaryUnits"))->setChecked(true);
+        w.close();  // saves
+    }
+    Settings settings;
+    const std::optional<Scenario> last = settings.lastScenario();
+    QVERIFY(last.has_value());
+    QCOMPARE(last->training.microBatch, int64_t{5});
+    QCOMPARE(settings.units(), UnitSystem::Binary);
+    MainWindow again(PresetLibrary::instance(), *last);
+    QCOMPARE(again.dashboard()->units(), UnitSystem::Binary);
+    QVERIFY(again.action(QStringLiteral("binaryUnits"))->isChecked());
+    QCOMPARE(again.dashboard()->barChart()->totalLabel(1)->text(),
+             QString::fromStdString(formatBytes(again.dashboard()->state().training.singleGpu.total(), UnitSystem::Binary)));
+    QVERIFY(again.dashboard()->barChart()->totalLabel(1)->text().endsWith(QStringLiteral("GiB")));
+}
+
+void TestUiMainWindow::presentationModeEnlargesFonts()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    const int before = w.dashboard()->barChart()->xAxis->tickLabelFont().pixelSize();
+    QCOMPARE(w.action(QStringLiteral("presentation"))->shortcut(), QKeySequence(Qt::Key_F5));
+    w.setPresentationMode(true);
+    QVERIFY(w.presentationMode());
+    QVERIFY(w.action(QStringLiteral("presentation"))->isChecked());
+    const int after = w.dashboard()->barChart()->xAxis->tickLabelFont().pixelSize();
+    QVERIFY2(after >= before * 1.5, qPrintable(QStringLiteral("%1 → %2").arg(before).arg(after)));
+    w.setPresentationMode(false);
+    QCOMPARE(w.dashboard()->barChart()->xAxis->tickLabelFont().pixelSize(), before);
+}
+
+void TestUiMainWindow::exportFailureIsReported()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.setModalErrors(false);
+    const QString bad = m_dir.filePath(QStringLiteral("no/such/folder/x.png"));
+    QVERIFY(!w.exportTo(bad, ChartKind::Bars, ExportOptions{}));
+    QVERIFY(w.errorBanner()->isVisibleTo(&w));
+    QVERIFY2(w.errorBanner()->text().contains(QStringLiteral("x.png")), qPrintable(w.errorBanner()->text()));
+    const QString good = m_dir.filePath(QStringLiteral("ok.pdf"));
+    QVERIFY(w.exportTo(good, ChartKind::Dashboard, ExportOptions{}));
+    QFile f(good);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.read(5) == "%PDF-");
+}
+
+QTEST_MAIN(TestUiMainWindow)
+#include "tst_ui_mainwindow.moc"
