@@ -140,6 +140,15 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
         const CommTax before = rungs.empty() ? CommTax{} : rungs.back().tax;
         r.removed = rungs.empty() ? Segments{} : subtractSegments(rungs.back().perGpu, r.perGpu);
         r.addedTax = r.tax.total() - before.total();
+        switch (l.cut) {
+        case LadderCut::SingleGpu: r.cutTax = 0; break;
+        case LadderCut::Zero1: r.cutTax = r.tax.dataParallel; break;  // the data-parallel all-reduce itself
+        case LadderCut::Zero2:
+        case LadderCut::Zero3: r.cutTax = r.tax.dataParallel - before.dataParallel; break;
+        case LadderCut::Tensor: r.cutTax = r.tax.tensorParallel; break;
+        case LadderCut::Pipeline: r.cutTax = r.tax.pipelineParallel; break;
+        case LadderCut::Expert: r.cutTax = r.tax.expertParallel; break;
+        }
         r.taxText = taxText(l.cut, r.tax, before);
         r.description = description(l.cut, r);
         rungs.push_back(std::move(r));

@@ -38,7 +38,8 @@ struct LadderRung {
     std::vector<SegmentKind> replicated;  ///< segments every GPU of a data-parallel group holds whole
     double replicatedBytes = 0; ///< their sum
     CommTax tax;                ///< bytes each GPU sends per optimizer step
-    double addedTax = 0;        ///< tax.total() − previous rung's
+    double addedTax = 0;        ///< tax.total() − previous rung's (can fall: a cut also shrinks what others send)
+    double cutTax = 0;          ///< what this cut's own collective sends per GPU per step
     std::string taxText;        ///< which collective this cut adds
     int64_t gpus = 1;
     bool fits = false;

@@ -109,8 +109,12 @@ private slots:
         testdata::compareBytes(rung(rs, LadderCut::Zero1)->tax.dataParallel, 2 * 2 * 7e9 * 7 / 8);
         testdata::compareBytes(rung(rs, LadderCut::Zero2)->addedTax, 0.0);
         testdata::compareBytes(rung(rs, LadderCut::Zero3)->addedTax, 0.5 * 2 * 2 * 7e9 * 7 / 8);
+        testdata::compareBytes(rung(rs, LadderCut::Zero3)->cutTax, 0.5 * 2 * 2 * 7e9 * 7 / 8);
         QVERIFY(rung(rs, LadderCut::Tensor)->tax.tensorParallel > 0);
-        QVERIFY(rung(rs, LadderCut::Pipeline)->tax.pipelineParallel > 0);
+        QCOMPARE(rung(rs, LadderCut::Tensor)->cutTax, rung(rs, LadderCut::Tensor)->tax.tensorParallel);
+        // Megatron: 4 all-reduces of 2·s·b·h per layer, ring factor 2(t-1)/t = 1 for t = 2.
+        QCOMPARE(rung(rs, LadderCut::Tensor)->cutTax, 32.0 * 4 * 1 * 2 * 4096 * 4096);
+        QCOMPARE(rung(rs, LadderCut::Pipeline)->cutTax, 2.0 * 2 * 4096 * 4096);
         for (const LadderRung& r : rs)
             QVERIFY(!r.taxText.empty() && !r.description.empty());
     }
