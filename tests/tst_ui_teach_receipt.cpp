@@ -1,0 +1,60 @@
+// The cost receipt: DeepSeek-V3's 2.788M H800-hours and about $5.6M, and edits flow back.
+#include "testdata.h"
+#include "receiptpanel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QtTest>
+
+using namespace trainmem;
+
+Q_DECLARE_METATYPE(trainmem::Scenario)
+
+class TestUiTeachReceipt : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { qRegisterMetaType<trainmem::Scenario>(); }
+
+    void deepseekV3Receipt()
+    {
+        ReceiptPanel panel;
+        panel.setScenario(testdata::preset("deepseek-v3"), testdata::gpu("H800"));
+        QVERIFY(std::abs(panel.receipt().gpuHours / 2.788e6 - 1) < 0.005);
+        QVERIFY(std::abs(panel.receipt().costUsd / 5.576e6 - 1) < 0.005);
+        QCOMPARE(panel.gpuHoursText(), QStringLiteral("2.79M H800-hours"));
+        QVERIFY2(panel.costText().startsWith(QStringLiteral("$5.58M")), qPrintable(panel.costText()));
+        QCOMPARE(panel.mfuEditor()->value(), 19.08);
+        QCOMPARE(panel.gpusEditor()->value(), 2048);
+        QCOMPARE(panel.gpuEditor()->currentText(), QStringLiteral("H800"));
+    }
+
+    void editsRequestTheScenarioAndRecompute()
+    {
+        ReceiptPanel panel;
+        panel.setScenario(testdata::preset("deepseek-v3"), testdata::gpu("H800"));
+        const double hours = panel.receipt().gpuHours;
+        QSignalSpy spy(&panel, &ReceiptPanel::scenarioRequested);
+        panel.mfuEditor()->setValue(38.16);  // double the MFU: half the hours
+        QCOMPARE(spy.count(), 1);
+        const auto s = spy.at(0).at(0).value<Scenario>();
+        QCOMPARE(s.cost.mfu, 0.3816);
+        QVERIFY(std::abs(panel.receipt().gpuHours / (hours / 2) - 1) < 1e-9);
+        panel.gpusEditor()->setValue(4096);  // twice the GPUs: same hours, half the days
+        QCOMPARE(spy.last().at(0).value<Scenario>().hardware.gpus, qint64(4096));
+        QVERIFY(std::abs(panel.receipt().wallClockDays - panel.receipt().gpuHours / 4096 / 24) < 1e-9);
+    }
+
+    void settingAScenarioEmitsNothing()
+    {
+        ReceiptPanel panel;
+        QSignalSpy spy(&panel, &ReceiptPanel::scenarioRequested);
+        panel.setScenario(testdata::preset("chapter-7b"), testdata::gpu("H100"));
+        QCOMPARE(spy.count(), 0);
+    }
+};
+
+QTEST_MAIN(TestUiTeachReceipt)
+#include "tst_ui_teach_receipt.moc"

@@ -1,0 +1,87 @@
+// The tour panel: next/previous and their shortcuts walk the chapter, each step asks for its scenario.
+#include "testdata.h"
+#include "tourpanel.h"
+
+#include <QAction>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace trainmem;
+
+Q_DECLARE_METATYPE(trainmem::Scenario)
+
+class TestUiTeachTour : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { qRegisterMetaType<trainmem::Scenario>(); }
+
+    void nextWalksTheChapterAndRequestsEachScenario()
+    {
+        TourPanel panel;
+        QSignalSpy scenarios(&panel, &TourPanel::scenarioRequested);
+        QSignalSpy steps(&panel, &TourPanel::stepChanged);
+        QCOMPARE(panel.currentStep(), -1);
+        panel.nextStep();
+        QCOMPARE(panel.currentStep(), 0);
+        panel.nextStep();
+        QCOMPARE(panel.currentStep(), 1);
+        QCOMPARE(scenarios.count(), 2);
+        QCOMPARE(steps.count(), 2);
+        const auto s = scenarios.last().at(0).value<Scenario>();
+        // Step 2 is the chapter's 7B training run: 112 GB of model state on one H100.
+        QCOMPARE(account(s, testdata::gpu("H100")).modelStateBytes, 112e9);
+        QVERIFY2(panel.highlightText().contains(QStringLiteral("112 GB")), qPrintable(panel.highlightText()));
+        QVERIFY(panel.explanationText().contains(QStringLiteral("dies")));
+    }
+
+    void shortcutsAreThePresenterKeys()
+    {
+        TourPanel panel;
+        QVERIFY(panel.nextAction()->shortcuts().contains(QKeySequence(Qt::Key_PageDown)));
+        QVERIFY(panel.previousAction()->shortcuts().contains(QKeySequence(Qt::Key_PageUp)));
+        panel.nextAction()->trigger();
+        panel.nextAction()->trigger();
+        panel.previousAction()->trigger();
+        QCOMPARE(panel.currentStep(), 0);
+    }
+
+    void endsStayInRange()
+    {
+        TourPanel panel;
+        panel.setStep(0);
+        panel.previousStep();
+        QCOMPARE(panel.currentStep(), 0);
+        panel.setStep(1000);
+        QCOMPARE(panel.currentStep(), panel.stepCount() - 1);
+        panel.nextStep();
+        QCOMPARE(panel.currentStep(), panel.stepCount() - 1);
+        const auto buttons = panel.findChildren<QPushButton*>();
+        for (QPushButton* b : buttons)
+            if (b->text() == QStringLiteral("Next"))
+                QVERIFY(!b->isEnabled());
+    }
+
+    void programmerPictureRevealsSegments()
+    {
+        TourPanel panel;
+        panel.setStep(static_cast<int>(*tourStepIndex("picture-gradients")));
+        QCOMPARE(panel.revealedSegments(), (std::vector<SegmentKind>{SegmentKind::Weights, SegmentKind::Gradients}));
+        QVERIFY(panel.highlightText().contains(QStringLiteral("28.0 GB")));
+    }
+
+    void missingPresetSaysSo()
+    {
+        TourPanel panel;
+        panel.setLookups([](const std::string&) -> std::optional<Scenario> { return std::nullopt; },
+                         [](const std::string& g) -> std::optional<GpuSpec> { return testdata::gpu(g); });
+        QSignalSpy scenarios(&panel, &TourPanel::scenarioRequested);
+        panel.setStep(1);
+        QCOMPARE(scenarios.count(), 0);
+        QVERIFY(panel.explanationText().contains(QStringLiteral("chapter-7b")));
+    }
+};
+
+QTEST_MAIN(TestUiTeachTour)
+#include "tst_ui_teach_tour.moc"

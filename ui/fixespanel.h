@@ -1,0 +1,45 @@
+#pragma once
+// "Cheapest change to fit" (issue 4 item 5): for a scenario that dies, the single changes that make
+// it fit, cheapest first, each with what it costs; Apply sends the changed scenario to the window.
+// The list and its order come from core/fixes.h; every entry was verified with account().
+
+#include "fixes.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QLabel;
+class QTreeWidget;
+class QPushButton;
+
+namespace trainmem {
+
+class FixesPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit FixesPanel(QWidget* parent = nullptr);
+
+    void setScenario(const Scenario& s, const GpuSpec& gpu);
+    const std::vector<Fix>& fixes() const { return m_fixes; }
+
+    // Read-back for tests.
+    QTreeWidget* list() const { return m_list; }
+    QString statusText() const;
+
+public slots:
+    /// Emits scenarioRequested with fix `index`'s scenario.
+    void applyFix(int index);
+
+signals:
+    void scenarioRequested(const trainmem::Scenario& scenario);
+
+private:
+    QLabel* m_status = nullptr;
+    QTreeWidget* m_list = nullptr;
+    QPushButton* m_apply = nullptr;
+    std::vector<Fix> m_fixes;
+};
+
+}  // namespace trainmem

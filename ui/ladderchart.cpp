@@ -1,0 +1,260 @@
+#include "ladderchart.h"
+
+#include "bytestickers.h"
+
+#include "units.h"
+
+#include <QHelpEvent>
+#include <QLocale>
+#include <QToolTip>
+
+#include <algorithm>
+
+namespace trainmem {
+namespace {
+
+constexpr double kBarWidth = 0.6;
+
+QString bytes(double b) { return QString::fromStdString(formatBytes(b)); }
+
+QString gpuCount(int64_t n)
+{
+    return n == 1 ? LadderChart::tr("1 GPU") : LadderChart::tr("%1 GPUs").arg(QLocale().toString(static_cast<qlonglong>(n)));
+}
+
+}  // namespace
+
+LadderChart::LadderChart(QWidget* parent)
+    : QCustomPlot(parent)
+{
+    setObjectName(QStringLiteral("ladderChart"));
+    setMouseTracking(true);
+    setAntialiasedElements(QCP::aeAll);
+
+    m_keyTicker.reset(new QCPAxisTickerText);
+    m_valueTicker.reset(new BytesTicker);
+    m_valueTicker->setTickCount(6);
+    xAxis->setTicker(m_keyTicker);
+    xAxis->grid()->setVisible(false);
+    xAxis->setSubTicks(false);
+    xAxis->setTickLength(0, 0);
+    yAxis->setTicker(m_valueTicker);
+    yAxis->setLabel(tr("Memory per GPU"));
+    yAxis->setSubTicks(false);
+    yAxis->grid()->setSubGridVisible(false);
+
+    m_title = new QCPTextElement(this, tr("Every cut has a tax"));
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, m_title);
+
+    QCPBars* below = nullptr;
+    for (int i = 0; i < kSegmentCount; ++i) {
+        const auto seg = static_cast<Segment>(i);
+        auto* b = new QCPBars(xAxis, yAxis);
+        b->setName(segmentName(seg));
+        b->setWidth(kBarWidth);
+        b->setPen(QPen(ChartTheme::segmentColor(seg).darker(130), 1));
+        b->setBrush(ChartTheme::segmentColor(seg));
+        if (below)
+            b->moveAbove(below);
+        below = b;
+        m_bars[static_cast<size_t>(i)] = b;
+    }
+    // The legend gets its own row under the title, so it never hides a bar or a label.
+    auto* legendRow = new QCPLayoutGrid;
+    plotLayout()->insertRow(1);
+    plotLayout()->addElement(1, 0, legendRow);
+    plotLayout()->setRowStretchFactor(0, 0.001);
+    plotLayout()->setRowStretchFactor(1, 0.001);
+    axisRect()->insetLayout()->take(legend);
+    legendRow->addElement(0, 0, legend);
+    legendRow->setMargins(QMargins(0, 0, 0, 0));
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(kSegmentCount);
+    legend->setVisible(true);
+
+    m_capacity = new QCPItemStraightLine(this);
+    m_capacity->setPen(QPen(m_theme.capacity, 2, Qt::DashLine));
+    m_capacityText = new QCPItemText(this);
+    m_capacityText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    m_capacityText->position->setType(QCPItemPosition::ptPlotCoords);
+    m_capacityText->setColor(m_theme.capacity);
+
+    m_theme = ChartTheme::fromPalette(palette());
+    m_theme.applyToPlot(this);
+}
+
+LadderChart::~LadderChart() = default;
+
+void LadderChart::setScenario(const Scenario& s, const GpuSpec& gpu)
+{
+    m_scenario = s;
+    m_gpu = gpu;
+    m_rungs = scaleOutLadder(s, gpu, m_options);
+    rebuild();
+}
+
+void LadderChart::setOptions(const LadderOptions& options)
+{
+    m_options = options;
+    m_rungs = scaleOutLadder(m_scenario, m_gpu, m_options);
+    rebuild();
+}
+
+void LadderChart::setTheme(const ChartTheme& theme)
+{
+    m_theme = theme;
+    m_ownTheme = true;
+    rebuild();
+}
+
+QCPItemText* LadderChart::taxLabel(int rung) const
+{
+    return rung >= 0 && rung < static_cast<int>(m_labels.size()) ? m_labels[static_cast<size_t>(rung)] : nullptr;
+}
+
+QString LadderChart::rungToolTip(int i) const
+{
+    if (i < 0 || i >= static_cast<int>(m_rungs.size()))
+        return {};
+    const LadderRung& r = m_rungs[static_cast<size_t>(i)];
+    QStringList lines;
+    lines << tr("%1 — %2, %3 per GPU").arg(QString::fromStdString(r.label), gpuCount(r.gpus), bytes(r.perGpu.total()));
+    lines << QString::fromStdString(r.description);
+    for (SegmentKind k : kAllSegmentKinds) {
+        const double v = segmentBytes(r.perGpu, k), gone = segmentBytes(r.removed, k);
+        if (v == 0 && gone == 0)
+            continue;
+        QString line = tr("%1: %2").arg(QString::fromStdString(segmentKindName(k)), bytes(v));
+        if (i > 0 && gone > 0)
+            line += tr(" (−%1)").arg(bytes(gone));
+        else if (i > 0 && gone < 0)
+            line += tr(" (+%1)").arg(bytes(-gone));
+        lines << line;
+    }
+    if (r.replicatedBytes > 0)
+        lines << tr("Still replicated on every data-parallel GPU: %1").arg(bytes(r.replicatedBytes));
+    lines << tr("Tax: %1").arg(QString::fromStdString(r.taxText));
+    lines << tr("All traffic per GPU per step: %1 (data %2, tensor %3, pipeline %4, expert %5)")
+                 .arg(bytes(r.tax.total()), bytes(r.tax.dataParallel), bytes(r.tax.tensorParallel),
+                      bytes(r.tax.pipelineParallel), bytes(r.tax.expertParallel));
+    return lines.join(QLatin1Char('\n'));
+}
+
+void LadderChart::changeEvent(QEvent* e)
+{
+    if (e->type() == QEvent::PaletteChange && !m_ownTheme) {
+        m_theme = ChartTheme::fromPalette(palette());
+        rebuild();
+    }
+    QCustomPlot::changeEvent(e);
+}
+
+bool LadderChart::event(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        const QString text = rungToolTip(rungAt(help->pos()));
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QCustomPlot::event(e);
+}
+
+void LadderChart::mouseDoubleClickEvent(QMouseEvent* e)
+{
+    const int i = rungAt(e->position());
+    if (i >= 0) {
+        emit rungActivated(i);
+        emit scenarioRequested(m_rungs[static_cast<size_t>(i)].scenario);
+    }
+    QCustomPlot::mouseDoubleClickEvent(e);
+}
+
+int LadderChart::rungAt(const QPointF& pos) const
+{
+    if (!axisRect()->rect().contains(pos.toPoint()))
+        return -1;
+    const double key = xAxis->pixelToCoord(pos.x());
+    const int i = static_cast<int>(std::lround(key));
+    if (i < 0 || i >= static_cast<int>(m_rungs.size()) || std::abs(key - i) > kBarWidth / 2)
+        return -1;
+    return i;
+}
+
+void LadderChart::rebuild()
+{
+    m_theme.applyToPlot(this);
+    m_title->setFont(m_theme.font(1.25, true));
+    m_title->setTextColor(m_theme.foreground);
+    m_title->setText(m_rungs.empty() ? tr("Every cut has a tax")
+                                     : tr("Every cut has a tax: %1 on %2")
+                                           .arg(QString::fromStdString(m_scenario.name.empty() ? formatCount(static_cast<double>(m_rungs.front().breakdown.model.params.total)) + " model"
+                                                                                               : m_scenario.name),
+                                                QString::fromStdString(m_gpu.id)));
+
+    for (QCPItemText* t : m_labels)
+        removeItem(t);
+    m_labels.clear();
+    m_keyTicker->clear();
+
+    const int n = static_cast<int>(m_rungs.size());
+    QVector<double> keys(n);
+    for (int i = 0; i < n; ++i) {
+        keys[i] = i;
+        const LadderRung& r = m_rungs[static_cast<size_t>(i)];
+        m_keyTicker->addTick(i, r.cut == LadderCut::SingleGpu ? QString::fromStdString(r.label)
+                                                              : tr("%1\n%2").arg(QString::fromStdString(r.label), gpuCount(r.gpus)));
+    }
+    for (int s = 0; s < kSegmentCount; ++s) {
+        QVector<double> values(n);
+        for (int i = 0; i < n; ++i)
+            values[i] = segmentValue(m_rungs[static_cast<size_t>(i)].perGpu, static_cast<Segment>(s));
+        m_bars[static_cast<size_t>(s)]->setData(keys, values, true);
+    }
+
+    double top = m_gpu.memoryBytes;
+    for (const LadderRung& r : m_rungs)
+        top = std::max(top, r.perGpu.total());
+    for (int i = 0; i < n; ++i) {
+        const LadderRung& r = m_rungs[static_cast<size_t>(i)];
+        auto* t = new QCPItemText(this);
+        t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        t->position->setType(QCPItemPosition::ptPlotCoords);
+        t->position->setCoords(i, r.perGpu.total() + top * 0.015);
+        t->setFont(m_theme.font(0.9));
+        QString text = bytes(r.perGpu.total());
+        if (i > 0) {
+            // Below a byte per GPU the change is rounding, not memory.
+            const double freed = r.removed.total();
+            text += freed >= 1 ? tr("\n−%1").arg(bytes(freed)) : freed <= -1 ? tr("\n+%1").arg(bytes(-freed)) : tr("\nno memory saved");
+            // The cut's own collective; the tooltip has the whole step's traffic.
+            text += r.cutTax >= 1 ? tr("\ntax +%1/step").arg(bytes(r.cutTax)) : tr("\nno new traffic");
+        }
+        t->setText(text);
+        t->setColor(r.fits ? m_theme.fits : m_theme.capacity);
+        // An opaque box, so the capacity line passes behind the numbers, not through them.
+        t->setBrush(QBrush(m_theme.background));
+        t->setPadding(QMargins(3, 1, 3, 1));
+        m_labels.push_back(t);
+    }
+
+    m_capacity->setPen(QPen(m_theme.capacity, 2, Qt::DashLine));
+    m_capacity->point1->setCoords(-1, m_gpu.memoryBytes);
+    m_capacity->point2->setCoords(n + 1, m_gpu.memoryBytes);
+    m_capacityText->setColor(m_theme.capacity);
+    m_capacityText->setFont(m_theme.font(0.9));
+    // In the margin right of the last bar, where no rung label goes.
+    m_capacityText->position->setCoords(std::max(0, n - 1) + 1.25, m_gpu.memoryBytes);
+    m_capacityText->setBrush(QBrush(m_theme.background));
+    m_capacityText->setText(tr("%1 · %2").arg(QString::fromStdString(m_gpu.id), bytes(m_gpu.memoryBytes)));
+
+    xAxis->setRange(-0.6, std::max(0, n - 1) + 1.3);
+    yAxis->setRange(0, top * 1.22);  // headroom for the labels above the tallest bar
+    replot(QCustomPlot::rpQueuedRefresh);
+}
+
+}  // namespace trainmem

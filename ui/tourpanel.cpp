@@ -1,0 +1,164 @@
+#include "tourpanel.h"
+
+#include "presetlibrary.h"
+
+#include "units.h"
+
+#include <QAction>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace trainmem {
+
+TourPanel::TourPanel(QWidget* parent)
+    : QWidget(parent)
+{
+    m_presets = [](const std::string& id) -> std::optional<Scenario> {
+        if (const PresetEntry* e = PresetLibrary::instance().find(QString::fromStdString(id)))
+            return e->scenario;
+        return std::nullopt;
+    };
+    m_gpus = [](const std::string& id) -> std::optional<GpuSpec> {
+        if (const GpuSpec* g = PresetLibrary::instance().gpus().find(id))
+            return *g;
+        return std::nullopt;
+    };
+
+    m_list = new QListWidget(this);
+    for (const TourStep& s : chapterTour())
+        m_list->addItem(QString::fromStdString(s.title));
+    m_title = new QLabel(this);
+    m_highlight = new QLabel(this);
+    m_highlight->setTextFormat(Qt::PlainText);
+    m_figures = new QLabel(this);
+    m_figures->setTextFormat(Qt::PlainText);
+    m_text = new QLabel(this);
+    m_text->setWordWrap(true);
+    m_text->setTextFormat(Qt::PlainText);
+    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_position = new QLabel(this);
+    m_prevButton = new QPushButton(tr("Previous"), this);
+    m_nextButton = new QPushButton(tr("Next"), this);
+
+    m_next = new QAction(tr("Next tour step"), this);
+    m_next->setShortcuts({QKeySequence(Qt::Key_PageDown), QKeySequence(Qt::ALT | Qt::Key_Right)});
+    m_previous = new QAction(tr("Previous tour step"), this);
+    m_previous->setShortcuts({QKeySequence(Qt::Key_PageUp), QKeySequence(Qt::ALT | Qt::Key_Left)});
+    for (QAction* a : {m_next, m_previous}) {
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        addAction(a);
+    }
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_prevButton);
+    buttons->addWidget(m_position, 1, Qt::AlignCenter);
+    buttons->addWidget(m_nextButton);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_list, 1);
+    layout->addLayout(buttons);
+    layout->addWidget(m_title);
+    layout->addWidget(m_highlight);
+    layout->addWidget(m_figures);
+    layout->addWidget(m_text, 2);
+
+    connect(m_next, &QAction::triggered, this, &TourPanel::nextStep);
+    connect(m_previous, &QAction::triggered, this, &TourPanel::previousStep);
+    connect(m_nextButton, &QPushButton::clicked, this, &TourPanel::nextStep);
+    connect(m_prevButton, &QPushButton::clicked, this, &TourPanel::previousStep);
+    connect(m_list, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row >= 0 && row != m_step)
+            setStep(row);
+    });
+    changeEvent(nullptr);
+    updateTexts();
+}
+
+void TourPanel::setLookups(PresetLookup presets, GpuLookup gpus)
+{
+    m_presets = std::move(presets);
+    m_gpus = std::move(gpus);
+    if (m_step >= 0)
+        setStep(m_step);
+}
+
+int TourPanel::stepCount() const { return static_cast<int>(chapterTour().size()); }
+
+std::vector<SegmentKind> TourPanel::revealedSegments() const
+{
+    if (!m_stage)
+        return {kAllSegmentKinds.begin(), kAllSegmentKinds.end()};
+    return m_stage->step->revealed;
+}
+
+void TourPanel::setStep(int index)
+{
+    m_step = std::clamp(index, 0, stepCount() - 1);
+    m_stage = evaluateTourStep(chapterTour()[static_cast<size_t>(m_step)], m_presets, m_gpus);
+    {
+        const QSignalBlocker block(m_list);
+        m_list->setCurrentRow(m_step);
+    }
+    updateTexts();
+    if (m_stage)
+        emit scenarioRequested(m_stage->scenario);
+    emit stepChanged(m_step);
+}
+
+void TourPanel::nextStep() { setStep(m_step < 0 ? 0 : m_step + 1); }
+
+void TourPanel::previousStep() { setStep(std::max(0, m_step - 1)); }
+
+QString TourPanel::highlightText() const { return m_highlight->text(); }
+
+QString TourPanel::explanationText() const { return m_text->text(); }
+
+void TourPanel::changeEvent(QEvent* e)
+{
+    if (!e || e->type() == QEvent::FontChange) {
+        QFont big = font();
+        big.setPointSizeF(big.pointSizeF() * 1.6);
+        big.setBold(true);
+        m_highlight->setFont(big);
+        QFont title = font();
+        title.setBold(true);
+        m_title->setFont(title);
+    }
+    if (e)
+        QWidget::changeEvent(e);
+}
+
+void TourPanel::updateTexts()
+{
+    m_prevButton->setEnabled(m_step > 0);
+    m_nextButton->setEnabled(m_step < stepCount() - 1);
+    m_position->setText(m_step < 0 ? tr("%1 steps").arg(stepCount())
+                                   : tr("Step %1 of %2").arg(m_step + 1).arg(stepCount()));
+    if (m_step < 0) {
+        m_title->setText(tr("The chapter tour"));
+        m_highlight->clear();
+        m_figures->clear();
+        m_text->setText(tr("Press Next (or Page Down) to walk through why training does not fit on one GPU."));
+        return;
+    }
+    const TourStep& step = chapterTour()[static_cast<size_t>(m_step)];
+    m_title->setText(QString::fromStdString(step.title));
+    if (!m_stage) {
+        m_highlight->clear();
+        m_figures->clear();
+        m_text->setText(tr("This step needs the preset \"%1\", which is not available.").arg(QString::fromStdString(step.presetId)));
+        return;
+    }
+    const TourHighlight& h = m_stage->highlight;
+    m_highlight->setText(tr("%1: %2").arg(QString::fromStdString(h.label), QString::fromStdString(formatBytes(h.bytes))));
+    QStringList lines;
+    for (size_t i = 1; i < h.figures.size(); ++i)
+        lines << tr("%1: %2").arg(QString::fromStdString(h.figures[i].label), QString::fromStdString(formatBytes(h.figures[i].bytes)));
+    m_figures->setText(lines.join(QLatin1Char('\n')));
+    m_text->setText(QString::fromStdString(h.text));
+}
+
+}  // namespace trainmem

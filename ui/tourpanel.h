@@ -1,0 +1,76 @@
+#pragma once
+// The guided chapter tour (issue 4 item 1): a step list with previous/next (PageUp/PageDown, as
+// presenter remotes send, and Alt+Left/Alt+Right). Each step asks the window for its scenario and
+// says which segments the bar chart should reveal; the words and numbers come from core/tour.h.
+
+#include "tour.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class QAction;
+class QLabel;
+class QListWidget;
+class QPushButton;
+
+namespace trainmem {
+
+class TourPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    /// Uses the shared PresetLibrary for presets and GPUs.
+    explicit TourPanel(QWidget* parent = nullptr);
+    /// Replaces where presets and GPUs come from (tests, or a library loaded elsewhere).
+    void setLookups(PresetLookup presets, GpuLookup gpus);
+
+    int stepCount() const;
+    int currentStep() const { return m_step; }
+    /// The evaluated current step; empty before the first setStep() or when its preset is missing.
+    const std::optional<TourStage>& currentStage() const { return m_stage; }
+    /// Segments the bar chart should show at this step (all of them outside the programmer picture).
+    std::vector<SegmentKind> revealedSegments() const;
+
+    QAction* nextAction() const { return m_next; }
+    QAction* previousAction() const { return m_previous; }
+
+    // Read-back for tests.
+    QString highlightText() const;
+    QString explanationText() const;
+
+public slots:
+    /// Goes to step `index` (clamped) and emits scenarioRequested and stepChanged.
+    void setStep(int index);
+    void nextStep();
+    void previousStep();
+
+signals:
+    /// The window should show this scenario (it is the step's, ready to use).
+    void scenarioRequested(const trainmem::Scenario& scenario);
+    /// The step changed; revealedSegments() and currentStage() describe it.
+    void stepChanged(int index);
+
+protected:
+    void changeEvent(QEvent* e) override;
+
+private:
+    void updateTexts();
+
+    PresetLookup m_presets;
+    GpuLookup m_gpus;
+    QListWidget* m_list = nullptr;
+    QLabel* m_title = nullptr;
+    QLabel* m_highlight = nullptr;
+    QLabel* m_figures = nullptr;
+    QLabel* m_text = nullptr;
+    QLabel* m_position = nullptr;
+    QPushButton* m_prevButton = nullptr;
+    QPushButton* m_nextButton = nullptr;
+    QAction* m_next = nullptr;
+    QAction* m_previous = nullptr;
+    std::optional<TourStage> m_stage;
+    int m_step = -1;
+};
+
+}  // namespace trainmem
