@@ -40,8 +40,13 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
     const double attnOut = a.attention == AttentionKind::MLA ? vDim : qDim;
 
     LayerActivations r;
-    const double attnInput = lin * sb * h;
-    r.attention = attnInput + e * sb * (qDim + kDim) + e * sb * vDim + lin * sb * attnOut + latents;
+    // DeepSeek-V3 §3.2.3: with MLA, selective recomputation also reruns the cheap up-projections
+    // (Q, K, V rebuilt from the kept latents) and every RMSNorm (the block inputs rebuilt from the
+    // kept norm inputs), so neither is stored.
+    const bool mlaRecompute = a.attention == AttentionKind::MLA && in.checkpointing == Checkpointing::Selective;
+    const double attnInput = mlaRecompute ? 0.0 : lin * sb * h;
+    const double qkv = mlaRecompute ? 0.0 : e * sb * (qDim + kDim) + e * sb * vDim;
+    r.attention = attnInput + qkv + lin * sb * attnOut + latents;
 
     if (in.checkpointing == Checkpointing::None) {
         if (in.flashAttention)
@@ -50,7 +55,7 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
             r.scores = (dropout ? (2 * e + 1) : e) * heads * s * s * b;
     }
 
-    const double mlpInput = lin * sb * h;
+    const double mlpInput = mlaRecompute ? 0.0 : lin * sb * h;
     if (moeLayer && a.isMoe()) {
         const double f = static_cast<double>(a.moe.expertFfn);
         const double k = static_cast<double>(a.moe.activeExperts);

@@ -16,7 +16,9 @@
 //              its dispatched input e·sbh and inner tensors, + the shared experts' inner tensors
 //   norms      each norm keeps its input: 2·e·sbh
 //   dropout    one byte masks after attention and MLP: 2·sbh (none for models trained without dropout)
-//   MLA        adds the q and kv latents, each kept twice (latent-norm input, up-projection input)
+//   MLA        adds the q and kv latents, each kept twice (latent-norm input, up-projection input);
+//              selective recomputation with MLA follows DeepSeek-V3 §3.2.3: the up-projected Q, K, V
+//              and the RMSNorm outputs (the block inputs) are recomputed, not kept
 // e is 2 bytes (4 for fp32 training); with fp8-cached activations (DeepSeek-V3 §3.3) the inputs of
 // linear layers are kept in 1 byte.
 // Tensor parallel t (Korthikanti §4.2): with sequence parallelism every term is divided by t;

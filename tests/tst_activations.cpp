@@ -121,6 +121,22 @@ private slots:
         QCOMPARE(bf16 - fp8, 7 * 2048.0 * 12288);
     }
 
+    // DeepSeek-V3 §3.2.3: selective recompute with MLA reruns the up-projections and RMSNorms.
+    void mlaSelectiveRecomputesUpProjections()
+    {
+        const Architecture a = testdata::preset("deepseek-v3").model.architecture;
+        const double sb = 4096;
+        ActivationInputs in = inputs(4096, 1, Checkpointing::None, true);
+        const LayerActivations none = layerActivations(a, false, in);
+        in.checkpointing = Checkpointing::Selective;
+        const LayerActivations sel = layerActivations(a, false, in);
+        // Kept either way: out-projection input 2·sb·(128·128) and the latents 2·2·sb·(1536 + 512).
+        QCOMPARE(sel.attention, 2 * sb * 128 * 128 + 4 * sb * (1536 + 512));
+        // Dropped: QKV input 2sbh, Q and K 2·sb·2·(128·192), V 2·sb·(128·128).
+        QCOMPARE(none.attention - sel.attention, 2 * sb * 7168 + 2 * sb * 2 * 128 * 192 + 2 * sb * 128 * 128);
+        QCOMPARE(none.mlp - sel.mlp, 2 * sb * 7168);  // the MLP block input (an RMSNorm output)
+    }
+
     void fullCheckpointKeepsLayerInput()
     {
         QCOMPARE(layerInputCheckpoint(gpt3(), inputs(2048, 1, Checkpointing::Full)), 2 * 2048.0 * 12288);
