@@ -47,6 +47,7 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.bars->setTheme(sc.theme);
         sc.bars->setUnits(x.units);
         sc.bars->setAxisScale(x.axisScale);
+        sc.bars->fitLabelsTo(single || o.width < o.height * 1.2 ? o.width : o.width / 2);
         sc.bars->setColumns(sc.state.columns, gpu.memoryBytes, sc.state.capacityLabel);
         if (single && !sc.title.isEmpty())
             sc.bars->setTitle(tr("Where the memory goes: %1").arg(sc.title));
@@ -55,7 +56,7 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.seq = std::make_unique<SequenceChart>();
         sc.seq->setTheme(sc.theme);
         sc.seq->setUnits(x.units);
-        sc.seq->fitTicksTo(single ? o.width : o.width / 2);
+        sc.seq->fitTicksTo(single || o.width < o.height * 1.2 ? o.width : o.width / 2);
         sc.seq->setData(sc.state.sequence);
         if (single && !sc.title.isEmpty())
             sc.seq->setTitle(tr("Memory per GPU against context: %1").arg(sc.title));

@@ -52,6 +52,10 @@ struct ChartTheme {
     void applyToAxis(QCPAxis* axis) const;
     void applyToLegend(QCPLegend* legend) const;
     void applyToPlot(QCustomPlot* plot) const;
+    /// Legend columns that fit `widthPx` (at most `maxColumns`), from the widest entry's name.
+    int legendColumns(const QCPLegend* legend, int widthPx, int maxColumns) const;
+    /// A font factor (≤ `factor`) at which `text` fits `widthPx`, for titles on narrow charts.
+    double fitFactor(const QString& text, int widthPx, double factor, bool bold) const;
 };
 
 }  // namespace trainmem

@@ -61,6 +61,28 @@ ControlPanel::ControlPanel(const PresetLibrary& library, QWidget* parent) : QWid
     setScenario(m_scenario);
 }
 
+QString ControlPanel::controlName(Control c)
+{
+    switch (c) {
+    case Control::Preset: return tr("Preset");
+    case Control::Mode: return tr("Mode");
+    case Control::Params: return tr("Total parameters");
+    case Control::ActiveParams: return tr("Active parameters");
+    case Control::ActiveExperts: return tr("Active experts");
+    case Control::Precision: return tr("Precision");
+    case Control::Optimizer: return tr("Optimizer");
+    case Control::Context: return tr("Context length");
+    case Control::MicroBatch: return tr("Micro-batch");
+    case Control::Checkpointing: return tr("Checkpointing");
+    case Control::Flash: return tr("Flash attention");
+    case Control::Gpu: return tr("GPU");
+    case Control::GpuCount: return tr("GPU count");
+    case Control::Zero: return tr("ZeRO stage");
+    case Control::Weights: return tr("Inference weights");
+    }
+    return {};
+}
+
 void ControlPanel::build()
 {
     auto* layout = new QVBoxLayout(this);

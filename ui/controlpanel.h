@@ -28,6 +28,8 @@ public:
     Q_ENUM(Control)
 
     explicit ControlPanel(const PresetLibrary& library, QWidget* parent = nullptr);
+    /// The control's label, for undo texts ("Undo Context length").
+    static QString controlName(Control c);
 
     /// Shows `s` in every control without emitting anything.
     void setScenario(const Scenario& s);

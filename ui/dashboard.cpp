@@ -1,5 +1,6 @@
 #include "dashboard.h"
 
+#include "scenarioio.h"
 #include "verdictlabel.h"
 
 #include <QEvent>
@@ -16,16 +17,18 @@ QString hardwareText(const Scenario& s, bool sharded)
     const QString gpu = QString::fromStdString(hw.gpu);
     if (!sharded || hw.gpus <= 1)
         return Dashboard::tr("1 × %1").arg(gpu);
-    QStringList parts{Dashboard::tr("%1 × %2").arg(hw.gpus).arg(gpu)};
+    QStringList cuts;
     if (hw.zeroStage > 0 && s.training.mode == Mode::Training)
-        parts << Dashboard::tr("ZeRO-%1").arg(hw.zeroStage);
+        cuts << Dashboard::tr("ZeRO-%1").arg(hw.zeroStage);
     if (hw.tp > 1)
-        parts << Dashboard::tr("TP%1").arg(hw.tp);
+        cuts << Dashboard::tr("TP%1").arg(hw.tp);
     if (hw.pp > 1)
-        parts << Dashboard::tr("PP%1").arg(hw.pp);
+        cuts << Dashboard::tr("PP%1").arg(hw.pp);
     if (hw.ep > 1)
-        parts << Dashboard::tr("EP%1").arg(hw.ep);
-    return parts.join(QStringLiteral(", "));
+        cuts << Dashboard::tr("EP%1").arg(hw.ep);
+    const QString count = Dashboard::tr("%1 × %2").arg(hw.gpus).arg(gpu);
+    // One line per idea, so labels stay narrow under crowded bars.
+    return cuts.isEmpty() ? count : count + QLatin1Char('\n') + cuts.join(QStringLiteral(" · "));
 }
 
 QString sizeText(const Breakdown& b)
@@ -34,14 +37,14 @@ QString sizeText(const Breakdown& b)
     const auto active = static_cast<double>(b.model.params.active);
     QString t = QString::fromStdString(formatCount(total));
     if (active > 0 && active < total)
-        t += Dashboard::tr(" (%1 active)").arg(QString::fromStdString(formatCount(active)));
+        t += Dashboard::tr("\n%1 active").arg(QString::fromStdString(formatCount(active)));
     return t;
 }
 
 }  // namespace
 
 DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std::vector<BarColumn>& pins,
-                                UnitSystem units)
+                                UnitSystem units, const ContextSweep* sweep)
 {
     DashboardState st;
     const ResolvedModel model = resolveModel(s.model);
@@ -51,7 +54,7 @@ DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std
     other.training.mode = training ? Mode::Inference : Mode::Training;
     (training ? st.inference : st.training) = account(model, other, gpu);
     (training ? st.training : st.inference) = st.current;
-    st.sweep = sweepContext(s, gpu, kSweepPointsPerOctave);
+    st.sweep = sweep ? *sweep : sweepContext(s, gpu, kSweepPointsPerOctave);
     st.verdict = QString::fromStdString(verdict(st.current, s, gpu));
     st.capacityLabel = Dashboard::tr("%1 · %2").arg(QString::fromStdString(gpu.id),
                                                     QString::fromStdString(formatBytes(gpu.memoryBytes, units)));
@@ -61,8 +64,11 @@ DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std
     st.columns.push_back({(training ? Dashboard::tr("Training per GPU\n%1") : Dashboard::tr("Inference per GPU\n%1"))
                               .arg(hardwareText(s, true)),
                           st.current.perGpu, false});
-    for (const BarColumn& p : pins)
+    int n = 0;
+    for (const BarColumn& p : pins) {
         st.columns.push_back(p);
+        st.columns.back().label = Dashboard::tr("Pin %1: %2").arg(++n).arg(p.label);
+    }
 
     st.sequence.sweep = st.sweep;
     st.sequence.currentSeq = static_cast<double>(s.training.seqLen);
@@ -76,7 +82,7 @@ DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std
 BarColumn pinColumn(const Scenario& s, const Breakdown& b)
 {
     const QString mode = s.training.mode == Mode::Training ? Dashboard::tr("training") : Dashboard::tr("inference");
-    return {Dashboard::tr("%1 %2\n%3").arg(sizeText(b), mode, hardwareText(s, true)), b.perGpu, true};
+    return {Dashboard::tr("%1\n%2\n%3").arg(sizeText(b), mode, hardwareText(s, true)), b.perGpu, true};
 }
 
 Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
@@ -110,7 +116,14 @@ void Dashboard::showScenario(const Scenario& s, const GpuSpec& gpu)
 {
     m_scenario = s;
     m_gpu = gpu;
-    m_state = computeDashboard(s, gpu, m_pins, m_units);
+    // Dragging the context slider moves only the marker: the sweep covers every context already,
+    // so it is reused when nothing but the context changed (the sweep is 187 accountings).
+    Scenario keyed = s;
+    keyed.training.seqLen = 0;
+    std::string key = scenarioToText(keyed) + gpu.id + std::to_string(gpu.memoryBytes);
+    const bool reuse = key == m_sweepKey && !m_state.sweep.seq.empty();
+    m_state = computeDashboard(s, gpu, m_pins, m_units, reuse ? &m_state.sweep : nullptr);
+    m_sweepKey = std::move(key);
     redraw();
 }
 

@@ -33,8 +33,9 @@ struct DashboardState {
 inline constexpr int kSweepPointsPerOctave = 4;
 
 /// Runs the core for `s` and lays out the bars (pins appended after the three views).
+/// `sweep`, when given, is reused instead of sweeping again (it must be for this scenario and GPU).
 DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std::vector<BarColumn>& pins,
-                                UnitSystem units = UnitSystem::Decimal);
+                                UnitSystem units = UnitSystem::Decimal, const ContextSweep* sweep = nullptr);
 /// A pinned bar for the scenario's own view (its per-GPU memory), labelled by size and hardware.
 BarColumn pinColumn(const Scenario& s, const Breakdown& b);
 
@@ -83,6 +84,7 @@ private:
     DashboardState m_state;
     Scenario m_scenario;
     GpuSpec m_gpu;
+    std::string m_sweepKey;  ///< the scenario and GPU the cached sweep was made for, context aside
     std::vector<BarColumn> m_pins;
     UnitSystem m_units = UnitSystem::Decimal;
     AxisScale m_axisScale = AxisScale::Automatic;

@@ -28,7 +28,7 @@
 namespace trainmem {
 namespace {
 
-constexpr double kPresentationScale = 1.6;
+constexpr double kPresentationScale = 1.4;
 
 /// The extension the chosen filter implies, added when the name has none of the filter's.
 QString withExtension(QString path, const QString& filter)
@@ -221,8 +221,7 @@ void MainWindow::applyEdit(const Scenario& s, ControlPanel::Control control, boo
 {
     const QString text = control == ControlPanel::Control::Preset
                              ? tr("Load preset %1").arg(QString::fromStdString(s.name))
-                             : tr("Change %1").arg(QString::fromLatin1(
-                                   QMetaEnum::fromType<ControlPanel::Control>().valueToKey(static_cast<int>(control))));
+                             : ControlPanel::controlName(control);
     pushScenario(s, continuous ? (m_mergeEpoch << 5) + static_cast<int>(control) : -1, text);
 }
 
@@ -387,6 +386,7 @@ void MainWindow::setPresentationMode(bool on)
     const double scale = on ? kPresentationScale : 1.0;
     m_dashboard->setFontScale(scale);
     m_panel->setFontScale(scale);
+    m_dock->widget()->setMinimumWidth(m_panel->sizeHint().width() + 24);
     if (QAction* a = action(QStringLiteral("presentation")); a && a->isChecked() != on)
         a->setChecked(on);
     if (on) {

@@ -22,6 +22,7 @@ constexpr double kAutoLogRatio = 20;
 
 MemoryBarChart::MemoryBarChart(QWidget* parent) : QCustomPlot(parent)
 {
+    setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
     setObjectName(QStringLiteral("memoryBarChart"));
     setMouseTracking(true);
     // Bars and grid are axis-aligned: antialiasing them costs time and blurs edges. Text and items keep it.
@@ -54,7 +55,6 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : QCustomPlot(parent)
     axisRect()->insetLayout()->take(legend);
     m_legendRow->addElement(0, 0, legend);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(5);
     legend->setVisible(true);
     m_legendRow->setMargins(QMargins(0, 0, 0, 0));
 
@@ -80,6 +80,8 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : QCustomPlot(parent)
         t->setPadding(QMargins(0, 0, 0, 3));
         t->setVisible(false);
     }
+    m_pinSeparator = new QCPItemStraightLine(this);
+    m_pinSeparator->setVisible(false);
     m_capacityLine = new QCPItemStraightLine(this);
     m_capacityText = new QCPItemText(this);
     m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
@@ -106,13 +108,18 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
     m_title->setFont(theme.font(1.25, true));
     m_title->setTextColor(theme.foreground);
     xAxis->setTickLabelFont(theme.font(1.0));
+    fitLabelsTo(m_fitWidth > 0 ? m_fitWidth : width());
     for (QCPBars* b : m_bars)
         b->setPen(QPen(theme.background, 1));
+    QColor totalHalo = theme.background;
+    totalHalo.setAlpha(200);
     for (QCPItemText* t : m_totals) {
         t->setFont(theme.font(1.05, true));
         t->setColor(theme.foreground);
+        t->setBrush(totalHalo);  // stays readable where it crosses the capacity line
     }
     m_capacityLine->setPen(QPen(theme.capacity, std::max(2.0, theme.fontPx / 7), Qt::DashLine));
+    m_pinSeparator->setPen(QPen(theme.grid, std::max(1.0, theme.fontPx / 10)));
     m_capacityText->setFont(theme.font(1.0, true));
     m_capacityText->setColor(theme.capacity);
     QColor halo = theme.background;
@@ -121,9 +128,50 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
     m_legendRow->setMargins(QMargins(0, qRound(theme.fontPx * 0.3), 0, 0));
 }
 
+void MemoryBarChart::fitLabelsTo(int widthPx)
+{
+    m_fitWidth = widthPx;
+    if (widthPx <= 0)
+        return;
+    if (m_columns.empty()) {
+        legend->setWrap(m_theme.legendColumns(legend, widthPx, 5));
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+        return;
+    }
+    // The axis takes about the plot minus the value labels on the left.
+    const double slot = (widthPx - m_theme.fontPx * 7) / static_cast<double>(m_columns.size());
+    const QFontMetricsF fm(m_theme.font());
+    double widest = 1;
+    for (const BarColumn& c : m_columns)
+        for (const QString& line : c.label.split(QLatin1Char('\n')))
+            widest = std::max(widest, fm.horizontalAdvance(line));
+    const double factor = std::clamp(slot * 0.92 / widest, 0.55, 1.0);
+    // Only on change: a new font drops QCustomPlot's cached tick-label pixmaps.
+    const QFont tickFont = m_theme.font(factor);
+    if (xAxis->tickLabelFont() != tickFont)
+        xAxis->setTickLabelFont(tickFont);
+    const int wrap = m_theme.legendColumns(legend, widthPx, 5);
+    if (wrap != legend->wrap()) {
+        legend->setWrap(wrap);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-wrap the existing entries
+    }
+    const QFont titleFont = m_theme.font(m_theme.fitFactor(m_title->text(), widthPx, 1.25, true), true);
+    if (m_title->font() != titleFont)
+        m_title->setFont(titleFont);
+}
+
+void MemoryBarChart::resizeEvent(QResizeEvent* e)
+{
+    m_fitWidth = 0;
+    fitLabelsTo(e->size().width());
+    m_fitWidth = 0;
+    QCustomPlot::resizeEvent(e);
+}
+
 void MemoryBarChart::setTitle(const QString& title)
 {
     m_title->setText(title);
+    fitLabelsTo(m_fitWidth > 0 ? m_fitWidth : width());
 }
 
 void MemoryBarChart::setUnits(UnitSystem units)
@@ -188,6 +236,12 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
         }
     }
     m_capacityText->setText(capacityLabel);
+    fitLabelsTo(m_fitWidth > 0 ? m_fitWidth : width());
+    const auto firstPin = std::find_if(m_columns.begin(), m_columns.end(), [](const BarColumn& c) { return c.pinned; });
+    m_pinSeparator->setVisible(firstPin != m_columns.begin() && firstPin != m_columns.end());
+    const double sepX = static_cast<double>(firstPin - m_columns.begin()) - 0.5;
+    m_pinSeparator->point1->setCoords(sepX, 0);
+    m_pinSeparator->point2->setCoords(sepX, 1);
     rebuildRanges();
 }
 
@@ -218,7 +272,13 @@ void MemoryBarChart::rebuildRanges()
     xAxis->setRange(-0.6, std::max<double>(1, static_cast<double>(m_columns.size())) - 0.4);
     m_capacityLine->point1->setCoords(-1, m_capacity);
     m_capacityLine->point2->setCoords(1, m_capacity);
-    m_capacityText->position->setCoords(0.995, m_capacity);
+    // The label sits at the right end of the line unless the last bar's total label is there too.
+    const double lastTotal = m_columns.empty() ? 0 : m_columns.back().segments.total();
+    const bool clash = lastTotal > 0
+                       && (log ? std::fabs(std::log10(lastTotal / std::max(m_capacity, 1.0))) < 0.3
+                               : std::fabs(lastTotal - m_capacity) < 0.1 * yAxis->range().size());
+    m_capacityText->setPositionAlignment((clash ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
+    m_capacityText->position->setCoords(clash ? 0.005 : 0.995, m_capacity);
 }
 
 void MemoryBarChart::refresh(QCustomPlot::RefreshPriority priority)

@@ -46,6 +46,8 @@ public:
     void setAxisScale(AxisScale scale);
     void setTheme(const ChartTheme& theme);
     void setTitle(const QString& title);
+    /// Shrinks the bar labels' font until the widest line fits its bar's slot in a plot this wide.
+    void fitLabelsTo(int widthPx);
     /// Redraws every layer now (exports) or on the next event loop pass (live updates).
     void refresh(QCustomPlot::RefreshPriority priority = QCustomPlot::rpQueuedRefresh);
 
@@ -64,6 +66,7 @@ Q_SIGNALS:
     void clearPinsRequested();
 
 protected:
+    void resizeEvent(QResizeEvent* e) override;
     void contextMenuEvent(QContextMenuEvent* e) override;
 
 private:
@@ -74,6 +77,7 @@ private:
     std::array<QCPItemText*, kMaxColumns> m_totals{};
     QCPItemStraightLine* m_capacityLine = nullptr;
     QCPItemText* m_capacityText = nullptr;
+    QCPItemStraightLine* m_pinSeparator = nullptr;  ///< between the scenario's bars and the pins
     QSharedPointer<QCPAxisTickerText> m_keyTicker;
     QSharedPointer<BytesTicker> m_linearTicker;
     QSharedPointer<LogBytesTicker> m_logTicker;
@@ -86,6 +90,7 @@ private:
     AxisScale m_scale = AxisScale::Automatic;
     ChartTheme m_theme;
     bool m_log = false;
+    int m_fitWidth = 0;
 };
 
 }  // namespace trainmem

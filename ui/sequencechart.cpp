@@ -25,6 +25,7 @@ QString curveName(int mode)
 
 SequenceChart::SequenceChart(QWidget* parent) : QCustomPlot(parent)
 {
+    setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
     setObjectName(QStringLiteral("sequenceChart"));
     setAntialiasedElements(QCP::aePlottables | QCP::aeItems | QCP::aeLegend | QCP::aeScatters);
 
@@ -39,7 +40,6 @@ SequenceChart::SequenceChart(QWidget* parent) : QCustomPlot(parent)
     axisRect()->insetLayout()->take(legend);
     legendRow->addElement(0, 0, legend);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(3);
     legend->setVisible(true);
 
     m_seqTicker.reset(new QCPAxisTickerText);
@@ -107,6 +107,7 @@ SequenceChart::~SequenceChart() = default;
 void SequenceChart::setTitle(const QString& title)
 {
     m_title->setText(title);
+    fitTicksTo(m_fitWidth > 0 ? m_fitWidth : width());
 }
 
 void SequenceChart::setTheme(const ChartTheme& theme)
@@ -155,6 +156,17 @@ void SequenceChart::setUnits(UnitSystem units)
 
 void SequenceChart::fitTicksTo(int widthPx)
 {
+    m_fitWidth = widthPx;
+    if (widthPx > 0) {
+        const int wrap = m_theme.legendColumns(legend, widthPx, 3);
+        if (wrap != legend->wrap()) {
+            legend->setWrap(wrap);
+            legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-wrap the existing entries
+        }
+        const QFont titleFont = m_theme.font(m_theme.fitFactor(m_title->text(), widthPx, 1.25, true), true);
+        if (m_title->font() != titleFont)
+            m_title->setFont(titleFont);
+    }
     // "128k" needs about 3.5 font heights with padding; 12 labels must fit the axis.
     const int stride = widthPx > 0 && widthPx < 12 * m_theme.fontPx * 4.2 ? 2 : 1;
     if (stride == m_tickStride && !m_seqTicker->ticks().isEmpty())
@@ -171,6 +183,7 @@ void SequenceChart::fitTicksTo(int widthPx)
 void SequenceChart::resizeEvent(QResizeEvent* e)
 {
     fitTicksTo(e->size().width());
+    m_fitWidth = 0;
     QCustomPlot::resizeEvent(e);
 }
 
@@ -209,7 +222,7 @@ void SequenceChart::rebuild()
             hi = std::max(hi, *std::max_element(v.begin(), v.end()));
         }
     }
-    legend->setWrap(m_data.inference ? 3 : 5);
+    fitTicksTo(m_fitWidth > 0 ? m_fitWidth : width());
     m_floor->setName(m_data.inference ? tr("Weights (the floor)") : tr("Model state (the floor)"));
     m_floor->setData({kSweepMinSeq / 2, kSweepMaxSeq * 2}, {sw.modelStatePerGpu, sw.modelStatePerGpu}, true);
     m_current->setData({m_data.currentSeq}, {m_data.currentTotal}, true);
@@ -217,7 +230,8 @@ void SequenceChart::rebuild()
         lo = std::min(lo, m_data.currentTotal);
         hi = std::max(hi, m_data.currentTotal);
     }
-    lo = std::max(lo, 1e3);
+    // The capacity line stays on the chart even when every curve is far above it (38 TB vs 80 GB).
+    lo = std::max(std::min(lo, sw.capacity), 1e3);
     const double lower = lo / 2.5;
     const double upper = hi * (n > 0 ? 3.0 : 10.0);
     yAxis->setRange(lower, upper);
@@ -225,7 +239,7 @@ void SequenceChart::rebuild()
     // Everything above one GPU's memory is out of memory.
     m_dies->topLeft->setCoords(kSweepMinSeq / 4, upper * 100);
     m_dies->bottomRight->setCoords(kSweepMaxSeq * 4, sw.capacity);
-    m_diesText->setText(tr("Out of memory: more than one %1").arg(m_data.capacityLabel.section(QStringLiteral(" · "), 0, 0)));
+    m_diesText->setText(tr("Out of memory on one %1").arg(m_data.capacityLabel.section(QStringLiteral(" · "), 0, 0)));
     m_diesText->setVisible(sw.capacity < upper);
     m_capacityLine->point1->setCoords(kSweepMinSeq, sw.capacity);
     m_capacityLine->point2->setCoords(kSweepMaxSeq, sw.capacity);

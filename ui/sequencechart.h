@@ -75,6 +75,7 @@ private:
     UnitSystem m_units = UnitSystem::Decimal;
     ChartTheme m_theme;
     int m_tickStride = 1;
+    int m_fitWidth = 0;  ///< an export's width; 0 follows the widget
 };
 
 }  // namespace trainmem

@@ -1,0 +1,173 @@
+#include "teachingdocks.h"
+
+#include "coreapi.h"
+#include "dashboard.h"
+#include "drilldownpanel.h"
+#include "fixespanel.h"
+#include "ladderchart.h"
+#include "presetlibrary.h"
+#include "receiptpanel.h"
+#include "tourpanel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QMainWindow>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+namespace trainmem {
+
+namespace {
+enum Dock { TourDock, DrillDock, LadderDock, ReceiptDock, FixesDock };
+}
+
+TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, Dashboard* dashboard)
+    : QObject(window)
+{
+    m_tour = new TourPanel;
+    m_tour->setLookups(
+        [&library](const std::string& id) -> std::optional<Scenario> {
+            if (const PresetEntry* e = library.find(QString::fromStdString(id)))
+                return e->scenario;
+            return std::nullopt;
+        },
+        [&library](const std::string& id) -> std::optional<GpuSpec> {
+            if (const GpuSpec* g = library.gpus().find(id))
+                return *g;
+            return std::nullopt;
+        });
+    m_drill = new DrillDownPanel;
+    m_ladder = new LadderChart;
+    m_receipt = new ReceiptPanel;
+    m_receipt->setCatalog(library.gpus());
+    m_fixes = new FixesPanel;
+
+    m_docks[TourDock] = addDock(window, m_tour, tr("Chapter tour"), "tourDock", Qt::RightDockWidgetArea);
+    m_docks[DrillDock] = addDock(window, m_drill, tr("Formula"), "formulaDock", Qt::RightDockWidgetArea);
+    m_docks[FixesDock] = addDock(window, m_fixes, tr("Cheapest change to fit"), "fixesDock", Qt::RightDockWidgetArea);
+    m_docks[ReceiptDock] = addDock(window, m_receipt, tr("Cost receipt"), "receiptDock", Qt::RightDockWidgetArea);
+    m_docks[LadderDock] = addDock(window, m_ladder, tr("Scale-out ladder"), "ladderDock", Qt::BottomDockWidgetArea);
+    window->tabifyDockWidget(m_docks[TourDock], m_docks[DrillDock]);
+    window->tabifyDockWidget(m_docks[DrillDock], m_docks[FixesDock]);
+    window->tabifyDockWidget(m_docks[FixesDock], m_docks[ReceiptDock]);
+    m_docks[TourDock]->raise();
+    for (QDockWidget* d : m_docks)
+        d->hide();  // teaching mode is opt-in: the View menu or the tour shortcut shows them
+
+    connect(m_tour, &TourPanel::scenarioRequested, this, &TeachingDocks::scenarioRequested);
+    connect(m_ladder, &LadderChart::scenarioRequested, this, &TeachingDocks::scenarioRequested);
+    connect(m_receipt, &ReceiptPanel::scenarioRequested, this, &TeachingDocks::scenarioRequested);
+    connect(m_fixes, &FixesPanel::scenarioRequested, this, &TeachingDocks::scenarioRequested);
+    // The tour's keys work from anywhere in the window; starting it shows its dock.
+    window->addAction(m_tour->nextAction());
+    window->addAction(m_tour->previousAction());
+    connect(m_tour, &TourPanel::stepChanged, this, [this] {
+        m_docks[TourDock]->show();
+        m_docks[TourDock]->raise();
+    });
+    connectDrillDown(dashboard);
+}
+
+QDockWidget* TeachingDocks::addDock(QMainWindow* window, QWidget* content, const QString& title,
+                                    const char* objectName, Qt::DockWidgetArea area)
+{
+    auto* dock = new QDockWidget(title, window);
+    dock->setObjectName(QString::fromLatin1(objectName));  // saveState() needs it
+    dock->setWidget(content);
+    window->addDockWidget(area, dock);
+    const int index = static_cast<int>(std::find(m_docks.begin(), m_docks.end(), nullptr) - m_docks.begin());
+    connect(dock, &QDockWidget::visibilityChanged, this, [this, index](bool visible) {
+        if (visible && m_stale[static_cast<size_t>(index)])
+            refresh(index);
+    });
+    return dock;
+}
+
+void TeachingDocks::connectDrillDown(Dashboard* dashboard)
+{
+    // Clicking a bar segment or a curve explains it.
+    MemoryBarChart* bars = dashboard->barChart();
+    connect(bars, &QCustomPlot::plottableClick, this, [this, bars](QCPAbstractPlottable* p, int, QMouseEvent*) {
+        for (int i = 0; i < kSegmentCount; ++i) {
+            if (bars->bars(static_cast<Segment>(i)) == p) {
+                m_drill->showChartSegment(static_cast<Segment>(i));
+                m_docks[DrillDock]->show();
+                m_docks[DrillDock]->raise();
+                return;
+            }
+        }
+    });
+    SequenceChart* seq = dashboard->sequenceChart();
+    connect(seq, &QCustomPlot::plottableClick, this, [this, seq](QCPAbstractPlottable* p, int, QMouseEvent*) {
+        for (int m = 0; m < 3; ++m) {
+            if (seq->curve(static_cast<Checkpointing>(m)) == p) {
+                m_drill->showCurve(static_cast<CurveKind>(m));
+                m_docks[DrillDock]->show();
+                m_docks[DrillDock]->raise();
+                return;
+            }
+        }
+        if (seq->floorGraph() == p) {
+            m_drill->showCurve(CurveKind::ModelStateFloor);
+            m_docks[DrillDock]->show();
+            m_docks[DrillDock]->raise();
+        }
+    });
+}
+
+void TeachingDocks::setScenario(const Scenario& s, const GpuSpec& gpu)
+{
+    m_scenario = s;
+    m_gpu = gpu;
+    for (int i = 0; i < kDockCount; ++i) {
+        m_stale[static_cast<size_t>(i)] = true;
+        if (m_docks[static_cast<size_t>(i)]->isVisible())
+            refresh(i);
+    }
+}
+
+void TeachingDocks::refresh(int dock)
+{
+    m_stale[static_cast<size_t>(dock)] = false;
+    switch (dock) {
+    case TourDock:
+        break;  // the tour sets scenarios; it does not follow them
+    case DrillDock:
+        m_drill->setScenario(m_scenario, m_gpu);
+        break;
+    case LadderDock:
+        m_ladder->setScenario(m_scenario, m_gpu);
+        break;
+    case ReceiptDock:
+        m_receipt->setScenario(m_scenario, m_gpu);
+        break;
+    case FixesDock:
+        m_fixes->setScenario(m_scenario, m_gpu);
+        break;
+    default:
+        break;
+    }
+}
+
+void TeachingDocks::setFontScale(double scale)
+{
+    for (QDockWidget* d : m_docks) {
+        QFont f = d->font();
+        f.setPointSizeF(QApplication::font().pointSizeF() * scale);
+        d->setFont(f);
+    }
+}
+
+QList<QAction*> TeachingDocks::actions() const
+{
+    QList<QAction*> list;
+    for (QDockWidget* d : m_docks)
+        list << d->toggleViewAction();
+    list << m_tour->previousAction() << m_tour->nextAction();
+    return list;
+}
+
+}  // namespace trainmem

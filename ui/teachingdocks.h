@@ -1,0 +1,70 @@
+#pragma once
+// Teaching mode (issue 4) around the dashboard: the chapter tour, the formula drill-down, the
+// scale-out ladder, the cost receipt and the cheapest fixes, each in a dock of the main window.
+// MainWindow only forwards the scenario and listens for requests, so it stays small.
+
+#include "gpu.h"
+#include "scenario.h"
+
+#include <QList>
+#include <QObject>
+
+#include <array>
+
+class QAction;
+class QDockWidget;
+class QMainWindow;
+
+namespace trainmem {
+
+class Dashboard;
+class DrillDownPanel;
+class FixesPanel;
+class LadderChart;
+class PresetLibrary;
+class ReceiptPanel;
+class TourPanel;
+
+class TeachingDocks : public QObject
+{
+    Q_OBJECT
+public:
+    TeachingDocks(QMainWindow* window, const PresetLibrary& library, Dashboard* dashboard);
+
+    /// The window's scenario changed: refresh the panels that are visible (the others on show).
+    void setScenario(const Scenario& s, const GpuSpec& gpu);
+    /// Large fonts for projectors.
+    void setFontScale(double scale);
+
+    TourPanel* tour() const { return m_tour; }
+    DrillDownPanel* drillDown() const { return m_drill; }
+    LadderChart* ladder() const { return m_ladder; }
+    ReceiptPanel* receipt() const { return m_receipt; }
+    FixesPanel* fixes() const { return m_fixes; }
+    QDockWidget* dock(int i) const { return m_docks[static_cast<size_t>(i)]; }
+    static constexpr int kDockCount = 5;
+    /// Show/hide actions for the View menu, then the tour's previous/next.
+    QList<QAction*> actions() const;
+
+Q_SIGNALS:
+    /// A panel asks the window to switch to this scenario (through undo).
+    void scenarioRequested(const trainmem::Scenario& s);
+
+private:
+    QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title, const char* objectName,
+                         Qt::DockWidgetArea area);
+    void refresh(int dock);
+    void connectDrillDown(Dashboard* dashboard);
+
+    TourPanel* m_tour = nullptr;
+    DrillDownPanel* m_drill = nullptr;
+    LadderChart* m_ladder = nullptr;
+    ReceiptPanel* m_receipt = nullptr;
+    FixesPanel* m_fixes = nullptr;
+    std::array<QDockWidget*, kDockCount> m_docks{};
+    std::array<bool, kDockCount> m_stale{};
+    Scenario m_scenario;
+    GpuSpec m_gpu;
+};
+
+}  // namespace trainmem
