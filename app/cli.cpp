@@ -1,6 +1,6 @@
 #include "cli.h"
 
-#include "coreapi.h"  // the core with Qt's `slots` macro lifted (core/recipe.h has a field named slots)
+#include "coreapi.h"
 #include "chartexport.h"
 #include "cost.h"
 #include "jsontext.h"

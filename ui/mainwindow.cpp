@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "teachingdocks.h"
+
 #include "dashboard.h"
 #include "errorbanner.h"
 #include "exportdialog.h"
@@ -71,6 +73,9 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     layout->addWidget(m_dashboard, 1);
     setCentralWidget(central);
 
+    m_teaching = new TeachingDocks(this, library, m_dashboard);
+    connect(m_teaching, &TeachingDocks::scenarioRequested, this,
+            [this](const Scenario& s) { pushScenario(s, -1, tr("Teaching: %1").arg(QString::fromStdString(s.name))); });
     createActions();
     connect(m_panel, &ControlPanel::scenarioEdited, this, &MainWindow::applyEdit);
     connect(m_panel, &ControlPanel::editFinished, this, [this] { ++m_mergeEpoch; });
@@ -192,6 +197,11 @@ void MainWindow::createActions()
     }
     view->addSeparator();
     view->addAction(m_dock->toggleViewAction());
+    QMenu* teach = menuBar()->addMenu(tr("&Teach"));
+    const QList<QAction*> teaching = m_teaching->actions();
+    teach->addActions(teaching.mid(0, TeachingDocks::kDockCount));
+    teach->addSeparator();
+    teach->addActions(teaching.mid(TeachingDocks::kDockCount));
     connect(present, &QAction::toggled, this, &MainWindow::setPresentationMode);
     connect(binary, &QAction::toggled, this, [this](bool on) {
         m_dashboard->setUnits(on ? UnitSystem::Binary : UnitSystem::Decimal);
@@ -243,6 +253,7 @@ void MainWindow::setScenario(const Scenario& s)
     if (!gpuError.isEmpty())
         statusBar()->showMessage(gpuError, 5000);
     m_dashboard->showScenario(s, gpu);
+    m_teaching->setScenario(s, gpu);
     updateTitle();
     Q_EMIT scenarioChanged(m_scenario);
 }
@@ -386,6 +397,7 @@ void MainWindow::setPresentationMode(bool on)
     const double scale = on ? kPresentationScale : 1.0;
     m_dashboard->setFontScale(scale);
     m_panel->setFontScale(scale);
+    m_teaching->setFontScale(scale);
     m_dock->widget()->setMinimumWidth(m_panel->sizeHint().width() + 24);
     if (QAction* a = action(QStringLiteral("presentation")); a && a->isChecked() != on)
         a->setChecked(on);

@@ -19,6 +19,7 @@ namespace trainmem {
 class Dashboard;
 class ErrorBanner;
 class PresetLibrary;
+class TeachingDocks;
 
 class MainWindow : public QMainWindow
 {
@@ -41,6 +42,7 @@ public:
     ControlPanel* controlPanel() const { return m_panel; }
     Dashboard* dashboard() const { return m_dashboard; }
     ErrorBanner* errorBanner() const { return m_banner; }
+    TeachingDocks* teaching() const { return m_teaching; }
     QUndoStack* undoStack() const { return m_undo; }
     QAction* action(const QString& objectName) const;
 
@@ -73,6 +75,7 @@ private:
     QDockWidget* m_dock = nullptr;
     Dashboard* m_dashboard = nullptr;
     ErrorBanner* m_banner = nullptr;
+    TeachingDocks* m_teaching = nullptr;
     QUndoStack* m_undo = nullptr;
     QActionGroup* m_axisGroup = nullptr;
     int m_mergeEpoch = 0;  ///< bumped when a drag ends, so the next drag is its own undo step

@@ -41,6 +41,7 @@ TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, 
         });
     m_drill = new DrillDownPanel;
     m_ladder = new LadderChart;
+    m_ladder->setMinimumHeight(360);  // seen squashed to a strip in a bottom dock: bars and labels need room
     m_receipt = new ReceiptPanel;
     m_receipt->setCatalog(library.gpus());
     m_fixes = new FixesPanel;
