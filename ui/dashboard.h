@@ -12,6 +12,7 @@
 
 class QLabel;
 class QSplitter;
+class QTimer;
 
 namespace trainmem {
 
@@ -75,6 +76,9 @@ protected:
 private:
     void applyTheme();
     void redraw();
+    void settle();
+
+    static constexpr int kSettleMs = 150;  ///< pause after the last edit before the antialiased redraw
 
     VerdictLabel* m_verdict = nullptr;
     QLabel* m_warnings = nullptr;
@@ -89,6 +93,7 @@ private:
     UnitSystem m_units = UnitSystem::Decimal;
     AxisScale m_axisScale = AxisScale::Automatic;
     double m_fontScale = 1.0;
+    QTimer* m_settle = nullptr;
 };
 
 }  // namespace trainmem

@@ -1,0 +1,219 @@
+// trainmem-bench: the performance figures of DEVELOPERS.md, as JSON on stdout.
+//   core recompute (account + every sweep curve), one slider step end to end (control change,
+//   recompute, replot and paint of every chart, offscreen at 1600×1000), PNG export at
+//   1920×1080 and 3840×2160, start-up to first painted frame, peak RSS.
+// Usage: trainmem-bench [--quick]   (--quick: fewer repetitions, for a smoke run)
+#include "accounting.h"
+#include "chartexport.h"
+#include "controlpanel.h"
+#include "dashboard.h"
+#include "logsliderfield.h"
+#include "mainwindow.h"
+#include "presetlibrary.h"
+
+#include <QApplication>
+
+#include <qcustomplot.h>
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+using namespace trainmem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+nlohmann::json stats(std::vector<double> v, const char* unit)
+{
+    std::sort(v.begin(), v.end());
+    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))]; };
+    return {{"unit", unit}, {"runs", v.size()}, {"median", at(0.5)}, {"p99", at(0.99)}, {"min", v.front()}, {"max", v.back()}};
+}
+
+double since(Clock::time_point t0, double scale)
+{
+    return std::chrono::duration<double>(Clock::now() - t0).count() * scale;
+}
+
+// Child mode: time from main() to the first paint of the window's charts, printed in ms.
+int startupOnce(int argc, char** argv, Clock::time_point started)
+{
+    QApplication app(argc, argv);
+    const PresetLibrary& lib = PresetLibrary::instance();
+    MainWindow w(lib, lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario);
+    w.resize(1600, 1000);
+    struct FirstPaint : QObject {
+        Clock::time_point t0;
+        bool eventFilter(QObject*, QEvent* e) override
+        {
+            if (e->type() == QEvent::Paint) {
+                std::printf("%.3f\n", since(t0, 1e3));
+                std::fflush(stdout);
+                QTimer::singleShot(0, qApp, &QCoreApplication::quit);
+            }
+            return false;
+        }
+    } filter;
+    filter.t0 = started;
+    w.dashboard()->sequenceChart()->installEventFilter(&filter);
+    w.show();
+    return app.exec();
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    const Clock::time_point started = Clock::now();
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QCoreApplication::setOrganizationName(QStringLiteral("TrainMem-bench"));  // keep the user's settings out of it
+    QCoreApplication::setApplicationName(QStringLiteral("trainmem-bench"));
+    for (int i = 1; i < argc; ++i)
+        if (QByteArray(argv[i]) == "--startup-once")
+            return startupOnce(argc, argv, started);
+    bool quick = false;
+    for (int i = 1; i < argc; ++i)
+        quick = quick || QByteArray(argv[i]) == "--quick";
+
+    QApplication app(argc, argv);
+    const PresetLibrary& lib = PresetLibrary::instance();
+    nlohmann::json out;
+    out["machine"] = {{"cores", QThread::idealThreadCount()}, {"platform", QGuiApplication::platformName().toStdString()}};
+
+    // 1. Core: one full breakdown plus every curve of the sequence chart.
+    {
+        nlohmann::json core;
+        for (const char* id : {"chapter-7b", "llama3-70b", "deepseek-v3"}) {
+            const Scenario s = lib.find(QString::fromLatin1(id))->scenario;
+            const GpuSpec& gpu = lib.gpuFor(s);
+            std::vector<double> us;
+            double sink = 0;
+            const int runs = quick ? 200 : 5000;
+            for (int i = 0; i < runs; ++i) {
+                const auto t0 = Clock::now();
+                const Breakdown b = account(s, gpu);
+                const ContextSweep sw = sweepContext(s, gpu, kSweepPointsPerOctave);
+                sink += b.perGpu.total() + sw.totalPerGpu[0].back();
+                us.push_back(since(t0, 1e6));
+            }
+            core[id] = stats(us, "us");
+            if (sink < 0)
+                std::puts("");
+        }
+        out["core_recompute"] = core;
+    }
+
+    // 2. Slider steps, end to end, on a real window offscreen.
+    {
+        MainWindow w(lib, lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario);
+        w.setModalErrors(false);
+        w.resize(1600, 1000);
+        w.show();
+        QCoreApplication::processEvents();
+        ControlPanel* panel = w.controlPanel();
+        struct Target { const char* name; QAbstractSlider* slider; QSpinBox* spin; };
+        const std::vector<Target> targets{
+            {"params", panel->paramsField()->slider(), nullptr},
+            {"context", panel->contextField()->slider(), nullptr},
+            {"micro_batch", nullptr, panel->microBatchBox()},
+            {"gpu_count", nullptr, panel->gpuCountBox()},
+            {"active_params", panel->activeField()->slider(), nullptr},
+        };
+        nlohmann::json steps;
+        int replots = 0;
+        QObject::connect(w.dashboard()->barChart(), &QCustomPlot::afterReplot, [&] { ++replots; });
+        QObject::connect(w.dashboard()->sequenceChart(), &QCustomPlot::afterReplot, [&] { ++replots; });
+        const int n = quick ? 100 : 1000;
+        for (const Target& t : targets) {
+            std::vector<double> ms;
+            if (t.slider && !t.slider->isEnabled()) {
+                std::fprintf(stderr, "bench: the %s slider is disabled in this scenario\n", t.name);
+                return 1;
+            }
+            const int lo = t.slider ? t.slider->minimum() : t.spin->minimum();
+            const int hi = t.slider ? t.slider->maximum() : std::min(t.spin->maximum(), t.spin->minimum() + 255);
+            const int span = std::max(1, hi - lo);
+            for (int i = 0; i < n; ++i) {
+                // Sweep up and down the range like a hand dragging.
+                const int phase = i % (2 * span);
+                const int v = lo + (phase < span ? phase : 2 * span - phase);
+                const auto t0 = Clock::now();
+                if (t.slider)
+                    t.slider->setValue(v);
+                else
+                    t.spin->setValue(v);
+                QCoreApplication::sendPostedEvents();  // the queued replots
+                QCoreApplication::processEvents();     // and the paint
+                ms.push_back(since(t0, 1e3));
+            }
+            steps[t.name] = stats(ms, "ms");
+            steps[t.name]["replots_per_step"] = static_cast<double>(replots) / n;
+            replots = 0;
+            // Where the step goes: QCustomPlot's own average replot time over the last replots.
+            steps[t.name]["bars_replot_ms"] = w.dashboard()->barChart()->replotTime(true);
+            steps[t.name]["seq_replot_ms"] = w.dashboard()->sequenceChart()->replotTime(true);
+        }
+        out["slider_step_1600x1000"] = steps;
+    }
+
+    // 3. PNG export of the dashboard.
+    {
+        QTemporaryDir dir;
+        const Scenario s = lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario;
+        const GpuSpec& gpu = lib.gpuFor(s);
+        nlohmann::json ex;
+        for (auto [w, h, label] : {std::tuple{1920, 1080, "1920x1080"}, std::tuple{3840, 2160, "3840x2160"}}) {
+            std::vector<double> ms;
+            const int runs = quick ? 3 : 20;
+            for (int i = 0; i < runs; ++i) {
+                ExportOptions o;
+                o.width = w;
+                o.height = h;
+                QString error;
+                const auto t0 = Clock::now();
+                if (!exportChartPng(s, gpu, ChartKind::Dashboard, dir.filePath(QStringLiteral("d.png")), o, &error)) {
+                    std::fprintf(stderr, "export failed: %s\n", qPrintable(error));
+                    return 1;
+                }
+                ms.push_back(since(t0, 1e3));
+            }
+            ex[label] = stats(ms, "ms");
+        }
+        out["png_export_dashboard"] = ex;
+    }
+
+    // 4. Start-up to first painted frame, in fresh processes.
+    {
+        std::vector<double> ms;
+        const int runs = quick ? 3 : 20;
+        for (int i = 0; i < runs; ++i) {
+            QProcess p;
+            p.start(QCoreApplication::applicationFilePath(), {QStringLiteral("--startup-once")});
+            if (!p.waitForFinished(60000) || p.exitCode() != 0) {
+                std::fprintf(stderr, "start-up run failed: %s\n", p.readAllStandardError().constData());
+                return 1;
+            }
+            ms.push_back(QString::fromLatin1(p.readAllStandardOutput()).trimmed().toDouble());
+        }
+        out["startup_to_first_paint"] = stats(ms, "ms");
+    }
+
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    out["peak_rss_mib"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+}
