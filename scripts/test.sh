@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# Quick start 2: install what is missing, build with warnings as errors, run every test.
-# .ci/run calls this verbatim.
+# Quick start 2: install what is missing, build with warnings as errors, run every test; then the
+# core suites again under AddressSanitizer + UndefinedBehaviorSanitizer, and each fuzz target for
+# FUZZ_SECONDS (default 30). .ci/run calls this verbatim. TRAINMEM_QUICK=1 stops after the first part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+TRAINMEM_WITH_CLANG=1 scripts/install-deps.sh
 cmake --preset ci >/dev/null
 cmake --build --preset ci
 ctest --preset ci
+[ "${TRAINMEM_QUICK:-0}" = 1 ] && exit 0
+
+echo "== core suites under ASan + UBSan"
+cmake --preset asan >/dev/null
+cmake --build --preset asan-core
+ctest --preset asan-core
+
+echo "== fuzzing, ${FUZZ_SECONDS:-30}s per target"
+FUZZ_SECONDS=${FUZZ_SECONDS:-30} scripts/fuzz.sh
