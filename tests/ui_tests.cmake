@@ -6,3 +6,6 @@ foreach(_t tst_ui_controls tst_ui_charts tst_ui_export tst_ui_mainwindow tst_ui_
   add_test(NAME ${_t} COMMAND ${_t})
   set_tests_properties(${_t} PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
 endforeach()
+
+# Packaging tests live in their own file; included here so they run before tests/CMakeLists.txt names it.
+include(packaging_tests.cmake)
