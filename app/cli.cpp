@@ -1,18 +1,12 @@
 #include "cli.h"
 
 #include "coreapi.h"
-#include "chartexport.h"
-#include "cost.h"
-#include "jsontext.h"
-#include "report.h"
+#include "chartkind.h"
 #include "units.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QFileInfo>
-#include <QTextStream>
 
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -128,12 +122,6 @@ private:
     const QCommandLineParser& m_p;
     Scenario& m_s;
 };
-
-void print(FILE* to, const QString& text)
-{
-    const QByteArray b = text.toUtf8();
-    std::fwrite(b.constData(), 1, static_cast<size_t>(b.size()), to);
-}
 
 }  // namespace
 
@@ -327,83 +315,6 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         r.action = CliRequest::Action::Text;
     }
     return out;
-}
-
-int runHeadless(const CliRequest& r, const PresetLibrary& library)
-{
-    switch (r.action) {
-    case CliRequest::Action::Help:
-        print(stdout, r.helpText);
-        return 0;
-    case CliRequest::Action::Version:
-        print(stdout, QStringLiteral("%1 %2\n").arg(QCoreApplication::applicationName(), QCoreApplication::applicationVersion()));
-        return 0;
-    case CliRequest::Action::ListPresets: {
-        QString out;
-        for (const PresetEntry& e : library.presets()) {
-            const Breakdown b = account(e.scenario, library.gpuFor(e.scenario));
-            out += QStringLiteral("%1  %2  (%3 params%4)%5\n")
-                       .arg(QString::fromStdString(e.scenario.id).leftJustified(14),
-                            QString::fromStdString(e.scenario.name).leftJustified(40),
-                            QString::fromStdString(formatCount(static_cast<double>(b.model.params.total))),
-                            b.model.params.active != b.model.params.total
-                                ? QStringLiteral(", %1 active").arg(QString::fromStdString(formatCount(static_cast<double>(b.model.params.active))))
-                                : QString(),
-                            e.builtIn ? QString() : QStringLiteral("  [user: %1]").arg(e.file));
-        }
-        print(stdout, out);
-        for (const QString& err : library.errors())
-            print(stderr, QStringLiteral("trainmem: warning: %1\n").arg(err));
-        return 0;
-    }
-    case CliRequest::Action::ListGpus: {
-        QString out;
-        for (const GpuSpec& g : library.gpus().gpus)
-            out += QStringLiteral("%1  %2  %3  bf16 %4 TFLOP/s  fp8 %5 TFLOP/s  $%6/h\n")
-                       .arg(QString::fromStdString(g.id).leftJustified(10), QString::fromStdString(g.name).leftJustified(30),
-                            QString::fromStdString(formatBytes(g.memoryBytes)).rightJustified(7))
-                       .arg(g.bf16Tflops, 7, 'f', 1)
-                       .arg(g.fp8Tflops > 0 ? QString::number(g.fp8Tflops, 'f', 1) : QStringLiteral("  —"), 7)
-                       .arg(g.pricePerHour, 0, 'f', 2);
-        print(stdout, out);
-        return 0;
-    }
-    case CliRequest::Action::Json:
-    case CliRequest::Action::Text:
-    case CliRequest::Action::ExportPng: {
-        QString gpuError;
-        const GpuSpec& gpu = library.gpuFor(r.scenario, &gpuError);
-        if (!gpuError.isEmpty())
-            print(stderr, QStringLiteral("trainmem: warning: %1\n").arg(gpuError));
-        const Breakdown b = account(r.scenario, gpu);
-        if (r.action == CliRequest::Action::Json) {
-            const CostReceipt c = computeCost(b.model, r.scenario, gpu);
-            print(stdout, QString::fromStdString(jsonText(breakdownToJson(b, r.scenario, gpu, c), 2)) + QLatin1Char('\n'));
-            return 0;
-        }
-        print(stdout, QString::fromStdString(breakdownToText(b, r.scenario, gpu)));
-        if (r.action == CliRequest::Action::Text)
-            return 0;
-        ExportOptions eo;
-        eo.width = r.width;
-        eo.height = r.height;
-        eo.scale = r.scale;
-        QString error;
-        if (!exportChartPng(r.scenario, gpu, *chartKindFromName(r.chart), r.exportFile, eo, &error)) {
-            print(stderr, QStringLiteral("trainmem: --export-png: %1\n").arg(error));
-            return 1;
-        }
-        print(stdout, QStringLiteral("Wrote the %1 chart (%2×%3 px) to %4\n")
-                          .arg(r.chart)
-                          .arg(qRound(r.width * r.scale))
-                          .arg(qRound(r.height * r.scale))
-                          .arg(QFileInfo(r.exportFile).absoluteFilePath()));
-        return 0;
-    }
-    case CliRequest::Action::Window:
-        break;
-    }
-    return 0;
 }
 
 }  // namespace trainmem

@@ -38,6 +38,7 @@ int main(int argc, char** argv)
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationDisplayName(QStringLiteral("TrainMem"));
+    QGuiApplication::setDesktopFileName(QStringLiteral("org.trainmem.TrainMem"));  // Wayland matches the window to its .desktop entry
 
     const trainmem::PresetLibrary& library = trainmem::PresetLibrary::instance();
     const trainmem::CliOutcome parsed = trainmem::parseCommandLine(QCoreApplication::arguments(), library);

@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
   libqcustomplot-dev nlohmann-json3-dev
-  xvfb xauth
+  xvfb xauth desktop-file-utils appstream
 )
 [ "${TRAINMEM_WITH_CLANG:-0}" = 1 ] && packages+=(clang libclang-rt-14-dev)
 

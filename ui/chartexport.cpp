@@ -151,18 +151,6 @@ bool fail(QString* error, const QString& message)
 
 }  // namespace
 
-std::optional<ChartKind> chartKindFromName(const QString& name)
-{
-    const QString n = name.trimmed().toLower();
-    if (n == QLatin1String("bars"))
-        return ChartKind::Bars;
-    if (n == QLatin1String("seq"))
-        return ChartKind::Seq;
-    if (n == QLatin1String("dashboard"))
-        return ChartKind::Dashboard;
-    return std::nullopt;
-}
-
 QImage renderChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& o,
                    const ChartExtras& extras)
 {

@@ -1,6 +1,7 @@
 #pragma once
 // Offscreen rendering of the charts to image files (the --export-png path and the window's export).
 
+#include "chartkind.h"
 #include "gpu.h"
 #include "memorybarchart.h"
 #include "scenario.h"
@@ -14,10 +15,6 @@
 
 namespace trainmem {
 
-enum class ChartKind { Bars, Seq, Dashboard };
-
-/// "bars", "seq", "dashboard" → ChartKind; nullopt otherwise.
-std::optional<ChartKind> chartKindFromName(const QString& name);
 
 struct ExportOptions {
     int width = 1600;    ///< logical pixels
