@@ -25,6 +25,7 @@ private Q_SLOTS:
     void hoverShowsSegmentValue();
     void inferenceShowsOneCurve();
     void sliderStepIsFast();
+    void antialiasingReturnsAfterDrag();
 };
 
 void TestUiCharts::initTestCase()
@@ -135,6 +136,26 @@ void TestUiCharts::inferenceShowsOneCurve()
     QVERIFY(!d.sequenceChart()->curve(Checkpointing::Selective)->visible());
     QVERIFY(!d.sequenceChart()->curve(Checkpointing::Full)->visible());
     QCOMPARE(d.barChart()->columns()[2].label.section(QLatin1Char('\n'), 0, 0), QStringLiteral("Inference per GPU"));
+}
+
+// Regression: the live preview drops antialiasing while edits come in; QCustomPlot's
+// setNotAntialiasedElements() also clears the antialiased set, which then stayed empty for good.
+void TestUiCharts::antialiasingReturnsAfterDrag()
+{
+    Dashboard d;
+    const QCP::AntialiasedElements bars = d.barChart()->antialiasedElements();
+    const QCP::AntialiasedElements seq = d.sequenceChart()->antialiasedElements();
+    QVERIFY(seq.testFlag(QCP::aePlottables));
+    const Scenario s = preset(QStringLiteral("chapter-7b"));
+    for (int i = 0; i < 5; ++i) {  // a drag: several edits in a row
+        Scenario x = s;
+        x.training.seqLen = 1024 << i;
+        d.showScenario(x, gpuOf(x));
+        QCOMPARE(d.sequenceChart()->notAntialiasedElements(), QCP::AntialiasedElements(QCP::aeAll));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(d.sequenceChart()->notAntialiasedElements(), QCP::AntialiasedElements(QCP::aeNone), 2000);
+    QCOMPARE(d.barChart()->antialiasedElements(), bars);
+    QCOMPARE(d.sequenceChart()->antialiasedElements(), seq);
 }
 
 void TestUiCharts::sliderStepIsFast()

@@ -146,6 +146,12 @@ void Dashboard::redraw()
     // which halves the replot (bench/: 2.4 → 1.4 ms for the curves); once edits pause for
     // kSettleMs, draw once more with it. QCustomPlot's setNoAntialiasingOnDrag does the same for
     // its own mouse drags.
+    if (!m_settle->isActive()) {
+        // setNotAntialiasedElements() also clears those elements from the antialiased set, so keep
+        // the charts' own choice to restore in settle().
+        m_barsAntialiased = m_bars->antialiasedElements();
+        m_seqAntialiased = m_seq->antialiasedElements();
+    }
     m_bars->setNotAntialiasedElements(QCP::aeAll);
     m_seq->setNotAntialiasedElements(QCP::aeAll);
     m_settle->start();
@@ -157,6 +163,8 @@ void Dashboard::settle()
 {
     m_bars->setNotAntialiasedElements(QCP::aeNone);
     m_seq->setNotAntialiasedElements(QCP::aeNone);
+    m_bars->setAntialiasedElements(m_barsAntialiased);
+    m_seq->setAntialiasedElements(m_seqAntialiased);
     m_bars->refresh();
     m_seq->refresh();
 }

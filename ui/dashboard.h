@@ -94,6 +94,8 @@ private:
     AxisScale m_axisScale = AxisScale::Automatic;
     double m_fontScale = 1.0;
     QTimer* m_settle = nullptr;
+    QCP::AntialiasedElements m_barsAntialiased;  ///< the charts' antialiasing, restored after a drag
+    QCP::AntialiasedElements m_seqAntialiased;
 };
 
 }  // namespace trainmem
