@@ -8,6 +8,20 @@ namespace {
 
 double dbl(int64_t v) { return static_cast<double>(v); }
 
+// The widest intermediate of one layer, in elements per token, on one tensor-parallel rank.
+double widestIntermediate(const Architecture& a)
+{
+    const double hd = dbl(a.headDimOrDefault());
+    const double qkv = dbl(a.heads) * hd + 2 * dbl(a.kvHeadsOrDefault()) * hd;
+    const double ffnMul = a.ffnKind == FfnKind::SwiGLU ? 2 : 1;
+    double w = std::max(qkv, ffnMul * dbl(std::max(a.ffn, a.moe.denseFfn)));
+    if (a.isMoe())
+        w = std::max(w, ffnMul * dbl(a.moe.expertFfn) * dbl(std::max<int64_t>(a.moe.activeExperts, 1)));
+    return w;
+}
+
+}  // namespace
+
 ActivationInputs activationInputs(const Scenario& s, double tp)
 {
     ActivationInputs in;
@@ -22,26 +36,9 @@ ActivationInputs activationInputs(const Scenario& s, double tp)
     return in;
 }
 
-// The widest intermediate of one layer, in elements per token, on one tensor-parallel rank.
-double widestIntermediate(const Architecture& a)
+ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldErrors* warnings)
 {
-    const double hd = dbl(a.headDimOrDefault());
-    const double qkv = dbl(a.heads) * hd + 2 * dbl(a.kvHeadsOrDefault()) * hd;
-    const double ffnMul = a.ffnKind == FfnKind::SwiGLU ? 2 : 1;
-    double w = std::max(qkv, ffnMul * dbl(std::max(a.ffn, a.moe.denseFfn)));
-    if (a.isMoe())
-        w = std::max(w, ffnMul * dbl(a.moe.expertFfn) * dbl(std::max<int64_t>(a.moe.activeExperts, 1)));
-    return w;
-}
-
-struct Parallel {
-    int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
-    int zero = 0;
-};
-
-Parallel parallelOf(const Scenario& s, const ResolvedModel& m, FieldErrors& warnings)
-{
-    Parallel p;
+    ParallelLayout p;
     const HardwareSetup& hw = s.hardware;
     p.gpus = std::clamp<int64_t>(hw.gpus, 1, kMaxGpus);
     p.tp = std::clamp<int64_t>(hw.tp, 1, p.gpus);
@@ -52,20 +49,18 @@ Parallel parallelOf(const Scenario& s, const ResolvedModel& m, FieldErrors& warn
     p.pp = std::clamp<int64_t>(hw.pp, 1, std::max<int64_t>(1, std::min(p.gpus / p.tp, m.arch.layers)));
     p.zero = std::clamp(hw.zeroStage, 0, 3);
     p.dp = std::max<int64_t>(1, p.gpus / (p.tp * p.pp));
-    if (p.dp * p.tp * p.pp != p.gpus)
-        warnings.push_back({"", "/hardware/gpus",
+    if (p.dp * p.tp * p.pp != p.gpus && warnings)
+        warnings->push_back({"", "/hardware/gpus",
                             "not a multiple of tp·pp; " + std::to_string(p.dp * p.tp * p.pp)
                                 + " GPUs are used"});
     const int64_t experts = m.arch.isMoe() ? m.arch.moe.experts : 1;
     p.ep = std::clamp<int64_t>(hw.ep, 1, std::max<int64_t>(1, std::min(p.dp, experts)));
-    if (p.ep != hw.ep && hw.ep > 1)
-        warnings.push_back({"", "/hardware/ep", "limited to " + std::to_string(p.ep)
+    if (p.ep != hw.ep && hw.ep > 1 && warnings)
+        warnings->push_back({"", "/hardware/ep", "limited to " + std::to_string(p.ep)
                                                     + " (the data-parallel ranks and the experts)"});
     p.dpExpert = std::max<int64_t>(1, p.dp / p.ep);
     return p;
 }
-
-}  // namespace
 
 Breakdown account(const Scenario& s, const GpuSpec& gpu)
 {
@@ -114,7 +109,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     Breakdown r;
     r.model = m;
     const Architecture& a = m.arch;
-    const Parallel par = parallelOf(s, m, r.warnings);
+    const ParallelLayout par = parallelLayout(s, m, &r.warnings);
     r.dataParallel = par.dp;
     r.gpuMemoryBytes = gpu.memoryBytes;
 
@@ -151,7 +146,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         r.bytesPerParam = r.recipe.total();
         r.modelStateBytes = total * r.bytesPerParam;
 
-        auto state = [&](Segments& seg, const Parallel& p, double dShare, double eShare) {
+        auto state = [&](Segments& seg, const ParallelLayout& p, double dShare, double eShare) {
             auto sharded = [&](double bytes, bool byZero) {
                 if (!byZero)
                     return bytes * (dShare + eShare);
@@ -184,7 +179,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
 
         // One GPU, no parallelism.
         {
-            Parallel one;
+            ParallelLayout one;
             LayerActivations shown;
             state(r.singleGpu, one, dense, routed);
             r.singleGpu.activations = activations(in1, L, 1, shown);

@@ -64,6 +64,17 @@ struct Breakdown {
     FieldErrors warnings;              ///< adjustments made (e.g. gpus not divisible by tp·pp)
 };
 
+/// \brief The parallel layout account() works with: the scenario's gpus/tp/pp/ep/ZeRO clamped to
+/// what the model and GPU count allow (serving with no layout given splits by tensor parallel).
+struct ParallelLayout {
+    int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
+    int zero = 0;
+};
+/// \brief The layout, with a warning for each adjustment made when `warnings` is given.
+ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldErrors* warnings = nullptr);
+/// \brief What the activation terms need from a scenario, on `tp` tensor-parallel ranks.
+ActivationInputs activationInputs(const Scenario& s, double tp);
+
 /// \brief The full accounting of one scenario on one GPU type.
 Breakdown account(const Scenario& s, const GpuSpec& gpu);
 /// \brief The same with the model already resolved (the sweep's fast path).

@@ -40,44 +40,11 @@ std::string num(double v)
 
 std::string bytesUnit(double perElement) { return num(perElement) + " B"; }
 
-// The parallel layout exactly as account() derives it (core/accounting.cpp, parallelOf): the
-// tests compare every explained value with the Breakdown, so a divergence here fails them.
-struct Layout {
-    int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
-    int zero = 0;
-};
-
-Layout layoutOf(const Scenario& s, const ResolvedModel& m)
-{
-    Layout p;
-    const HardwareSetup& hw = s.hardware;
-    p.gpus = std::clamp<int64_t>(hw.gpus, 1, kMaxGpus);
-    p.tp = std::clamp<int64_t>(hw.tp, 1, p.gpus);
-    // Serving on several GPUs with no layout given splits the weights by tensor parallelism.
-    if (s.training.mode == Mode::Inference && hw.tp <= 1 && hw.pp <= 1)
-        p.tp = p.gpus;
-    p.pp = std::clamp<int64_t>(hw.pp, 1, std::max<int64_t>(1, std::min(p.gpus / p.tp, m.arch.layers)));
-    p.zero = std::clamp(hw.zeroStage, 0, 3);
-    p.dp = std::max<int64_t>(1, p.gpus / (p.tp * p.pp));
-    const int64_t experts = m.arch.isMoe() ? m.arch.moe.experts : 1;
-    p.ep = std::clamp<int64_t>(hw.ep, 1, std::max<int64_t>(1, std::min(p.dp, experts)));
-    p.dpExpert = std::max<int64_t>(1, p.dp / p.ep);
-    return p;
-}
-
-ActivationInputs inputsOf(const Scenario& s, double tp)
-{
-    ActivationInputs in;
-    in.seq = dbl(std::clamp<int64_t>(s.training.seqLen, 1, kMaxSeq));
-    in.microBatch = dbl(std::clamp<int64_t>(s.training.microBatch, 1, kMaxMicroBatch));
-    in.checkpointing = s.training.checkpointing;
-    in.flashAttention = s.training.flashAttention;
-    in.fp8LinearInputs = s.training.precision == Precision::FP8Mixed;
-    in.elementBytes = activationElementBytes(s.training.precision);
-    in.tp = tp;
-    in.sequenceParallel = s.training.sequenceParallel;
-    return in;
-}
+// The layout and activation inputs are account()'s own (core/accounting.h), so the explained
+// numbers cannot drift from the Breakdown's.
+using Layout = ParallelLayout;
+Layout layoutOf(const Scenario& s, const ResolvedModel& m) { return parallelLayout(s, m); }
+ActivationInputs inputsOf(const Scenario& s, double tp) { return activationInputs(s, tp); }
 
 // The widest intermediate per token (core/accounting.cpp, widestIntermediate).
 double widest(const Architecture& a, std::string* why)
