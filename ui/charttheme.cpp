@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 
 #include <algorithm>
+#include <cmath>
 
 namespace trainmem {
 
@@ -176,6 +177,48 @@ double ChartTheme::fitFactor(const QString& text, int widthPx, double factor, bo
     const double w = QFontMetricsF(font(factor, bold)).horizontalAdvance(text);
     const double room = widthPx - fontPx;
     return w <= room || w <= 0 ? factor : std::max(0.6, factor * room / w);
+}
+
+void ChartTheme::fitHeader(QCPLegend* legend, QCPTextElement* title, int widthPx, int maxColumns) const
+{
+    const int wrap = legendColumns(legend, widthPx, maxColumns);
+    if (wrap != legend->wrap()) {
+        legend->setWrap(wrap);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-wrap the existing entries
+    }
+    const QFont titleFont = font(fitFactor(title->text(), widthPx, 1.25, true), true);
+    if (title->font() != titleFont)
+        title->setFont(titleFont);
+}
+
+ChartHeader addChartHeader(QCustomPlot* plot, const QString& title)
+{
+    ChartHeader h;
+    h.title = new QCPTextElement(plot, title);
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, h.title);
+    h.legendRow = new QCPLayoutGrid;
+    plot->plotLayout()->insertRow(1);
+    plot->plotLayout()->addElement(1, 0, h.legendRow);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    h.legendRow->addElement(0, 0, plot->legend);
+    h.legendRow->setMargins(QMargins(0, 0, 0, 0));
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot->legend->setVisible(true);
+    return h;
+}
+
+int barIndexAt(const QCustomPlot* plot, const QPointF& pos, int count, double barWidth)
+{
+    if (!plot->axisRect()->rect().contains(pos.toPoint()))
+        return -1;
+    const double key = plot->xAxis->pixelToCoord(pos.x());
+    const int i = static_cast<int>(std::lround(key));
+    if (i < 0 || i >= count || std::fabs(key - i) > barWidth / 2)
+        return -1;
+    return i;
 }
 
 }  // namespace trainmem

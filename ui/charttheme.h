@@ -10,8 +10,11 @@
 #include <array>
 
 class QCPAxis;
+class QCPLayoutGrid;
 class QCPLegend;
+class QCPTextElement;
 class QCustomPlot;
+class QPointF;
 
 namespace trainmem {
 
@@ -56,6 +59,19 @@ struct ChartTheme {
     int legendColumns(const QCPLegend* legend, int widthPx, int maxColumns) const;
     /// A font factor (≤ `factor`) at which `text` fits `widthPx`, for titles on narrow charts.
     double fitFactor(const QString& text, int widthPx, double factor, bool bold) const;
+    /// Re-wraps the legend to fit `widthPx` and shrinks the title to fit; fonts are set only when
+    /// they change (a new font drops QCustomPlot's cached label pixmaps).
+    void fitHeader(QCPLegend* legend, QCPTextElement* title, int widthPx, int maxColumns) const;
 };
+
+/// The title in a row above the plot, the legend in its own row under it, so neither hides data.
+struct ChartHeader {
+    QCPTextElement* title = nullptr;
+    QCPLayoutGrid* legendRow = nullptr;
+};
+ChartHeader addChartHeader(QCustomPlot* plot, const QString& title);
+
+/// The bar under `pos` for bars at keys 0 … count−1 of width `barWidth` on the x axis, or −1.
+int barIndexAt(const QCustomPlot* plot, const QPointF& pos, int count, double barWidth);
 
 }  // namespace trainmem

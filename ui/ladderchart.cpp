@@ -43,9 +43,8 @@ LadderChart::LadderChart(QWidget* parent)
     yAxis->setSubTicks(false);
     yAxis->grid()->setSubGridVisible(false);
 
-    m_title = new QCPTextElement(this, tr("Every cut has a tax"));
-    plotLayout()->insertRow(0);
-    plotLayout()->addElement(0, 0, m_title);
+    // The legend gets its own row under the title, so it never hides a bar or a label.
+    m_title = addChartHeader(this, tr("Every cut has a tax")).title;
 
     QCPBars* below = nullptr;
     for (int i = 0; i < kSegmentCount; ++i) {
@@ -60,18 +59,7 @@ LadderChart::LadderChart(QWidget* parent)
         below = b;
         m_bars[static_cast<size_t>(i)] = b;
     }
-    // The legend gets its own row under the title, so it never hides a bar or a label.
-    auto* legendRow = new QCPLayoutGrid;
-    plotLayout()->insertRow(1);
-    plotLayout()->addElement(1, 0, legendRow);
-    plotLayout()->setRowStretchFactor(0, 0.001);
-    plotLayout()->setRowStretchFactor(1, 0.001);
-    axisRect()->insetLayout()->take(legend);
-    legendRow->addElement(0, 0, legend);
-    legendRow->setMargins(QMargins(0, 0, 0, 0));
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setWrap(kSegmentCount);
-    legend->setVisible(true);
 
     m_capacity = new QCPItemStraightLine(this);
     m_capacity->setPen(QPen(m_theme.capacity, 2, Qt::DashLine));
@@ -176,13 +164,7 @@ void LadderChart::mouseDoubleClickEvent(QMouseEvent* e)
 
 int LadderChart::rungAt(const QPointF& pos) const
 {
-    if (!axisRect()->rect().contains(pos.toPoint()))
-        return -1;
-    const double key = xAxis->pixelToCoord(pos.x());
-    const int i = static_cast<int>(std::lround(key));
-    if (i < 0 || i >= static_cast<int>(m_rungs.size()) || std::abs(key - i) > kBarWidth / 2)
-        return -1;
-    return i;
+    return barIndexAt(this, pos, static_cast<int>(m_rungs.size()), kBarWidth);
 }
 
 void LadderChart::rebuild()

@@ -44,19 +44,9 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : QCustomPlot(parent)
     yAxis->setSubTicks(false);
 
     // The legend gets its own row above the plot, so it never hides a bar.
-    m_title = new QCPTextElement(this, tr("Where the memory goes"));
-    plotLayout()->insertRow(0);
-    plotLayout()->addElement(0, 0, m_title);
-    m_legendRow = new QCPLayoutGrid;
-    plotLayout()->insertRow(1);
-    plotLayout()->addElement(1, 0, m_legendRow);
-    plotLayout()->setRowStretchFactor(0, 0.001);
-    plotLayout()->setRowStretchFactor(1, 0.001);
-    axisRect()->insetLayout()->take(legend);
-    m_legendRow->addElement(0, 0, legend);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setVisible(true);
-    m_legendRow->setMargins(QMargins(0, 0, 0, 0));
+    const ChartHeader header = addChartHeader(this, tr("Where the memory goes"));
+    m_title = header.title;
+    m_legendRow = header.legendRow;
 
     QCPBars* below = nullptr;
     for (int i = 0; i < kSegmentCount; ++i) {
@@ -150,14 +140,7 @@ void MemoryBarChart::fitLabelsTo(int widthPx)
     const QFont tickFont = m_theme.font(factor);
     if (xAxis->tickLabelFont() != tickFont)
         xAxis->setTickLabelFont(tickFont);
-    const int wrap = m_theme.legendColumns(legend, widthPx, 5);
-    if (wrap != legend->wrap()) {
-        legend->setWrap(wrap);
-        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-wrap the existing entries
-    }
-    const QFont titleFont = m_theme.font(m_theme.fitFactor(m_title->text(), widthPx, 1.25, true), true);
-    if (m_title->font() != titleFont)
-        m_title->setFont(titleFont);
+    m_theme.fitHeader(legend, m_title, widthPx, 5);
 }
 
 void MemoryBarChart::resizeEvent(QResizeEvent* e)
@@ -288,13 +271,7 @@ void MemoryBarChart::refresh(QCustomPlot::RefreshPriority priority)
 
 int MemoryBarChart::columnAt(const QPointF& pos) const
 {
-    if (!axisRect()->rect().contains(pos.toPoint()))
-        return -1;
-    const double key = xAxis->pixelToCoord(pos.x());
-    const int k = static_cast<int>(std::lround(key));
-    if (k < 0 || k >= static_cast<int>(m_columns.size()) || std::fabs(key - k) > kBarWidth / 2)
-        return -1;
-    return k;
+    return barIndexAt(this, pos, static_cast<int>(m_columns.size()), kBarWidth);
 }
 
 QString MemoryBarChart::toolTipAt(const QPointF& pos) const

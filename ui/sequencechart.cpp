@@ -29,18 +29,7 @@ SequenceChart::SequenceChart(QWidget* parent) : QCustomPlot(parent)
     setObjectName(QStringLiteral("sequenceChart"));
     setAntialiasedElements(QCP::aePlottables | QCP::aeItems | QCP::aeLegend | QCP::aeScatters);
 
-    m_title = new QCPTextElement(this, tr("Memory per GPU against context length"));
-    plotLayout()->insertRow(0);
-    plotLayout()->addElement(0, 0, m_title);
-    auto* legendRow = new QCPLayoutGrid;
-    plotLayout()->insertRow(1);
-    plotLayout()->addElement(1, 0, legendRow);
-    plotLayout()->setRowStretchFactor(0, 0.001);
-    plotLayout()->setRowStretchFactor(1, 0.001);
-    axisRect()->insetLayout()->take(legend);
-    legendRow->addElement(0, 0, legend);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setVisible(true);
+    m_title = addChartHeader(this, tr("Memory per GPU against context length")).title;
 
     m_seqTicker.reset(new QCPAxisTickerText);
     xAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -157,16 +146,8 @@ void SequenceChart::setUnits(UnitSystem units)
 void SequenceChart::fitTicksTo(int widthPx)
 {
     m_fitWidth = widthPx;
-    if (widthPx > 0) {
-        const int wrap = m_theme.legendColumns(legend, widthPx, 3);
-        if (wrap != legend->wrap()) {
-            legend->setWrap(wrap);
-            legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-wrap the existing entries
-        }
-        const QFont titleFont = m_theme.font(m_theme.fitFactor(m_title->text(), widthPx, 1.25, true), true);
-        if (m_title->font() != titleFont)
-            m_title->setFont(titleFont);
-    }
+    if (widthPx > 0)
+        m_theme.fitHeader(legend, m_title, widthPx, 3);
     // "128k" needs about 3.5 font heights with padding; 12 labels must fit the axis.
     const int stride = widthPx > 0 && widthPx < 12 * m_theme.fontPx * 4.2 ? 2 : 1;
     if (stride == m_tickStride && !m_seqTicker->ticks().isEmpty())
