@@ -247,7 +247,8 @@ void SequenceChart::rebuild()
         m_crossLine->point1->setCoords(x, lower);
         m_crossLine->point2->setCoords(x, upper);
         m_crossText->position->setCoords(x, 0.97);
-        const bool right = std::log2(x) < kMaxExp - 2.5;
+        // "Activations pass model state" spans about 3.5 octaves of the axis at 1600 px: seen clipped at 94k.
+        const bool right = std::log2(x) < kMaxExp - 3.5;
         m_crossText->setPositionAlignment((right ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
         const QString at = QString::fromStdString(formatCount(x));
         m_crossText->setText(m_data.inference ? tr("KV cache passes the weights\nat %1 tokens").arg(at)
