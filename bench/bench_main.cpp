@@ -2,7 +2,8 @@
 //   core recompute (account + every sweep curve), one slider step end to end (control change,
 //   recompute, replot and paint of every chart, offscreen at 1600×1000), PNG export at
 //   1920×1080 and 3840×2160, start-up to first painted frame, peak RSS.
-// Usage: trainmem-bench [--quick]   (--quick: fewer repetitions, for a smoke run)
+// Usage: trainmem-bench [--quick] [--only core|steps|export|startup]
+//   --quick: fewer repetitions, for a smoke run; --only: one section, for profiling it alone
 #include "accounting.h"
 #include "chartexport.h"
 #include "controlpanel.h"
@@ -85,8 +86,24 @@ int main(int argc, char** argv)
         if (QByteArray(argv[i]) == "--startup-once")
             return startupOnce(argc, argv, started);
     bool quick = false;
-    for (int i = 1; i < argc; ++i)
-        quick = quick || QByteArray(argv[i]) == "--quick";
+    QByteArray only;
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray a(argv[i]);
+        if (a == "--quick") {
+            quick = true;
+        } else if (a == "--only" && i + 1 < argc) {
+            only = argv[++i];
+        } else {
+            std::fprintf(stderr, "trainmem-bench: unknown argument '%s'\n"
+                                 "usage: trainmem-bench [--quick] [--only core|steps|export|startup]\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!only.isEmpty() && only != "core" && only != "steps" && only != "export" && only != "startup") {
+        std::fprintf(stderr, "trainmem-bench: --only takes core, steps, export or startup, got '%s'\n", only.constData());
+        return 2;
+    }
+    auto wanted = [&](const char* section) { return only.isEmpty() || only == section; };
 
     QApplication app(argc, argv);
     const PresetLibrary& lib = PresetLibrary::instance();
@@ -94,7 +111,7 @@ int main(int argc, char** argv)
     out["machine"] = {{"cores", QThread::idealThreadCount()}, {"platform", QGuiApplication::platformName().toStdString()}};
 
     // 1. Core: one full breakdown plus every curve of the sequence chart.
-    {
+    if (wanted("core")) {
         nlohmann::json core;
         for (const char* id : {"chapter-7b", "llama3-70b", "deepseek-v3"}) {
             const Scenario s = lib.find(QString::fromLatin1(id))->scenario;
@@ -117,7 +134,7 @@ int main(int argc, char** argv)
     }
 
     // 2. Slider steps, end to end, on a real window offscreen.
-    {
+    if (wanted("steps")) {
         MainWindow w(lib, lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario);
         w.setModalErrors(false);
         w.resize(1600, 1000);
@@ -134,6 +151,23 @@ int main(int argc, char** argv)
         };
         nlohmann::json steps;
         int replots = 0;
+        // Paints of the two charts, and of every widget: what the step repaints besides the charts.
+        struct PaintCounter : QObject {
+            int charts = 0, widgets = 0;
+            QObject* bars = nullptr;
+            QObject* seq = nullptr;
+            bool eventFilter(QObject* o, QEvent* e) override
+            {
+                if (e->type() == QEvent::Paint) {
+                    ++widgets;
+                    charts += (o == bars || o == seq) ? 1 : 0;
+                }
+                return false;
+            }
+        } paints;
+        paints.bars = w.dashboard()->barChart();
+        paints.seq = w.dashboard()->sequenceChart();
+        app.installEventFilter(&paints);
         QObject::connect(w.dashboard()->barChart(), &QCustomPlot::afterReplot, [&] { ++replots; });
         QObject::connect(w.dashboard()->sequenceChart(), &QCustomPlot::afterReplot, [&] { ++replots; });
         const int n = quick ? 100 : 1000;
@@ -161,7 +195,10 @@ int main(int argc, char** argv)
             }
             steps[t.name] = stats(ms, "ms");
             steps[t.name]["replots_per_step"] = static_cast<double>(replots) / n;
+            steps[t.name]["chart_paints_per_step"] = static_cast<double>(paints.charts) / n;
+            steps[t.name]["widget_paints_per_step"] = static_cast<double>(paints.widgets) / n;
             replots = 0;
+            paints.charts = paints.widgets = 0;
             // Where the step goes: QCustomPlot's own average replot time over the last replots.
             steps[t.name]["bars_replot_ms"] = w.dashboard()->barChart()->replotTime(true);
             steps[t.name]["seq_replot_ms"] = w.dashboard()->sequenceChart()->replotTime(true);
@@ -170,7 +207,7 @@ int main(int argc, char** argv)
     }
 
     // 3. PNG export of the dashboard.
-    {
+    if (wanted("export")) {
         QTemporaryDir dir;
         const Scenario s = lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario;
         const GpuSpec& gpu = lib.gpuFor(s);
@@ -196,7 +233,7 @@ int main(int argc, char** argv)
     }
 
     // 4. Start-up to first painted frame, in fresh processes.
-    {
+    if (wanted("startup")) {
         std::vector<double> ms;
         const int runs = quick ? 3 : 20;
         for (int i = 0; i < runs; ++i) {

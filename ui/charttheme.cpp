@@ -151,7 +151,8 @@ void ChartTheme::applyToLegend(QCPLegend* legend) const
 void ChartTheme::applyToPlot(QCustomPlot* plot) const
 {
     plot->setBackground(background);
-    plot->axisRect()->setBackground(background);
+    // The plot's own background is under the axis rect already: a second fill would only cost time.
+    plot->axisRect()->setBackground(Qt::NoBrush);
     for (QCPAxis* a : plot->axisRect()->axes())
         applyToAxis(a);
     applyToLegend(plot->legend);

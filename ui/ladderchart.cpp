@@ -25,7 +25,7 @@ QString gpuCount(int64_t n)
 }  // namespace
 
 LadderChart::LadderChart(QWidget* parent)
-    : QCustomPlot(parent)
+    : LivePlot(parent)
 {
     setObjectName(QStringLiteral("ladderChart"));
     setMouseTracking(true);

@@ -8,7 +8,7 @@
 
 #include "charttheme.h"
 
-#include <qcustomplot.h>
+#include "liveplot.h"
 
 #include <array>
 #include <vector>
@@ -17,7 +17,7 @@ namespace trainmem {
 
 class BytesTicker;
 
-class LadderChart : public QCustomPlot
+class LadderChart : public LivePlot
 {
     Q_OBJECT
 public:

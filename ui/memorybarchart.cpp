@@ -20,7 +20,7 @@ constexpr double kAutoLogRatio = 20;
 
 }  // namespace
 
-MemoryBarChart::MemoryBarChart(QWidget* parent) : QCustomPlot(parent)
+MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
 {
     setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
     setObjectName(QStringLiteral("memoryBarChart"));
@@ -148,7 +148,7 @@ void MemoryBarChart::resizeEvent(QResizeEvent* e)
     m_fitWidth = 0;
     fitLabelsTo(e->size().width());
     m_fitWidth = 0;
-    QCustomPlot::resizeEvent(e);
+    LivePlot::resizeEvent(e);
 }
 
 void MemoryBarChart::setTitle(const QString& title)

@@ -7,7 +7,7 @@
 #include "charttheme.h"
 #include "units.h"
 
-#include <qcustomplot.h>
+#include "liveplot.h"
 
 #include <QString>
 
@@ -29,7 +29,7 @@ struct BarColumn {
 
 enum class AxisScale { Automatic, Linear, Logarithmic };
 
-class MemoryBarChart : public QCustomPlot
+class MemoryBarChart : public LivePlot
 {
     Q_OBJECT
 public:

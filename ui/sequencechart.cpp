@@ -23,7 +23,7 @@ QString curveName(int mode)
 
 }  // namespace
 
-SequenceChart::SequenceChart(QWidget* parent) : QCustomPlot(parent)
+SequenceChart::SequenceChart(QWidget* parent) : LivePlot(parent)
 {
     setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
     setObjectName(QStringLiteral("sequenceChart"));
@@ -165,7 +165,7 @@ void SequenceChart::resizeEvent(QResizeEvent* e)
 {
     fitTicksTo(e->size().width());
     m_fitWidth = 0;
-    QCustomPlot::resizeEvent(e);
+    LivePlot::resizeEvent(e);
 }
 
 void SequenceChart::setData(const SequenceChartData& data)

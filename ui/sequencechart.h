@@ -7,7 +7,7 @@
 #include "charttheme.h"
 #include "units.h"
 
-#include <qcustomplot.h>
+#include "liveplot.h"
 
 #include <array>
 
@@ -25,7 +25,7 @@ struct SequenceChartData {
     QString capacityLabel;    ///< "H100 · 80 GB"
 };
 
-class SequenceChart : public QCustomPlot
+class SequenceChart : public LivePlot
 {
     Q_OBJECT
 public:
