@@ -1,5 +1,6 @@
 #include "charttheme.h"
 
+#include "cachedtext.h"
 #include "coreapi.h"
 
 #include <qcustomplot.h>
@@ -164,18 +165,18 @@ namespace trainmem {
 
 int ChartTheme::legendColumns(const QCPLegend* legend, int widthPx, int maxColumns) const
 {
-    const QFontMetricsF fm(font());
+    const QFont f = font();
     double widest = 1;
     for (int i = 0; i < legend->itemCount(); ++i)
         if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
-            widest = std::max(widest, fm.horizontalAdvance(item->plottable()->name()));
+            widest = std::max(widest, cachedTextWidth(f, item->plottable()->name()));
     const double itemWidth = widest + fontPx * 1.1 + fontPx * 0.4 + fontPx * 0.9 + 4;
     return std::clamp(static_cast<int>((widthPx - fontPx) / itemWidth), 1, maxColumns);
 }
 
 double ChartTheme::fitFactor(const QString& text, int widthPx, double factor, bool bold) const
 {
-    const double w = QFontMetricsF(font(factor, bold)).horizontalAdvance(text);
+    const double w = cachedTextWidth(font(factor, bold), text);
     const double room = widthPx - fontPx;
     return w <= room || w <= 0 ? factor : std::max(0.6, factor * room / w);
 }

@@ -58,12 +58,13 @@ LadderChart::LadderChart(QWidget* parent)
             b->moveAbove(below);
         below = b;
         m_bars[static_cast<size_t>(i)] = b;
+        addCachedLegendItem(legend, b);
     }
     legend->setWrap(kSegmentCount);
 
     m_capacity = new QCPItemStraightLine(this);
     m_capacity->setPen(QPen(m_theme.capacity, 2, Qt::DashLine));
-    m_capacityText = new QCPItemText(this);
+    m_capacityText = new CachedTextItem(this);
     m_capacityText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     m_capacityText->position->setType(QCPItemPosition::ptPlotCoords);
     m_capacityText->setColor(m_theme.capacity);
@@ -203,7 +204,7 @@ void LadderChart::rebuild()
         top = std::max(top, r.perGpu.total());
     for (int i = 0; i < n; ++i) {
         const LadderRung& r = m_rungs[static_cast<size_t>(i)];
-        auto* t = new QCPItemText(this);
+        auto* t = new CachedTextItem(this);
         t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         t->position->setType(QCPItemPosition::ptPlotCoords);
         t->position->setCoords(i, r.perGpu.total() + top * 0.015);
@@ -236,7 +237,7 @@ void LadderChart::rebuild()
 
     xAxis->setRange(-0.6, std::max(0, n - 1) + 1.3);
     yAxis->setRange(0, top * 1.22);  // headroom for the labels above the tallest bar
-    replot(QCustomPlot::rpQueuedRefresh);
+    refresh();
 }
 
 }  // namespace trainmem

@@ -1,83 +1,87 @@
 #include "liveplot.h"
 
+#include "fastgrid.h"
+
+#include <QElapsedTimer>
 #include <QPaintEvent>
+
+#include <numeric>
 
 namespace trainmem {
 namespace {
 
-/// An RGB32 buffer that QCustomPlot "clears" to the plot's background colour: nothing under it
-/// shows through, so painting it is a copy, not a blend.
-class OpaqueBuffer final : public QCPAbstractPaintBuffer
+/// What replot() draws into: nothing is kept, since the paint event draws the layers itself.
+/// One pixel, so QCustomPlot's per-replot clear costs nothing.
+class DiscardBuffer final : public QCPAbstractPaintBuffer
 {
 public:
-    OpaqueBuffer(const QCustomPlot* plot, const QSize& size, double dpr) : QCPAbstractPaintBuffer(size, dpr), m_plot(plot)
-    {
-        OpaqueBuffer::reallocateBuffer();
-    }
+    DiscardBuffer() : QCPAbstractPaintBuffer(QSize(1, 1), 1.0), m_image(1, 1, QImage::Format_RGB32) {}
 
-    QCPPainter* startPainting() override
-    {
-        auto* painter = new QCPPainter(&m_image);
-        return painter;
-    }
-
-    void draw(QCPPainter* painter) const override
-    {
-        if (painter && painter->isActive())
-            painter->drawImage(0, 0, m_image);
-    }
-
-    void clear(const QColor& color) override
-    {
-        // QCustomPlot asks for transparent; opaque is the point of this buffer.
-        m_image.fill(color.alpha() == 255 ? color : background());
-    }
+    QCPPainter* startPainting() override { return new QCPPainter(&m_image); }
+    void draw(QCPPainter*) const override {}
+    void clear(const QColor&) override {}
 
 protected:
-    void reallocateBuffer() override
-    {
-        setInvalidated();
-        const QSize px = (QSizeF(mSize) * mDevicePixelRatio).toSize();
-        m_image = QImage(px.expandedTo(QSize(1, 1)), QImage::Format_RGB32);
-        m_image.setDevicePixelRatio(mDevicePixelRatio);
-        m_image.fill(background());  // shown as is if a paint comes before the first replot
-    }
+    void reallocateBuffer() override {}
 
 private:
-    QColor background() const
-    {
-        const QBrush bg = m_plot->background();
-        return bg.style() == Qt::SolidPattern ? bg.color() : QColor(Qt::white);
-    }
-
-    const QCustomPlot* m_plot;
     QImage m_image;
 };
 
-}  // namespace
+} // namespace
 
 LivePlot::LivePlot(QWidget* parent) : QCustomPlot(parent)
 {
-    // One buffer for all layers: the overlay (empty in these charts) is buffered by default.
+    // One buffer for all layers (the overlay is buffered by default), and setupPaintBuffers()
+    // creates one only when the list is empty, so this one is kept.
     if (QCPLayer* overlay = layer(QStringLiteral("overlay")))
         overlay->setMode(QCPLayer::lmLogical);
-    // setupPaintBuffers() creates a buffer only when the list is empty, so this one is kept.
     mPaintBuffers.clear();
-    mPaintBuffers.append(QSharedPointer<QCPAbstractPaintBuffer>(new OpaqueBuffer(this, viewport().size(), bufferDevicePixelRatio())));
-    // The buffer covers the widget: Qt need not paint what is beneath it first.
+    mPaintBuffers.append(QSharedPointer<QCPAbstractPaintBuffer>(new DiscardBuffer));
+    // Grids as fills (see fastgrid.h): QCPGrid keeps the settings, on a layer that is not drawn.
+    addLayer(QStringLiteral("qcpGrids"), layer(QStringLiteral("background")), QCustomPlot::limBelow);
+    if (QCPLayer* hidden = layer(QStringLiteral("qcpGrids"))) {
+        hidden->setVisible(false);
+        hidden->setMode(QCPLayer::lmLogical);
+    }
+    for (QCPAxis* axis : axisRect()->axes()) {
+        axis->grid()->setLayer(QStringLiteral("qcpGrids"));
+        new FastGrid(axis);
+    }
+    // Legend entries are CachedLegendItems, added by the charts (addCachedLegendItem).
+    setAutoAddPlottableToLegend(false);
+    // The paint covers the widget: Qt need not paint what is beneath it first.
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
 LivePlot::~LivePlot() = default;
 
+void LivePlot::refresh()
+{
+    update();
+}
+
+double LivePlot::averagePaintMs() const
+{
+    const auto n = std::min<size_t>(static_cast<size_t>(m_paints), m_recent.size());
+    return n == 0 ? 0
+                  : std::accumulate(m_recent.begin(), m_recent.begin() + static_cast<ptrdiff_t>(n), 0.0) /
+                        static_cast<double>(n);
+}
+
 void LivePlot::paintEvent(QPaintEvent* event)
 {
     Q_UNUSED(event)
+    QElapsedTimer timer;
+    timer.start();
     QCPPainter painter(this);
     if (!painter.isActive())
         return;
-    for (const QSharedPointer<QCPAbstractPaintBuffer>& buffer : std::as_const(mPaintBuffers))
-        buffer->draw(&painter);
+    painter.fillRect(rect(), mBackgroundBrush.style() == Qt::NoBrush ? QBrush(Qt::white) : mBackgroundBrush);
+    draw(&painter); // lays out, then every layer in order
+    m_lastPaintMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    m_recent[static_cast<size_t>(m_paints) % m_recent.size()] = m_lastPaintMs;
+    ++m_paints;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

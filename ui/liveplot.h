@@ -1,11 +1,16 @@
 #pragma once
-// The charts' common base: a QCustomPlot that draws every layer into one opaque buffer and paints
-// that buffer as a plain copy. QCustomPlot's default clears two transparent buffers per replot
-// (the layers and an empty "overlay"), fills the widget and the axis rect with the background and
-// then alpha-blends both buffers: five passes over every pixel. This is one fill and one copy,
-// which is most of what a slider step costs (bench/: see README "Performance").
+// The charts' common base: a QCustomPlot that draws its layers straight into the window at paint
+// time. QCustomPlot's own replot() draws every layer into two transparent buffers (the layers and
+// an empty "overlay"), and its paint event then fills the widget and alpha-blends both buffers
+// onto it: at 600×870 px that pixel traffic, not the drawing, was most of a slider step. Here a
+// live update is "draw at the next paint": one background fill and the layers, nothing copied.
+// replot() still works (exports and QCustomPlot's own calls use it); it only queues a paint.
+
+#include "cachedtext.h"
 
 #include <qcustomplot.h>
+
+#include <array>
 
 namespace trainmem {
 
@@ -16,8 +21,21 @@ public:
     explicit LivePlot(QWidget* parent = nullptr);
     ~LivePlot() override;
 
+    /// The live path: the chart is drawn, with its current data, at the next paint.
+    void refresh();
+
+    /// Paints so far, and the wall time of the last one and the average of the last ten, in ms.
+    int paintCount() const { return m_paints; }
+    double lastPaintMs() const { return m_lastPaintMs; }
+    double averagePaintMs() const;
+
 protected:
     void paintEvent(QPaintEvent* event) override;
+
+private:
+    int m_paints = 0;
+    double m_lastPaintMs = 0;
+    std::array<double, 10> m_recent{};
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -63,7 +63,7 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
         m_bars[static_cast<size_t>(i)] = b;
     }
     for (auto& t : m_totals) {
-        t = new QCPItemText(this);
+        t = new CachedTextItem(this);
         t->position->setType(QCPItemPosition::ptPlotCoords);
         t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         t->setClipToAxisRect(false);
@@ -73,7 +73,7 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     m_pinSeparator = new QCPItemStraightLine(this);
     m_pinSeparator->setVisible(false);
     m_capacityLine = new QCPItemStraightLine(this);
-    m_capacityText = new QCPItemText(this);
+    m_capacityText = new CachedTextItem(this);
     m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
     m_capacityText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
@@ -130,11 +130,11 @@ void MemoryBarChart::fitLabelsTo(int widthPx)
     }
     // The axis takes about the plot minus the value labels on the left.
     const double slot = (widthPx - m_theme.fontPx * 7) / static_cast<double>(m_columns.size());
-    const QFontMetricsF fm(m_theme.font());
+    const QFont font = m_theme.font();
     double widest = 1;
     for (const BarColumn& c : m_columns)
         for (const QString& line : c.label.split(QLatin1Char('\n')))
-            widest = std::max(widest, fm.horizontalAdvance(line));
+            widest = std::max(widest, cachedTextWidth(font, line));
     const double factor = std::clamp(slot * 0.92 / widest, 0.55, 1.0);
     // Only on change: a new font drops QCustomPlot's cached tick-label pixmaps.
     const QFont tickFont = m_theme.font(factor);
@@ -202,7 +202,7 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
         for (int i = 0; i < kSegmentCount; ++i) {
             m_bars[static_cast<size_t>(i)]->setVisible(used[static_cast<size_t>(i)]);
             if (used[static_cast<size_t>(i)])
-                m_bars[static_cast<size_t>(i)]->addToLegend();
+                addCachedLegendItem(legend, m_bars[static_cast<size_t>(i)]);
         }
     }
 
@@ -262,11 +262,6 @@ void MemoryBarChart::rebuildRanges()
                                : std::fabs(lastTotal - m_capacity) < 0.1 * yAxis->range().size());
     m_capacityText->setPositionAlignment((clash ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
     m_capacityText->position->setCoords(clash ? 0.005 : 0.995, m_capacity);
-}
-
-void MemoryBarChart::refresh(QCustomPlot::RefreshPriority priority)
-{
-    replot(priority);
 }
 
 int MemoryBarChart::columnAt(const QPointF& pos) const

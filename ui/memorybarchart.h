@@ -48,8 +48,6 @@ public:
     void setTitle(const QString& title);
     /// Shrinks the bar labels' font until the widest line fits its bar's slot in a plot this wide.
     void fitLabelsTo(int widthPx);
-    /// Redraws every layer now (exports) or on the next event loop pass (live updates).
-    void refresh(QCustomPlot::RefreshPriority priority = QCustomPlot::rpQueuedRefresh);
 
     // Read-back for tests and hover: the plotted objects themselves.
     QCPBars* bars(Segment s) const { return m_bars[static_cast<size_t>(s)]; }

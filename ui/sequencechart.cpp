@@ -47,7 +47,7 @@ SequenceChart::SequenceChart(QWidget* parent) : LivePlot(parent)
 
     // Drawn first so curves sit on top of it.
     m_dies = new QCPItemRect(this);
-    m_diesText = new QCPItemText(this);
+    m_diesText = new CachedTextItem(this);
     m_diesText->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_diesText->position->setCoords(0.015, 0.02);
     m_diesText->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
@@ -63,9 +63,11 @@ SequenceChart::SequenceChart(QWidget* parent) : LivePlot(parent)
     m_current = addGraph();
     m_current->setName(tr("Current context"));
     m_current->setLineStyle(QCPGraph::lsNone);
+    for (QCPGraph* g : {m_curves[0], m_curves[1], m_curves[2], m_floor, m_current})
+        addCachedLegendItem(legend, g);
 
     m_capacityLine = new QCPItemStraightLine(this);
-    m_capacityText = new QCPItemText(this);
+    m_capacityText = new CachedTextItem(this);
     m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
     m_capacityText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
@@ -75,12 +77,12 @@ SequenceChart::SequenceChart(QWidget* parent) : LivePlot(parent)
     m_anchor = new QCPItemTracer(this);
     m_anchor->setStyle(QCPItemTracer::tsNone);
     m_anchor->position->setType(QCPItemPosition::ptPlotCoords);
-    m_markerText = new QCPItemText(this);
+    m_markerText = new CachedTextItem(this);
     m_markerText->position->setParentAnchor(m_anchor->position);
     m_markerText->setPadding(QMargins(6, 2, 6, 2));
 
     m_crossLine = new QCPItemStraightLine(this);
-    m_crossText = new QCPItemText(this);
+    m_crossText = new CachedTextItem(this);
     m_crossText->position->setTypeX(QCPItemPosition::ptPlotCoords);
     m_crossText->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     m_crossText->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
@@ -190,7 +192,7 @@ void SequenceChart::rebuild()
         const bool shown = !m_data.inference || mode == 0;
         g->setVisible(shown);
         if (shown != (legend->itemWithPlottable(g) != nullptr))
-            shown ? g->addToLegend() : g->removeFromLegend();
+            shown ? addCachedLegendItem(legend, g) : static_cast<void>(g->removeFromLegend());
         if (mode == 0)
             g->setName(m_data.inference ? tr("Inference: weights + KV cache") : curveName(0));
         const bool current = m_data.inference || mode == currentMode;
@@ -254,11 +256,6 @@ void SequenceChart::rebuild()
         m_crossText->setText(m_data.inference ? tr("KV cache passes the weights\nat %1 tokens").arg(at)
                                               : tr("Activations pass model state\nat %1 tokens").arg(at));
     }
-}
-
-void SequenceChart::refresh(QCustomPlot::RefreshPriority priority)
-{
-    replot(priority);
 }
 
 }  // namespace trainmem

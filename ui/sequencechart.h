@@ -38,7 +38,6 @@ public:
     void setTitle(const QString& title);
     /// Thins the context tick labels to fit a plot this many pixels wide (exports call it).
     void fitTicksTo(int widthPx);
-    void refresh(QCustomPlot::RefreshPriority priority = QCustomPlot::rpQueuedRefresh);
 
     // Read-back for tests.
     QCPGraph* curve(Checkpointing mode) const { return m_curves[static_cast<size_t>(mode)]; }
