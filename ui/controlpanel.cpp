@@ -28,6 +28,24 @@ void selectData(QComboBox* box, E value)
     box->setCurrentIndex(std::max(0, box->findData(static_cast<int>(value))));
 }
 
+// QSpinBox::setValue repaints even when the value is the same, and setRange re-lays out the
+// panel: the window sets every control on every edit, so set only what differs.
+void setSpin(QSpinBox* box, int value)
+{
+    if (box->value() != value) {
+        const QSignalBlocker block(box);
+        box->setValue(value);
+    }
+}
+
+void setSpinRange(QSpinBox* box, int min, int max)
+{
+    if (box->minimum() != min || box->maximum() != max) {
+        const QSignalBlocker block(box);
+        box->setRange(min, max);
+    }
+}
+
 template <typename E>
 E dataOf(const QComboBox* box)
 {
@@ -336,19 +354,13 @@ void ControlPanel::setScenario(const Scenario& s)
     m_params->setValue(m.params.total);
     m_active->setBounds(1, m.params.total);
     m_active->setValue(m.params.active);
-    {
-        const QSignalBlocker block(m_experts);
-        const MoeConfig& moe = s.model.architecture.moe;
-        m_experts->setRange(1, static_cast<int>(std::max<int64_t>(1, moe.experts)));
-        m_experts->setValue(static_cast<int>(std::max<int64_t>(1, moe.activeExperts)));
-    }
+    const MoeConfig& moe = s.model.architecture.moe;
+    setSpinRange(m_experts, 1, static_cast<int>(std::max<int64_t>(1, moe.experts)));
+    setSpin(m_experts, static_cast<int>(std::max<int64_t>(1, moe.activeExperts)));
     selectData(m_precision, s.training.precision);
     selectData(m_optimizer, s.training.optimizer);
     m_context->setValue(s.training.seqLen);
-    {
-        const QSignalBlocker block(m_microBatch);
-        m_microBatch->setValue(static_cast<int>(s.training.microBatch));
-    }
+    setSpin(m_microBatch, static_cast<int>(s.training.microBatch));
     selectData(m_checkpointing, s.training.checkpointing);
     {
         const QSignalBlocker block(m_flash);
@@ -359,10 +371,7 @@ void ControlPanel::setScenario(const Scenario& s)
         m_gpu->setCurrentIndex(std::max(0, m_gpu->findData(QString::fromStdString(s.hardware.gpu),
                                                            Qt::UserRole, Qt::MatchFixedString)));
     }
-    {
-        const QSignalBlocker block(m_gpuCount);
-        m_gpuCount->setValue(static_cast<int>(s.hardware.gpus));
-    }
+    setSpin(m_gpuCount, static_cast<int>(s.hardware.gpus));
     selectData(m_zero, s.hardware.zeroStage);
     selectData(m_weights, s.training.inferenceWeights);
     updateEnabled();

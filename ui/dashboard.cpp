@@ -1,5 +1,6 @@
 #include "dashboard.h"
 
+#include "layoutfence.h"
 #include "scenarioio.h"
 #include "verdictlabel.h"
 
@@ -108,7 +109,9 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
     m_splitter->addWidget(m_bars);
     m_splitter->addWidget(m_seq);
     m_splitter->setChildrenCollapsible(false);
-    layout->addWidget(m_verdict);
+    // The verdict's text changes on every step of a drag: fenced, so that re-lays out nothing
+    // unless it needs another line.
+    layout->addWidget(new LayoutFence(m_verdict, this));
     layout->addWidget(m_warnings);
     layout->addWidget(m_splitter, 1);
 

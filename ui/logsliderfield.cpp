@@ -54,6 +54,11 @@ LogSliderField::LogSliderField(std::vector<int64_t> steps, Format format, Parse 
         const int64_t v = std::clamp(m_steps[static_cast<size_t>(pos)], m_min, m_max);
         m_value = v;
         m_edit->setText(m_format(v));
+        if (m_invalidShown) {
+            m_invalidShown = false;
+            m_edit->setStyleSheet(QString());
+            m_edit->setToolTip(m_toolTip);
+        }
         Q_EMIT valueEdited(v, m_slider->isSliderDown());
     });
     connect(m_slider, &QSlider::sliderReleased, this, &LogSliderField::editFinished);
@@ -76,6 +81,11 @@ void LogSliderField::setToolTips(const QString& text)
 
 void LogSliderField::setValue(int64_t v)
 {
+    // The window sets every control on every edit: when nothing changed, touch nothing, or the
+    // line edit repaints and a style sheet reset re-polishes it and re-lays out the panel.
+    const QString text = m_format(v);
+    if (v == m_value && !m_invalidShown && m_edit->text() == text)
+        return;
     m_value = v;
     const double lv = std::log(static_cast<double>(std::max<int64_t>(v, 1)));
     size_t best = 0;
@@ -85,9 +95,13 @@ void LogSliderField::setValue(int64_t v)
             best = i;
     const QSignalBlocker block(m_slider);
     m_slider->setValue(static_cast<int>(best));
-    m_edit->setText(m_format(v));
-    m_edit->setStyleSheet(QString());
-    m_edit->setToolTip(m_toolTip);
+    if (m_edit->text() != text)
+        m_edit->setText(text);
+    if (m_invalidShown) {
+        m_invalidShown = false;
+        m_edit->setStyleSheet(QString());
+        m_edit->setToolTip(m_toolTip);
+    }
 }
 
 void LogSliderField::commitText()
@@ -111,6 +125,7 @@ void LogSliderField::commitText()
 
 void LogSliderField::showInvalid(const QString& why)
 {
+    m_invalidShown = true;
     m_edit->setStyleSheet(QStringLiteral("QLineEdit { border: 2px solid #c0392b; }"));
     m_edit->setToolTip(why + QLatin1Char('\n') + m_toolTip);
     QToolTip::showText(m_edit->mapToGlobal(QPoint(0, m_edit->height())), why, m_edit);

@@ -1,6 +1,11 @@
 #include "verdictlabel.h"
 
 #include <QEvent>
+#include <QFontMetrics>
+#include <QTextLayout>
+
+#include <algorithm>
+#include <cmath>
 
 namespace trainmem {
 
@@ -22,6 +27,42 @@ void VerdictLabel::setVerdict(const QString& text, bool fits)
     setAccessibleName(fits ? tr("Verdict: fits") : tr("Verdict: dies"));
     if (restyleNeeded)
         restyle();
+}
+
+int VerdictLabel::heightForWidth(int width) const
+{
+    if (width != m_measuredWidth || text() != m_measuredText) {
+        // QLabel's own answer goes through its text control and re-lays the document out (about
+        // a millisecond here). This is one QTextLayout with QLabel's rules: word wrap inside the
+        // contents margins (the style sheet's border and padding) and the margin, less the
+        // indent a framed label gets (an 'x'), which also pads vertically when top/bottom aligned.
+        const QMargins m = contentsMargins();
+        const QFontMetrics fm(font());
+        int indent = this->indent();
+        if (indent < 0 && frameWidth() > 0)
+            indent = fm.horizontalAdvance(QLatin1Char('x')) - 2 * margin();
+        int hextra = 2 * margin(), vextra = 2 * margin();
+        if (indent > 0) {
+            hextra += alignment() & (Qt::AlignLeft | Qt::AlignRight) ? indent : 0;
+            vextra += alignment() & (Qt::AlignTop | Qt::AlignBottom) ? indent : 0;
+        }
+        const double lineWidth = std::max(0, width - hextra - m.left() - m.right());
+        QTextLayout layout(text(), font());
+        QTextOption option;
+        option.setWrapMode(QTextOption::WordWrap);
+        layout.setTextOption(option);
+        double height = 0;
+        layout.beginLayout();
+        for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+            line.setLineWidth(lineWidth);
+            height += line.height();
+        }
+        layout.endLayout();
+        m_measuredHeight = std::max(minimumHeight(), static_cast<int>(std::ceil(height)) + vextra + m.top() + m.bottom());
+        m_measuredWidth = width;
+        m_measuredText = text();
+    }
+    return m_measuredHeight;
 }
 
 void VerdictLabel::setFontScale(double scale)
@@ -50,13 +91,20 @@ void VerdictLabel::restyle()
     f.setBold(true);
     f.setPointSizeF(QFont().pointSizeF() * 1.25 * m_fontScale);
     setFont(f);
+    m_padding = qRound(8 * m_fontScale);
+    m_sidePadding = qRound(12 * m_fontScale);
+    m_border = qRound(6 * m_fontScale);
+    // Room for two lines whatever the text: a verdict that wraps while a slider is dragged must not
+    // resize (and so re-lay out and repaint) the charts under it, or make them jump.
+    setMinimumHeight(2 * QFontMetrics(f).lineSpacing() + 2 * m_padding + 2);
+    m_measuredWidth = -1;
     setStyleSheet(QStringLiteral("QLabel#verdict { background: rgba(%1,%2,%3,%4); border-left: %5px solid %6;"
                                  " padding: %7px %8px; color: %9; }")
                       .arg(tint.red()).arg(tint.green()).arg(tint.blue()).arg(tint.alpha())
-                      .arg(qRound(6 * m_fontScale))
+                      .arg(m_border)
                       .arg(accent.name())
-                      .arg(qRound(8 * m_fontScale))
-                      .arg(qRound(12 * m_fontScale))
+                      .arg(m_padding)
+                      .arg(m_sidePadding)
                       .arg(pal.color(QPalette::WindowText).name()));
     m_restyling = false;
 }
