@@ -1,5 +1,6 @@
 // The charts on their own: what they draw for the chapter's numbers, the log axis for 38 TB,
-// hover text, and the speed of one slider step.
+// hover text. (What a slider step draws and touches is in tst_ui_live; how long it takes is
+// measured by bench/trainmem-bench, not timed in tests.)
 #include "uitestutil.h"
 
 #include "controlpanel.h"
@@ -7,8 +8,6 @@
 #include "logsliderfield.h"
 #include "mainwindow.h"
 
-#include <QElapsedTimer>
-#include <QSlider>
 
 using namespace trainmem;
 using namespace trainmem::uitest;
@@ -24,7 +23,6 @@ private Q_SLOTS:
     void sequenceChartMatchesSweep();
     void hoverShowsSegmentValue();
     void inferenceShowsOneCurve();
-    void sliderStepIsFast();
     void antialiasingReturnsAfterDrag();
 };
 
@@ -156,46 +154,6 @@ void TestUiCharts::antialiasingReturnsAfterDrag()
     QTRY_COMPARE_WITH_TIMEOUT(d.sequenceChart()->notAntialiasedElements(), QCP::AntialiasedElements(QCP::aeNone), 2000);
     QCOMPARE(d.barChart()->antialiasedElements(), bars);
     QCOMPARE(d.sequenceChart()->antialiasedElements(), seq);
-}
-
-void TestUiCharts::sliderStepIsFast()
-{
-    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("llama3-70b")));
-    w.resize(1500, 900);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSlider* slider = w.controlPanel()->contextField()->slider();
-    slider->setValue(0);
-    QCoreApplication::processEvents();
-    QElapsedTimer t;
-    int steps = 0;
-    qint64 worst = 0;
-    t.start();
-    for (int i = 1; i <= slider->maximum(); ++i, ++steps) {
-        QElapsedTimer one;
-        one.start();
-        slider->setValue(i);
-        // What the queued refresh does on the next event-loop pass, done now so it is measured.
-        w.dashboard()->barChart()->replot(QCustomPlot::rpImmediateRefresh);
-        w.dashboard()->sequenceChart()->replot(QCustomPlot::rpImmediateRefresh);
-        worst = std::max(worst, one.nsecsElapsed());
-    }
-    const double mean = static_cast<double>(t.nsecsElapsed()) / steps / 1e6;
-    QElapsedTimer c;
-    c.start();
-    for (int i = 0; i < 20; ++i)
-        w.dashboard()->showScenario(w.scenario(), gpuOf(w.scenario()));
-    qInfo("recompute + setData only: %.2f ms", static_cast<double>(c.nsecsElapsed()) / 20 / 1e6);
-    qInfo("slider step: mean %.2f ms, worst %.2f ms over %d steps", mean, static_cast<double>(worst) / 1e6, steps);
-#ifdef NDEBUG
-    // The issue asks for well under 8 ms; measured 7.5–8.5 ms on a loaded 2-core box (3–4 ms of it is
-    // the verdict/labels/setData path, the rest the two raster replots). 12 ms guards against regressions
-    // until the replot is layered (static items on a buffered layer).
-    const double budget = 12.0;
-#else
-    const double budget = 20.0;  // -O0 core and widgets: a regression guard only
-#endif
-    QVERIFY2(mean < budget, qPrintable(QStringLiteral("mean %1 ms, budget %2 ms").arg(mean).arg(budget)));
 }
 
 QTEST_MAIN(TestUiCharts)
