@@ -10,6 +10,8 @@
 #include "mainwindow.h"
 #include "verdictlabel.h"
 
+#include <QAction>
+#include <QClipboard>
 #include <QLineEdit>
 #include <QSlider>
 #include <QSpinBox>
@@ -89,6 +91,7 @@ private Q_SLOTS:
     void sliderStepPaintsEachChartOnceAndRelaysOutNothing();
     void verdictHeightIsQLabels();
     void verdictGrowsWhenItNeedsAnotherLine();
+    void verdictCopiesToTheClipboard();
     void unchangedScenarioRepaintsNoControl();
     void invalidTextThenValidValueClearsTheWarning();
 };
@@ -257,6 +260,23 @@ void TestUiLive::verdictGrowsWhenItNeedsAnotherLine()
     QTRY_VERIFY(label->height() > twoLines);
     QVERIFY(label->height() >= label->QLabel::heightForWidth(label->width()));
     QTRY_VERIFY(chartTop() > chartTopBefore); // the charts made room
+}
+
+void TestUiLive::verdictCopiesToTheClipboard()
+{
+    // Not selectable (see VerdictLabel), so there is an action for it: the context menu and Ctrl+C.
+    Dashboard d;
+    const Scenario s = preset(QStringLiteral("chapter-7b"));
+    d.showScenario(s, gpuOf(s));
+    VerdictLabel* label = d.verdictLabel();
+    QCOMPARE(label->contextMenuPolicy(), Qt::ActionsContextMenu);
+    auto* copy = label->findChild<QAction*>(QStringLiteral("copyVerdict"));
+    QVERIFY(copy);
+    QCOMPARE(copy->shortcut(), QKeySequence(QKeySequence::Copy));
+    QGuiApplication::clipboard()->clear();
+    copy->trigger();
+    QCOMPARE(QGuiApplication::clipboard()->text(),
+             QStringLiteral("Dies: 112 GB of model state is 1.4× one H100 (80.0 GB); it needs 2 GPUs with ZeRO-3."));
 }
 
 void TestUiLive::unchangedScenarioRepaintsNoControl()

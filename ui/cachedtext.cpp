@@ -159,6 +159,34 @@ void CachedLegendItem::draw(QCPPainter* painter)
     }
 }
 
+QSize CachedTextElement::textSize() const
+{
+    return m_sizeStamp.bounds(mText, mSelected ? mSelectedFont : mFont, Qt::TextDontClip).size();
+}
+
+QSize CachedTextElement::minimumOuterSizeHint() const
+{
+    return textSize() + QSize(mMargins.left() + mMargins.right(), mMargins.top() + mMargins.bottom());
+}
+
+QSize CachedTextElement::maximumOuterSizeHint() const
+{
+    return {QWIDGETSIZE_MAX, textSize().height() + mMargins.top() + mMargins.bottom()};
+}
+
+void CachedTextElement::draw(QCPPainter* painter)
+{
+    if (drawsForExport(painter)) {
+        QCPTextElement::draw(painter);
+        return;
+    }
+    // QCPTextElement draws the text with its flags inside its rectangle: the same rectangle,
+    // aligned the same way, from the stamp.
+    const QFont font = mSelected ? mSelectedFont : mFont;
+    mTextBoundingRect = m_stamp.bounds(mText, font, mTextFlags, mRect.size()).translated(mRect.topLeft());
+    m_stamp.draw(painter, mTextBoundingRect, mTextFlags, mText, font, mSelected ? mSelectedTextColor : mTextColor);
+}
+
 void addCachedLegendItem(QCPLegend* legend, QCPAbstractPlottable* plottable)
 {
     if (legend && plottable && !legend->hasItemWithPlottable(plottable))

@@ -69,6 +69,24 @@ private:
     mutable TextStamp m_stamp;
 };
 
+/// A chart title (QCPTextElement) measured and drawn from a TextStamp.
+class CachedTextElement : public QCPTextElement
+{
+    Q_OBJECT
+public:
+    CachedTextElement(QCustomPlot* plot, const QString& text) : QCPTextElement(plot, text) {}
+
+protected:
+    void draw(QCPPainter* painter) override;
+    QSize minimumOuterSizeHint() const override;
+    QSize maximumOuterSizeHint() const override;
+
+private:
+    QSize textSize() const;
+    mutable TextStamp m_sizeStamp; ///< the layout asks for the bare size, the paint for the aligned box:
+    TextStamp m_stamp;             ///< one stamp each, or they would evict each other every frame
+};
+
 /// Adds `plottable` to `legend` as a CachedLegendItem, unless it is listed already.
 void addCachedLegendItem(QCPLegend* legend, QCPAbstractPlottable* plottable);
 

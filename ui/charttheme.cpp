@@ -196,7 +196,7 @@ void ChartTheme::fitHeader(QCPLegend* legend, QCPTextElement* title, int widthPx
 ChartHeader addChartHeader(QCustomPlot* plot, const QString& title)
 {
     ChartHeader h;
-    h.title = new QCPTextElement(plot, title);
+    h.title = new CachedTextElement(plot, title);
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, h.title);
     h.legendRow = new QCPLayoutGrid;

@@ -1,6 +1,7 @@
 #include "ladderchart.h"
 
 #include "bytestickers.h"
+#include "fastbars.h"
 
 #include "units.h"
 
@@ -49,7 +50,7 @@ LadderChart::LadderChart(QWidget* parent)
     QCPBars* below = nullptr;
     for (int i = 0; i < kSegmentCount; ++i) {
         const auto seg = static_cast<Segment>(i);
-        auto* b = new QCPBars(xAxis, yAxis);
+        auto* b = new FastBars(xAxis, yAxis);
         b->setName(segmentName(seg));
         b->setWidth(kBarWidth);
         b->setPen(QPen(ChartTheme::segmentColor(seg).darker(130), 1));

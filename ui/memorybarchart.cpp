@@ -1,6 +1,7 @@
 #include "memorybarchart.h"
 
 #include "bytestickers.h"
+#include "fastbars.h"
 
 #include <QContextMenuEvent>
 #include <QLocale>
@@ -51,7 +52,7 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     QCPBars* below = nullptr;
     for (int i = 0; i < kSegmentCount; ++i) {
         const auto seg = static_cast<Segment>(i);
-        auto* b = new QCPBars(xAxis, yAxis);
+        auto* b = new FastBars(xAxis, yAxis);
         b->setName(segmentName(seg));
         b->setWidth(kBarWidth);
         b->setStackingGap(0);

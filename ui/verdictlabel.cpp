@@ -1,8 +1,10 @@
 #include "verdictlabel.h"
 
+#include <QAction>
+#include <QClipboard>
 #include <QEvent>
+#include <QGuiApplication>
 #include <QFontMetrics>
-#include <QTextLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +16,17 @@ VerdictLabel::VerdictLabel(QWidget* parent) : QLabel(parent)
     setObjectName(QStringLiteral("verdict"));
     setWordWrap(true);
     setTextFormat(Qt::PlainText);
-    setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Not selectable: a selectable QLabel lays its text out as a document, which on every new
+    // verdict (every step of a drag) cost more than drawing a chart. Copying is an action instead.
+    setTextInteractionFlags(Qt::NoTextInteraction);
+    auto* copy = new QAction(tr("Copy verdict"), this);
+    copy->setObjectName(QStringLiteral("copyVerdict"));
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy, &QAction::triggered, this, [this] { QGuiApplication::clipboard()->setText(text()); });
+    addAction(copy);
+    setContextMenuPolicy(Qt::ActionsContextMenu);
+    setToolTip(tr("Right-click to copy the verdict."));
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     restyle();
 }
@@ -32,10 +44,10 @@ void VerdictLabel::setVerdict(const QString& text, bool fits)
 int VerdictLabel::heightForWidth(int width) const
 {
     if (width != m_measuredWidth || text() != m_measuredText) {
-        // QLabel's own answer goes through its text control and re-lays the document out (about
-        // a millisecond here). This is one QTextLayout with QLabel's rules: word wrap inside the
-        // contents margins (the style sheet's border and padding) and the margin, less the
-        // indent a framed label gets (an 'x'), which also pads vertically when top/bottom aligned.
+        // QLabel's own answer, for a plain-text, word-wrapped label without a text control: the
+        // text's box at the width inside the contents margins (the style sheet's border and
+        // padding) and the margin, less the indent a framed label gets (an 'x'), which also pads
+        // vertically when top or bottom aligned. Remembered, since the fence asks on every step.
         const QMargins m = contentsMargins();
         const QFontMetrics fm(font());
         int indent = this->indent();
@@ -46,19 +58,9 @@ int VerdictLabel::heightForWidth(int width) const
             hextra += alignment() & (Qt::AlignLeft | Qt::AlignRight) ? indent : 0;
             vextra += alignment() & (Qt::AlignTop | Qt::AlignBottom) ? indent : 0;
         }
-        const double lineWidth = std::max(0, width - hextra - m.left() - m.right());
-        QTextLayout layout(text(), font());
-        QTextOption option;
-        option.setWrapMode(QTextOption::WordWrap);
-        layout.setTextOption(option);
-        double height = 0;
-        layout.beginLayout();
-        for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
-            line.setLineWidth(lineWidth);
-            height += line.height();
-        }
-        layout.endLayout();
-        m_measuredHeight = std::max(minimumHeight(), static_cast<int>(std::ceil(height)) + vextra + m.top() + m.bottom());
+        const int flags = static_cast<int>(alignment() & ~(Qt::AlignVCenter | Qt::AlignHCenter)) | Qt::TextWordWrap;
+        const QRect box = fm.boundingRect(0, 0, std::max(0, width - hextra - m.left() - m.right()), 2000, flags, text());
+        m_measuredHeight = std::max(minimumHeight(), box.height() + vextra + m.top() + m.bottom());
         m_measuredWidth = width;
         m_measuredText = text();
     }

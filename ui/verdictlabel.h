@@ -16,7 +16,7 @@ public:
     void setFontScale(double scale);
 
     /// At least two lines (so a drag that wraps the text does not move the charts), more when the
-    /// text needs them at `width`. Cheap, unlike QLabel's: one text layout, remembered.
+    /// text needs them at `width`. QLabel's answer, computed once per text and width.
     int heightForWidth(int width) const override;
 
 protected:

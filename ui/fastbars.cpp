@@ -1,0 +1,29 @@
+#include "fastbars.h"
+
+#include "cachedtext.h"
+
+#include <cmath>
+
+namespace trainmem {
+
+void FastBars::draw(QCPPainter* painter)
+{
+    if (!mKeyAxis || !mValueAxis || mDataContainer->isEmpty())
+        return;
+    applyDefaultAntialiasingHint(painter);
+    if (drawsForExport(painter) || painter->antialiasing() || !selection().isEmpty()) {
+        QCPBars::draw(painter);
+        return;
+    }
+    QCPBarsDataContainer::const_iterator begin, end;
+    getVisibleDataBounds(begin, end);
+    painter->setBrush(mBrush);
+    painter->setPen(mPen);
+    for (auto it = begin; it != end; ++it) {
+        const QRectF r = getBarRect(it->key, it->value);
+        if (std::isfinite(r.left()) && std::isfinite(r.top()) && std::isfinite(r.width()) && std::isfinite(r.height()))
+            painter->drawRect(r);
+    }
+}
+
+} // namespace trainmem
