@@ -92,6 +92,7 @@ private Q_SLOTS:
     void verdictHeightIsQLabels();
     void verdictGrowsWhenItNeedsAnotherLine();
     void verdictCopiesToTheClipboard();
+    void chartsMoveAtMostOncePerDrag();
     void unchangedScenarioRepaintsNoControl();
     void invalidTextThenValidValueClearsTheWarning();
 };
@@ -260,6 +261,36 @@ void TestUiLive::verdictGrowsWhenItNeedsAnotherLine()
     QTRY_VERIFY(label->height() > twoLines);
     QVERIFY(label->height() >= label->QLabel::heightForWidth(label->width()));
     QTRY_VERIFY(chartTop() > chartTopBefore); // the charts made room
+}
+
+void TestUiLive::chartsMoveAtMostOncePerDrag()
+{
+    // At 32k the chapter's 7B verdict explains that sharding cannot help: three lines at this width.
+    Dashboard d;
+    d.resize(1000, 700);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    Scenario s = preset(QStringLiteral("chapter-7b"));
+    auto showAt = [&](int64_t seq) {
+        s.training.seqLen = seq;
+        d.showScenario(s, gpuOf(s));
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+    };
+    auto chartTop = [&] { return d.barChart()->mapTo(&d, QPoint(0, 0)).y(); };
+    showAt(4096);
+    QTRY_COMPARE_WITH_TIMEOUT(d.sequenceChart()->notAntialiasedElements(), QCP::AntialiasedElements(QCP::aeNone), 2000);
+    const int settledTop = chartTop();
+    // A drag across the threshold and back: the charts make room once and stay there.
+    showAt(32768);
+    QTRY_VERIFY(chartTop() > settledTop);
+    const int dragTop = chartTop();
+    for (int64_t seq : {16384, 8192, 4096, 32768, 4096}) {
+        showAt(seq);
+        QCOMPARE(chartTop(), dragTop);
+    }
+    // The drag pauses: the verdict is short again and the charts take the room back.
+    QTRY_COMPARE_WITH_TIMEOUT(chartTop(), settledTop, 2000);
 }
 
 void TestUiLive::verdictCopiesToTheClipboard()

@@ -111,7 +111,8 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
     m_splitter->setChildrenCollapsible(false);
     // The verdict's text changes on every step of a drag: fenced, so that re-lays out nothing
     // unless it needs another line.
-    layout->addWidget(new LayoutFence(m_verdict, this));
+    m_verdictFence = new LayoutFence(m_verdict, this);
+    layout->addWidget(m_verdictFence);
     layout->addWidget(m_warnings);
     layout->addWidget(m_splitter, 1);
 
@@ -157,6 +158,7 @@ void Dashboard::redraw()
     }
     m_bars->setNotAntialiasedElements(QCP::aeAll);
     m_seq->setNotAntialiasedElements(QCP::aeAll);
+    m_verdictFence->setHeld(true);  // a verdict that needs a third line mid-drag moves the charts once
     m_settle->start();
     m_bars->refresh();
     m_seq->refresh();
@@ -164,6 +166,7 @@ void Dashboard::redraw()
 
 void Dashboard::settle()
 {
+    m_verdictFence->setHeld(false);
     m_bars->setNotAntialiasedElements(QCP::aeNone);
     m_seq->setNotAntialiasedElements(QCP::aeNone);
     m_bars->setAntialiasedElements(m_barsAntialiased);

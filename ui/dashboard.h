@@ -16,6 +16,7 @@ class QTimer;
 
 namespace trainmem {
 
+class LayoutFence;
 class VerdictLabel;
 
 /// Everything the dashboard draws, computed by the core for one scenario.
@@ -81,6 +82,7 @@ private:
     static constexpr int kSettleMs = 150;  ///< pause after the last edit before the antialiased redraw
 
     VerdictLabel* m_verdict = nullptr;
+    LayoutFence* m_verdictFence = nullptr;
     QLabel* m_warnings = nullptr;
     QSplitter* m_splitter = nullptr;
     MemoryBarChart* m_bars = nullptr;

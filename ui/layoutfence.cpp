@@ -36,10 +36,17 @@ void LayoutFence::refit()
     if (m_child->isHidden())
         return;
     const int h = neededHeight(width() > 0 ? width() : m_child->sizeHint().width());
-    if (h != m_height) {
+    if (h > m_height || (h < m_height && !m_held)) {
         m_height = h;
         updateGeometry(); // the one case that needs the window's layout
     }
+}
+
+void LayoutFence::setHeld(bool held)
+{
+    m_held = held;
+    if (!held)
+        refit();
 }
 
 bool LayoutFence::event(QEvent* e)

@@ -21,6 +21,9 @@ public:
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
     QWidget* child() const { return m_child; }
+    /// While held (a slider is being dragged) the fence grows when the child needs more room but
+    /// does not shrink, so the widgets under it move at most once per drag; released, it refits.
+    void setHeld(bool held);
 
 protected:
     bool event(QEvent* e) override;
@@ -32,6 +35,7 @@ private:
 
     QWidget* m_child;
     int m_height = 0;
+    bool m_held = false;
 };
 
 } // namespace trainmem
