@@ -136,10 +136,6 @@ void TestUiLive::livePaintMatchesExport()
         QVERIFY(distinctColours(live) > 8);
         int worst = 0;
         const int differ = differingBlocks(live, file, 80, &worst);
-        if (qEnvironmentVariableIsSet("TRAINMEM_TEST_DUMP")) {
-            live.save(QStringLiteral("/tmp/live-%1.png").arg(chart->objectName()));
-            file.save(QStringLiteral("/tmp/file-%1.png").arg(chart->objectName()));
-        }
         // Measured: matching charts differ by at most ~65 in a block, a missing label by 170+.
         QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1: %2 blocks of 4×4 px differ (worst by %3)")
                                              .arg(chart->objectName())

@@ -4,7 +4,8 @@
 // an empty "overlay"), and its paint event then fills the widget and alpha-blends both buffers
 // onto it: at 600×870 px that pixel traffic, not the drawing, was most of a slider step. Here a
 // live update is "draw at the next paint": one background fill and the layers, nothing copied.
-// replot() still works (exports and QCustomPlot's own calls use it); it only queues a paint.
+// replot() still works for QCustomPlot's own calls (a resize, say): it lays out, draws into a
+// one-pixel buffer that is thrown away, and queues a paint. Exports do not use it (toPainter).
 
 #include "cachedtext.h"
 
