@@ -26,4 +26,22 @@ void FastBars::draw(QCPPainter* painter)
     }
 }
 
+std::array<QCPBars*, kSegmentCount> addSegmentBars(QCustomPlot* plot, double width)
+{
+    std::array<QCPBars*, kSegmentCount> bars{};
+    QCPBars* below = nullptr;
+    for (int i = 0; i < kSegmentCount; ++i) {
+        const auto seg = static_cast<Segment>(i);
+        auto* b = new FastBars(plot->xAxis, plot->yAxis);
+        b->setName(segmentName(seg));
+        b->setWidth(width);
+        b->setBrush(ChartTheme::segmentColor(seg));
+        if (below)
+            b->moveAbove(below);
+        below = b;
+        bars[static_cast<size_t>(i)] = b;
+    }
+    return bars;
+}
+
 } // namespace trainmem

@@ -5,7 +5,11 @@
 // with its rectangle fast paths. Files (pmNoCaching, pmVectorized), antialiasing and selections
 // take QCPBars' own path.
 
+#include "charttheme.h"
+
 #include <qcustomplot.h>
+
+#include <array>
 
 namespace trainmem {
 
@@ -18,5 +22,9 @@ public:
 protected:
     void draw(QCPPainter* painter) override;
 };
+
+/// One FastBars per memory segment on `plot`'s axes, stacked in segment order (weights at the
+/// bottom), each named and coloured for its segment, `width` wide. Pens are the caller's.
+std::array<QCPBars*, kSegmentCount> addSegmentBars(QCustomPlot* plot, double width);
 
 } // namespace trainmem

@@ -47,19 +47,10 @@ LadderChart::LadderChart(QWidget* parent)
     // The legend gets its own row under the title, so it never hides a bar or a label.
     m_title = addChartHeader(this, tr("Every cut has a tax")).title;
 
-    QCPBars* below = nullptr;
+    m_bars = addSegmentBars(this, kBarWidth);
     for (int i = 0; i < kSegmentCount; ++i) {
-        const auto seg = static_cast<Segment>(i);
-        auto* b = new FastBars(xAxis, yAxis);
-        b->setName(segmentName(seg));
-        b->setWidth(kBarWidth);
-        b->setPen(QPen(ChartTheme::segmentColor(seg).darker(130), 1));
-        b->setBrush(ChartTheme::segmentColor(seg));
-        if (below)
-            b->moveAbove(below);
-        below = b;
-        m_bars[static_cast<size_t>(i)] = b;
-        addCachedLegendItem(legend, b);
+        m_bars[static_cast<size_t>(i)]->setPen(QPen(ChartTheme::segmentColor(static_cast<Segment>(i)).darker(130), 1));
+        addCachedLegendItem(legend, m_bars[static_cast<size_t>(i)]);
     }
     legend->setWrap(kSegmentCount);
 

@@ -5,8 +5,6 @@
 #include <QElapsedTimer>
 #include <QPaintEvent>
 
-#include <numeric>
-
 namespace trainmem {
 namespace {
 
@@ -61,14 +59,6 @@ void LivePlot::refresh()
     update();
 }
 
-double LivePlot::averagePaintMs() const
-{
-    const auto n = std::min<size_t>(static_cast<size_t>(m_paints), m_recent.size());
-    return n == 0 ? 0
-                  : std::accumulate(m_recent.begin(), m_recent.begin() + static_cast<ptrdiff_t>(n), 0.0) /
-                        static_cast<double>(n);
-}
-
 void LivePlot::paintEvent(QPaintEvent* event)
 {
     Q_UNUSED(event)
@@ -80,7 +70,6 @@ void LivePlot::paintEvent(QPaintEvent* event)
     painter.fillRect(rect(), mBackgroundBrush.style() == Qt::NoBrush ? QBrush(Qt::white) : mBackgroundBrush);
     draw(&painter); // lays out, then every layer in order
     m_lastPaintMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-    m_recent[static_cast<size_t>(m_paints) % m_recent.size()] = m_lastPaintMs;
     ++m_paints;
 }
 

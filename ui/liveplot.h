@@ -11,8 +11,6 @@
 
 #include <qcustomplot.h>
 
-#include <array>
-
 namespace trainmem {
 
 class LivePlot : public QCustomPlot
@@ -25,10 +23,9 @@ public:
     /// The live path: the chart is drawn, with its current data, at the next paint.
     void refresh();
 
-    /// Paints so far, and the wall time of the last one and the average of the last ten, in ms.
+    /// Paints so far, and the wall time of the last one in ms (the bench reads both).
     int paintCount() const { return m_paints; }
     double lastPaintMs() const { return m_lastPaintMs; }
-    double averagePaintMs() const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -36,7 +33,6 @@ protected:
 private:
     int m_paints = 0;
     double m_lastPaintMs = 0;
-    std::array<double, 10> m_recent{};
 };
 
 } // namespace trainmem

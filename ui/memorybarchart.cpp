@@ -49,19 +49,10 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     m_title = header.title;
     m_legendRow = header.legendRow;
 
-    QCPBars* below = nullptr;
-    for (int i = 0; i < kSegmentCount; ++i) {
-        const auto seg = static_cast<Segment>(i);
-        auto* b = new FastBars(xAxis, yAxis);
-        b->setName(segmentName(seg));
-        b->setWidth(kBarWidth);
+    m_bars = addSegmentBars(this, kBarWidth);
+    for (QCPBars* b : m_bars) {
         b->setStackingGap(0);
-        b->setBrush(ChartTheme::segmentColor(seg));
         b->setAntialiased(false);
-        if (below)
-            b->moveAbove(below);
-        below = b;
-        m_bars[static_cast<size_t>(i)] = b;
     }
     for (auto& t : m_totals) {
         t = new CachedTextItem(this);
