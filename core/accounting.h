@@ -102,9 +102,5 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
 /// \brief Semantic checks after parsing and overrides: ranges and divisibility.
 FieldErrors validateScenario(const Scenario& s, const std::string& where);
 
-/// Value ranges the UI and the validator share.
-inline constexpr int64_t kMaxSeq = 1 << 24;        // 16M tokens
-inline constexpr int64_t kMaxMicroBatch = 65536;
-inline constexpr int64_t kMaxGpus = 10'000'000;
 
 }  // namespace trainmem

@@ -18,6 +18,8 @@ struct GpuSpec {
     double fp8Tflops = 1979;   ///< dense peak, 0 when the GPU has no fp8 tensor cores
     double pricePerHour = 2.0; ///< typical cloud USD per GPU-hour
     std::string source;
+
+    bool operator==(const GpuSpec&) const = default;
 };
 
 /// \brief Result of reading a catalog: the valid GPUs and an error for each bad one.

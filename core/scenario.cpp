@@ -1,6 +1,8 @@
 #include "scenario.h"
 
+#include <algorithm>
 #include <array>
+#include <numeric>
 #include <utility>
 
 namespace trainmem {
@@ -82,6 +84,18 @@ std::optional<InferenceWeights> inferenceWeightsFromString(const std::string& s)
 std::optional<FfnKind> ffnKindFromString(const std::string& s) { return valueOf(kFfnKinds, s); }
 std::optional<NormKind> normKindFromString(const std::string& s) { return valueOf(kNormKinds, s); }
 std::optional<AttentionKind> attentionKindFromString(const std::string& s) { return valueOf(kAttentionKinds, s); }
+
+Scenario withGpuCount(Scenario s, int64_t gpus)
+{
+    HardwareSetup& hw = s.hardware;
+    hw.gpus = std::clamp<int64_t>(gpus, 1, kMaxGpus);
+    // gcd keeps a degree where it still divides the count (tp 8 on 64 GPUs stays 8) and otherwise
+    // takes its largest divisor that does (tp 8 on 12 GPUs becomes 4), so gpus % (tp·pp) == 0 holds.
+    hw.tp = std::gcd(std::clamp<int64_t>(hw.tp, 1, kMaxGpus), hw.gpus);
+    hw.pp = std::gcd(std::clamp<int64_t>(hw.pp, 1, kMaxGpus), hw.gpus / hw.tp);
+    hw.ep = std::clamp<int64_t>(hw.ep, 1, hw.gpus);
+    return s;
+}
 
 std::string precisionNames() { return joined(kPrecisions); }
 std::string optimizerNames() { return joined(kOptimizers); }

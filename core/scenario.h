@@ -9,6 +9,11 @@
 
 namespace trainmem {
 
+/// Value ranges the UI, the command line and the validator share.
+inline constexpr int64_t kMaxSeq = 1 << 24;  // 16M tokens
+inline constexpr int64_t kMaxMicroBatch = 65536;
+inline constexpr int64_t kMaxGpus = 10'000'000;
+
 enum class Mode { Training, Inference };
 enum class Precision { FP32, BF16Mixed, FP16Mixed, BF16, FP8Mixed };
 enum class Optimizer { AdamW, Adam, SGD, SGDMomentum, Lion, Adafactor, Adam8bit };
@@ -25,6 +30,8 @@ struct MlaConfig {
     int64_t qkRopeHeadDim = 64;
     int64_t qkNopeHeadDim = 128;
     int64_t vHeadDim = 128;
+
+    bool operator==(const MlaConfig&) const = default;
 };
 
 /// \brief Mixture-of-experts block. experts == 0 means a dense model.
@@ -35,6 +42,8 @@ struct MoeConfig {
     int64_t expertFfn = 0;
     int64_t denseLayers = 0;  ///< leading layers with a dense FFN
     int64_t denseFfn = 0;     ///< their FFN width; 0 means the architecture's ffn
+
+    bool operator==(const MoeConfig&) const = default;
 };
 
 /// \brief A transformer's shape, with the field names of shared/data/models.json.
@@ -63,6 +72,8 @@ struct Architecture {
     int64_t headDimOrDefault() const { return headDim > 0 ? headDim : (heads > 0 ? hidden / heads : 0); }
     bool dropoutOrDefault() const { return dropout.value_or(ffnKind == FfnKind::Gelu); }
     bool isMoe() const { return moe.experts > 0; }
+
+    bool operator==(const Architecture&) const = default;
 };
 
 /// \brief A model is either an architecture (presets) or a size (sliders).
@@ -73,6 +84,8 @@ struct ModelSpec {
     int64_t activeParams = 0;        ///< size-only: active per token; 0 means params (dense)
     std::optional<int64_t> publishedTotal;   ///< for the record and the tests
     std::optional<int64_t> publishedActive;
+
+    bool operator==(const ModelSpec&) const = default;
 };
 
 struct TrainingSetup {
@@ -86,6 +99,8 @@ struct TrainingSetup {
     bool flashAttention = true;
     bool sequenceParallel = true;  ///< with tp > 1, shard norms/dropout activations too
     InferenceWeights inferenceWeights = InferenceWeights::BF16;
+
+    bool operator==(const TrainingSetup&) const = default;
 };
 
 struct HardwareSetup {
@@ -97,12 +112,16 @@ struct HardwareSetup {
     int64_t ep = 1;
     double frameworkBytes = 0.75e9;  ///< CUDA context + framework (PyTorch) resident memory
     double fragmentation = 0.05;     ///< allocator reserve as a fraction of everything else
+
+    bool operator==(const HardwareSetup&) const = default;
 };
 
 struct CostSetup {
     double tokens = 1e12;
     double mfu = 0.40;               ///< fraction of the GPU's peak for the chosen precision
     double pricePerGpuHour = 2.0;    ///< USD; 0 means the GPU catalog's typical price
+
+    bool operator==(const CostSetup&) const = default;
 };
 
 struct Scenario {
@@ -114,7 +133,16 @@ struct Scenario {
     TrainingSetup training;
     HardwareSetup hardware;
     CostSetup cost;
+
+    bool operator==(const Scenario&) const = default;
 };
+
+/// \brief The scenario on `gpus` GPUs, its tensor/pipeline/expert degrees kept as far as they still
+/// divide it: the scenario format (docs/scenario-format.md) requires gpus to be a multiple of tp·pp and
+/// tp, pp, ep ≤ gpus. Every editor of the GPU count (the window's controls, the docks, the tour, the
+/// command line's --gpus without --tp/--pp) goes through this, so none can make a scenario that
+/// validateScenario() refuses. `gpus` is clamped to 1 … kMaxGpus.
+Scenario withGpuCount(Scenario s, int64_t gpus);
 
 // Value names as they appear in files and on the command line (DESIGN.md section 4).
 const char* toString(Mode v);
