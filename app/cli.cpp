@@ -231,7 +231,9 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.choice(o.checkpointing, s.training.checkpointing, checkpointingFromString, checkpointingNames());
     ov.count(o.seq, 1, kMaxSeq, [&](int64_t n) { s.training.seqLen = n; }, true);
     ov.count(o.batch, 1, kMaxMicroBatch, [&](int64_t n) { s.training.microBatch = n; });
-    ov.count(o.gpus, 1, kMaxGpus, [&](int64_t n) { s.hardware.gpus = n; });
+    // --gpus alone keeps the file's tp/pp/ep as far as they still divide it (the core's rule, as in the
+    // window); --tp/--pp given too are taken as asked and checked below.
+    ov.count(o.gpus, 1, kMaxGpus, [&](int64_t n) { s = withGpuCount(std::move(s), n); });
     ov.count(o.zero, 0, 3, [&](int64_t n) { s.hardware.zeroStage = static_cast<int>(n); });
     ov.count(o.tp, 1, kMaxGpus, [&](int64_t n) { s.hardware.tp = n; });
     ov.count(o.pp, 1, kMaxGpus, [&](int64_t n) { s.hardware.pp = n; });

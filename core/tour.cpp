@@ -168,7 +168,7 @@ std::vector<TourStep> makeTour()
     ctx.configure = [](Scenario& s) {
         s.training.seqLen = 131072;
         s.training.checkpointing = Checkpointing::None;
-        s.hardware.gpus = 1;
+        s = withGpuCount(std::move(s), 1);
         s.hardware.zeroStage = 0;
     };
     ctx.revealed = kEverything;
@@ -198,7 +198,7 @@ std::vector<TourStep> makeTour()
     ckpt.configure = [](Scenario& s) {
         s.training.seqLen = 131072;
         s.training.checkpointing = Checkpointing::Full;
-        s.hardware.gpus = 1;
+        s = withGpuCount(std::move(s), 1);
         s.hardware.zeroStage = 0;
     };
     ckpt.revealed = kEverything;

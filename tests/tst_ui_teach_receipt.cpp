@@ -47,6 +47,24 @@ private slots:
         QVERIFY(std::abs(panel.receipt().wallClockDays - panel.receipt().gpuHours / 4096 / 24) < 1e-9);
     }
 
+    // Regression (issue 12): on llama3.1-405b (tp 8 · pp 16) the dock's GPU count set to 1 made gpus=1,
+    // tp=8, pp=16, which Save wrote and Open refused.
+    void gpuCountKeepsTheScenarioValid()
+    {
+        ReceiptPanel panel;
+        panel.setScenario(testdata::preset("llama3.1-405b"), testdata::gpu("H100"));
+        QSignalSpy spy(&panel, &ReceiptPanel::scenarioRequested);
+        for (int n : {1, 12, 64}) {
+            panel.gpusEditor()->setValue(n);
+            const auto s = spy.last().at(0).value<Scenario>();
+            QCOMPARE(s.hardware.gpus, qint64(n));
+            QVERIFY(s.hardware.gpus % (s.hardware.tp * s.hardware.pp) == 0);
+            const ScenarioParse back = parseScenario(scenarioToText(s), "saved.json");
+            QVERIFY2(back.ok(), back.ok() ? "" : back.errors.front().toString().c_str());
+            QVERIFY(validateScenario(back.scenario, "saved.json").empty());
+        }
+    }
+
     void settingAScenarioEmitsNothing()
     {
         ReceiptPanel panel;

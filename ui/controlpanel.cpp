@@ -62,18 +62,6 @@ std::optional<int64_t> parseCountText(const QString& t)
     return parseCount(t.toStdString());
 }
 
-/// A new GPU count with the file's tp/pp/ep kept as far as they still divide it: the scenario format
-/// (docs/scenario-format.md) requires gpus to be a multiple of tp·pp and tp, pp, ep ≤ gpus, and there
-/// are no layout controls to fix it by hand. Without this, a preset such as llama3.1-405b (tp 8, pp 16)
-/// set to 1 GPU was a scenario that Save wrote and Open then refused.
-void setGpuCount(HardwareSetup& hw, int64_t gpus)
-{
-    hw.gpus = gpus;
-    hw.tp = std::gcd(std::max<int64_t>(hw.tp, 1), gpus);
-    hw.pp = std::gcd(std::max<int64_t>(hw.pp, 1), gpus / hw.tp);
-    hw.ep = std::clamp<int64_t>(hw.ep, 1, gpus);
-}
-
 QGroupBox* group(const QString& title, QFormLayout*& form, QWidget* parent)
 {
     auto* box = new QGroupBox(title, parent);
@@ -322,7 +310,7 @@ void ControlPanel::build()
     // (below) would lose the preset's tensor and pipeline split on the way.
     m_gpuCount->setKeyboardTracking(false);
     connect(m_gpuCount, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
-        edit(Control::GpuCount, true, [v](Scenario& s) { setGpuCount(s.hardware, v); });
+        edit(Control::GpuCount, true, [v](Scenario& s) { s = withGpuCount(std::move(s), v); });
     });
     for (LogSliderField* f : {m_params, m_active, m_context})
         connect(f, &LogSliderField::editFinished, this, &ControlPanel::editFinished);

@@ -135,7 +135,9 @@ void ReceiptPanel::edited()
     m_scenario.cost.tokens = m_tokens->value() * 1e12;
     m_scenario.cost.mfu = m_mfu->value() / 100;
     m_scenario.hardware.gpu = currentGpu()->id;
-    m_scenario.hardware.gpus = m_count->value();
+    // The GPU count goes through the core's rule, so tp·pp still divides it (a 405B preset with
+    // tp 8 · pp 16 set to 1 GPU here used to make a scenario that Open refused).
+    m_scenario = withGpuCount(std::move(m_scenario), m_count->value());
     m_scenario.cost.pricePerGpuHour = m_price->value();
     recompute();
     emit scenarioRequested(m_scenario);
