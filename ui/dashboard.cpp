@@ -1,7 +1,6 @@
 #include "dashboard.h"
 
 #include "layoutfence.h"
-#include "scenarioio.h"
 #include "verdictlabel.h"
 
 #include <QEvent>
@@ -77,6 +76,7 @@ DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std
     st.sequence.currentTotal = st.current.perGpu.total();
     st.sequence.checkpointing = s.training.checkpointing;
     st.sequence.inference = !training;
+    st.sequence.gpuName = QString::fromStdString(gpu.id);
     st.sequence.capacityLabel = st.capacityLabel;
     return st;
 }
@@ -129,10 +129,10 @@ void Dashboard::showScenario(const Scenario& s, const GpuSpec& gpu)
     // so it is reused when nothing but the context changed (the sweep is 187 accountings).
     Scenario keyed = s;
     keyed.training.seqLen = 0;
-    std::string key = scenarioToText(keyed) + gpu.id + std::to_string(gpu.memoryBytes);
-    const bool reuse = key == m_sweepKey && !m_state.sweep.seq.empty();
+    const bool reuse = keyed == m_sweepScenario && gpu == m_sweepGpu && !m_state.sweep.seq.empty();
     m_state = computeDashboard(s, gpu, m_pins, m_units, reuse ? &m_state.sweep : nullptr);
-    m_sweepKey = std::move(key);
+    m_sweepScenario = std::move(keyed);
+    m_sweepGpu = gpu;
     redraw();
 }
 

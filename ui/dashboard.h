@@ -90,7 +90,8 @@ private:
     DashboardState m_state;
     Scenario m_scenario;
     GpuSpec m_gpu;
-    std::string m_sweepKey;  ///< the scenario and GPU the cached sweep was made for, context aside
+    Scenario m_sweepScenario;  ///< the scenario the cached sweep was made for, its context set to 0
+    GpuSpec m_sweepGpu;        ///< and its GPU
     std::vector<BarColumn> m_pins;
     UnitSystem m_units = UnitSystem::Decimal;
     AxisScale m_axisScale = AxisScale::Automatic;

@@ -222,7 +222,7 @@ void SequenceChart::rebuild()
     // Everything above one GPU's memory is out of memory.
     m_dies->topLeft->setCoords(kSweepMinSeq / 4, upper * 100);
     m_dies->bottomRight->setCoords(kSweepMaxSeq * 4, sw.capacity);
-    m_diesText->setText(tr("Out of memory on one %1").arg(m_data.capacityLabel.section(QStringLiteral(" · "), 0, 0)));
+    m_diesText->setText(tr("Out of memory on one %1").arg(m_data.gpuName));
     m_diesText->setVisible(sw.capacity < upper);
     m_capacityLine->point1->setCoords(kSweepMinSeq, sw.capacity);
     m_capacityLine->point2->setCoords(kSweepMaxSeq, sw.capacity);

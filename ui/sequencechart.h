@@ -22,7 +22,8 @@ struct SequenceChartData {
     double currentTotal = 0;  ///< perGpu.total() of the scenario at currentSeq
     Checkpointing checkpointing = Checkpointing::None;
     bool inference = false;
-    QString capacityLabel;    ///< "H100 · 80 GB"
+    QString gpuName;          ///< "H100", for "Out of memory on one H100"
+    QString capacityLabel;    ///< "H100 · 80 GB"; the capacity itself is sweep.capacity
 };
 
 class SequenceChart : public LivePlot
