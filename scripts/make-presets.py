@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Writes presets/<id>.json from shared/data/models.json (run from the repository root).
+"""Writes presets/<id>.json from presets/models.json (run from the repository root).
 
 The architecture block copies models.json's field names verbatim; the training, hardware and
 cost blocks are each preset's teaching defaults, chosen here and documented in docs/presets.md.
-Re-run after models.json changes: python3 scripts/make-presets.py ../shared/data/models.json
+Re-run after models.json changes: python3 scripts/make-presets.py (reads presets/models.json)
 """
 import json
 import sys
@@ -62,7 +62,7 @@ def scenario(m):
 
 
 def main():
-    src = sys.argv[1] if len(sys.argv) > 1 else "../shared/data/models.json"
+    src = sys.argv[1] if len(sys.argv) > 1 else "presets/models.json"
     models = json.load(open(src))["models"]
     for m in models:
         with open(f"presets/{m['id']}.json", "w") as f:
