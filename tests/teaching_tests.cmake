@@ -9,7 +9,7 @@ trainmem_core_test(tst_fixes)
 # Widget suites: offscreen, linking the UI library (presets come from its resources).
 function(trainmem_teach_ui_test name)
   add_executable(${name} ${name}.cpp testdata.h)
-  target_link_libraries(${name} PRIVATE trainmem_ui Qt6::Test)
+  target_link_libraries(${name} PRIVATE trainmem_ui Qt6::Test trainmem_warnings)
   target_compile_definitions(${name} PRIVATE
     TRAINMEM_PRESETS_DIR="${PROJECT_SOURCE_DIR}/presets"
     TRAINMEM_TEST_OUTPUT_DIR="${CMAKE_CURRENT_BINARY_DIR}")

@@ -2,7 +2,7 @@
 
 foreach(_t tst_ui_controls tst_ui_charts tst_ui_export tst_ui_mainwindow tst_ui_monkey tst_ui_live)
   add_executable(${_t} ${_t}.cpp uitestutil.h)
-  target_link_libraries(${_t} PRIVATE trainmem_ui Qt6::Test)
+  target_link_libraries(${_t} PRIVATE trainmem_ui Qt6::Test trainmem_warnings)
   add_test(NAME ${_t} COMMAND ${_t})
   set_tests_properties(${_t} PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
 endforeach()
