@@ -1,5 +1,5 @@
 #pragma once
-// The command line (DESIGN.md §4): one parser for the window and the headless modes.
+// The command line (README, "Command line"): one parser for the window and the headless modes.
 
 #include "presetlibrary.h"
 #include "scenario.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The accounting: Scenario in, Breakdown out (DESIGN.md §2). Pure functions, no I/O.
+// The accounting: Scenario in, Breakdown out (docs/accounting.md). Pure functions, no I/O.
 
 #include "activations.h"
 #include "errors.h"

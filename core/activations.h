@@ -1,5 +1,5 @@
 #pragma once
-// The activation tape kept for backward, per transformer layer and micro-batch (DESIGN.md §2.3).
+// The activation tape kept for backward, per transformer layer and micro-batch (Korthikanti et al. 2022; docs/accounting.md, "Activations").
 //
 // Anchor: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
 // Models", §4.1: a GPT layer with 16-bit activations, dropout and a 4h GeLU MLP keeps

@@ -1,5 +1,5 @@
 #pragma once
-// Compute and cost receipt (DESIGN.md §2.6).
+// Compute and cost receipt (docs/accounting.md, "Receipts"; Kaplan et al. 2020).
 
 #include "gpu.h"
 #include "params.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The scale-out ladder: one model, cut up one way more at each rung (DESIGN.md §2.5, "every cut
+// The scale-out ladder: one model, cut up one way more at each rung (docs/accounting.md, "Sharding and the tax": "every cut
 // has a tax"): 1 GPU → data parallel with ZeRO-1 → ZeRO-2 → ZeRO-3 → + tensor parallel →
 // + pipeline parallel → + expert parallel (MoE). Each rung is account() of a scenario, so the
 // ladder shows exactly what the main chart would show for that layout.

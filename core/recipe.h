@@ -1,5 +1,5 @@
 #pragma once
-// Bytes of model state per parameter: precision recipe × optimizer (DESIGN.md §2.2).
+// Bytes of model state per parameter: precision recipe × optimizer (docs/accounting.md, "Model state"; Rajbhandari et al. 2020, §3).
 
 #include "scenario.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// What the accounting says, in words and as JSON (the --json output, DESIGN.md §4).
+// What the accounting says, in words and as JSON (the --json output, docs/accounting.md and README "Command line").
 
 #include "accounting.h"
 #include "cost.h"

@@ -46,7 +46,7 @@ struct MoeConfig {
     bool operator==(const MoeConfig&) const = default;
 };
 
-/// \brief A transformer's shape, with the field names of shared/data/models.json.
+/// \brief A transformer's shape, with the field names of presets/models.json.
 struct Architecture {
     int64_t layers = 0;
     int64_t hidden = 0;
@@ -144,7 +144,7 @@ struct Scenario {
 /// validateScenario() refuses. `gpus` is clamped to 1 … kMaxGpus.
 Scenario withGpuCount(Scenario s, int64_t gpus);
 
-// Value names as they appear in files and on the command line (DESIGN.md section 4).
+// Value names as they appear in files and on the command line (docs/scenario-format.md).
 const char* toString(Mode v);
 const char* toString(Precision v);
 const char* toString(Optimizer v);

@@ -53,7 +53,7 @@ struct TourStage {
     TourHighlight highlight;
 };
 
-/// \brief The chapter's steps, in order (DESIGN.md §1, issue 4 item 1).
+/// \brief The chapter's steps, in order (the source chapter, as docs/accounting.md tells it).
 const std::vector<TourStep>& chapterTour();
 
 /// \brief Index of the step with this id, or nullopt.

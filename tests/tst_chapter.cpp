@@ -1,4 +1,4 @@
-// The source chapter's numbers, reproduced by the accounting (DESIGN.md §1).
+// The source chapter's numbers, reproduced by the accounting (the source chapter; docs/accounting.md).
 #include "report.h"
 #include "testdata.h"
 

@@ -1,4 +1,4 @@
-// The compute and cost receipt (DESIGN.md §2.6).
+// The compute and cost receipt (docs/accounting.md, "Receipts"; Kaplan et al. 2020).
 #include "cost.h"
 #include "testdata.h"
 

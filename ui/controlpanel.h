@@ -1,5 +1,5 @@
 #pragma once
-// The controls (DESIGN.md §5): every input of a Scenario. The panel edits a copy of the window's
+// The controls (README, "The window"): every input of a Scenario. The panel edits a copy of the window's
 // scenario and emits it; it holds no other state and does no accounting.
 
 #include "scenario.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Stacked memory bars (DESIGN.md §5): one bar per view (inference, training on one GPU, per GPU
+// Stacked memory bars (README, "The window"): one bar per view (inference, training on one GPU, per GPU
 // after sharding, pinned scenarios), one fixed colour per segment, the GPU's capacity as a line.
 // The chart only maps bytes to plot coordinates; every number comes from the core's Breakdown.
 

@@ -1,5 +1,5 @@
 #pragma once
-// The compute and cost receipt (DESIGN.md §2.6, issue 4 item 4): tokens, MFU, GPU type and count,
+// The compute and cost receipt (docs/accounting.md, "Receipts"): tokens, MFU, GPU type and count,
 // price → FLOPs, GPU-hours, dollars and days, from core/cost.h.
 
 #include "cost.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Memory per GPU against context length (DESIGN.md §5): one curve per checkpointing mode from the
+// Memory per GPU against context length (README, "The window"): one curve per checkpointing mode from the
 // core's ContextSweep, the model-state floor, the capacity line with the "dies" region above it,
 // a marker at the current context and the crossover where activations pass model state.
 

@@ -1,5 +1,5 @@
 #pragma once
-// The verdict line (DESIGN.md §5): the core's plain sentence, green when it fits, red when it dies.
+// The verdict line (README, "The window"): the core's plain sentence, green when it fits, red when it dies.
 
 #include <QLabel>
 
