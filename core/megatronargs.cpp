@@ -172,6 +172,8 @@ public:
                 [&a](int64_t n) { a.virtualPipelineModelParallelSize = n; });
         intFlag("--num-layers-per-virtual-pipeline-stage", 1, kMaxLayers,
                 [&a](int64_t n) { a.numLayersPerVirtualPipelineStage = n; });
+        for (const char* f : {"--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers"})
+            intFlag(f, 0, kMaxLayers, [&a](int64_t) { a.unevenPipeline = true; });
         intFlag("--expert-model-parallel-size", 1, kMaxGpus, [&a](int64_t n) { a.expertModelParallelSize = n; });
         intFlag("--expert-tensor-parallel-size", 1, kMaxGpus, [&a](int64_t n) { a.expertTensorParallelSize = n; });
         // torchrun's own flags (both spellings), and TrainMem's GPU count inside pasted text.
@@ -356,7 +358,7 @@ void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
     if (a.worldSize % replica != 0)
         return r.error(gpuFlag, std::to_string(a.worldSize) + " GPUs are not divisible by tp·pp·cp = "
                                     + std::to_string(replica) + " (arguments.py asserts it)");
-    if (a.numLayers % a.pipelineModelParallelSize != 0)
+    if (!a.unevenPipeline && a.numLayers % a.pipelineModelParallelSize != 0)
         r.error("--pipeline-model-parallel-size", "must divide --num-layers (" + std::to_string(a.numLayers) + "), got "
                                                        + std::to_string(a.pipelineModelParallelSize));
     else if (a.numLayersPerVirtualPipelineStage

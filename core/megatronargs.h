@@ -74,6 +74,7 @@ struct MegatronArgs {
     int64_t expertModelParallelSize = 1;
     std::optional<int64_t> expertTensorParallelSize;
     bool sequenceParallel = false;
+    bool unevenPipeline = false;  ///< --decoder-first/last-pipeline-num-layers: no divisibility check
     bool hybrid = false;  ///< --hybrid-layer-pattern / --hybrid-override-pattern (Mamba): no estimate
     // The launch.
     int64_t worldSize = 0;     ///< GPUs; 0 = not given

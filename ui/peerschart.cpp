@@ -110,8 +110,12 @@ void PeersChart::setComparison(const PeerComparison& c, int deepspeedStage, doub
         QCPItemText* g = m_gaps[static_cast<size_t>(column)];
         const double gap = c.trainmem.total() - peerTotal;
         g->position->setCoords(column, 0.0);
-        g->setText(tr("TrainMem %1%2").arg(gap >= 0 ? QStringLiteral("+") : QStringLiteral("−"),
-                                          QString::fromStdString(formatBytes(std::fabs(gap)))));
+        QFont f = totalLabel(column)->font();
+        f.setBold(false);
+        g->setFont(f);
+        g->setColor(totalLabel(column)->color());
+        g->setText(gap >= 0 ? tr("TrainMem says %1 more").arg(QString::fromStdString(formatBytes(gap)))
+                            : tr("TrainMem says %1 less").arg(QString::fromStdString(formatBytes(-gap))));
         g->setVisible(true);
     }
     if (cols[kMegatron].segments.total() <= 0)
