@@ -29,13 +29,7 @@ Segment segmentOfTerm(const std::string& t)
 
 PeersChart::PeersChart(QWidget* parent) : MemoryBarChart(parent)
 {
-    for (QCPItemText*& g : m_gaps) {
-        g = new CachedTextItem(this);
-        g->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        g->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
-        g->setClipToAxisRect(false);
-        g->setVisible(false);
-    }
+    setTitle(tr("Megatron-LM and DeepSpeed beside TrainMem"));
 }
 
 QString PeersChart::peerOf(int column) const
@@ -67,6 +61,17 @@ void PeersChart::setComparison(const PeerComparison& c, int deepspeedStage, doub
     cols[kDeepSpeed].segments = trainmem::deepspeedSegments(c, m_stage);
     cols[kTrainMem].label = tr("TrainMem\nthis launch");
     cols[kTrainMem].segments = c.trainmem;
+    // Each peer's label carries the gap to TrainMem's total.
+    for (int column : {kMegatron, kDeepSpeed}) {
+        const double peerTotal = cols[static_cast<size_t>(column)].segments.total();
+        if (peerTotal <= 0)
+            continue;
+        const double gap = c.trainmem.total() - peerTotal;
+        cols[static_cast<size_t>(column)].label +=
+            QLatin1Char('\n')
+            + (gap >= 0 ? tr("TrainMem: %1 more").arg(QString::fromStdString(formatBytes(gap)))
+                        : tr("TrainMem: %1 less").arg(QString::fromStdString(formatBytes(-gap))));
+    }
     setColumns(cols, capacity, capacityLabel);
 
     // Outline every peer segment whose term differs by more than 2% of the larger total; a term
@@ -107,19 +112,7 @@ void PeersChart::setComparison(const PeerComparison& c, int deepspeedStage, doub
                      && std::find(m_highlighted.begin(), m_highlighted.end(), std::pair{kTrainMem, seg}) == m_highlighted.end())
                 outline(kTrainMem, seg);
         }
-        QCPItemText* g = m_gaps[static_cast<size_t>(column)];
-        const double gap = c.trainmem.total() - peerTotal;
-        g->position->setCoords(column, 0.0);
-        QFont f = totalLabel(column)->font();
-        f.setBold(false);
-        g->setFont(f);
-        g->setColor(totalLabel(column)->color());
-        g->setText(gap >= 0 ? tr("TrainMem says %1 more").arg(QString::fromStdString(formatBytes(gap)))
-                            : tr("TrainMem says %1 less").arg(QString::fromStdString(formatBytes(-gap))));
-        g->setVisible(true);
     }
-    if (cols[kMegatron].segments.total() <= 0)
-        m_gaps[kMegatron]->setVisible(false);
 }
 
 QString PeersChart::toolTipAt(const QPointF& pos) const

@@ -1,7 +1,7 @@
 #pragma once
 // The peers side by side (issue 10): Megatron-LM's estimate, DeepSpeed's and TrainMem's as three
 // stacked bars on the memory chart's axes and colours. Each peer segment that differs from
-// TrainMem's by a visible amount is outlined, the gap is written over the peer's bar, and the
+// TrainMem's by a visible amount is outlined, the gap is written under the peer's bar, and the
 // hover text gives the difference term's reason from the core (peers.h).
 
 #include "memorybarchart.h"
@@ -28,7 +28,6 @@ public:
     QString toolTipAt(const QPointF& pos) const override;
     /// The outlined segments, by column (for tests): one rectangle per highlighted term.
     const std::vector<std::pair<int, Segment>>& highlighted() const { return m_highlighted; }
-    QCPItemText* gapLabel(int column) const { return m_gaps[static_cast<size_t>(column)]; }
 
 private:
     const PeerDifference* differenceAt(int column, Segment s) const;
@@ -37,7 +36,6 @@ private:
     int m_stage = 2;
     std::vector<QCPItemRect*> m_marks;
     std::vector<std::pair<int, Segment>> m_highlighted;
-    std::array<QCPItemText*, 2> m_gaps{};
 };
 
 /// The segment a difference term belongs to ("gathered_layer" is drawn as workspace).

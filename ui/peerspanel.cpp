@@ -57,15 +57,23 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
     row2->addWidget(m_peer);
     row2->addStretch(1);
     layout->addLayout(row2);
-    m_table = new QTableWidget(0, 5, this);
+    m_table = new QTableWidget(0, 4, this);
     m_table->setObjectName(QStringLiteral("peersTable"));
-    m_table->setHorizontalHeaderLabels({tr("Term"), tr("TrainMem"), tr("Peer"), tr("Difference"), tr("Why")});
+    m_table->setHorizontalHeaderLabels({tr("Term"), tr("TrainMem"), tr("Peer"), tr("TrainMem − peer")});
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setWordWrap(true);
-    m_table->horizontalHeader()->setSectionResizeMode(4, QHeaderView::Stretch);
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     layout->addWidget(m_table, 2);
+    m_why = new QLabel(this);
+    m_why->setObjectName(QStringLiteral("peersWhy"));
+    m_why->setWordWrap(true);
+    m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_why->setMinimumHeight(m_why->fontMetrics().lineSpacing() * 5);
+    m_why->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    layout->addWidget(m_why);
+    setMinimumWidth(520);
 
     connect(m_paste, &QPushButton::clicked, this, &PeersPanel::pasteDialog);
     connect(m_stage, &QComboBox::currentIndexChanged, this, [this] {
@@ -76,6 +84,11 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
         m_peer->setCurrentIndex(m_stage->currentData().toInt() == 3 ? 2 : 1);
     });
     connect(m_peer, &QComboBox::currentIndexChanged, this, &PeersPanel::fillTable);
+    connect(m_table, &QTableWidget::currentCellChanged, this, [this](int row) {
+        const QTableWidgetItem* it = row >= 0 ? m_table->item(row, 0) : nullptr;
+        m_why->setText(it ? tr("<b>%1:</b> %2").arg(it->text().toHtmlEscaped(), it->data(Qt::UserRole).toString().toHtmlEscaped())
+                          : QString());
+    });
 }
 
 void PeersPanel::pasteDialog()
@@ -179,9 +192,10 @@ void PeersPanel::fillTable()
         pe += d.peerBytes;
         const QString reason = QString::fromStdString(d.reason);
         const QString items[] = {QString::fromStdString(d.term), bytes(d.trainmemBytes), bytes(d.peerBytes),
-                                 signedBytes(d.trainmemBytes - d.peerBytes), reason};
-        for (int c = 0; c < 5; ++c) {
+                                 signedBytes(d.trainmemBytes - d.peerBytes)};
+        for (int c = 0; c < 4; ++c) {
             auto* it = new QTableWidgetItem(items[c]);
+            it->setData(Qt::UserRole, reason);
             it->setToolTip(QStringLiteral("<div style='max-width:520px'>%1</div>").arg(reason.toHtmlEscaped()));
             if (c >= 1 && c <= 3)
                 it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -189,10 +203,12 @@ void PeersPanel::fillTable()
         }
     }
     const int last = static_cast<int>(rows.size());
-    const QString total[] = {tr("total per GPU"), bytes(tm), bytes(pe), signedBytes(tm - pe),
-                             rows.empty() ? tr("No estimate from this peer.") : tr("The terms above add up to the whole gap.")};
-    for (int c = 0; c < 5; ++c) {
+    const QString total[] = {tr("total per GPU"), bytes(tm), bytes(pe), signedBytes(tm - pe)};
+    const QString totalWhy = rows.empty() ? tr("No estimate from this peer.") : tr("The terms above add up to the whole gap.");
+    for (int c = 0; c < 4; ++c) {
         auto* it = new QTableWidgetItem(total[c]);
+        it->setData(Qt::UserRole, totalWhy);
+        it->setToolTip(totalWhy);
         QFont f = it->font();
         f.setBold(true);
         it->setFont(f);
@@ -200,8 +216,13 @@ void PeersPanel::fillTable()
             it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_table->setItem(last, c, it);
     }
-    m_table->resizeColumnsToContents();
-    m_table->horizontalHeader()->setSectionResizeMode(4, QHeaderView::Stretch);
+    // The term with the largest gap is explained first.
+    int largest = 0;
+    for (int r = 1; r < last; ++r)
+        if (std::fabs(rows[static_cast<size_t>(r)]->trainmemBytes - rows[static_cast<size_t>(r)]->peerBytes)
+            > std::fabs(rows[static_cast<size_t>(largest)]->trainmemBytes - rows[static_cast<size_t>(largest)]->peerBytes))
+            largest = r;
+    m_table->setCurrentCell(last > 0 ? largest : 0, 0);
 }
 
 }  // namespace trainmem

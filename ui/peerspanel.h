@@ -38,6 +38,7 @@ public:
     QComboBox* peerChoice() const { return m_peer; }
     QComboBox* stageChoice() const { return m_stage; }
     QLabel* sourceLabel() const { return m_source; }
+    QLabel* whyLabel() const { return m_why; }
     const PeerComparison& comparison() const { return m_comparison; }
 
     /// File ▸ Paste Megatron-LM arguments…: the dialog; on OK, scenarioRequested with the launch's scenario.
@@ -60,6 +61,7 @@ private:
     QTableWidget* m_table = nullptr;
     QLabel* m_source = nullptr;
     QLabel* m_printed = nullptr;
+    QLabel* m_why = nullptr;
     QPushButton* m_paste = nullptr;
     Scenario m_scenario;
     GpuSpec m_gpu;
