@@ -2,6 +2,7 @@
 
 #include "accounting.h"
 #include "params.h"
+#include "peers.h"
 
 #include <algorithm>
 #include <cctype>
@@ -312,6 +313,8 @@ private:
     std::map<std::string, std::function<void()>> m_bool;
 };
 
+double dblLimit() { return static_cast<double>(kMaxParams); }
+
 // Megatron's own assertions (arguments.py, theoretical_memory_usage.py), each naming its flag.
 void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
 {
@@ -371,6 +374,9 @@ void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
         r.error("--global-batch-size", "must be a multiple of micro-batch × data-parallel size ("
                                            + std::to_string(a.microBatchSize * a.dataParallel()) + "), got "
                                            + std::to_string(*a.globalBatchSize));
+    // TrainMem's counting limit (params.h): beyond it the arithmetic stops being exact in double.
+    if (out.ok() && !a.hybrid && !(megatronEstimate(a).totalParams <= dblLimit()))
+        r.error("--num-layers", "the model these flags describe has more than 10^15 parameters");
     if (a.numExperts) {
         if (!a.moeLayerPattern.empty() && static_cast<int64_t>(a.moeLayerPattern.size()) != a.numLayers)
             r.error("--moe-layer-freq", "lists " + std::to_string(a.moeLayerPattern.size()) + " layers, expected --num-layers = "

@@ -63,7 +63,7 @@ Scenario scenarioFromMegatron(const MegatronArgs& m, const Scenario& base)
     t.optimizer = Optimizer::AdamW;
     t.seqLen = m.seqLength;
     t.microBatch = m.microBatchSize;
-    t.gradAccum = m.numMicrobatches();
+    t.gradAccum = std::min<int64_t>(m.numMicrobatches(), 1'000'000);  // validateScenario's range
     t.checkpointing = !m.recomputeGranularity ? Checkpointing::None
                       : *m.recomputeGranularity == "full" ? Checkpointing::Full
                                                           : Checkpointing::Selective;

@@ -12,6 +12,14 @@ namespace {
 
 double dbl(int64_t v) { return static_cast<double>(v); }
 
+// Python's int() of a non-negative float, saturated instead of undefined beyond int64.
+int64_t pyInt(double v)
+{
+    if (!(v > 0))
+        return 0;
+    return v >= 9.2e18 ? INT64_C(9200000000000000000) : static_cast<int64_t>(v);
+}
+
 // Python's min(1, x) / max(a, b): the first argument wins a tie; values are what matter here.
 double pyMin1(double x) { return 1 <= x ? 1.0 : x; }
 
@@ -58,19 +66,19 @@ MegatronEstimate megatronEstimate(const MegatronArgs& a)
         const int64_t qTerm = a.qLoraRank ? *a.qLoraRank * (h + heads * (qk + pos) + normSize) : h * heads * (qk + pos);
         selfAttn = dbl(qTerm + a.kvLoraRank * (h + heads * (qk + v) + normSize) + h * pos + (heads * v) * h);
     } else {
-        selfAttn = dbl(2 * h * h) * ((1 + dbl(groups) / dbl(heads)) * queryProjectionToHiddenRatio);
+        selfAttn = 2 * dbl(h) * dbl(h) * ((1 + dbl(groups) / dbl(heads)) * queryProjectionToHiddenRatio);
     }
     const int64_t embeddingSize = h * V;
     const int64_t finalLayernorm = normSize * h;
     const int64_t embeddingLayers = a.untieEmbeddingsAndOutputWeights ? 2 * embeddingSize : embeddingSize;
 
     const double attention = selfAttn;
-    const double denseMlp = dbl(2 * h * a.ffn()) * gated;
-    const double sharedExpert = dbl(2 * h * sharedFfn) * gated;
+    const double denseMlp = 2 * dbl(h) * dbl(a.ffn()) * gated;
+    const double sharedExpert = 2 * dbl(h) * dbl(sharedFfn) * gated;
     const int64_t routedHidden = a.moeLatentSize.value_or(h);
-    const double routedExpert = dbl(2 * routedHidden * moeFfn * numExperts) * gated;
-    const double activeRouted = moe ? dbl(2 * routedHidden * moeFfn * a.moeRouterTopk) * gated : 0.0;
-    const double latentProjection = moe && a.moeLatentSize ? dbl(2 * h * *a.moeLatentSize) : 0.0;
+    const double routedExpert = 2 * dbl(routedHidden) * dbl(moeFfn) * dbl(numExperts) * gated;
+    const double activeRouted = moe ? 2 * dbl(routedHidden) * dbl(moeFfn) * dbl(a.moeRouterTopk) * gated : 0.0;
+    const double latentProjection = moe && a.moeLatentSize ? 2 * dbl(h) * dbl(*a.moeLatentSize) : 0.0;
     const double layernorm = dbl(2 * h * normSize);
     const double router = moe ? dbl(h * numExperts + (a.addBiasLinear ? numExperts : 0)) : 0.0;
     const double sharedGate = sharedFfn > 0 && a.moeSharedExpertGate ? dbl(h) : 0.0;
@@ -137,18 +145,18 @@ MegatronEstimate megatronEstimate(const MegatronArgs& a)
     double act = 0, layers = 0, embed = 0, output = 0;
     if (r.sequenceParallelBranch) {
         // compute_activation_memory: Korthikanti et al. 2022 Table 2, selective + sequence parallel.
-        act = dbl(s * b * h) * (18 + (4 * (dbl(a.ffn()) / dbl(h))));
+        act = dbl(s) * dbl(b) * dbl(h) * (18 + (4 * (dbl(a.ffn()) / dbl(h))));
         act *= dbl(L);
         layers = act;
-        act += dbl(8 * s * b * pp);
-        act += dbl(s * b * h * pp);
+        act += 8 * dbl(s) * dbl(b) * dbl(pp);
+        act += dbl(s) * dbl(b) * dbl(h) * dbl(pp);
         embed = act - layers;
         if (vpp)
             act *= penalty;
         if (!vpp && pp > 1)
             act *= discount;
         if (pp == 1) {
-            output = dbl(s * b * h * 4) * (1 + (dbl(V) / dbl(h)));
+            output = dbl(s) * dbl(b) * dbl(h) * 4 * (1 + (dbl(V) / dbl(h)));
             act += output;
         }
         act = act / dbl(tp);
@@ -158,20 +166,20 @@ MegatronEstimate megatronEstimate(const MegatronArgs& a)
         output /= dbl(tp);
     } else {
         // compute_activation_memory_without_sp: 10 + 24/tp per layer, and the 1.05 factor.
-        const double perLayer = dbl(s * b * h) * (10 + (24 / dbl(tp)));
+        const double perLayer = dbl(s) * dbl(b) * dbl(h) * (10 + (24 / dbl(tp)));
         act = perLayer * dbl(L);
         layers = act;
-        act += dbl(8 * s * b * pp);
-        act += dbl(s * b * h * pp);
+        act += 8 * dbl(s) * dbl(b) * dbl(pp);
+        act += dbl(s) * dbl(b) * dbl(h) * dbl(pp);
         embed = act - layers;
         if (vpp)
             act *= penalty;
         if (!vpp && pp > 1)
             act *= discount;
         if (pp == 1) {
-            double logits = dbl(s * b * V);
+            double logits = dbl(s) * dbl(b) * dbl(V);
             logits /= dbl(tp);
-            const double finalLn = dbl(s * b * h);
+            const double finalLn = dbl(s) * dbl(b) * dbl(h);
             output = (logits + finalLn) * 2;
             act += output;
         }
@@ -203,15 +211,15 @@ DeepSpeedEstimate deepspeedZero2(int64_t P, int64_t gpusPerNode, int64_t nodes, 
     const int64_t totalGpus = nodes * gpusPerNode;
     double gpu = 0, cpu = 0;
     if (cpuOffload) {
-        gpu = dbl(2 * P);
-        cpu = dbl(P * std::max<int64_t>(4 * totalGpus, 16)) * buffer;
+        gpu = 2 * dbl(P);
+        cpu = dbl(P) * dbl(std::max<int64_t>(4 * totalGpus, 16)) * buffer;
     } else {
         // 2 fp16 params + 18 = 2 fp16 grads + 4 fp32 grads + 4 fp32 params + 8 Adam, sharded.
-        gpu = dbl(2 * P + static_cast<int64_t>(dbl(18 * P) / dbl(totalGpus)));
-        cpu = dbl(P * 4 * gpusPerNode) * buffer;
+        gpu = 2 * dbl(P) + dbl(pyInt(18 * dbl(P) / dbl(totalGpus)));
+        cpu = dbl(P) * 4 * dbl(gpusPerNode) * buffer;
     }
-    r.cpuBytes = static_cast<int64_t>(cpu);
-    r.gpuBytes = static_cast<int64_t>(gpu);
+    r.cpuBytes = pyInt(cpu);
+    r.gpuBytes = pyInt(gpu);
     return r;
 }
 
@@ -224,35 +232,35 @@ DeepSpeedEstimate deepspeedZero3(int64_t P, int64_t largest, int64_t gpusPerNode
     r.zeroInit = zeroInit;
     const int64_t totalGpus = nodes * gpusPerNode;
     const double gpusFactor = 1 / dbl(nodes);
-    const int64_t largestMemory = 4 * largest;
+    const double largestMemory = 4 * dbl(largest);
     // P * max(4 * gpn, k * gpus_factor): an int product when the int side wins, else a float one.
     auto timesMax = [&](double k) {
         const double m = k * gpusFactor;
-        return dbl(4 * gpusPerNode) >= m ? dbl(P * 4 * gpusPerNode) : dbl(P) * m;
+        return 4 * dbl(gpusPerNode) >= m ? dbl(P) * (4 * dbl(gpusPerNode)) : dbl(P) * m;
     };
     double gpu = 0, cpu = 0;
     if (cpuOffload) {
         if (cpuOffloadParams) {
-            gpu = dbl(largestMemory);
-            cpu = zeroInit ? dbl(P * 18) * gpusFactor * buffer : timesMax(18) * buffer;
+            gpu = largestMemory;
+            cpu = zeroInit ? dbl(P) * 18 * gpusFactor * buffer : timesMax(18) * buffer;
         } else {
-            gpu = dbl(largestMemory + static_cast<int64_t>(dbl(2 * P) / dbl(totalGpus)));
-            cpu = zeroInit ? dbl(P * 16) * gpusFactor * buffer : timesMax(16) * buffer;
+            gpu = largestMemory + dbl(pyInt(2 * dbl(P) / dbl(totalGpus)));
+            cpu = zeroInit ? dbl(P) * 16 * gpusFactor * buffer : timesMax(16) * buffer;
         }
     } else {
-        gpu = dbl(largestMemory + static_cast<int64_t>(dbl(18 * P) / dbl(totalGpus)));
-        cpu = zeroInit ? dbl(largest * 4 * gpusPerNode) * buffer : dbl(P * 4 * gpusPerNode) * buffer;
+        gpu = largestMemory + dbl(pyInt(18 * dbl(P) / dbl(totalGpus)));
+        cpu = zeroInit ? dbl(largest) * 4 * dbl(gpusPerNode) * buffer : dbl(P) * 4 * dbl(gpusPerNode) * buffer;
     }
-    r.cpuBytes = static_cast<int64_t>(cpu);
-    r.gpuBytes = static_cast<int64_t>(gpu);
-    r.largestLayerBytes = largestMemory;
+    r.cpuBytes = pyInt(cpu);
+    r.gpuBytes = pyInt(gpu);
+    r.largestLayerBytes = pyInt(largestMemory);
     return r;
 }
 
 int64_t megatronModelParams(const MegatronArgs& a)
 {
     const MegatronEstimate e = megatronEstimate(a);
-    int64_t n = std::llround(e.totalParams);
+    int64_t n = pyInt(std::round(e.totalParams));
     const int64_t h = a.hiddenSize, kv = a.kvChannelsOrDefault(), heads = a.numAttentionHeads, g = a.queryGroups();
     const int64_t fc1 = a.swiglu ? 2 : 1;
     const std::vector<int> pattern = a.layerPattern();
