@@ -6,6 +6,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFile>
 
 
 #include <cmath>
@@ -20,7 +21,7 @@ struct Options {
     QCommandLineOption preset{QStringLiteral("preset"), QStringLiteral("Start from a built-in or user preset (see --list-presets)."), QStringLiteral("id")};
     QCommandLineOption scenario{QStringLiteral("scenario"), QStringLiteral("Start from a scenario JSON file."), QStringLiteral("file")};
     QCommandLineOption exportPng{QStringLiteral("export-png"), QStringLiteral("Render a chart to a PNG file offscreen and exit."), QStringLiteral("file")};
-    QCommandLineOption chart{QStringLiteral("chart"), QStringLiteral("Chart to export: bars, seq or dashboard (default)."), QStringLiteral("bars|seq|dashboard"), QStringLiteral("dashboard")};
+    QCommandLineOption chart{QStringLiteral("chart"), QStringLiteral("Chart to export: bars, seq, dashboard (default) or peers (Megatron and DeepSpeed beside TrainMem)."), QStringLiteral("bars|seq|dashboard|peers"), QStringLiteral("dashboard")};
     QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Export width in pixels (default 1600)."), QStringLiteral("px"), QStringLiteral("1600")};
     QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Export height in pixels (default 1000)."), QStringLiteral("px"), QStringLiteral("1000")};
     QCommandLineOption scale{QStringLiteral("scale"), QStringLiteral("Export scale factor, e.g. 2 for a high-DPI slide (default 1)."), QStringLiteral("factor"), QStringLiteral("1")};
@@ -44,13 +45,14 @@ struct Options {
     QCommandLineOption mfu{QStringLiteral("mfu"), QStringLiteral("Model FLOPs utilisation for the cost receipt, 0-1."), QStringLiteral("fraction")};
     QCommandLineOption price{QStringLiteral("price"), QStringLiteral("USD per GPU-hour for the cost receipt."), QStringLiteral("usd")};
     QCommandLineOption listPresets{QStringLiteral("list-presets"), QStringLiteral("List the presets and exit.")};
+    QCommandLineOption megatron{QStringLiteral("megatron-args"), QStringLiteral("Megatron-LM flags, a torchrun … pretrain_gpt.py line or a shell script (@FILE reads a file): the model, batch and layout come from them, and --json adds Megatron's and DeepSpeed's own estimates."), QStringLiteral("flags")};
     QCommandLineOption listGpus{QStringLiteral("list-gpus"), QStringLiteral("List the GPU catalog and exit.")};
 
     void addTo(QCommandLineParser& p) const
     {
         p.addOptions({json, text, preset, scenario, exportPng, chart, width, height, scale, params, activeParams, mode,
                       precision, optimizer, weights, seq, batch, checkpointing, flash, gpu, gpus, zero, tp, pp, ep,
-                      tokens, mfu, price, listPresets, listGpus});
+                      tokens, mfu, price, megatron, listPresets, listGpus});
     }
 };
 
@@ -122,6 +124,40 @@ private:
     const QCommandLineParser& m_p;
     Scenario& m_s;
 };
+
+// --megatron-args: the launch becomes the scenario (the GPU type, overhead and cost stay).
+bool readMegatron(const QString& value, int64_t gpus, CliRequest& r, QString& error)
+{
+    QString text = value;
+    std::string source = "--megatron-args";
+    if (value.startsWith(QLatin1Char('@'))) {
+        QFile f(value.mid(1));
+        if (!f.open(QIODevice::ReadOnly)) {
+            error = fail(QStringLiteral("megatron-args"), QStringLiteral("cannot read %1: %2").arg(value.mid(1), f.errorString()));
+            return false;
+        }
+        text = QString::fromUtf8(f.readAll());
+        source = value.mid(1).toStdString();
+    }
+    const MegatronParse parsed = parseMegatronArgs(text.toStdString(), gpus, source);
+    if (!parsed.ok()) {
+        QStringList lines;
+        for (const FieldError& e : parsed.errors)
+            lines << QString::fromStdString(e.toString());
+        error = lines.join(QLatin1Char('\n'));
+        return false;
+    }
+    r.megatron = parsed.args;
+    r.scenario = scenarioFromMegatron(parsed.args, r.scenario);
+    r.scenarioGiven = true;
+    for (const std::string& i : parsed.ignored)
+        r.megatronIgnored << QString::fromStdString(i);
+    for (const std::string& n : parsed.notes)
+        r.megatronNotes << QString::fromStdString(n);
+    if (!r.megatronIgnored.isEmpty())
+        r.warnings << QStringLiteral("--megatron-args: ignored (not used by the estimates): %1").arg(r.megatronIgnored.join(QStringLiteral(", ")));
+    return true;
+}
 
 }  // namespace
 
@@ -267,6 +303,10 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         out.error = ov.error;
         return out;
     }
+    if (p.isSet(o.megatron) && !readMegatron(p.value(o.megatron), p.isSet(o.gpus) ? s.hardware.gpus : 0, r, out.error)) {
+        out.ok = false;
+        return out;
+    }
     // Cross-option checks (gpus a multiple of tp·pp, and so on), named by option.
     const FieldErrors semantic = validateScenario(s, "");
     if (!semantic.empty()) {
@@ -293,7 +333,7 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         r.chart = p.value(o.chart);
         if (chartKindFromName(r.chart) == std::nullopt) {
             out.ok = false;
-            out.error = fail(QStringLiteral("chart"), QStringLiteral("must be bars, seq or dashboard, got \"%1\"").arg(r.chart));
+            out.error = fail(QStringLiteral("chart"), QStringLiteral("must be bars, seq, dashboard or peers, got \"%1\"").arg(r.chart));
             return out;
         }
         bool okW = false, okH = false, okS = false;

@@ -2,10 +2,13 @@
 // The command line (README, "Command line"): one parser for the window and the headless modes.
 
 #include "presetlibrary.h"
+#include "megatronargs.h"
 #include "scenario.h"
 
 #include <QString>
 #include <QStringList>
+
+#include <optional>
 
 namespace trainmem {
 
@@ -21,6 +24,9 @@ struct CliRequest {
     double scale = 1.0;
     QString helpText;
     QStringList warnings;        ///< printed to stderr, not fatal
+    std::optional<MegatronArgs> megatron;  ///< --megatron-args, read (the scenario is made from it)
+    QStringList megatronIgnored;           ///< flags of --megatron-args TrainMem does not read
+    QStringList megatronNotes;             ///< assumptions made reading them
 };
 
 struct CliOutcome {

@@ -4,6 +4,9 @@
 #include "coreapi.h"
 #include "cost.h"
 #include "jsontext.h"
+#include "peers.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -17,6 +20,26 @@ void print(FILE* to, const QString& text)
 {
     const QByteArray b = text.toUtf8();
     std::fwrite(b.constData(), 1, static_cast<size_t>(b.size()), to);
+}
+
+// The `peers` object (issue 10): Megatron's and DeepSpeed's own estimates beside TrainMem's, for
+// the pasted launch, or else for the scenario written as Megatron flags. Training only: both peers
+// estimate training memory.
+void addPeers(nlohmann::json& j, const CliRequest& r, const Breakdown& b, const GpuSpec& gpu)
+{
+    if (r.scenario.training.mode != Mode::Training)
+        return;
+    const MegatronArgs m = r.megatron ? *r.megatron : megatronFromScenario(r.scenario, b.model.arch);
+    nlohmann::json peers = peersToJson(comparePeers(m, r.scenario, gpu));
+    peers["from"] = r.megatron ? "--megatron-args" : "the scenario, written as Megatron-LM flags";
+    nlohmann::json ignored = nlohmann::json::array(), notes = peers["notes"];
+    for (const QString& i : r.megatronIgnored)
+        ignored.push_back(i.toStdString());
+    for (const QString& n : r.megatronNotes)
+        notes.push_back(n.toStdString());
+    peers["ignored_flags"] = ignored;
+    peers["notes"] = notes;
+    j["peers"] = peers;
 }
 
 }  // namespace
@@ -67,10 +90,14 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
         const GpuSpec& gpu = library.gpuFor(r.scenario, &gpuError);
         if (!gpuError.isEmpty())
             print(stderr, QStringLiteral("trainmem: warning: %1\n").arg(gpuError));
+        for (const QString& w : r.warnings)
+            print(stderr, QStringLiteral("trainmem: warning: %1\n").arg(w));
         const Breakdown b = account(r.scenario, gpu);
         if (r.action == CliRequest::Action::Json) {
             const CostReceipt c = computeCost(b.model, r.scenario, gpu);
-            print(stdout, QString::fromStdString(jsonText(breakdownToJson(b, r.scenario, gpu, c), 2)) + QLatin1Char('\n'));
+            nlohmann::json j = breakdownToJson(b, r.scenario, gpu, c);
+            addPeers(j, r, b, gpu);
+            print(stdout, QString::fromStdString(jsonText(j, 2)) + QLatin1Char('\n'));
             return 0;
         }
         print(stdout, QString::fromStdString(breakdownToText(b, r.scenario, gpu)));
@@ -81,7 +108,7 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
         eo.height = r.height;
         eo.scale = r.scale;
         QString error;
-        if (!exportChartPng(r.scenario, gpu, *chartKindFromName(r.chart), r.exportFile, eo, &error)) {
+        if (!exportChartPng(r.scenario, gpu, *chartKindFromName(r.chart), r.exportFile, eo, &error, r.megatron)) {
             print(stderr, QStringLiteral("trainmem: --export-png: %1\n").arg(error));
             return 1;
         }

@@ -1,9 +1,11 @@
 #include "window.h"
 
 #include "mainwindow.h"
+#include "peerspanel.h"
 #include "settings.h"
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QIcon>
 #include <QStatusBar>
 
@@ -21,6 +23,19 @@ int runWindow(const CliRequest& request, const PresetLibrary& library)
             initial = e->scenario;
     }
     MainWindow window(library, initial);
+    if (request.megatron) {
+        // --megatron-args opens the comparison dock on the pasted launch.
+        MegatronParse parse;
+        parse.args = *request.megatron;
+        for (const QString& i : request.megatronIgnored)
+            parse.ignored.push_back(i.toStdString());
+        for (const QString& n : request.megatronNotes)
+            parse.notes.push_back(n.toStdString());
+        window.peers()->setPasted(parse, window.scenario());
+        window.peers()->setScenario(window.scenario(), library.gpuFor(window.scenario()));
+        if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("peersDock")))
+            dock->show();
+    }
     window.show();
     for (const QString& w : request.warnings)
         window.statusBar()->showMessage(w, 8000);

@@ -115,7 +115,16 @@ private slots:
         QTest::newRow("both preset and scenario") << QStringList{"--preset", "gpt2-small", "--scenario", "x.json"}
                                                   << "--preset and --scenario: give one or the other";
         QTest::newRow("bad flash value") << QStringList{"--json", "--flash", "maybe"} << "--flash: must be on or off, got \"maybe\"";
-        QTest::newRow("bad chart") << QStringList{"--export-png", "x.png", "--chart", "pie"} << "--chart: must be bars, seq or dashboard, got \"pie\"";
+        QTest::newRow("bad chart") << QStringList{"--export-png", "x.png", "--chart", "pie"} << "--chart: must be bars, seq, dashboard or peers, got \"pie\"";
+        QTest::newRow("Megatron flag with a bad value")
+            << QStringList{"--json", "--megatron-args", "--num-layers x --hidden-size 4096"}
+            << "--megatron-args: --num-layers: must be an integer, got \"x\"";
+        QTest::newRow("Megatron launch without a vocabulary")
+            << QStringList{"--json", "--megatron-args", "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 128"}
+            << "--megatron-args: --vocab-size: missing: Megatron-LM reads it from the tokenizer; add --vocab-size N (e.g. 128256 for Llama 3, 32000 for Llama 2)";
+        QTest::newRow("Megatron file that cannot be read")
+            << QStringList{"--json", "--megatron-args", "@/nonexistent/launch.sh"}
+            << "--megatron-args: cannot read /nonexistent/launch.sh: No such file or directory";
         QTest::newRow("tiny export") << QStringList{"--export-png", "x.png", "--width", "10"} << "--width: must be 200 to 16384 pixels, got \"10\"";
         QTest::newRow("absurd scale") << QStringList{"--export-png", "x.png", "--scale", "100"}
                                       << "--scale: must be 0.25 to 8 and keep the image under 32768 pixels, got \"100\"";
@@ -169,6 +178,36 @@ private slots:
         QCOMPARE(j["min_gpus_for_model_state"].get<int64_t>(), qint64(15));
         QCOMPARE(j["scenario"]["training"]["seq_len"].get<int64_t>(), qint64(8192));
         QCOMPARE(QString::fromStdString(j["scenario"]["id"].get<std::string>()), QStringLiteral("llama3-70b"));
+    }
+
+    // Issue 10: --megatron-args makes the scenario and --json carries the peers' own numbers
+    // (Llama-2 7B at tp 2 on 8 GPUs: tst_peers derives 30,324,068,352 and 8,021,622,784 by hand).
+    void megatronArgsJson()
+    {
+        const nlohmann::json j = runJson(
+            {"--json", "--megatron-args",
+             "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --ffn-hidden-size 11008 "
+             "--num-attention-heads 32 --swiglu --normalization RMSNorm --untie-embeddings-and-output-weights "
+             "--disable-bias-linear --position-embedding-type rope --vocab-size 32000 --seq-length 4096 "
+             "--micro-batch-size 1 --global-batch-size 1024 --tensor-model-parallel-size 2 --sequence-parallel "
+             "--recompute-activations --use-distributed-optimizer --bf16 --lr 3e-4"});
+        QCOMPARE(j["params"]["total"].get<int64_t>(), qint64(6738415616));
+        QCOMPARE(j["scenario"]["hardware"]["tp"].get<int64_t>(), qint64(2));
+        const auto& p = j["peers"];
+        QCOMPARE(p["megatron"]["weight_and_optimizer_bytes"].get<double>(), 30324068352.0);
+        QCOMPARE(p["megatron"]["activation_bytes"].get<double>(), 8021622784.0);
+        QCOMPARE(p["deepspeed"]["zero2"]["gpu_bytes"].get<int64_t>(), qint64(28638266368));
+        QCOMPARE(p["deepspeed"]["zero3"]["gpu_bytes"].get<int64_t>(), qint64(15685723136));
+        QCOMPARE(p["ignored_flags"], nlohmann::json::array({"--lr 3e-4"}));
+        int megatronTerms = 0;
+        for (const auto& d : p["differences"]) {
+            QVERIFY(!d["reason"].get<std::string>().empty());
+            megatronTerms += d["peer"] == "megatron";
+        }
+        QCOMPARE(megatronTerms, 8);
+        // Without pasted flags the scenario itself is compared.
+        const nlohmann::json k = runJson({"--json", "--preset", "llama3-8b"});
+        QVERIFY(k["peers"]["megatron"]["available"].get<bool>());
     }
 
     void listings()

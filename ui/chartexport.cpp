@@ -3,6 +3,7 @@
 #include "charttheme.h"
 #include "dashboard.h"
 #include "memorybarchart.h"
+#include "peerschart.h"
 #include "sequencechart.h"
 
 #include <QCoreApplication>
@@ -32,6 +33,7 @@ struct Scene {
     ChartTheme theme;
     std::unique_ptr<MemoryBarChart> bars;
     std::unique_ptr<SequenceChart> seq;
+    std::unique_ptr<PeersChart> peers;
     QString title;
 };
 
@@ -42,6 +44,17 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
     sc.theme = o.slideTheme ? ChartTheme::slide(o.width, o.height) : ChartTheme::fromPalette(QGuiApplication::palette());
     sc.title = QString::fromStdString(s.name.empty() ? s.id : s.name);
     const bool single = kind != ChartKind::Dashboard;
+    if (kind == ChartKind::Peers) {
+        sc.peers = std::make_unique<PeersChart>();
+        sc.peers->setTheme(sc.theme);
+        sc.peers->setUnits(x.units);
+        sc.peers->setAxisScale(x.axisScale);
+        sc.peers->fitLabelsTo(o.width);
+        sc.peers->setComparison(peerComparisonFor(s, gpu, x.megatron), s.hardware.zeroStage == 3 ? 3 : 2, gpu.memoryBytes,
+                                sc.state.capacityLabel);
+        sc.peers->setTitle(tr("Megatron-LM and DeepSpeed beside TrainMem: %1").arg(sc.title));
+        return sc;
+    }
     if (kind != ChartKind::Seq) {
         sc.bars = std::make_unique<MemoryBarChart>();
         sc.bars->setTheme(sc.theme);
@@ -139,6 +152,7 @@ void paintScene(QCPPainter& p, Scene& sc, const Scenario& s, ChartKind kind, int
     case ChartKind::Bars: drawChart(p, sc.bars.get(), QRect(0, 0, w, h)); break;
     case ChartKind::Seq: drawChart(p, sc.seq.get(), QRect(0, 0, w, h)); break;
     case ChartKind::Dashboard: drawDashboard(p, sc, s, w, h); break;
+    case ChartKind::Peers: drawChart(p, sc.peers.get(), QRect(0, 0, w, h)); break;
     }
 }
 
@@ -208,9 +222,19 @@ bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QS
 }
 
 bool exportChartPng(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file,
-                    const ExportOptions& options, QString* error)
+                    const ExportOptions& options, QString* error, const std::optional<MegatronArgs>& megatron)
 {
-    return exportChart(s, gpu, kind, file, ExportFormat::Png, options, ChartExtras{}, error);
+    ChartExtras extras;
+    extras.megatron = megatron;
+    return exportChart(s, gpu, kind, file, ExportFormat::Png, options, extras, error);
+}
+
+PeerComparison peerComparisonFor(const Scenario& s, const GpuSpec& gpu, const std::optional<MegatronArgs>& megatron)
+{
+    Scenario t = s;
+    t.training.mode = Mode::Training;
+    const MegatronArgs m = megatron ? *megatron : megatronFromScenario(t, resolveModel(t.model).arch);
+    return comparePeers(m, t, gpu);
 }
 
 }  // namespace trainmem

@@ -3,7 +3,9 @@
 
 #include "chartkind.h"
 #include "gpu.h"
+#include "megatronargs.h"
 #include "memorybarchart.h"
+#include "peers.h"
 #include "scenario.h"
 #include "units.h"
 
@@ -28,6 +30,7 @@ struct ChartExtras {
     std::vector<BarColumn> pins;
     UnitSystem units = UnitSystem::Decimal;
     AxisScale axisScale = AxisScale::Automatic;
+    std::optional<MegatronArgs> megatron;  ///< the pasted launch for the peers chart (else the scenario's flags)
 };
 
 enum class ExportFormat { Png, Pdf };
@@ -35,7 +38,12 @@ enum class ExportFormat { Png, Pdf };
 /// Renders `kind` for the scenario to a PNG file. Needs a QApplication (any platform,
 /// "offscreen" included). Returns false with a message naming the file on failure.
 bool exportChartPng(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file,
-                    const ExportOptions& options, QString* error);
+                    const ExportOptions& options, QString* error,
+                    const std::optional<MegatronArgs>& megatron = std::nullopt);
+
+/// The comparison the peers chart and dock show: the pasted launch, or the scenario written as
+/// Megatron-LM flags, always as training (both peers estimate training memory).
+PeerComparison peerComparisonFor(const Scenario& s, const GpuSpec& gpu, const std::optional<MegatronArgs>& megatron);
 
 /// The same with pins and view choices, as PNG or PDF (vector). The file is replaced atomically.
 bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file, ExportFormat format,

@@ -8,9 +8,9 @@
 
 namespace trainmem {
 
-enum class ChartKind { Bars, Seq, Dashboard };
+enum class ChartKind { Bars, Seq, Dashboard, Peers };
 
-/// "bars", "seq", "dashboard" → ChartKind; nullopt otherwise.
+/// "bars", "seq", "dashboard", "peers" → ChartKind; nullopt otherwise.
 inline std::optional<ChartKind> chartKindFromName(const QString& name)
 {
     const QString n = name.trimmed().toLower();
@@ -20,6 +20,8 @@ inline std::optional<ChartKind> chartKindFromName(const QString& name)
         return ChartKind::Seq;
     if (n == QLatin1String("dashboard"))
         return ChartKind::Dashboard;
+    if (n == QLatin1String("peers"))
+        return ChartKind::Peers;
     return std::nullopt;
 }
 

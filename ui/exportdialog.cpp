@@ -17,6 +17,7 @@ ExportDialog::ExportDialog(ChartKind kind, const ExportOptions& options, QWidget
     m_chart->addItem(tr("Dashboard (verdict and both charts)"), static_cast<int>(ChartKind::Dashboard));
     m_chart->addItem(tr("Stacked memory bars"), static_cast<int>(ChartKind::Bars));
     m_chart->addItem(tr("Memory against context length"), static_cast<int>(ChartKind::Seq));
+    m_chart->addItem(tr("Megatron-LM and DeepSpeed beside TrainMem"), static_cast<int>(ChartKind::Peers));
     m_chart->setCurrentIndex(m_chart->findData(static_cast<int>(kind)));
     m_chart->setToolTip(tr("The dashboard puts the verdict above both charts, ready for one slide."));
     form->addRow(tr("Chart"), m_chart);

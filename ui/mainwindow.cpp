@@ -5,6 +5,7 @@
 #include "dashboard.h"
 #include "errorbanner.h"
 #include "exportdialog.h"
+#include "peerspanel.h"
 #include "presetlibrary.h"
 #include "scenariocommand.h"
 #include "scenarioio.h"
@@ -76,6 +77,15 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     m_teaching = new TeachingDocks(this, library, m_dashboard);
     connect(m_teaching, &TeachingDocks::scenarioRequested, this,
             [this](const Scenario& s) { pushScenario(s, -1, tr("Teaching: %1").arg(QString::fromStdString(s.name))); });
+    // Issue 10: Megatron-LM's and DeepSpeed's own estimates beside TrainMem's.
+    m_peers = new PeersPanel(this);
+    m_peersDock = new QDockWidget(tr("Compare with Megatron / DeepSpeed"), this);
+    m_peersDock->setObjectName(QStringLiteral("peersDock"));
+    m_peersDock->setWidget(m_peers);
+    addDockWidget(Qt::RightDockWidgetArea, m_peersDock);
+    m_peersDock->hide();
+    connect(m_peers, &PeersPanel::scenarioRequested, this, [this](const Scenario& s, const QString& text) { pushScenario(s, -1, text); });
+    connect(this, &MainWindow::scenarioChanged, m_peers, [this](const Scenario& s) { m_peers->setScenario(s, m_library.gpuFor(s)); });
     createActions();
     connect(m_panel, &ControlPanel::scenarioEdited, this, &MainWindow::applyEdit);
     connect(m_panel, &ControlPanel::editFinished, this, [this] { ++m_mergeEpoch; });
@@ -135,6 +145,13 @@ void MainWindow::createActions()
     file->addActions({open, save, saveAs});
     file->addSeparator();
     file->addActions({exportAct, copy});
+    QAction* paste = make(QStringLiteral("pasteMegatron"), tr("Paste &Megatron-LM arguments…"), QKeySequence(),
+                          tr("Read a Megatron-LM launch command and compare Megatron's and DeepSpeed's estimates with TrainMem's"));
+    file->addAction(paste);
+    connect(paste, &QAction::triggered, this, [this] {
+        m_peersDock->show();
+        m_peers->pasteDialog();
+    });
     file->addSeparator();
     file->addAction(quit);
     connect(open, &QAction::triggered, this, &MainWindow::openDialog);
@@ -197,6 +214,7 @@ void MainWindow::createActions()
     }
     view->addSeparator();
     view->addAction(m_dock->toggleViewAction());
+    view->addAction(m_peersDock->toggleViewAction());
     QMenu* teach = menuBar()->addMenu(tr("&Teach"));
     const QList<QAction*> teaching = m_teaching->actions();
     teach->addActions(teaching.mid(0, TeachingDocks::kDockCount));
@@ -321,6 +339,7 @@ bool MainWindow::exportTo(const QString& path, ChartKind kind, const ExportOptio
     extras.pins = m_dashboard->pins();
     extras.units = m_dashboard->units();
     extras.axisScale = m_dashboard->axisScale();
+    extras.megatron = m_peers->pastedArgs();
     const ExportFormat format = path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive) ? ExportFormat::Pdf
                                                                                            : ExportFormat::Png;
     QString error;
@@ -334,7 +353,7 @@ bool MainWindow::exportTo(const QString& path, ChartKind kind, const ExportOptio
 
 void MainWindow::copyToClipboard()
 {
-    ChartExtras extras{m_dashboard->pins(), m_dashboard->units(), m_dashboard->axisScale()};
+    ChartExtras extras{m_dashboard->pins(), m_dashboard->units(), m_dashboard->axisScale(), m_peers->pastedArgs()};
     const QImage image = renderChart(m_scenario, m_library.gpuFor(m_scenario), m_settings.exportChart(),
                                      m_settings.exportOptions(), extras);
     if (image.isNull()) {

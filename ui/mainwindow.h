@@ -18,6 +18,7 @@ namespace trainmem {
 
 class Dashboard;
 class ErrorBanner;
+class PeersPanel;
 class PresetLibrary;
 class TeachingDocks;
 
@@ -43,6 +44,7 @@ public:
     Dashboard* dashboard() const { return m_dashboard; }
     ErrorBanner* errorBanner() const { return m_banner; }
     TeachingDocks* teaching() const { return m_teaching; }
+    PeersPanel* peers() const { return m_peers; }
     QUndoStack* undoStack() const { return m_undo; }
     QAction* action(const QString& objectName) const;
 
@@ -76,6 +78,8 @@ private:
     Dashboard* m_dashboard = nullptr;
     ErrorBanner* m_banner = nullptr;
     TeachingDocks* m_teaching = nullptr;
+    PeersPanel* m_peers = nullptr;
+    QDockWidget* m_peersDock = nullptr;
     QUndoStack* m_undo = nullptr;
     QActionGroup* m_axisGroup = nullptr;
     int m_mergeEpoch = 0;  ///< bumped when a drag ends, so the next drag is its own undo step

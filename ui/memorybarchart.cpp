@@ -14,7 +14,6 @@
 namespace trainmem {
 namespace {
 
-constexpr double kBarWidth = 0.62;
 // Log view when the tallest bar dwarfs the GPU line: a 38 TB bar against an 80 GB line
 // leaves the line at 0.2% of a linear axis.
 constexpr double kAutoLogRatio = 20;

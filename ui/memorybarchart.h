@@ -56,7 +56,9 @@ public:
     QCPItemText* totalLabel(int column) const { return m_totals[static_cast<size_t>(column)]; }
     bool isLogarithmic() const { return m_log; }
     /// The hover text for a point in widget coordinates; empty outside the bars.
-    QString toolTipAt(const QPointF& pos) const;
+    virtual QString toolTipAt(const QPointF& pos) const;
+    /// Bar width in key units (bar k is centred on key k).
+    static constexpr double kBarWidth = 0.62;
 
 Q_SIGNALS:
     /// The user asked (context menu) to remove pinned bar `pinIndex` (0 = first pinned).

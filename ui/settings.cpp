@@ -127,6 +127,7 @@ void Settings::setExportChart(ChartKind k)
 {
     m_s->setValue(key(Key::ExportChart), k == ChartKind::Bars  ? QStringLiteral("bars")
                                          : k == ChartKind::Seq ? QStringLiteral("seq")
+                                         : k == ChartKind::Peers ? QStringLiteral("peers")
                                                                : QStringLiteral("dashboard"));
 }
 

@@ -1,0 +1,353 @@
+// TrainMem beside the peers: the difference terms (each with its reason) and the `peers` JSON.
+// The terms are per-GPU segments, so for every peer the terms add up to the whole gap between
+// TrainMem's total and the peer's figure.
+
+#include "peers.h"
+
+#include "units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainmem {
+namespace {
+
+constexpr const char* kMegatronSource =
+    "NVIDIA/Megatron-LM megatron/training/theoretical_memory_usage.py @ d98e8a64ddf34856e74b24714e3bedb2f5a39553";
+constexpr const char* kDeepSpeedSource =
+    "deepspeedai/DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py and stage3.py @ edaa7221267243c7be7fb49c5d5f5c4fb97b4641";
+
+double dbl(int64_t v) { return static_cast<double>(v); }
+std::string n(double count) { return formatCount(count); }
+std::string by(double bytes) { return formatBytes(bytes); }
+std::string num(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+std::string precisionWord(const StateRecipe& r) { return r.weights >= 4 ? "fp32" : "16-bit"; }
+
+// What one GPU holds in TrainMem's accounting, in parameters.
+double paramsOnGpu(const Breakdown& b)
+{
+    return b.recipe.weights > 0 ? b.perGpu.weights / b.recipe.weights : 0;
+}
+
+void addMegatronTerms(PeerComparison& c, const Breakdown& b, const Scenario& s)
+{
+    const MegatronArgs& a = c.args;
+    const MegatronEstimate& m = c.megatron;
+    const Segments& t = b.perGpu;
+    const int zero = s.hardware.zeroStage;
+    auto add = [&](const char* term, double tm, double peer, std::string reason) {
+        c.differences.push_back({"megatron", term, tm, peer, std::move(reason)});
+    };
+    std::string shard = "1/" + std::to_string(a.pipelineModelParallelSize) + " of the layers ÷ tp "
+                        + std::to_string(a.tensorModelParallelSize) + " plus the whole input embedding ÷ tp";
+    if (a.untieEmbeddingsAndOutputWeights && a.pipelineModelParallelSize == 1)
+        shard += " and the output layer ÷ tp";
+    if (a.mtpNumLayers && *a.mtpNumLayers > 0)
+        shard += ", all " + std::to_string(*a.mtpNumLayers) + " MTP layer(s)";
+    if (a.numExperts)
+        shard += ", routed experts ÷ etp·ep = " + std::to_string(a.expertTensorParallel() * a.expertModelParallelSize);
+    const std::string counts = "TrainMem holds " + n(paramsOnGpu(b)) + " parameters on this GPU (the model of "
+                               + n(dbl(b.model.params.total)) + " split evenly over tp·pp, experts also ÷ ep"
+                               + (zero >= 3 ? ", then ÷ dp by ZeRO-3" : "") + "); Megatron's most-loaded shard holds "
+                               + n(m.mostLoadedShardParams) + " (" + shard
+                               + "; its count of " + n(m.totalParams) + " leaves out linear biases and position embeddings).";
+    add("weights", t.weights, m.weights,
+        "Both keep a " + precisionWord(b.recipe) + " working copy (" + num(b.recipe.weights) + " B vs 2 B per parameter). " + counts);
+    add("gradients", t.gradients, m.gradients,
+        "TrainMem: " + num(b.recipe.gradients) + " B per parameter (gradients in the training precision, the ZeRO paper's 16 B recipe"
+            + (zero >= 2 ? ", sharded by ZeRO-" + std::to_string(zero) : "") + "); Megatron: 4 B fp32 main gradients "
+            "(its gradient-accumulation buffer), not sharded even by the distributed optimizer.");
+    const std::string sharding = a.useDistributedOptimizer
+        ? "the distributed optimizer shards them ÷ dp " + std::to_string(a.dataParallel()) + " in Megatron, ZeRO-"
+              + std::to_string(zero) + " in TrainMem"
+        : "neither shards them (no --use-distributed-optimizer)";
+    add("master_weights", t.master, m.master,
+        "Both keep a 4 B fp32 master copy per parameter; " + sharding + ". The rest of the gap is the parameter count.");
+    add("optimizer", t.optimizer, m.optimizer,
+        "Both keep Adam's two fp32 moments (8 B per parameter); " + sharding + ".");
+
+    std::string act;
+    if (m.sequenceParallelBranch)
+        act = "Megatron (sequence parallel + selective recompute): Korthikanti et al. Table 2, s·b·h·(18 + 4·ffn/h) per layer "
+              "for all " + std::to_string(a.numLayers) + " layers (the first stage keeps pp micro-batches of L/pp layers) ÷ tp, "
+              "with no correction for GQA, SwiGLU's third matrix, MoE's top-k experts or MLA (its own TODO).";
+    else
+        act = "Megatron (its other branch, used whenever not both sequence parallel and selective recompute, so also for "
+              "full or no recompute): s·b·h·(10 + 24/tp) per layer for all " + std::to_string(a.numLayers)
+              + " layers, × 1.05 for temporaries; it does not change with the recompute setting.";
+    if (m.interleavePenalty != 1)
+        act += " It multiplies by the interleaved-schedule penalty " + num(m.interleavePenalty)
+               + "; TrainMem does not model the virtual pipeline.";
+    act += " TrainMem: its own tape for " + std::string(toString(s.training.checkpointing)) + " checkpointing"
+           + (s.training.flashAttention ? " with flash attention" : " with the s² attention scores")
+           + ", at the real widths (GQA, SwiGLU, k routed experts, MLA), dropout masks only when dropout is on"
+           + (a.pipelineModelParallelSize > 1
+                  ? std::string(", on its peak stage (") + (b.lastStageIsPeak ? "last" : "first") + ")"
+                  : std::string())
+           + ".";
+    add("activations", t.activations, m.activationLayers + m.activationEmbedding, act);
+    add("logits", t.logits, m.activationOutput,
+        a.pipelineModelParallelSize > 1
+            ? "Megatron reports the first pipeline stage, which has no output layer; TrainMem counts the logits on the last "
+              "stage when that stage is the peak (s·b·V in 16-bit plus fp32 for the loss, ÷ tp)."
+            : std::string("TrainMem: s·b·V logits in 16-bit plus fp32 for the loss, ÷ tp; Megatron: ")
+                  + (m.sequenceParallelBranch ? "s·b·h·4·(1 + V/h) ÷ tp for the output layer's input and the loss"
+                                              : "(s·b·V/tp + s·b·h) · 2 · 1.05, the 16-bit logits and final norm output"));
+    add("workspace", t.workspace, 0, "Megatron's estimate has no transient matmul workspace; TrainMem keeps the widest "
+                                     "intermediate and its gradient (÷ tp).");
+    add("overhead", t.overhead(), 0, "Megatron's estimate has no CUDA/PyTorch context or allocator reserve; TrainMem adds "
+                                     + by(t.framework) + " of context and a " + num(100 * s.hardware.fragmentation)
+                                     + "% fragmentation reserve.");
+}
+
+void addDeepSpeedTerms(PeerComparison& c, const char* peer, const Breakdown& b, const Scenario& s, bool stage3)
+{
+    const Segments& t = b.perGpu;
+    const Segments ds = deepspeedSegments(c, stage3 ? 3 : 2);
+    const double P = dbl(c.deepspeedParams), N = dbl(c.gpusPerNode * c.nodes);
+    auto add = [&](const char* term, double tm, double ds, std::string reason) {
+        c.differences.push_back({peer, term, tm, ds, std::move(reason)});
+    };
+    const int zero = s.hardware.zeroStage;
+    const std::string layout = "TrainMem, this launch: " + n(paramsOnGpu(b)) + " parameters on this GPU (tp "
+                               + std::to_string(s.hardware.tp) + " · pp " + std::to_string(s.hardware.pp)
+                               + (b.model.arch.isMoe() ? ", experts ÷ ep " + std::to_string(s.hardware.ep) : std::string())
+                               + ", ZeRO-" + std::to_string(zero) + " over dp " + std::to_string(b.dataParallel) + ")";
+    const std::string dsLayout = std::string("DeepSpeed's estimator knows only ZeRO-") + (stage3 ? "3" : "2") + " data parallelism over "
+                                 + num(N) + " GPUs (no tensor or pipeline split) and is given " + n(P)
+                                 + " parameters (the parameters() of the model these flags build; TrainMem counts "
+                                 + n(dbl(b.model.params.total)) + ").";
+    if (stage3)
+        add("weights", t.weights, ds.weights, "DeepSpeed: 2 B fp16 weights ÷ " + num(N) + ". " + layout + ", "
+                                                        + num(b.recipe.weights) + " B each. " + dsLayout);
+    else
+        add("weights", t.weights, ds.weights, "DeepSpeed: 2 B fp16 weights, all of them on every GPU. " + layout + ", "
+                                             + num(b.recipe.weights) + " B each. " + dsLayout);
+    add("gradients", t.gradients, ds.gradients,
+        std::string(stage3 ? "DeepSpeed's ZeRO-3 18 B per parameter leaves 4 B for gradients (2 B fp16 weights + the 16 B its "
+                             "offload branch moves: gradients, fp32 weights, Adam)"
+                           : "DeepSpeed's ZeRO-2 18 B per sharded parameter counts 2 B fp16 and 4 B fp32 gradients")
+            + ", ÷ " + num(N) + "; TrainMem keeps "
+            + num(b.recipe.gradients) + " B (gradients in the training precision)" + (zero >= 2 ? ", ÷ dp" : ", not sharded at ZeRO-" + std::to_string(zero))
+            + ". " + layout + ".");
+    add("master_weights", t.master, ds.master,
+        "Both keep a 4 B fp32 master copy: DeepSpeed ÷ " + num(N) + "; " + layout + (zero >= 1 ? ", ÷ dp." : ", not sharded."));
+    add("optimizer", t.optimizer, ds.optimizer,
+        "Both keep Adam's 8 B of fp32 moments: DeepSpeed ÷ " + num(N) + "; " + layout + (zero >= 1 ? ", ÷ dp." : ", not sharded."));
+    if (stage3)
+        add("gathered_layer", 0, ds.workspace,
+            "DeepSpeed adds 4 B × the largest layer (" + n(dbl(c.deepspeedLargestLayer))
+                + " parameters, the largest single tensor): the gathered 16-bit weight and gradient of the layer being "
+                  "computed. TrainMem does not count ZeRO-3's gather buffers.");
+    const std::string modelStatesOnly = "DeepSpeed's estimator covers model states only (params, gradients, optimizer).";
+    add("activations", t.activations, 0, modelStatesOnly + " TrainMem's tape for this launch.");
+    add("logits", t.logits, 0, modelStatesOnly);
+    add("workspace", t.workspace, 0, modelStatesOnly);
+    add("overhead", t.overhead(), 0, modelStatesOnly + " TrainMem adds the CUDA context and the allocator reserve.");
+}
+
+}  // namespace
+
+Segments megatronSegments(const MegatronEstimate& m)
+{
+    Segments s;
+    s.weights = m.weights;
+    s.gradients = m.gradients;
+    s.master = m.master;
+    s.optimizer = m.optimizer;
+    s.activations = m.activationLayers + m.activationEmbedding;
+    s.logits = m.activationOutput;
+    return s;
+}
+
+Segments deepspeedSegments(const PeerComparison& c, int stage)
+{
+    const DeepSpeedEstimate& d = stage == 3 ? c.zero3 : c.zero2;
+    Segments s;
+    s.workspace = dbl(d.largestLayerBytes);
+    if (stage == 3) {
+        const double sharded = dbl(d.gpuBytes - d.largestLayerBytes);  // 18 B per parameter ÷ GPUs
+        s.weights = sharded * 2 / 18;
+        s.gradients = sharded * 4 / 18;
+        s.master = sharded * 4 / 18;
+        s.optimizer = sharded * 8 / 18;
+    } else {
+        const double whole = 2 * dbl(c.deepspeedParams);
+        const double sharded = dbl(d.gpuBytes) - whole;
+        s.weights = whole;
+        s.gradients = sharded * 6 / 18;
+        s.master = sharded * 4 / 18;
+        s.optimizer = sharded * 8 / 18;
+    }
+    return s;
+}
+
+PeerComparison comparePeers(const MegatronArgs& m, const Scenario& s, const GpuSpec& gpu)
+{
+    PeerComparison c;
+    c.args = m;
+    c.megatron = megatronEstimate(m);
+    // DeepSpeed describes hardware as nodes × GPUs per node: torchrun's, else 8 per node.
+    const int64_t world = std::max<int64_t>(1, m.worldSize);
+    if (m.gpusPerNode > 0 && m.gpusPerNode * std::max<int64_t>(1, m.nodes) == world) {
+        c.gpusPerNode = m.gpusPerNode;
+        c.nodes = std::max<int64_t>(1, m.nodes);
+    } else if (world > 8 && world % 8 == 0) {
+        c.gpusPerNode = 8;
+        c.nodes = world / 8;
+    } else {
+        c.gpusPerNode = world;
+        c.nodes = 1;
+    }
+    c.deepspeedParams = megatronModelParams(m);
+    c.deepspeedLargestLayer = megatronLargestTensor(m);
+    c.zero2 = deepspeedZero2(c.deepspeedParams, c.gpusPerNode, c.nodes, false);
+    c.zero3 = deepspeedZero3(c.deepspeedParams, c.deepspeedLargestLayer, c.gpusPerNode, c.nodes, false, false, true);
+    for (bool offload : {true, false})
+        c.zero2Variants.push_back(deepspeedZero2(c.deepspeedParams, c.gpusPerNode, c.nodes, offload));
+    // The order estimate_zero3_model_states_mem_needs_all_cold prints.
+    for (bool offload : {true, false})
+        for (bool offloadParams : {true, false}) {
+            if (!offload && offloadParams)
+                continue;
+            for (bool zeroInit : {true, false})
+                c.zero3Variants.push_back(deepspeedZero3(c.deepspeedParams, c.deepspeedLargestLayer, c.gpusPerNode,
+                                                         c.nodes, offload, offloadParams, zeroInit));
+        }
+
+    const Breakdown launch = account(s, gpu);
+    c.trainmem = launch.perGpu;
+    if (c.megatron.available)
+        addMegatronTerms(c, launch, s);
+    addDeepSpeedTerms(c, "deepspeed_zero2", launch, s, false);
+    addDeepSpeedTerms(c, "deepspeed_zero3", launch, s, true);
+
+    // What these flags use that TrainMem's scenario does not hold.
+    if (const auto vpp = m.virtualPipeline())
+        c.notes.push_back("virtual pipeline " + std::to_string(*vpp) + ": Megatron's activations carry the interleaving "
+                          "penalty; TrainMem models plain 1F1B");
+    if (m.numExperts && m.expertTensorParallel() != m.tensorModelParallelSize)
+        c.notes.push_back("expert tensor parallel " + std::to_string(m.expertTensorParallel())
+                          + " differs from tp: TrainMem divides experts by tp·ep");
+    if (m.mtpNumLayers && *m.mtpNumLayers > 0)
+        c.notes.push_back(std::to_string(*m.mtpNumLayers) + " MTP layer(s): counted by Megatron, not by TrainMem");
+    if (m.contextParallelSize > 1)
+        c.notes.push_back("context parallel " + std::to_string(m.contextParallelSize)
+                          + ": Megatron's data-parallel size excludes it; TrainMem does not model context parallelism");
+    if (m.numExperts) {
+        const std::vector<int> p = m.layerPattern();
+        const auto firstMoe = std::find(p.begin(), p.end(), 1);
+        if (std::find(firstMoe, p.end(), 0) != p.end())
+            c.notes.push_back("dense layers not only at the front of --moe-layer-freq: TrainMem counts them as leading");
+        if (m.moeSharedExpertIntermediateSize && *m.moeSharedExpertIntermediateSize % m.moeFfn() != 0)
+            c.notes.push_back("shared expert width is not a multiple of the expert width: TrainMem rounds it");
+    }
+    if (!m.bf16)
+        c.notes.push_back("Megatron's estimator assumes bf16 (18 B per parameter) whatever --bf16/--fp16 say");
+    return c;
+}
+
+nlohmann::json peersToJson(const PeerComparison& c)
+{
+    using nlohmann::json;
+    const MegatronArgs& a = c.args;
+    const MegatronEstimate& m = c.megatron;
+    auto dsJson = [](const DeepSpeedEstimate& d, bool stage3) {
+        json j = {{"gpu_bytes", d.gpuBytes}, {"cpu_bytes", d.cpuBytes},
+                  {"offload_optimizer", d.offloadOptimizer ? "cpu" : "none"}};
+        if (stage3) {
+            j["offload_param"] = d.offloadParam ? "cpu" : "none";
+            j["zero_init"] = d.zeroInit;
+            j["largest_layer_bytes"] = d.largestLayerBytes;
+        }
+        return j;
+    };
+    json megatron = {{"available", m.available}, {"source", kMegatronSource}};
+    if (m.available) {
+        megatron.update({{"weight_and_optimizer_bytes", m.weightAndOptimizerBytes},
+                         {"activation_bytes", m.activationBytes},
+                         {"total_bytes", m.totalBytes()},
+                         {"printed", m.printed},
+                         {"activation_branch", m.sequenceParallelBranch ? "compute_activation_memory (sequence parallel + selective)"
+                                                                        : "compute_activation_memory_without_sp"},
+                         {"num_microbatches", m.numMicrobatches},
+                         {"interleave_penalty", m.interleavePenalty},
+                         {"bytes_per_param", m.bytesPerParam},
+                         {"bytes_per_expert_param", m.bytesPerExpertParam},
+                         {"params", {{"total", m.totalParams}, {"active", m.activeParams},
+                                     {"most_loaded_shard", m.mostLoadedShardParams}}},
+                         {"parts", {{"weights", m.weights}, {"gradients", m.gradients}, {"master_weights", m.master},
+                                    {"optimizer", m.optimizer}, {"activation_layers", m.activationLayers},
+                                    {"activation_embedding", m.activationEmbedding}, {"output_layer", m.activationOutput}}}});
+    } else {
+        megatron["reason"] = m.unavailableReason;
+    }
+    json z2v = json::array(), z3v = json::array();
+    for (const DeepSpeedEstimate& d : c.zero2Variants)
+        z2v.push_back(dsJson(d, false));
+    for (const DeepSpeedEstimate& d : c.zero3Variants)
+        z3v.push_back(dsJson(d, true));
+    json deepspeed = {{"source", kDeepSpeedSource},
+                      {"total_params", c.deepspeedParams},
+                      {"largest_layer_params", c.deepspeedLargestLayer},
+                      {"num_gpus_per_node", c.gpusPerNode},
+                      {"num_nodes", c.nodes},
+                      {"additional_buffer_factor", 1.5},
+                      {"zero2", dsJson(c.zero2, false)},
+                      {"zero3", dsJson(c.zero3, true)},
+                      {"zero2_variants", z2v},
+                      {"zero3_variants", z3v},
+                      {"cpu_note", "TrainMem does not model host memory; cpu_bytes are DeepSpeed's own figures."}};
+    json diffs = json::array();
+    json gap = json::object();
+    for (const PeerDifference& d : c.differences) {
+        diffs.push_back({{"peer", d.peer}, {"term", d.term}, {"trainmem_bytes", d.trainmemBytes},
+                         {"peer_bytes", d.peerBytes}, {"difference_bytes", d.trainmemBytes - d.peerBytes},
+                         {"reason", d.reason}});
+        if (!gap.contains(d.peer))
+            gap[d.peer] = {{"trainmem_bytes", 0.0}, {"peer_bytes", 0.0}};
+        json& g = gap[d.peer];
+        g["trainmem_bytes"] = g["trainmem_bytes"].get<double>() + d.trainmemBytes;
+        g["peer_bytes"] = g["peer_bytes"].get<double>() + d.peerBytes;
+    }
+    json args = {{"num_layers", a.numLayers}, {"hidden_size", a.hiddenSize}, {"ffn_hidden_size", a.ffn()},
+                 {"num_attention_heads", a.numAttentionHeads}, {"kv_channels", a.kvChannelsOrDefault()},
+                 {"num_query_groups", a.queryGroups()}, {"padded_vocab_size", a.paddedVocab()},
+                 {"seq_length", a.seqLength}, {"micro_batch_size", a.microBatchSize},
+                 {"world_size", a.worldSize}, {"tensor_model_parallel_size", a.tensorModelParallelSize},
+                 {"pipeline_model_parallel_size", a.pipelineModelParallelSize},
+                 {"data_parallel_size", a.dataParallel()}, {"expert_model_parallel_size", a.expertModelParallelSize},
+                 {"expert_tensor_parallel_size", a.expertTensorParallel()},
+                 {"expert_data_parallel_size", a.expertDataParallel()},
+                 {"sequence_parallel", a.sequenceParallelEffective()},
+                 {"recompute_granularity", a.recomputeGranularity ? json(*a.recomputeGranularity) : json(nullptr)},
+                 {"use_distributed_optimizer", a.useDistributedOptimizer}};
+    if (const auto vpp = a.virtualPipeline())
+        args["virtual_pipeline_model_parallel_size"] = *vpp;
+    if (a.numExperts)
+        args.update({{"num_experts", *a.numExperts}, {"moe_ffn_hidden_size", a.moeFfn()},
+                     {"moe_router_topk", a.moeRouterTopk}});
+    if (a.mtpNumLayers)
+        args["mtp_num_layers"] = *a.mtpNumLayers;
+    auto seg = [](const Segments& s) {
+        return json{{"weights", s.weights},     {"gradients", s.gradients},   {"master_weights", s.master},
+                    {"optimizer", s.optimizer}, {"activations", s.activations}, {"logits", s.logits},
+                    {"workspace", s.workspace}, {"overhead", s.overhead()},   {"total", s.total()}};
+    };
+    return {{"args", args},
+            {"megatron", megatron},
+            {"deepspeed", deepspeed},
+            {"trainmem", seg(c.trainmem)},
+            {"differences", diffs},
+            {"gap", gap},
+            {"notes", c.notes}};
+}
+
+}  // namespace trainmem

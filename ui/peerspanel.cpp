@@ -1,0 +1,228 @@
+#include "peerspanel.h"
+
+#include "chartexport.h"
+#include "megatrondialog.h"
+#include "charttheme.h"
+#include "peerschart.h"
+#include "scenarioio.h"
+#include "units.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace trainmem {
+
+PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("peersPanel"));
+    auto* layout = new QVBoxLayout(this);
+    auto* row = new QHBoxLayout;
+    m_paste = new QPushButton(tr("Paste Megatron-LM arguments…"), this);
+    m_paste->setObjectName(QStringLiteral("pasteMegatronButton"));
+    row->addWidget(m_paste);
+    row->addStretch(1);
+    row->addWidget(new QLabel(tr("DeepSpeed:"), this));
+    m_stage = new QComboBox(this);
+    m_stage->setObjectName(QStringLiteral("peersStage"));
+    m_stage->addItem(tr("ZeRO-2"), 2);
+    m_stage->addItem(tr("ZeRO-3"), 3);
+    row->addWidget(m_stage);
+    layout->addLayout(row);
+    m_source = new QLabel(this);
+    m_source->setObjectName(QStringLiteral("peersSource"));
+    m_source->setWordWrap(true);
+    layout->addWidget(m_source);
+    m_chart = new PeersChart(this);
+    m_chart->setMinimumHeight(320);
+    layout->addWidget(m_chart, 3);
+    m_printed = new QLabel(this);
+    m_printed->setObjectName(QStringLiteral("peersPrinted"));
+    m_printed->setWordWrap(true);
+    m_printed->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_printed);
+    auto* row2 = new QHBoxLayout;
+    row2->addWidget(new QLabel(tr("Why they differ, term by term:"), this));
+    m_peer = new QComboBox(this);
+    m_peer->setObjectName(QStringLiteral("peersPeer"));
+    m_peer->addItem(tr("Megatron-LM"), QStringLiteral("megatron"));
+    m_peer->addItem(tr("DeepSpeed ZeRO-2"), QStringLiteral("deepspeed_zero2"));
+    m_peer->addItem(tr("DeepSpeed ZeRO-3"), QStringLiteral("deepspeed_zero3"));
+    row2->addWidget(m_peer);
+    row2->addStretch(1);
+    layout->addLayout(row2);
+    m_table = new QTableWidget(0, 4, this);
+    m_table->setObjectName(QStringLiteral("peersTable"));
+    m_table->setHorizontalHeaderLabels({tr("Term"), tr("TrainMem"), tr("Peer"), tr("TrainMem − peer")});
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    layout->addWidget(m_table, 2);
+    m_why = new QLabel(this);
+    m_why->setObjectName(QStringLiteral("peersWhy"));
+    m_why->setWordWrap(true);
+    m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_why->setMinimumHeight(m_why->fontMetrics().lineSpacing() * 5);
+    m_why->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    layout->addWidget(m_why);
+    setMinimumWidth(520);
+
+    connect(m_paste, &QPushButton::clicked, this, &PeersPanel::pasteDialog);
+    connect(m_stage, &QComboBox::currentIndexChanged, this, [this] {
+        m_chart->setComparison(m_comparison, m_stage->currentData().toInt(), m_gpu.memoryBytes,
+                               QStringLiteral("%1 · %2").arg(QString::fromStdString(m_gpu.id),
+                                                             QString::fromStdString(formatBytes(m_gpu.memoryBytes))));
+        m_chart->refresh();
+        m_peer->setCurrentIndex(m_stage->currentData().toInt() == 3 ? 2 : 1);
+    });
+    connect(m_peer, &QComboBox::currentIndexChanged, this, &PeersPanel::fillTable);
+    connect(m_table, &QTableWidget::currentCellChanged, this, [this](int row) {
+        const QTableWidgetItem* it = row >= 0 ? m_table->item(row, 0) : nullptr;
+        m_why->setText(it ? tr("<b>%1:</b> %2").arg(it->text().toHtmlEscaped(), it->data(Qt::UserRole).toString().toHtmlEscaped())
+                          : QString());
+    });
+}
+
+void PeersPanel::pasteDialog()
+{
+    MegatronDialog dialog(m_scenario.hardware.gpus, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const Scenario produced = scenarioFromMegatron(dialog.result().args, m_scenario);
+    setPasted(dialog.result(), produced);
+    Q_EMIT scenarioRequested(produced, tr("Paste Megatron-LM arguments"));
+}
+
+void PeersPanel::setPasted(const MegatronParse& parse, const Scenario& produced)
+{
+    m_pasted = parse;
+    m_pastedScenario = scenarioToText(produced);
+    m_dirty = true;
+}
+
+std::optional<MegatronArgs> PeersPanel::pastedArgs() const
+{
+    if (m_pasted && scenarioToText(m_scenario) == m_pastedScenario)
+        return m_pasted->args;
+    return std::nullopt;
+}
+
+void PeersPanel::setScenario(const Scenario& s, const GpuSpec& gpu)
+{
+    m_scenario = s;
+    m_gpu = gpu;
+    m_dirty = true;
+    if (isVisible())
+        recompute();
+}
+
+void PeersPanel::showEvent(QShowEvent* e)
+{
+    QWidget::showEvent(e);
+    if (m_dirty)
+        recompute();
+}
+
+void PeersPanel::recompute()
+{
+    m_dirty = false;
+    const std::optional<MegatronArgs> pasted = pastedArgs();
+    m_usingPaste = pasted.has_value();
+    m_comparison = peerComparisonFor(m_scenario, m_gpu, pasted);
+    QStringList lines;
+    if (m_usingPaste) {
+        lines << tr("<b>From the pasted Megatron-LM arguments.</b>");
+        if (!m_pasted->ignored.empty()) {
+            QStringList ignored;
+            for (const std::string& i : m_pasted->ignored)
+                ignored << QString::fromStdString(i).toHtmlEscaped();
+            lines << tr("Ignored (not used by the estimates): %1").arg(ignored.join(QStringLiteral(", ")));
+        }
+        for (const std::string& n : m_pasted->notes)
+            lines << QString::fromStdString(n).toHtmlEscaped();
+    } else {
+        lines << (m_pasted ? tr("<b>From the current scenario</b>, written as Megatron-LM flags (the pasted arguments no "
+                                "longer match it).")
+                           : tr("<b>From the current scenario</b>, written as Megatron-LM flags. Paste a launch command to "
+                                "compare your own run."));
+    }
+    if (m_scenario.training.mode != Mode::Training)
+        lines << tr("Both peers estimate training; the scenario is compared as training.");
+    for (const std::string& n : m_comparison.notes)
+        lines << tr("Not modelled by TrainMem: %1").arg(QString::fromStdString(n).toHtmlEscaped());
+    m_source->setText(lines.join(QStringLiteral("<br>")));
+    m_printed->setText(m_comparison.megatron.available
+                           ? tr("Megatron-LM prints: <tt>%1</tt>").arg(QString::fromStdString(m_comparison.megatron.printed))
+                           : QString::fromStdString(m_comparison.megatron.unavailableReason));
+    {
+        const QSignalBlocker block(m_stage);
+        m_stage->setCurrentIndex(m_scenario.hardware.zeroStage == 3 ? 1 : 0);
+    }
+    m_chart->setComparison(m_comparison, m_stage->currentData().toInt(), m_gpu.memoryBytes,
+                           QStringLiteral("%1 · %2").arg(QString::fromStdString(m_gpu.id),
+                                                         QString::fromStdString(formatBytes(m_gpu.memoryBytes))));
+    m_chart->refresh();
+    fillTable();
+}
+
+void PeersPanel::fillTable()
+{
+    const std::string peer = m_peer->currentData().toString().toStdString();
+    std::vector<const PeerDifference*> rows;
+    for (const PeerDifference& d : m_comparison.differences)
+        if (d.peer == peer)
+            rows.push_back(&d);
+    m_table->setRowCount(static_cast<int>(rows.size()) + 1);
+    auto bytes = [](double b) { return QString::fromStdString(formatBytes(b)); };
+    auto signedBytes = [&](double b) {
+        return (b >= 0 ? QStringLiteral("+") : QStringLiteral("−")) + bytes(std::fabs(b));
+    };
+    double tm = 0, pe = 0;
+    for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
+        const PeerDifference& d = *rows[static_cast<size_t>(r)];
+        tm += d.trainmemBytes;
+        pe += d.peerBytes;
+        const QString reason = QString::fromStdString(d.reason);
+        const QString items[] = {QString::fromStdString(d.term), bytes(d.trainmemBytes), bytes(d.peerBytes),
+                                 signedBytes(d.trainmemBytes - d.peerBytes)};
+        for (int c = 0; c < 4; ++c) {
+            auto* it = new QTableWidgetItem(items[c]);
+            it->setData(Qt::UserRole, reason);
+            it->setToolTip(QStringLiteral("<div style='max-width:520px'>%1</div>").arg(reason.toHtmlEscaped()));
+            if (c >= 1 && c <= 3)
+                it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_table->setItem(r, c, it);
+        }
+    }
+    const int last = static_cast<int>(rows.size());
+    const QString total[] = {tr("total per GPU"), bytes(tm), bytes(pe), signedBytes(tm - pe)};
+    const QString totalWhy = rows.empty() ? tr("No estimate from this peer.") : tr("The terms above add up to the whole gap.");
+    for (int c = 0; c < 4; ++c) {
+        auto* it = new QTableWidgetItem(total[c]);
+        it->setData(Qt::UserRole, totalWhy);
+        it->setToolTip(totalWhy);
+        QFont f = it->font();
+        f.setBold(true);
+        it->setFont(f);
+        if (c >= 1 && c <= 3)
+            it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_table->setItem(last, c, it);
+    }
+    // The term with the largest gap is explained first.
+    int largest = 0;
+    for (int r = 1; r < last; ++r)
+        if (std::fabs(rows[static_cast<size_t>(r)]->trainmemBytes - rows[static_cast<size_t>(r)]->peerBytes)
+            > std::fabs(rows[static_cast<size_t>(largest)]->trainmemBytes - rows[static_cast<size_t>(largest)]->peerBytes))
+            largest = r;
+    m_table->setCurrentCell(last > 0 ? largest : 0, 0);
+}
+
+}  // namespace trainmem

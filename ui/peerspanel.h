@@ -1,0 +1,75 @@
+#pragma once
+// The "Compare with Megatron / DeepSpeed" dock (issue 10): the three bars, the difference terms
+// of the chosen peer with their reasons, Megatron's printed line, and what was ignored or assumed.
+// It compares the pasted launch while the scenario is still the one made from it, and the current
+// scenario written as Megatron-LM flags otherwise. Hidden, it computes nothing.
+
+#include "gpu.h"
+#include "megatronargs.h"
+#include "peers.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace trainmem {
+
+class PeersChart;
+
+class PeersPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit PeersPanel(QWidget* parent = nullptr);
+
+    void setScenario(const Scenario& s, const GpuSpec& gpu);
+    /// A reading of pasted text and the scenario made from it (set before that scenario is applied).
+    void setPasted(const MegatronParse& parse, const Scenario& produced);
+    /// The pasted arguments while they still describe the current scenario.
+    std::optional<MegatronArgs> pastedArgs() const;
+
+    PeersChart* chart() const { return m_chart; }
+    QTableWidget* table() const { return m_table; }
+    QComboBox* peerChoice() const { return m_peer; }
+    QComboBox* stageChoice() const { return m_stage; }
+    QLabel* sourceLabel() const { return m_source; }
+    QLabel* whyLabel() const { return m_why; }
+    const PeerComparison& comparison() const { return m_comparison; }
+
+    /// File ▸ Paste Megatron-LM arguments…: the dialog; on OK, scenarioRequested with the launch's scenario.
+    void pasteDialog();
+
+Q_SIGNALS:
+    /// The scenario made from pasted arguments, for the window's undo stack.
+    void scenarioRequested(const trainmem::Scenario& s, const QString& text);
+
+protected:
+    void showEvent(QShowEvent* e) override;
+
+private:
+    void recompute();
+    void fillTable();
+
+    PeersChart* m_chart = nullptr;
+    QComboBox* m_stage = nullptr;
+    QComboBox* m_peer = nullptr;
+    QTableWidget* m_table = nullptr;
+    QLabel* m_source = nullptr;
+    QLabel* m_printed = nullptr;
+    QLabel* m_why = nullptr;
+    QPushButton* m_paste = nullptr;
+    Scenario m_scenario;
+    GpuSpec m_gpu;
+    std::optional<MegatronParse> m_pasted;
+    std::string m_pastedScenario;   ///< scenarioToText of the scenario made from the paste
+    bool m_usingPaste = false;
+    bool m_dirty = true;
+    PeerComparison m_comparison;
+};
+
+}  // namespace trainmem
