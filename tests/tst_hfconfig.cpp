@@ -94,7 +94,8 @@ private slots:
         const double rel = std::abs(double(c.total) - double(published)) / double(published);
         QVERIFY2(rel <= std::max(publishedTol, 1e-12) + 1e-12,
                  qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
-        QVERIFY(rel <= 0.005);  // the bound for every family
+        // Rounded figures (3.21B, 4.0B) bound the count only to their last digit; the exact count is the
+        // QCOMPARE above, derived from the modeling code.
     }
 
     // The import becomes a scenario file that reads back to the same model.
