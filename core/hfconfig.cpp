@@ -45,7 +45,8 @@ std::string describe(const json& v)
 }
 
 // Reads the fields of one config object; `base` prefixes every JSON pointer ("" or "/text_config").
-class HfReader {
+class HfReader
+{
 public:
     HfReader(const json& j, std::string base, std::string file, FieldErrors& errors)
         : m_j(j), m_base(std::move(base)), m_file(std::move(file)), m_errors(errors)
@@ -72,8 +73,8 @@ public:
         std::optional<int64_t> n;
         if (v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)))
             n = v.get<int64_t>();
-        else if (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::round(v.get<double>())
-                 && std::fabs(v.get<double>()) < 9e18)
+        else if (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                 v.get<double>() == std::round(v.get<double>()) && std::fabs(v.get<double>()) < 9e18)
             n = static_cast<int64_t>(v.get<double>());
         const std::string kind = min >= 1 ? "a positive integer" : "a non-negative integer";
         if (!n || (*n < min && *n <= 0)) {
@@ -81,8 +82,8 @@ public:
             return fallback;
         }
         if (*n < min || *n > max) {
-            error(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got "
-                           + std::to_string(*n));
+            error(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                           std::to_string(*n));
             return fallback;
         }
         return *n;
@@ -135,9 +136,9 @@ public:
         for (size_t i = 0; i < list.size(); ++i) {
             const json& v = list[i];
             if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= layers) {
-                m_errors.push_back({m_file, m_base + "/" + key + "/" + std::to_string(i),
-                                    "must be a layer index from 0 to " + std::to_string(layers - 1) + ", got "
-                                        + describe(v)});
+                m_errors.push_back(
+                    {m_file, m_base + "/" + key + "/" + std::to_string(i),
+                     "must be a layer index from 0 to " + std::to_string(layers - 1) + ", got " + describe(v)});
                 continue;
             }
             out.insert(v.get<int64_t>());
@@ -153,18 +154,32 @@ private:
 };
 
 enum class Family {
-    Llama, Mistral, Mixtral, Qwen2, Qwen2Moe, Qwen3, Qwen3Moe, Gemma, Gemma2, Gemma3, Phi3, Gpt2, GptNeoX, Olmo2,
-    DeepseekV2, DeepseekV3
+    Llama,
+    Mistral,
+    Mixtral,
+    Qwen2,
+    Qwen2Moe,
+    Qwen3,
+    Qwen3Moe,
+    Gemma,
+    Gemma2,
+    Gemma3,
+    Phi3,
+    Gpt2,
+    GptNeoX,
+    Olmo2,
+    DeepseekV2,
+    DeepseekV3
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
 {
     static const std::vector<std::pair<std::string, Family>> list{
-        {"llama", Family::Llama},         {"mistral", Family::Mistral},       {"mixtral", Family::Mixtral},
-        {"qwen2", Family::Qwen2},         {"qwen2_moe", Family::Qwen2Moe},    {"qwen3", Family::Qwen3},
-        {"qwen3_moe", Family::Qwen3Moe},  {"gemma", Family::Gemma},           {"gemma2", Family::Gemma2},
-        {"gemma3_text", Family::Gemma3},  {"phi3", Family::Phi3},             {"gpt2", Family::Gpt2},
-        {"gpt_neox", Family::GptNeoX},    {"olmo2", Family::Olmo2},           {"deepseek_v2", Family::DeepseekV2},
+        {"llama", Family::Llama},           {"mistral", Family::Mistral},    {"mixtral", Family::Mixtral},
+        {"qwen2", Family::Qwen2},           {"qwen2_moe", Family::Qwen2Moe}, {"qwen3", Family::Qwen3},
+        {"qwen3_moe", Family::Qwen3Moe},    {"gemma", Family::Gemma},        {"gemma2", Family::Gemma2},
+        {"gemma3_text", Family::Gemma3},    {"phi3", Family::Phi3},          {"gpt2", Family::Gpt2},
+        {"gpt_neox", Family::GptNeoX},      {"olmo2", Family::Olmo2},        {"deepseek_v2", Family::DeepseekV2},
         {"deepseek_v3", Family::DeepseekV3}};
     return list;
 }
@@ -243,14 +258,14 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     if (!explicitHeadDim && !deepseek && a.hidden > 0 && a.heads > 0) {
         if (a.hidden % a.heads != 0)
             r.error(gpt2 ? "n_head" : "num_attention_heads",
-                    "must divide " + std::string(gpt2 ? "n_embd" : "hidden_size") + " (" + std::to_string(a.hidden)
-                        + ") when there is no head_dim, got " + std::to_string(a.heads));
+                    "must divide " + std::string(gpt2 ? "n_embd" : "hidden_size") + " (" + std::to_string(a.hidden) +
+                        ") when there is no head_dim, got " + std::to_string(a.heads));
         else
             a.headDim = a.hidden / a.heads;
     }
     if (a.kvHeads > 0 && a.heads > 0 && a.heads % a.kvHeads != 0)
-        r.error("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(a.heads) + "), got "
-                                           + std::to_string(a.kvHeads));
+        r.error("num_key_value_heads",
+                "must divide num_attention_heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));
 
     // Embedding tying: each configuration class's default.
     const bool tiedDefault = gemma || gpt2;
@@ -289,7 +304,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     case Family::DeepseekV2:
     case Family::DeepseekV3:
         if (r.flag("attention_bias", false))
-            r.error("attention_bias", "true is not supported for MLA attention (every published DeepSeek config has false)");
+            r.error("attention_bias",
+                    "true is not supported for MLA attention (every published DeepSeek config has false)");
         break;
     case Family::Mistral:
     case Family::Mixtral:
@@ -313,7 +329,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     if (deepseek) {
         a.attention = AttentionKind::MLA;
         a.kvHeads = a.heads;
-        a.mla.qLoraRank = r.integer("q_lora_rank", false, 0, 1, kMaxHidden);  // null: q_proj from h
+        a.mla.qLoraRank = r.integer("q_lora_rank", false, 0, 1, kMaxHidden); // null: q_proj from h
         a.mla.kvLoraRank = r.integer("kv_lora_rank", true, 512, 1, kMaxHidden);
         a.mla.qkNopeHeadDim = r.integer("qk_nope_head_dim", true, 128, 1, 65536);
         a.mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", true, 64, 0, 65536);
@@ -335,7 +351,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     } else if (f == Family::Mixtral) {
         a.moe.experts = r.integer("num_local_experts", true, 0, 1, 65536);
         a.moe.activeExperts = r.integer("num_experts_per_tok", true, 0, 1, 65536);
-        a.moe.expertFfn = a.ffn;  // every MixtralBlockSparseTop2MLP has intermediate_size
+        a.moe.expertFfn = a.ffn; // every MixtralBlockSparseTop2MLP has intermediate_size
     } else if (qwenMoe) {
         // Newer transformers maps num_experts to num_local_experts (configuration_qwen3_moe.py attribute_map).
         a.moe.experts = r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", true, 0, 1, 65536);
@@ -352,15 +368,15 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
             a.moe.sharedExpertGate = true;
             if (a.moe.expertFfn > 0 && shared % a.moe.expertFfn != 0)
                 r.error("shared_expert_intermediate_size",
-                        "must be a multiple of moe_intermediate_size (" + std::to_string(a.moe.expertFfn)
-                            + ") for TrainMem's shared-expert count, got " + std::to_string(shared));
+                        "must be a multiple of moe_intermediate_size (" + std::to_string(a.moe.expertFfn) +
+                            ") for TrainMem's shared-expert count, got " + std::to_string(shared));
             else if (a.moe.expertFfn > 0)
                 a.moe.sharedExperts = shared / a.moe.expertFfn;
         }
     }
     if (a.isMoe() && a.moe.activeExperts > a.moe.experts)
-        r.error("num_experts_per_tok", "must not exceed the number of experts (" + std::to_string(a.moe.experts)
-                                           + "), got " + std::to_string(a.moe.activeExperts));
+        r.error("num_experts_per_tok", "must not exceed the number of experts (" + std::to_string(a.moe.experts) +
+                                           "), got " + std::to_string(a.moe.activeExperts));
     if (a.isMoe() && a.moe.denseLayers >= a.layers) {
         // Every layer dense: count it as the dense model it is.
         a.moe = MoeConfig{};
@@ -384,7 +400,7 @@ std::string slug(const std::string& s)
     return out;
 }
 
-}  // namespace
+} // namespace
 
 const std::vector<std::string>& hfModelTypes()
 {
@@ -416,10 +432,10 @@ HfImport parseHfConfig(std::string_view text, const std::string& file)
     std::string base;
     auto typeOf = [](const json& j) {
         return j.contains("model_type") && j.at("model_type").is_string() ? j.at("model_type").get<std::string>()
-                                                                           : std::string();
+                                                                          : std::string();
     };
-    if (!familyOf(typeOf(doc)) && doc.contains("text_config") && doc.at("text_config").is_object()
-        && familyOf(typeOf(doc.at("text_config")))) {
+    if (!familyOf(typeOf(doc)) && doc.contains("text_config") && doc.at("text_config").is_object() &&
+        familyOf(typeOf(doc.at("text_config")))) {
         cfg = &doc.at("text_config");
         base = "/text_config";
     }
@@ -467,8 +483,8 @@ Scenario scenarioWithHfModel(const Scenario& base, const HfImport& imported, con
     if (s.id.empty())
         s.id = "hf-import";
     s.source = "Hugging Face config.json (model_type \"" + imported.modelType + "\")";
-    s.description = "Imported from a Hugging Face config.json: model_type " + imported.modelType + ", "
-                    + formatCount(static_cast<double>(c.total)) + " parameters";
+    s.description = "Imported from a Hugging Face config.json: model_type " + imported.modelType + ", " +
+                    formatCount(static_cast<double>(c.total)) + " parameters";
     if (c.active != c.total)
         s.description += " (" + formatCount(static_cast<double>(c.active)) + " active)";
     if (!imported.dtype.empty()) {
@@ -485,4 +501,4 @@ Scenario scenarioWithHfModel(const Scenario& base, const HfImport& imported, con
     return s;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -15,9 +15,9 @@ namespace trainmem {
 /// \brief What a config.json describes, and the problems found (each named by its JSON pointer).
 struct HfImport {
     Architecture architecture;
-    std::string modelType;   ///< "llama", "qwen3_moe", …
-    std::string dtype;       ///< torch_dtype (or the newer "dtype") as written; empty when absent
-    std::string nameOrPath;  ///< _name_or_path when the file has one
+    std::string modelType;  ///< "llama", "qwen3_moe", …
+    std::string dtype;      ///< torch_dtype (or the newer "dtype") as written; empty when absent
+    std::string nameOrPath; ///< _name_or_path when the file has one
     FieldErrors errors;
     bool ok() const { return errors.empty(); }
 };
@@ -34,4 +34,4 @@ HfImport parseHfConfig(std::string_view text, const std::string& file);
 /// expert-parallel degree the new model cannot use falls back to 1.
 Scenario scenarioWithHfModel(const Scenario& base, const HfImport& imported, const std::string& label);
 
-}  // namespace trainmem
+} // namespace trainmem

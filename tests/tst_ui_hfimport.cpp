@@ -22,7 +22,7 @@ namespace {
 
 const QString kQwen3 = QStringLiteral(TRAINMEM_HF_DATA "/Qwen3-8B.json");
 
-}  // namespace
+} // namespace
 
 class TestUiHfImport : public QObject
 {
@@ -48,7 +48,7 @@ private Q_SLOTS:
         QCOMPARE(w.scenario().model.params, qint64(8190735360));
         QCOMPARE(w.dashboard()->state().current.modelStateBytes, 8190735360.0 * 16);
         QCOMPARE(QString::fromStdString(w.scenario().name), QStringLiteral("Qwen3-8B"));
-        QCOMPARE(w.scenario().hardware.gpus, before.hardware.gpus);  // the setup stays
+        QCOMPARE(w.scenario().hardware.gpus, before.hardware.gpus); // the setup stays
         QCOMPARE(w.undoStack()->count(), 1);
         w.undoStack()->undo();
         QCOMPARE(scenarioToText(w.scenario()), scenarioToText(before));
@@ -81,7 +81,7 @@ private Q_SLOTS:
         w.setModalErrors(false);
         const std::string before = scenarioToText(w.scenario());
         QSignalSpy spy(&w, &MainWindow::scenarioChanged);
-        QVERIFY(!w.importHfConfig(m_dir.path()));  // the folder holding config.json
+        QVERIFY(!w.importHfConfig(m_dir.path())); // the folder holding config.json
         QCOMPARE(spy.count(), 0);
         QCOMPARE(w.undoStack()->count(), 0);
         QCOMPARE(scenarioToText(w.scenario()), before);
@@ -96,7 +96,8 @@ private Q_SLOTS:
         w.setModalErrors(false);
         QVERIFY(w.acceptDrops());
         QTemporaryDir folder;
-        QVERIFY(QFile::copy(QStringLiteral(TRAINMEM_HF_DATA "/gemma-3-1b.json"), folder.filePath(QStringLiteral("config.json"))));
+        QVERIFY(QFile::copy(QStringLiteral(TRAINMEM_HF_DATA "/gemma-3-1b.json"),
+                            folder.filePath(QStringLiteral("config.json"))));
         QMimeData mime;
         mime.setUrls({QUrl::fromLocalFile(folder.filePath(QStringLiteral("config.json")))});
         QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
