@@ -20,6 +20,7 @@ struct Options {
     QCommandLineOption text{QStringLiteral("text"), QStringLiteral("Print the breakdown as a table and exit.")};
     QCommandLineOption preset{QStringLiteral("preset"), QStringLiteral("Start from a built-in or user preset (see --list-presets)."), QStringLiteral("id")};
     QCommandLineOption scenario{QStringLiteral("scenario"), QStringLiteral("Start from a scenario JSON file."), QStringLiteral("file")};
+    QCommandLineOption hfConfig{QStringLiteral("hf-config"), QStringLiteral("Use the model of a Hugging Face config.json (the file, or a folder holding one); the rest of the setup comes from the preset or scenario and the other options."), QStringLiteral("path")};
     QCommandLineOption exportPng{QStringLiteral("export-png"), QStringLiteral("Render a chart to a PNG file offscreen and exit."), QStringLiteral("file")};
     QCommandLineOption chart{QStringLiteral("chart"), QStringLiteral("Chart to export: bars, seq, dashboard (default) or peers (Megatron and DeepSpeed beside TrainMem)."), QStringLiteral("bars|seq|dashboard|peers"), QStringLiteral("dashboard")};
     QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Export width in pixels (default 1600)."), QStringLiteral("px"), QStringLiteral("1600")};
@@ -50,7 +51,7 @@ struct Options {
 
     void addTo(QCommandLineParser& p) const
     {
-        p.addOptions({json, text, preset, scenario, exportPng, chart, width, height, scale, params, activeParams, mode,
+        p.addOptions({json, text, preset, scenario, hfConfig, exportPng, chart, width, height, scale, params, activeParams, mode,
                       precision, optimizer, weights, seq, batch, checkpointing, flash, gpu, gpus, zero, tp, pp, ep,
                       tokens, mfu, price, megatron, listPresets, listGpus});
     }
@@ -232,6 +233,22 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         }
         r.scenario = e->scenario;
         r.scenarioGiven = p.isSet(o.preset);
+    }
+
+    // The model of a Hugging Face config replaces the starting scenario's; the overrides then apply.
+    if (p.isSet(o.hfConfig)) {
+        Scenario imported;
+        const FieldErrors errors = PresetLibrary::importHfConfig(p.value(o.hfConfig), r.scenario, imported);
+        if (!errors.empty()) {
+            out.ok = false;
+            QStringList lines;
+            for (const FieldError& e : errors)
+                lines << toQString(e);
+            out.error = lines.join(QLatin1Char('\n'));
+            return out;
+        }
+        r.scenario = imported;
+        r.scenarioGiven = true;
     }
 
     Scenario& s = r.scenario;

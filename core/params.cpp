@@ -11,13 +11,15 @@ double normParams(const Architecture& a, double width)
     return a.norm == NormKind::LayerNorm ? 2 * width : width;
 }
 
-// One FFN (dense, shared or routed expert) of width f. GELU: up and down; SwiGLU: gate, up, down.
+// One FFN (dense, shared or routed expert) of width f. GELU: up and down; SwiGLU (and Gemma's GeGLU):
+// gate, up, down. Phi-3 fuses gate and up into one gate_up_proj of 2f rows: the same count.
 double ffnParams(const Architecture& a, double f)
 {
     const double h = static_cast<double>(a.hidden);
+    const bool bias = a.mlpBiasOrDefault();
     if (a.ffnKind == FfnKind::Gelu)
-        return 2 * h * f + (a.bias ? f + h : 0);
-    return 3 * h * f + (a.bias ? 2 * f + h : 0);
+        return 2 * h * f + (bias ? f + h : 0);
+    return 3 * h * f + (bias ? 2 * f + h : 0);
 }
 
 double attentionParams(const Architecture& a)
@@ -42,9 +44,24 @@ double attentionParams(const Architecture& a)
     const double hd = static_cast<double>(a.headDimOrDefault());
     const double q = heads * hd;
     const double kv = static_cast<double>(a.kvHeadsOrDefault()) * hd;
+    // q, k, v and o projections (Phi-3's fused qkv_proj has the same rows).
     double p = h * q + 2 * h * kv + q * h;
-    if (a.bias)
-        p += q + 2 * kv + h;
+    switch (a.attentionBiasOrDefault()) {
+    case AttentionBias::All:
+        p += h;  // the output projection's bias, then q/k/v's
+        [[fallthrough]];
+    case AttentionBias::Qkv:
+        p += q + 2 * kv;  // Qwen2: q_proj, k_proj, v_proj with bias, o_proj without
+        break;
+    case AttentionBias::None:
+        break;
+    }
+    // Query/key norms: Qwen3 and Gemma 3 normalise each head (weight of head_dim, shared by the heads);
+    // OLMo 2 normalises the whole projection (modeling_qwen3.py, modeling_gemma3.py, modeling_olmo2.py).
+    if (a.qkNorm == QkNorm::PerHead)
+        p += 2 * normParams(a, hd);
+    else if (a.qkNorm == QkNorm::Full)
+        p += normParams(a, q) + normParams(a, kv);
     return p;
 }
 
@@ -70,7 +87,7 @@ ParamCount countParams(const Architecture& a)
         embedding += V * h;  // separate output head
     const double finalNorm = normParams(a, h);
 
-    const double perLayerCommon = attentionParams(a) + 2 * normParams(a, h);
+    const double perLayerCommon = attentionParams(a) + static_cast<double>(a.normsPerLayer) * normParams(a, h);
     const double denseFfn = ffnParams(a, static_cast<double>(a.ffn));
 
     double total = embedding + finalNorm + L * perLayerCommon;
@@ -82,7 +99,10 @@ ParamCount countParams(const Architecture& a)
         const double moeLayers = L - denseLayers;
         const double leadFfn = ffnParams(a, static_cast<double>(m.denseFfn > 0 ? m.denseFfn : a.ffn));
         const double expert = ffnParams(a, static_cast<double>(m.expertFfn));
-        const double router = h * static_cast<double>(m.experts);
+        // The router (gate) is h·E without bias; DeepSeek-V3 adds a per-expert score-correction bias and
+        // Qwen2-MoE a sigmoid gate h -> 1 in front of its shared expert.
+        const double experts = static_cast<double>(m.experts);
+        const double router = h * experts + (m.scoreCorrectionBias ? experts : 0) + (m.sharedExpertGate ? h : 0);
         routed = moeLayers * static_cast<double>(m.experts) * expert;
         const double sharedAndRouter = moeLayers * (static_cast<double>(m.sharedExperts) * expert + router);
         total += denseLayers * leadFfn + routed + sharedAndRouter;

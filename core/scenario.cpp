@@ -34,6 +34,9 @@ constexpr Names<FfnKind, 2> kFfnKinds{{{FfnKind::Gelu, "gelu"}, {FfnKind::SwiGLU
 constexpr Names<NormKind, 2> kNormKinds{{{NormKind::LayerNorm, "layernorm"}, {NormKind::RMSNorm, "rmsnorm"}}};
 constexpr Names<AttentionKind, 3> kAttentionKinds{
     {{AttentionKind::MHA, "mha"}, {AttentionKind::GQA, "gqa"}, {AttentionKind::MLA, "mla"}}};
+constexpr Names<AttentionBias, 3> kAttentionBiases{
+    {{AttentionBias::None, "none"}, {AttentionBias::Qkv, "qkv"}, {AttentionBias::All, "all"}}};
+constexpr Names<QkNorm, 3> kQkNorms{{{QkNorm::None, "none"}, {QkNorm::PerHead, "head"}, {QkNorm::Full, "full"}}};
 
 template <typename E, size_t N>
 const char* nameOf(const Names<E, N>& names, E v)
@@ -75,6 +78,8 @@ const char* toString(InferenceWeights v) { return nameOf(kInferenceWeights, v); 
 const char* toString(FfnKind v) { return nameOf(kFfnKinds, v); }
 const char* toString(NormKind v) { return nameOf(kNormKinds, v); }
 const char* toString(AttentionKind v) { return nameOf(kAttentionKinds, v); }
+const char* toString(AttentionBias v) { return nameOf(kAttentionBiases, v); }
+const char* toString(QkNorm v) { return nameOf(kQkNorms, v); }
 
 std::optional<Mode> modeFromString(const std::string& s) { return valueOf(kModes, s); }
 std::optional<Precision> precisionFromString(const std::string& s) { return valueOf(kPrecisions, s); }
@@ -84,6 +89,8 @@ std::optional<InferenceWeights> inferenceWeightsFromString(const std::string& s)
 std::optional<FfnKind> ffnKindFromString(const std::string& s) { return valueOf(kFfnKinds, s); }
 std::optional<NormKind> normKindFromString(const std::string& s) { return valueOf(kNormKinds, s); }
 std::optional<AttentionKind> attentionKindFromString(const std::string& s) { return valueOf(kAttentionKinds, s); }
+std::optional<AttentionBias> attentionBiasFromString(const std::string& s) { return valueOf(kAttentionBiases, s); }
+std::optional<QkNorm> qkNormFromString(const std::string& s) { return valueOf(kQkNorms, s); }
 
 Scenario withGpuCount(Scenario s, int64_t gpus)
 {

@@ -22,6 +22,11 @@ enum class InferenceWeights { BF16, INT8, INT4 };
 enum class FfnKind { Gelu, SwiGLU };
 enum class NormKind { LayerNorm, RMSNorm };
 enum class AttentionKind { MHA, GQA, MLA };
+/// Which attention projections carry a bias: none, only q/k/v (Qwen2), or q/k/v and the output (GPT-2).
+enum class AttentionBias { None, Qkv, All };
+/// Normalisation of queries and keys: none, per head over head_dim (Qwen3, Gemma 3), or over the
+/// full projection width heads·head_dim and kv_heads·head_dim (OLMo 2).
+enum class QkNorm { None, PerHead, Full };
 
 /// \brief Multi-head latent attention ranks (DeepSeek-V2/V3).
 struct MlaConfig {
@@ -40,8 +45,10 @@ struct MoeConfig {
     int64_t activeExperts = 0;
     int64_t sharedExperts = 0;
     int64_t expertFfn = 0;
-    int64_t denseLayers = 0;  ///< leading layers with a dense FFN
+    int64_t denseLayers = 0;  ///< layers with a dense FFN (DeepSeek's leading ones, Qwen's mlp_only_layers)
     int64_t denseFfn = 0;     ///< their FFN width; 0 means the architecture's ffn
+    bool scoreCorrectionBias = false;  ///< the router's per-expert bias (DeepSeek-V3's e_score_correction_bias)
+    bool sharedExpertGate = false;     ///< a sigmoid gate h -> 1 on the shared experts (Qwen2-MoE)
 
     bool operator==(const MoeConfig&) const = default;
 };
@@ -59,8 +66,12 @@ struct Architecture {
     int64_t maxPositions = 0;
     bool learnedPositions = false;
     bool tiedEmbeddings = false;
-    bool bias = false;
+    bool bias = false;   ///< biases in every linear layer (GPT-2, GPT-NeoX); refined by the two below
+    std::optional<AttentionBias> attentionBias;  ///< unset: All with bias, None without
+    std::optional<bool> mlpBias;                 ///< unset: bias
     NormKind norm = NormKind::RMSNorm;
+    int64_t normsPerLayer = 2;   ///< Gemma 2/3 have four (pre and post attention and FFN)
+    QkNorm qkNorm = QkNorm::None;
     AttentionKind attention = AttentionKind::GQA;
     MlaConfig mla;
     MoeConfig moe;
@@ -72,6 +83,11 @@ struct Architecture {
     int64_t headDimOrDefault() const { return headDim > 0 ? headDim : (heads > 0 ? hidden / heads : 0); }
     bool dropoutOrDefault() const { return dropout.value_or(ffnKind == FfnKind::Gelu); }
     bool isMoe() const { return moe.experts > 0; }
+    AttentionBias attentionBiasOrDefault() const
+    {
+        return attentionBias.value_or(bias ? AttentionBias::All : AttentionBias::None);
+    }
+    bool mlpBiasOrDefault() const { return mlpBias.value_or(bias); }
 
     bool operator==(const Architecture&) const = default;
 };
@@ -153,6 +169,8 @@ const char* toString(InferenceWeights v);
 const char* toString(FfnKind v);
 const char* toString(NormKind v);
 const char* toString(AttentionKind v);
+const char* toString(AttentionBias v);
+const char* toString(QkNorm v);
 
 std::optional<Mode> modeFromString(const std::string& s);
 std::optional<Precision> precisionFromString(const std::string& s);
@@ -162,6 +180,8 @@ std::optional<InferenceWeights> inferenceWeightsFromString(const std::string& s)
 std::optional<FfnKind> ffnKindFromString(const std::string& s);
 std::optional<NormKind> normKindFromString(const std::string& s);
 std::optional<AttentionKind> attentionKindFromString(const std::string& s);
+std::optional<AttentionBias> attentionBiasFromString(const std::string& s);
+std::optional<QkNorm> qkNormFromString(const std::string& s);
 
 /// The accepted names of each enumeration, "a|b|c", for messages and --help.
 std::string precisionNames();

@@ -31,6 +31,7 @@ public:
     Reader(const std::string& file, FieldErrors& errors) : m_file(file), m_errors(errors) {}
 
     void error(const std::string& path, const std::string& message) { m_errors.push_back({m_file, path, message}); }
+    size_t errorCount() const { return m_errors.size(); }
 
     // Flags keys the format does not define, so a typo ("seqlen") does not pass silently.
     void onlyKeys(const json& obj, const std::string& path, std::initializer_list<const char*> keys)
@@ -178,8 +179,8 @@ private:
 void readArchitecture(Reader& r, const json& j, const std::string& p, Architecture& a)
 {
     r.onlyKeys(j, p, {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "ffn_kind", "vocab",
-                      "max_positions", "learned_positions", "tied_embeddings", "bias", "norm", "attention",
-                      "mla", "moe", "dropout"});
+                      "max_positions", "learned_positions", "tied_embeddings", "bias", "attention_bias", "mlp_bias",
+                      "norm", "norms_per_layer", "qk_norm", "attention", "mla", "moe", "dropout"});
     for (const char* required : {"layers", "hidden", "heads"})
         if (!j.contains(required))
             r.error(p + "/" + required, "is required in an architecture");
@@ -195,7 +196,23 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     r.boolean(j, "learned_positions", p, a.learnedPositions);
     r.boolean(j, "tied_embeddings", p, a.tiedEmbeddings);
     r.boolean(j, "bias", p, a.bias);
+    if (j.contains("attention_bias")) {
+        AttentionBias ab = AttentionBias::None;
+        const size_t before = r.errorCount();
+        r.choice(j, "attention_bias", p, ab, attentionBiasFromString, "none|qkv|all");
+        if (r.errorCount() == before)
+            a.attentionBias = ab;
+    }
+    if (j.contains("mlp_bias")) {
+        bool mb = false;
+        const size_t before = r.errorCount();
+        r.boolean(j, "mlp_bias", p, mb);
+        if (r.errorCount() == before)
+            a.mlpBias = mb;
+    }
     r.choice(j, "norm", p, a.norm, normKindFromString, "layernorm|rmsnorm");
+    r.integer(j, "norms_per_layer", p, a.normsPerLayer, 0, 8);
+    r.choice(j, "qk_norm", p, a.qkNorm, qkNormFromString, "none|head|full");
     bool dropout = false;
     if (j.contains("dropout")) {
         r.boolean(j, "dropout", p, dropout);
@@ -222,7 +239,8 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     const json* moe = nullptr;
     if (r.object(j, "moe", p, moe)) {
         const std::string mp = p + "/moe";
-        r.onlyKeys(*moe, mp, {"experts", "active_experts", "shared_experts", "expert_ffn", "dense_layers", "dense_ffn"});
+        r.onlyKeys(*moe, mp, {"experts", "active_experts", "shared_experts", "expert_ffn", "dense_layers", "dense_ffn",
+                              "score_correction_bias", "shared_expert_gate"});
         for (const char* required : {"experts", "active_experts", "expert_ffn"})
             if (!moe->contains(required))
                 r.error(mp + "/" + required, "is required in a moe block");
@@ -232,6 +250,8 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
         r.integer(*moe, "expert_ffn", mp, a.moe.expertFfn, 1, 16 * kMaxHidden);
         r.integer(*moe, "dense_layers", mp, a.moe.denseLayers, 0, kMaxLayers);
         r.integer(*moe, "dense_ffn", mp, a.moe.denseFfn, 0, 16 * kMaxHidden);
+        r.boolean(*moe, "score_correction_bias", mp, a.moe.scoreCorrectionBias);
+        r.boolean(*moe, "shared_expert_gate", mp, a.moe.sharedExpertGate);
         if (a.moe.activeExperts > a.moe.experts)
             r.error(mp + "/active_experts", "must not exceed experts (" + std::to_string(a.moe.experts) + "), got "
                                                 + std::to_string(a.moe.activeExperts));
@@ -395,8 +415,10 @@ json scenarioToJson(const Scenario& s)
         json arch = {{"layers", a.layers}, {"hidden", a.hidden}, {"heads", a.heads},
                      {"kv_heads", a.kvHeadsOrDefault()}, {"head_dim", a.headDimOrDefault()}, {"ffn", a.ffn},
                      {"ffn_kind", toString(a.ffnKind)}, {"vocab", a.vocab}, {"tied_embeddings", a.tiedEmbeddings},
-                     {"bias", a.bias}, {"norm", toString(a.norm)}, {"attention", toString(a.attention)},
-                     {"dropout", a.dropoutOrDefault()}};
+                     {"bias", a.bias}, {"attention_bias", toString(a.attentionBiasOrDefault())},
+                     {"mlp_bias", a.mlpBiasOrDefault()}, {"norm", toString(a.norm)},
+                     {"norms_per_layer", a.normsPerLayer}, {"qk_norm", toString(a.qkNorm)},
+                     {"attention", toString(a.attention)}, {"dropout", a.dropoutOrDefault()}};
         if (a.learnedPositions || a.maxPositions > 0) {
             arch["max_positions"] = a.maxPositions;
             arch["learned_positions"] = a.learnedPositions;
@@ -408,7 +430,9 @@ json scenarioToJson(const Scenario& s)
         if (a.isMoe())
             arch["moe"] = {{"experts", a.moe.experts}, {"active_experts", a.moe.activeExperts},
                            {"shared_experts", a.moe.sharedExperts}, {"expert_ffn", a.moe.expertFfn},
-                           {"dense_layers", a.moe.denseLayers}, {"dense_ffn", a.moe.denseFfn}};
+                           {"dense_layers", a.moe.denseLayers}, {"dense_ffn", a.moe.denseFfn},
+                           {"score_correction_bias", a.moe.scoreCorrectionBias},
+                           {"shared_expert_gate", a.moe.sharedExpertGate}};
         model["architecture"] = arch;
     } else {
         model["params"] = s.model.params;

@@ -235,6 +235,58 @@ private slots:
                  qPrintable(err));
         QVERIFY(err.contains(QStringLiteral("Usage:")));  // the help text follows the error
     }
+
+    // Issue 9 §1: --hf-config takes a config.json or its folder and combines with the other options.
+    void hfConfigCombinesWithOverrides()
+    {
+        const QString file = QStringLiteral(TRAINMEM_HF_DATA "/Qwen3-8B.json");
+        const CliOutcome o = parse({"--json", "--preset", "llama3-70b", "--hf-config", file, "--seq", "32k", "--gpu", "H200"});
+        QVERIFY2(o.ok, qPrintable(o.error));
+        const Scenario& s = o.request.scenario;
+        // Qwen3-8B: 8,190,735,360 parameters (tst_hfconfig derives it; the model card says 8.2B).
+        QCOMPARE(s.model.params, qint64(8190735360));
+        QCOMPARE(s.training.seqLen, qint64(32768));
+        QCOMPARE(QString::fromStdString(s.hardware.gpu), QStringLiteral("H200"));
+        QCOMPARE(QString::fromStdString(s.name), QStringLiteral("Qwen3-8B"));
+
+        // A folder holding config.json names the model after the folder.
+        QTemporaryDir dir;
+        const QString folder = dir.filePath(QStringLiteral("Llama-3.1-8B"));
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(QFile::copy(QStringLiteral(TRAINMEM_HF_DATA "/Llama-3.1-8B.json"), folder + QStringLiteral("/config.json")));
+        const CliOutcome d = parse({"--json", "--hf-config", folder});
+        QVERIFY2(d.ok, qPrintable(d.error));
+        QCOMPARE(d.request.scenario.model.params, qint64(8030261248));
+        QCOMPARE(QString::fromStdString(d.request.scenario.name), QStringLiteral("Llama-3.1-8B"));
+
+        // End to end: the JSON document counts the imported model.
+        const nlohmann::json j = runJson({QStringLiteral("--json"), QStringLiteral("--hf-config"), file});
+        QCOMPARE(j["params"]["total"].get<int64_t>(), qint64(8190735360));
+        QCOMPARE(j["model_state_bytes"].get<double>(), 8190735360.0 * 16);
+    }
+
+    void hfConfigBadInputExits2()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("config.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"model_type": "bert", "hidden_size": 768})");
+        f.close();
+        QProcess p;
+        p.start(QStringLiteral(TRAINMEM_EXE), {QStringLiteral("--json"), QStringLiteral("--hf-config"), dir.path()});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains(path + QStringLiteral(": /model_type: unsupported model type \"bert\" (supported: llama, mistral, "
+                                                    "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, "
+                                                    "phi3, gpt2, gpt_neox, olmo2, deepseek_v2, deepseek_v3)")),
+                 qPrintable(err));
+        const CliOutcome missing = parse({"--json", "--hf-config", dir.filePath(QStringLiteral("nothing"))});
+        QVERIFY(!missing.ok);
+        QVERIFY2(missing.error.startsWith(dir.filePath(QStringLiteral("nothing")) + QStringLiteral(": cannot be read")),
+                 qPrintable(missing.error));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -15,11 +15,15 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QSplitter>
@@ -97,6 +101,7 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
         action(QStringLiteral("unpinLast"))->setEnabled(n > 0);
     });
 
+    setAcceptDrops(true);  // a dropped config.json imports its model; another .json opens as a scenario
     restoreSettings();
     setScenario(initial);
     m_undo->setClean();
@@ -142,7 +147,13 @@ void MainWindow::createActions()
     QAction* copy = make(QStringLiteral("copy"), tr("&Copy dashboard image"), QKeySequence(tr("Ctrl+Shift+C")),
                          tr("Copy the dashboard as an image, in the slide theme"));
     QAction* quit = make(QStringLiteral("quit"), tr("&Quit"), QKeySequence::Quit, tr("Quit TrainMem"));
+    QAction* importHf = make(QStringLiteral("importHfConfig"), tr("&Import Hugging Face config…"), QKeySequence(tr("Ctrl+I")),
+                             tr("Use the model of a Hugging Face config.json (or drop one on the window)"));
+    QAction* savePreset = make(QStringLiteral("saveUserPreset"), tr("Save as &user preset"), {},
+                               tr("Keep the scenario in your presets folder, listed with the built-in presets"));
     file->addActions({open, save, saveAs});
+    file->addSeparator();
+    file->addActions({importHf, savePreset});
     file->addSeparator();
     file->addActions({exportAct, copy});
     QAction* paste = make(QStringLiteral("pasteMegatron"), tr("Paste &Megatron-LM arguments…"), QKeySequence(),
@@ -162,6 +173,8 @@ void MainWindow::createActions()
             saveFile(m_file);
     });
     connect(saveAs, &QAction::triggered, this, &MainWindow::saveAsDialog);
+    connect(importHf, &QAction::triggered, this, &MainWindow::importHfDialog);
+    connect(savePreset, &QAction::triggered, this, [this] { saveUserPreset(); });
     connect(exportAct, &QAction::triggered, this, &MainWindow::exportDialog);
     connect(copy, &QAction::triggered, this, &MainWindow::copyToClipboard);
     connect(quit, &QAction::triggered, this, &QWidget::close);
@@ -331,6 +344,77 @@ bool MainWindow::saveFile(const QString& path)
     m_settings.setLastDirectory(QFileInfo(path).absolutePath());
     statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 4000);
     return true;
+}
+
+bool MainWindow::importHfConfig(const QString& path)
+{
+    Scenario imported;
+    const FieldErrors errors = PresetLibrary::importHfConfig(path, m_scenario, imported);
+    QStringList lines;
+    for (const FieldError& e : errors)
+        lines << toQString(e);
+    for (const FieldError& e : errors.empty() ? validateScenario(imported, path.toStdString()) : FieldErrors{})
+        lines << toQString(e);
+    if (!lines.isEmpty()) {
+        showError(tr("Could not import %1; the current scenario is kept.").arg(QFileInfo(path).fileName()), lines, false);
+        return false;
+    }
+    m_banner->hide();
+    m_file.clear();  // the import is not the file on disk: Save asks where to write it
+    pushScenario(imported, -1, tr("Import %1").arg(QString::fromStdString(imported.name)));
+    m_settings.setLastDirectory(QFileInfo(path).absolutePath());
+    statusBar()->showMessage(tr("Imported %1: %2").arg(QString::fromStdString(imported.name),
+                                                       QString::fromStdString(imported.description)), 8000);
+    return true;
+}
+
+bool MainWindow::saveUserPreset(const QString& dir)
+{
+    const QString folder = dir.isEmpty() ? PresetLibrary::userPresetDir() : dir;
+    const QString id = QString::fromStdString(m_scenario.id.empty() ? "my-preset" : m_scenario.id);
+    const QString path = QDir(folder).filePath(id + QStringLiteral(".json"));
+    QSaveFile f(path);
+    const QByteArray text = QByteArray::fromStdString(scenarioToText(m_scenario));
+    if (!QDir().mkpath(folder) || !f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit()) {
+        showError(tr("Could not save the user preset"), {tr("%1: %2").arg(path, f.errorString())}, true);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved the user preset %1 (listed from the next start)").arg(QDir::toNativeSeparators(path)),
+                             6000);
+    return true;
+}
+
+void MainWindow::importHfDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import Hugging Face config"), m_settings.lastDirectory(),
+                                                      tr("Hugging Face config (config.json *.json);;All files (*)"));
+    if (!path.isEmpty())
+        importHfConfig(path);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e)
+{
+    const QList<QUrl> urls = e->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile()) {
+        const QFileInfo info(urls.front().toLocalFile());
+        if (info.isDir() || info.suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) == 0)
+            e->acceptProposedAction();
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* e)
+{
+    const QList<QUrl> urls = e->mimeData()->urls();
+    if (urls.size() != 1 || !urls.front().isLocalFile())
+        return;
+    const QString path = urls.front().toLocalFile();
+    const QFileInfo info(path);
+    e->acceptProposedAction();
+    // config.json (or a model folder) is a Hugging Face config; any other .json is a scenario file.
+    if (info.isDir() || info.fileName() == QLatin1String("config.json"))
+        importHfConfig(path);
+    else
+        openFile(path);
 }
 
 bool MainWindow::exportTo(const QString& path, ChartKind kind, const ExportOptions& options)

@@ -33,6 +33,11 @@ public:
     /// Reads a scenario file; on any error shows it in the banner and keeps the current state.
     bool openFile(const QString& path);
     bool saveFile(const QString& path);
+    /// Replaces the model with a Hugging Face config.json's (a file or a folder holding one), as one
+    /// undo step; on any error shows it in the banner and keeps the current scenario.
+    bool importHfConfig(const QString& path);
+    /// Writes the scenario as a user preset (`dir` defaults to PresetLibrary::userPresetDir()).
+    bool saveUserPreset(const QString& dir = QString());
     bool exportTo(const QString& path, ChartKind kind, const ExportOptions& options);
     void copyToClipboard();
     void setPresentationMode(bool on);
@@ -54,6 +59,8 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
 
 private:
     void createActions();
@@ -63,6 +70,7 @@ private:
     void updateTitle();
     void showError(const QString& title, const QStringList& details, bool modal);
     void openDialog();
+    void importHfDialog();
     bool saveAsDialog();
     void exportDialog();
     void pin();

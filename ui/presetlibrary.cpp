@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QStandardPaths>
 
 #include <algorithm>
@@ -29,6 +30,40 @@ ScenarioParse PresetLibrary::loadFile(const QString& path)
     }
     const QByteArray bytes = f.readAll();
     return parseScenario(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), path.toStdString());
+}
+
+HfImport PresetLibrary::loadHfConfig(const QString& path, QString* label)
+{
+    QFileInfo info(path);
+    if (info.isDir())
+        info = QFileInfo(QDir(path).filePath(QStringLiteral("config.json")));
+    const QString file = info.filePath();
+    if (label)
+        *label = info.fileName() == QLatin1String("config.json") ? info.dir().dirName() : info.completeBaseName();
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly)) {
+        HfImport out;
+        out.errors.push_back({file.toStdString(), "", "cannot be read: " + f.errorString().toStdString()});
+        return out;
+    }
+    constexpr qint64 kMaxFile = 16 * 1024 * 1024;
+    if (f.size() > kMaxFile) {
+        HfImport out;
+        out.errors.push_back({file.toStdString(), "", "is larger than 16 MiB; a config.json is a few kilobytes"});
+        return out;
+    }
+    const QByteArray bytes = f.readAll();
+    return parseHfConfig(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), file.toStdString());
+}
+
+FieldErrors PresetLibrary::importHfConfig(const QString& path, const Scenario& base, Scenario& out)
+{
+    QString label;
+    const HfImport imported = loadHfConfig(path, &label);
+    if (!imported.ok())
+        return imported.errors;
+    out = scenarioWithHfModel(base, imported, label.toStdString());
+    return {};
 }
 
 QString PresetLibrary::userPresetDir()

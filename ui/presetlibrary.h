@@ -3,6 +3,7 @@
 // GPU catalog. Parsing is the core's; this class only finds and reads the files.
 
 #include "gpu.h"
+#include "hfconfig.h"
 #include "scenarioio.h"
 
 #include <QString>
@@ -39,6 +40,11 @@ public:
 
     /// Reads and parses one scenario file; I/O failures come back as errors naming the file.
     static ScenarioParse loadFile(const QString& path);
+    /// Reads a Hugging Face config.json, or the config.json inside a folder. `label` receives the
+    /// model's name as the files suggest it (the folder's name, or the file's when not config.json).
+    static HfImport loadHfConfig(const QString& path, QString* label = nullptr);
+    /// `base` with the model of the Hugging Face config at `path` (scenarioWithHfModel); errors name the file.
+    static FieldErrors importHfConfig(const QString& path, const Scenario& base, Scenario& out);
     /// AppDataLocation + "/presets".
     static QString userPresetDir();
 

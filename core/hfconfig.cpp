@@ -1,0 +1,504 @@
+#include "hfconfig.h"
+
+#include "accounting.h"
+#include "params.h"
+#include "units.h"
+
+#include "jsontext.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+// Each family below reads the fields its transformers configuration class defines and builds the
+// modules its modeling file builds. Sources, huggingface/transformers at commit
+// 00b676f8f0489b88652a31d70751cc540dd06305 (src/transformers/models/<family>/modeling_<family>.py):
+//   llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe: q/k/v/o, gate/up/down, two RMSNorms
+//     per layer, a final norm, embed_tokens and lm_head (tied when tie_word_embeddings);
+//   gemma, gemma2, gemma3_text: GemmaRMSNorm (one weight of h), gated GELU with three matrices,
+//     gemma2/gemma3 four norms per layer, gemma3 q_norm/k_norm of head_dim;
+//   phi3: fused qkv_proj and gate_up_proj (same counts as separate matrices);
+//   gpt2: wte, wpe, LayerNorms with bias, Conv1D c_attn/c_proj/c_fc with bias, lm_head tied to wte;
+//   gpt_neox: embed_in, embed_out (untied), LayerNorms with bias, query_key_value/dense with bias
+//     (attention_bias), dense_h_to_4h/dense_4h_to_h with bias;
+//   olmo2: q_norm over heads·head_dim and k_norm over kv_heads·head_dim, post-attention and
+//     post-feedforward norms (no pre-norms);
+//   deepseek_v2, deepseek_v3: MLA projections, MoE with shared experts of
+//     moe_intermediate_size·n_shared_experts, the first first_k_dense_replace layers dense. V3's
+//     router keeps e_score_correction_bias as a buffer (register_buffer), not a parameter, so it is
+//     not counted; multi-token-prediction layers are not built by transformers either.
+
+namespace trainmem {
+namespace {
+
+using nlohmann::json;
+
+std::string describe(const json& v)
+{
+    std::string d = jsonText(v);
+    if (d.size() > 40)
+        d = d.substr(0, 37) + "...";
+    return d;
+}
+
+// Reads the fields of one config object; `base` prefixes every JSON pointer ("" or "/text_config").
+class HfReader
+{
+public:
+    HfReader(const json& j, std::string base, std::string file, FieldErrors& errors)
+        : m_j(j), m_base(std::move(base)), m_file(std::move(file)), m_errors(errors)
+    {
+    }
+
+    void error(const std::string& key, const std::string& message)
+    {
+        m_errors.push_back({m_file, m_base + (key.empty() ? "" : "/" + key), message});
+    }
+    // JSON null means "not set" in these files (head_dim, q_lora_rank, n_inner, …).
+    bool has(const char* key) const { return m_j.contains(key) && !m_j.at(key).is_null(); }
+    const json& at(const char* key) const { return m_j.at(key); }
+
+    /// A whole number in [min, max]; `required` reports a missing field, otherwise `fallback` is used.
+    int64_t integer(const char* key, bool required, int64_t fallback, int64_t min, int64_t max)
+    {
+        if (!has(key)) {
+            if (required)
+                error(key, "is required");
+            return fallback;
+        }
+        const json& v = at(key);
+        std::optional<int64_t> n;
+        if (v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)))
+            n = v.get<int64_t>();
+        else if (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                 v.get<double>() == std::round(v.get<double>()) && std::fabs(v.get<double>()) < 9e18)
+            n = static_cast<int64_t>(v.get<double>());
+        const std::string kind = min >= 1 ? "a positive integer" : "a non-negative integer";
+        if (!n || (*n < min && *n <= 0)) {
+            error(key, "must be " + kind + ", got " + describe(v));
+            return fallback;
+        }
+        if (*n < min || *n > max) {
+            error(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                           std::to_string(*n));
+            return fallback;
+        }
+        return *n;
+    }
+
+    bool flag(const char* key, bool fallback)
+    {
+        if (!has(key))
+            return fallback;
+        if (!at(key).is_boolean()) {
+            error(key, "must be true or false, got " + describe(at(key)));
+            return fallback;
+        }
+        return at(key).get<bool>();
+    }
+
+    double fraction(const char* key, double fallback)
+    {
+        if (!has(key))
+            return fallback;
+        if (!at(key).is_number()) {
+            error(key, "must be a number, got " + describe(at(key)));
+            return fallback;
+        }
+        return at(key).get<double>();
+    }
+
+    std::string text(const char* key)
+    {
+        if (!has(key))
+            return {};
+        if (!at(key).is_string()) {
+            error(key, "must be a string, got " + describe(at(key)));
+            return {};
+        }
+        return at(key).get<std::string>();
+    }
+
+    /// Layer indices (mlp_only_layers), each checked against the layer count.
+    std::set<int64_t> layerList(const char* key, int64_t layers)
+    {
+        std::set<int64_t> out;
+        if (!has(key))
+            return out;
+        if (!at(key).is_array()) {
+            error(key, "must be a list of layer indices, got " + describe(at(key)));
+            return out;
+        }
+        const json& list = at(key);
+        for (size_t i = 0; i < list.size(); ++i) {
+            const json& v = list[i];
+            if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= layers) {
+                m_errors.push_back(
+                    {m_file, m_base + "/" + key + "/" + std::to_string(i),
+                     "must be a layer index from 0 to " + std::to_string(layers - 1) + ", got " + describe(v)});
+                continue;
+            }
+            out.insert(v.get<int64_t>());
+        }
+        return out;
+    }
+
+private:
+    const json& m_j;
+    std::string m_base;
+    std::string m_file;
+    FieldErrors& m_errors;
+};
+
+enum class Family {
+    Llama,
+    Mistral,
+    Mixtral,
+    Qwen2,
+    Qwen2Moe,
+    Qwen3,
+    Qwen3Moe,
+    Gemma,
+    Gemma2,
+    Gemma3,
+    Phi3,
+    Gpt2,
+    GptNeoX,
+    Olmo2,
+    DeepseekV2,
+    DeepseekV3
+};
+
+const std::vector<std::pair<std::string, Family>>& families()
+{
+    static const std::vector<std::pair<std::string, Family>> list{
+        {"llama", Family::Llama},           {"mistral", Family::Mistral},    {"mixtral", Family::Mixtral},
+        {"qwen2", Family::Qwen2},           {"qwen2_moe", Family::Qwen2Moe}, {"qwen3", Family::Qwen3},
+        {"qwen3_moe", Family::Qwen3Moe},    {"gemma", Family::Gemma},        {"gemma2", Family::Gemma2},
+        {"gemma3_text", Family::Gemma3},    {"phi3", Family::Phi3},          {"gpt2", Family::Gpt2},
+        {"gpt_neox", Family::GptNeoX},      {"olmo2", Family::Olmo2},        {"deepseek_v2", Family::DeepseekV2},
+        {"deepseek_v3", Family::DeepseekV3}};
+    return list;
+}
+
+std::optional<Family> familyOf(const std::string& type)
+{
+    for (const auto& [name, f] : families())
+        if (name == type)
+            return f;
+    return std::nullopt;
+}
+
+std::string supportedList()
+{
+    std::string out;
+    for (const auto& [name, f] : families())
+        out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
+
+// The layers whose FFN is a mixture of experts, counted from the patterns the configs use:
+// Qwen (modeling_qwen2_moe.py, modeling_qwen3_moe.py): layer i is sparse when i is not in
+// mlp_only_layers and (i + 1) % decoder_sparse_step == 0; DeepSeek (modeling_deepseek_v2.py):
+// when i >= first_k_dense_replace and i % moe_layer_freq == 0. Parameters and activations depend on
+// how many layers are dense, not where they sit, so the architecture keeps the count.
+int64_t qwenMoeLayers(int64_t layers, int64_t step, const std::set<int64_t>& mlpOnly)
+{
+    int64_t n = 0;
+    for (int64_t i = 0; i < layers; ++i)
+        n += !mlpOnly.count(i) && (i + 1) % step == 0;
+    return n;
+}
+
+int64_t deepseekMoeLayers(int64_t layers, int64_t firstDense, int64_t freq)
+{
+    int64_t n = 0;
+    for (int64_t i = 0; i < layers; ++i)
+        n += i >= firstDense && i % freq == 0;
+    return n;
+}
+
+void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
+{
+    const bool gpt2 = f == Family::Gpt2;
+    const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3;
+    const bool gemma = f == Family::Gemma || f == Family::Gemma2 || f == Family::Gemma3;
+    const bool qwenMoe = f == Family::Qwen2Moe || f == Family::Qwen3Moe;
+
+    // Sizes: GPT-2 names them n_embd/n_layer/n_head/n_inner/n_positions (configuration_gpt2.py).
+    a.hidden = r.integer(gpt2 ? "n_embd" : "hidden_size", true, 0, 1, kMaxHidden);
+    a.layers = r.integer(gpt2 ? "n_layer" : "num_hidden_layers", true, 0, 1, kMaxLayers);
+    a.heads = r.integer(gpt2 ? "n_head" : "num_attention_heads", true, 0, 1, 65536);
+    a.vocab = r.integer("vocab_size", true, 0, 1, 100'000'000);
+    // Only GPT-2 learns a table of positions; for rotary models the context limit is recorded, capped
+    // at the longest context the accounting takes.
+    a.maxPositions = gpt2 ? r.integer("n_positions", false, 1024, 1, kMaxSeq)
+                          : std::min(r.integer("max_position_embeddings", false, 0, 1, INT64_MAX), kMaxSeq);
+    if (gpt2) {
+        // n_inner null means 4·n_embd (modeling_gpt2.py GPT2Block).
+        a.ffn = r.integer("n_inner", false, 4 * a.hidden, 1, 16 * kMaxHidden);
+    } else {
+        // DeepSeek's intermediate_size is the dense layers' width; an all-MoE model may leave it out.
+        a.ffn = r.integer("intermediate_size", !(deepseek && r.has("n_routed_experts")), 0, 1, 16 * kMaxHidden);
+    }
+    if (!gpt2 && !deepseek)
+        a.kvHeads = r.integer("num_key_value_heads", false, a.heads, 1, 65536);
+
+    // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
+    // (GemmaConfig, Gemma2Config, Gemma3TextConfig: 256; Qwen3Config: 128; Qwen3MoeConfig has none.)
+    const int64_t defaultHeadDim = gemma ? 256 : f == Family::Qwen3 ? 128 : 0;
+    if (!gpt2 && !deepseek && r.has("head_dim"))
+        a.headDim = r.integer("head_dim", false, 0, 1, 65536);
+    else if (defaultHeadDim > 0)
+        a.headDim = defaultHeadDim;
+    const bool explicitHeadDim = a.headDim > 0;
+    if (!explicitHeadDim && !deepseek && a.hidden > 0 && a.heads > 0) {
+        if (a.hidden % a.heads != 0)
+            r.error(gpt2 ? "n_head" : "num_attention_heads",
+                    "must divide " + std::string(gpt2 ? "n_embd" : "hidden_size") + " (" + std::to_string(a.hidden) +
+                        ") when there is no head_dim, got " + std::to_string(a.heads));
+        else
+            a.headDim = a.hidden / a.heads;
+    }
+    if (a.kvHeads > 0 && a.heads > 0 && a.heads % a.kvHeads != 0)
+        r.error("num_key_value_heads",
+                "must divide num_attention_heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));
+
+    // Embedding tying: each configuration class's default.
+    const bool tiedDefault = gemma || gpt2;
+    a.tiedEmbeddings = r.flag("tie_word_embeddings", tiedDefault);
+
+    a.norm = (gpt2 || f == Family::GptNeoX) ? NormKind::LayerNorm : NormKind::RMSNorm;
+    a.ffnKind = (gpt2 || f == Family::GptNeoX) ? FfnKind::Gelu : FfnKind::SwiGLU;
+    a.normsPerLayer = (f == Family::Gemma2 || f == Family::Gemma3) ? 4 : 2;
+    a.learnedPositions = gpt2;
+
+    // Biases, as each modeling file builds them.
+    switch (f) {
+    case Family::Gpt2:
+        a.bias = true;
+        break;
+    case Family::GptNeoX:
+        a.mlpBias = true;
+        a.attentionBias = r.flag("attention_bias", true) ? AttentionBias::All : AttentionBias::None;
+        break;
+    case Family::Qwen2:
+    case Family::Qwen2Moe:
+        a.attentionBias = r.flag("qkv_bias", true) ? AttentionBias::Qkv : AttentionBias::None;
+        break;
+    case Family::Llama:
+        a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::All : AttentionBias::None;
+        a.mlpBias = r.flag("mlp_bias", false);
+        break;
+    case Family::Qwen3:
+    case Family::Qwen3Moe:
+    case Family::Gemma:
+    case Family::Gemma2:
+    case Family::Gemma3:
+    case Family::Olmo2:
+        a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::All : AttentionBias::None;
+        break;
+    case Family::DeepseekV2:
+    case Family::DeepseekV3:
+        if (r.flag("attention_bias", false))
+            r.error("attention_bias",
+                    "true is not supported for MLA attention (every published DeepSeek config has false)");
+        break;
+    case Family::Mistral:
+    case Family::Mixtral:
+    case Family::Phi3:
+        break;
+    }
+
+    if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3)
+        a.qkNorm = QkNorm::PerHead;
+    else if (f == Family::Olmo2)
+        a.qkNorm = QkNorm::Full;
+
+    // Dropout: GPT-2 trains with resid_pdrop 0.1 by default, GPT-NeoX with hidden_dropout 0.
+    if (gpt2)
+        a.dropout = r.fraction("resid_pdrop", 0.1) > 0;
+    else if (f == Family::GptNeoX)
+        a.dropout = r.fraction("hidden_dropout", 0.0) > 0;
+
+    a.attention = a.kvHeadsOrDefault() == a.heads ? AttentionKind::MHA : AttentionKind::GQA;
+
+    if (deepseek) {
+        a.attention = AttentionKind::MLA;
+        a.kvHeads = a.heads;
+        a.mla.qLoraRank = r.integer("q_lora_rank", false, 0, 1, kMaxHidden); // null: q_proj from h
+        a.mla.kvLoraRank = r.integer("kv_lora_rank", true, 512, 1, kMaxHidden);
+        a.mla.qkNopeHeadDim = r.integer("qk_nope_head_dim", true, 128, 1, 65536);
+        a.mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", true, 64, 0, 65536);
+        a.mla.vHeadDim = r.integer("v_head_dim", true, 128, 1, 65536);
+        if (r.has("n_routed_experts")) {
+            a.moe.experts = r.integer("n_routed_experts", false, 0, 1, 65536);
+            a.moe.activeExperts = r.integer("num_experts_per_tok", true, 1, 1, 65536);
+            a.moe.expertFfn = r.integer("moe_intermediate_size", true, 1, 1, 16 * kMaxHidden);
+            a.moe.sharedExperts = r.integer("n_shared_experts", false, 0, 0, 65536);
+            const int64_t firstDense = r.integer("first_k_dense_replace", false, 0, 0, kMaxLayers);
+            const int64_t freq = r.integer("moe_layer_freq", false, 1, 1, kMaxLayers);
+            a.moe.denseLayers = a.layers - deepseekMoeLayers(a.layers, firstDense, freq);
+            if (a.moe.denseLayers > 0 && a.ffn <= 0)
+                r.error("intermediate_size", "is required when some layers are dense (first_k_dense_replace)");
+            a.moe.denseFfn = a.ffn;
+            if (a.ffn <= 0)
+                a.ffn = a.moe.expertFfn;
+        }
+    } else if (f == Family::Mixtral) {
+        a.moe.experts = r.integer("num_local_experts", true, 0, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", true, 0, 1, 65536);
+        a.moe.expertFfn = a.ffn; // every MixtralBlockSparseTop2MLP has intermediate_size
+    } else if (qwenMoe) {
+        // Newer transformers maps num_experts to num_local_experts (configuration_qwen3_moe.py attribute_map).
+        a.moe.experts = r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", true, 0, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", true, 0, 1, 65536);
+        a.moe.expertFfn = r.integer("moe_intermediate_size", true, 0, 1, 16 * kMaxHidden);
+        const int64_t step = r.integer("decoder_sparse_step", false, 1, 1, kMaxLayers);
+        const std::set<int64_t> mlpOnly = r.layerList("mlp_only_layers", std::max<int64_t>(a.layers, 1));
+        a.moe.denseLayers = a.layers - qwenMoeLayers(a.layers, step, mlpOnly);
+        a.moe.denseFfn = a.ffn;
+        if (f == Family::Qwen2Moe) {
+            // One shared expert of shared_expert_intermediate_size behind a sigmoid gate h -> 1. It is
+            // the same count (and the same activations) as that width in expert-sized pieces.
+            const int64_t shared = r.integer("shared_expert_intermediate_size", false, 5632, 0, 16 * kMaxHidden);
+            a.moe.sharedExpertGate = true;
+            if (a.moe.expertFfn > 0 && shared % a.moe.expertFfn != 0)
+                r.error("shared_expert_intermediate_size",
+                        "must be a multiple of moe_intermediate_size (" + std::to_string(a.moe.expertFfn) +
+                            ") for TrainMem's shared-expert count, got " + std::to_string(shared));
+            else if (a.moe.expertFfn > 0)
+                a.moe.sharedExperts = shared / a.moe.expertFfn;
+        }
+    }
+    if (a.isMoe() && a.moe.activeExperts > a.moe.experts)
+        r.error("num_experts_per_tok", "must not exceed the number of experts (" + std::to_string(a.moe.experts) +
+                                           "), got " + std::to_string(a.moe.activeExperts));
+    if (a.isMoe() && a.moe.denseLayers >= a.layers) {
+        // Every layer dense: count it as the dense model it is.
+        a.moe = MoeConfig{};
+    }
+    out.dtype = r.text(r.has("torch_dtype") ? "torch_dtype" : "dtype");
+    out.nameOrPath = r.text("_name_or_path");
+}
+
+std::string slug(const std::string& s)
+{
+    std::string out;
+    for (const char c : s) {
+        const unsigned char u = static_cast<unsigned char>(c);
+        if (std::isalnum(u) || c == '.')
+            out += static_cast<char>(std::tolower(u));
+        else if (!out.empty() && out.back() != '-')
+            out += '-';
+    }
+    while (!out.empty() && out.back() == '-')
+        out.pop_back();
+    return out;
+}
+
+} // namespace
+
+const std::vector<std::string>& hfModelTypes()
+{
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (const auto& [name, f] : families())
+            v.push_back(name);
+        return v;
+    }();
+    return names;
+}
+
+HfImport parseHfConfig(std::string_view text, const std::string& file)
+{
+    HfImport out;
+    json doc;
+    try {
+        doc = json::parse(text.begin(), text.end());
+    } catch (const json::exception& e) {
+        out.errors.push_back({file, "", "not valid JSON: " + jsonErrorText(e)});
+        return out;
+    }
+    if (!doc.is_object()) {
+        out.errors.push_back({file, "", "must be a JSON object (a Hugging Face config.json), got " + describe(doc)});
+        return out;
+    }
+    // Multimodal wrappers (Gemma 3's "gemma3") keep the language model under text_config.
+    const json* cfg = &doc;
+    std::string base;
+    auto typeOf = [](const json& j) {
+        return j.contains("model_type") && j.at("model_type").is_string() ? j.at("model_type").get<std::string>()
+                                                                          : std::string();
+    };
+    if (!familyOf(typeOf(doc)) && doc.contains("text_config") && doc.at("text_config").is_object() &&
+        familyOf(typeOf(doc.at("text_config")))) {
+        cfg = &doc.at("text_config");
+        base = "/text_config";
+    }
+    HfReader r(*cfg, base, file, out.errors);
+    if (!r.has("model_type") || !cfg->at("model_type").is_string()) {
+        r.error("model_type", r.has("model_type") ? "must be a string, got " + describe(cfg->at("model_type"))
+                                                  : "is required (supported: " + supportedList() + ")");
+        return out;
+    }
+    out.modelType = cfg->at("model_type").get<std::string>();
+    const std::optional<Family> family = familyOf(out.modelType);
+    if (!family) {
+        r.error("model_type", "unsupported model type \"" + out.modelType + "\" (supported: " + supportedList() + ")");
+        return out;
+    }
+    Architecture& a = out.architecture;
+    readFamily(r, *family, a, out);
+    if (out.ok()) {
+        const ParamCount c = countParams(a);
+        if (c.total <= 0 || c.total > kMaxParams)
+            r.error("", "describes " + formatCount(static_cast<double>(c.total)) + " parameters; the limit is 10^15");
+    }
+    return out;
+}
+
+Scenario scenarioWithHfModel(const Scenario& base, const HfImport& imported, const std::string& label)
+{
+    Scenario s = base;
+    s.model = ModelSpec{};
+    s.model.hasArchitecture = true;
+    s.model.architecture = imported.architecture;
+    const ParamCount c = countParams(s.model.architecture);
+    s.model.params = c.total;
+    s.model.activeParams = c.active;
+
+    std::string name = imported.nameOrPath;
+    if (const auto slash = name.find_last_of("/\\"); slash != std::string::npos)
+        name = name.substr(slash + 1);
+    if (name.empty())
+        name = label;
+    if (name.empty())
+        name = imported.modelType;
+    s.name = name;
+    s.id = slug(name);
+    if (s.id.empty())
+        s.id = "hf-import";
+    s.source = "Hugging Face config.json (model_type \"" + imported.modelType + "\")";
+    s.description = "Imported from a Hugging Face config.json: model_type " + imported.modelType + ", " +
+                    formatCount(static_cast<double>(c.total)) + " parameters";
+    if (c.active != c.total)
+        s.description += " (" + formatCount(static_cast<double>(c.active)) + " active)";
+    if (!imported.dtype.empty()) {
+        s.description += ", torch_dtype " + imported.dtype;
+        // bfloat16 and float16 are both 2 bytes a weight: the bf16 inference format. float32 has no
+        // inference format here; the description keeps it.
+        if (imported.dtype == "bfloat16" || imported.dtype == "float16")
+            s.training.inferenceWeights = InferenceWeights::BF16;
+    }
+    s.description += ".";
+    const Architecture& a = s.model.architecture;
+    if (!a.isMoe() || s.hardware.ep > a.moe.experts)
+        s.hardware.ep = 1;
+    return s;
+}
+
+} // namespace trainmem

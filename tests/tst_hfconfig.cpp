@@ -1,0 +1,383 @@
+// Importing Hugging Face config.json files (issue 9 §1): real configs of every supported family
+// (tests/data/hf/, sources in its README) against the counts their publishers give, and bad input.
+#include "hfconfig.h"
+#include "params.h"
+#include "scenarioio.h"
+#include "testdata.h"
+
+#include <QtTest>
+
+using namespace trainmem;
+
+namespace {
+
+HfImport importFile(const QString& name)
+{
+    const std::string path = std::string(TRAINMEM_HF_DATA) + "/" + name.toStdString();
+    const std::string text = testdata::readFile(path);
+    if (text.empty())
+        qFatal("missing test data %s", path.c_str());
+    return parseHfConfig(text, name.toStdString());
+}
+
+std::string firstError(const std::string& text)
+{
+    const HfImport imp = parseHfConfig(text, "config.json");
+    return imp.errors.empty() ? std::string("<no error>") : imp.errors.front().toString();
+}
+
+}  // namespace
+
+class TestHfConfig : public QObject
+{
+    Q_OBJECT
+private slots:
+    // Each row: the file, the count sum(p.numel()) gives for the model transformers builds from it
+    // (derived in the row's comment from the modeling file, huggingface/transformers at commit
+    // 00b676f8f0489b88652a31d70751cc540dd06305), the active count for MoE, and the publisher's figure
+    // with the rounding it was given to. Exact for dense families.
+    void familyMatchesPublishedCount_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("modelType");
+        QTest::addColumn<qint64>("total");
+        QTest::addColumn<qint64>("active");      // = total for dense models
+        QTest::addColumn<qint64>("published");   // the publisher's total
+        QTest::addColumn<double>("publishedTol");  // relative rounding of that figure (0: exact)
+
+        // V=128256, h=4096, 32 layers, GQA 32/8 heads of 128, SwiGLU 14336, untied:
+        // 2·V·h + 32·(h·4096 + 2·h·1024 + 4096·h + 3·h·14336 + 2h) + h. Meta's published 8,030,261,248.
+        QTest::newRow("llama: Llama 3.1 8B = 8,030,261,248 exactly")
+            << "Llama-3.1-8B.json" << "llama" << qint64(8030261248) << qint64(8030261248) << qint64(8030261248) << 0.0;
+        // Tied: V·h + 28·(h·3072 + 2·h·1024 + 3072·h + 3·h·8192 + 2h) + h with h=3072, V=128256.
+        // Meta's model card: 3.21B.
+        QTest::newRow("llama: Llama 3.2 3B (tied) = 3.21B")
+            << "Llama-3.2-3B.json" << "llama" << qint64(3212749824) << qint64(3212749824) << qint64(3210000000)
+            << 0.0016;
+        // Qwen2: q/k/v biases, no o bias: 2·V·h + 28·(attn 2·h² + 2·h·512 + 3584 + 2·512 + 3·h·18944 + 2h) + h,
+        // h=3584, V=152064. Qwen2.5-7B model card: 7.61B (6.53B non-embedding).
+        QTest::newRow("qwen2: Qwen2.5 7B (qkv bias) = 7.61B")
+            << "Qwen2.5-7B.json" << "qwen2" << qint64(7615616512) << qint64(7615616512) << qint64(7610000000)
+            << 0.001;  // the card truncates 7.6156B to 7.61B
+        // Qwen3: per-head q_norm/k_norm (2·128 a layer), head_dim 128 with 32 heads on h=4096, untied.
+        // Qwen3-8B model card: 8.2B (6.95B non-embedding).
+        QTest::newRow("qwen3: Qwen3 8B (q/k norms) = 8.2B")
+            << "Qwen3-8B.json" << "qwen3" << qint64(8190735360) << qint64(8190735360) << qint64(8200000000) << 0.0062;
+        // Tied, h=2560 with 32 heads of 128 (q is wider than h). Qwen3-4B model card: 4.0B (3.6B non-embedding).
+        QTest::newRow("qwen3: Qwen3 4B (tied, head_dim·heads > hidden) = 4.0B")
+            << "Qwen3-4B.json" << "qwen3" << qint64(4022468096) << qint64(4022468096) << qint64(4000000000) << 0.0125;
+        // 48 layers of: attention 2·h·4096 + 2·h·512 + 2·128 norms, router h·128, 128 experts of 3·h·768;
+        // active: 8 of 128 experts. Qwen3-30B-A3B model card: 30.5B total, 3.3B activated.
+        QTest::newRow("qwen3_moe: Qwen3 30B-A3B = 30.5B total, 3.3B active")
+            << "Qwen3-30B-A3B.json" << "qwen3_moe" << qint64(30532122624) << qint64(3353032704) << qint64(30500000000)
+            << 0.0017;
+        // Gemma 3: four norms a layer, per-head q/k norms of 256, GeGLU 6912, tied 262144 vocabulary:
+        // V·h + 26·(h·1024 + 2·h·256 + 1024·h + 2·256 + 3·h·6912 + 4h) + h, h=1152. keras-hub's
+        // gemma3_1b preset (the same weights) publishes 999,885,952.
+        QTest::newRow("gemma3_text: Gemma 3 1B = 999,885,952 exactly")
+            << "gemma-3-1b.json" << "gemma3_text" << qint64(999885952) << qint64(999885952) << qint64(999885952) << 0.0;
+    }
+    void familyMatchesPublishedCount()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, modelType);
+        QFETCH(qint64, total);
+        QFETCH(qint64, active);
+        QFETCH(qint64, published);
+        QFETCH(double, publishedTol);
+        const HfImport imp = importFile(file);
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(QString::fromStdString(imp.modelType), modelType);
+        const ParamCount c = countParams(imp.architecture);
+        QCOMPARE(c.total, total);
+        QCOMPARE(c.active, active);
+        const double rel = std::abs(double(c.total) - double(published)) / double(published);
+        QVERIFY2(rel <= std::max(publishedTol, 1e-12) + 1e-12,
+                 qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
+        // Rounded figures (3.21B, 4.0B) bound the count only to their last digit; the exact count is the
+        // QCOMPARE above, derived from the modeling code.
+    }
+
+    // Families for which no real config.json could be found in the public sources searched (see
+    // tests/data/hf/README.md): the fields their publishers list, written as the config.json keys
+    // they are, with the published count. Not copies of files; the importer's reading of each family.
+    void familyFromPublishedFields_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<qint64>("total");
+        QTest::addColumn<qint64>("active");
+        QTest::addColumn<qint64>("published");
+        QTest::addColumn<double>("publishedTol");
+        // Mistral-7B-v0.1 (fields: sumitdotml/transformers mistral-7b-v0.1/README.md): dim 4096, 32 layers,
+        // 32 heads, 8 KV heads, head_dim 128, FFN 14336, vocab 32000; untied. Published 7,241,732,096 (7.24B).
+        QTest::newRow("mistral: Mistral 7B v0.1 = 7,241,732,096")
+            << R"({"model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                  "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 14336, "vocab_size": 32000,
+                  "tie_word_embeddings": false})"
+            << qint64(7241732096) << qint64(7241732096) << qint64(7241732096) << 0.0;
+        // Mixtral 8x7B (modules: keras-team/keras-hub keras_hub/src/models/mixtral/README.md): 32 layers,
+        // h 4096, k/v 1024 wide, gate 4096->8, 8 experts of 14336, top-2; shared/data/models.json:
+        // 46,702,792,704 total, 12,879,925,248 active.
+        QTest::newRow("mixtral: Mixtral 8x7B = 46.70B total, 12.88B active exactly")
+            << R"({"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                  "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "num_local_experts": 8,
+                  "num_experts_per_tok": 2})"
+            << qint64(46702792704) << qint64(12879925248) << qint64(46702792704) << 0.0;
+        // Qwen1.5-MoE-A2.7B (Qwen's model card: 14.3B total, 2.7B activated): 24 layers, h 2048, 16 heads,
+        // 60 experts of 1408, top-4, one shared expert of 5632 behind a gate, q/k/v biases, untied.
+        QTest::newRow("qwen2_moe: Qwen1.5-MoE-A2.7B = 14.3B total, 2.7B active")
+            << R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 16,
+                  "num_key_value_heads": 16, "intermediate_size": 5632, "vocab_size": 151936, "num_experts": 60,
+                  "num_experts_per_tok": 4, "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+                  "decoder_sparse_step": 1, "tie_word_embeddings": false})"
+            << qint64(14315784192) << qint64(2689173504) << qint64(14300000000) << 0.0035;
+        // Gemma 2B (fields: UbiquitousLearning/mllm src/models/gemma/README.md; keras-hub gemma_2b_en:
+        // 2,506,172,416): 18 layers, h 2048, 8 heads, 1 KV head of 256, GeGLU 16384, tied 256000 vocabulary.
+        QTest::newRow("gemma: Gemma 2B = 2,506,172,416 exactly")
+            << R"({"model_type": "gemma", "hidden_size": 2048, "num_hidden_layers": 18, "num_attention_heads": 8,
+                  "num_key_value_heads": 1, "head_dim": 256, "intermediate_size": 16384, "vocab_size": 256000})"
+            << qint64(2506172416) << qint64(2506172416) << qint64(2506172416) << 0.0;
+        // Gemma 2 2B (fields: AI-Hypercomputer/maxtext hf_model_configs.py gemma2_2b_config over
+        // Gemma2Config's defaults head_dim 256, vocab 256000; keras-hub gemma2_2b_en: 2,614,341,888):
+        // four norms a layer.
+        QTest::newRow("gemma2: Gemma 2 2B (four norms a layer) = 2,614,341,888 exactly")
+            << R"({"model_type": "gemma2", "hidden_size": 2304, "num_hidden_layers": 26, "num_attention_heads": 8,
+                  "num_key_value_heads": 4, "intermediate_size": 9216, "vocab_size": 256000})"
+            << qint64(2614341888) << qint64(2614341888) << qint64(2614341888) << 0.0;
+        // Phi-3-mini (Phi-3 report arXiv 2404.14219: h 3072, 32 heads, 32 layers, vocab 32064; keras-hub
+        // phi3_mini_4k_instruct_en: 3,821,079,552, which pins the FFN at 8192). Fused qkv/gate_up count the same.
+        QTest::newRow("phi3: Phi-3-mini (fused projections) = 3,821,079,552 exactly")
+            << R"({"model_type": "phi3", "hidden_size": 3072, "num_hidden_layers": 32, "num_attention_heads": 32,
+                  "num_key_value_heads": 32, "intermediate_size": 8192, "vocab_size": 32064, "tie_word_embeddings": false})"
+            << qint64(3821079552) << qint64(3821079552) << qint64(3821079552) << 0.0;
+        // GPT-2 small (openai-community/gpt2 config.json, as in presets/gpt2-small.json): learned positions,
+        // LayerNorms and linears with bias, tied head. Published 124,439,808.
+        QTest::newRow("gpt2: GPT-2 small = 124,439,808 exactly")
+            << R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "n_inner": null, "n_positions": 1024,
+                  "vocab_size": 50257, "resid_pdrop": 0.1})"
+            << qint64(124439808) << qint64(124439808) << qint64(124439808) << 0.0;
+        // Pythia 6.9B (modules: Retruth/deontic nlp_models/pythia/README.md: embed_in/embed_out 50432x4096,
+        // 32 layers, query_key_value 12288 and dense with bias, MLP 16384 with bias, LayerNorms with bias;
+        // Pythia paper arXiv 2304.01373 Table 1: 6,857,302,016).
+        QTest::newRow("gpt_neox: Pythia 6.9B = 6,857,302,016 exactly")
+            << R"({"model_type": "gpt_neox", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                  "intermediate_size": 16384, "vocab_size": 50432, "tie_word_embeddings": false})"
+            << qint64(6857302016) << qint64(6857302016) << qint64(6857302016) << 0.0;
+        // OLMo 2 7B (OLMo 2 report arXiv 2501.00656: 32 layers, h 4096, 32 heads, MLP 11008, vocab 100352;
+        // published 7.3B): q_norm/k_norm over the full 4096 width, post-attention and post-FFN norms.
+        QTest::newRow("olmo2: OLMo 2 7B (full-width q/k norms) = 7.3B")
+            << R"({"model_type": "olmo2", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                  "num_key_value_heads": 32, "intermediate_size": 11008, "vocab_size": 100352, "tie_word_embeddings": false})"
+            << qint64(7298617344) << qint64(7298617344) << qint64(7300000000) << 0.007;
+        // DeepSeek-V2-Lite (DeepSeek-V2 report arXiv 2405.04434 Appendix B: 27 layers, h 2048, 16 heads,
+        // kv_lora 512, no query compression, 64 routed + 2 shared experts of 1408, 6 active, layer 0 dense;
+        // 15.7B total, 2.4B activated; the dense width 10944 is the model's intermediate_size).
+        QTest::newRow("deepseek_v2: DeepSeek-V2-Lite = 15.7B total")
+            << R"({"model_type": "deepseek_v2", "hidden_size": 2048, "num_hidden_layers": 27, "num_attention_heads": 16,
+                  "intermediate_size": 10944, "vocab_size": 102400, "q_lora_rank": null, "kv_lora_rank": 512,
+                  "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "n_routed_experts": 64,
+                  "n_shared_experts": 2, "num_experts_per_tok": 6, "moe_intermediate_size": 1408,
+                  "first_k_dense_replace": 1, "moe_layer_freq": 1})"
+            << qint64(15706484224) << qint64(2661150208) << qint64(15700000000) << 0.0032;
+        // DeepSeek-V3 (the fields of presets/deepseek-v3.json, from deepseek-ai/DeepSeek-V3 config.json):
+        // 671B published (tenstorrent/tt-metal models/demos/deepseek_v3/reference/README_WEIGHTS.md: 671B
+        // main model, 36.6B activated without the 0.93B input embedding: ours 37.55B with it). The
+        // router's e_score_correction_bias is a buffer in transformers, so the count equals the preset's.
+        QTest::newRow("deepseek_v3: DeepSeek-V3 = 671B")
+            << R"({"model_type": "deepseek_v3", "hidden_size": 7168, "num_hidden_layers": 61, "num_attention_heads": 128,
+                  "num_key_value_heads": 128, "intermediate_size": 18432, "vocab_size": 129280, "q_lora_rank": 1536,
+                  "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+                  "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
+                  "first_k_dense_replace": 3, "moe_layer_freq": 1, "num_nextn_predict_layers": 1, "tie_word_embeddings": false})"
+            << qint64(671026404352) << qint64(37552282624) << qint64(671000000000) << 0.0008;
+    }
+    void familyFromPublishedFields()
+    {
+        QFETCH(QString, json);
+        QFETCH(qint64, total);
+        QFETCH(qint64, active);
+        QFETCH(qint64, published);
+        QFETCH(double, publishedTol);
+        const HfImport imp = parseHfConfig(json.toStdString(), "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        const ParamCount c = countParams(imp.architecture);
+        QCOMPARE(c.total, total);
+        QCOMPARE(c.active, active);
+        const double rel = std::abs(double(c.total) - double(published)) / double(published);
+        QVERIFY2(rel <= publishedTol + 1e-12, qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
+    }
+
+    // The import becomes a scenario file that reads back to the same model.
+    void importSavesAsScenarioFile_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("qwen2 qkv bias round-trips") << "Qwen2.5-7B.json";
+        QTest::newRow("qwen3 per-head q/k norms round-trip") << "Qwen3-8B.json";
+        QTest::newRow("gemma3 four norms round-trip") << "gemma-3-1b.json";
+        QTest::newRow("qwen3_moe round-trips") << "Qwen3-30B-A3B.json";
+    }
+    void importSavesAsScenarioFile()
+    {
+        QFETCH(QString, file);
+        const HfImport imp = importFile(file);
+        QVERIFY(imp.ok());
+        const Scenario s = scenarioWithHfModel(Scenario{}, imp, "folder");
+        const ScenarioParse back = parseScenario(scenarioToText(s), "saved.json");
+        QVERIFY2(back.ok(), back.errors.empty() ? "" : back.errors.front().toString().c_str());
+        const ParamCount want = countParams(imp.architecture);
+        const ParamCount got = countParams(back.scenario.model.architecture);
+        QCOMPARE(got.total, want.total);
+        QCOMPARE(got.active, want.active);
+        QCOMPARE(scenarioToText(back.scenario), scenarioToText(s));
+    }
+
+    void importKeepsTheSetupAndRecordsDtype()
+    {
+        Scenario base = testdata::preset("deepseek-v3");  // ep 64 on 2048 H800s
+        const HfImport imp = importFile("Llama-3.1-8B.json");
+        const Scenario s = scenarioWithHfModel(base, imp, "Llama-3.1-8B");
+        QCOMPARE(s.hardware.gpus, base.hardware.gpus);
+        QCOMPARE(QString::fromStdString(s.hardware.gpu), QStringLiteral("H800"));
+        QCOMPARE(s.training.seqLen, base.training.seqLen);
+        QCOMPARE(s.hardware.ep, qint64(1));  // a dense model has no experts to spread
+        QCOMPARE(QString::fromStdString(s.name), QStringLiteral("Llama-3.1-8B"));
+        QCOMPARE(QString::fromStdString(s.id), QStringLiteral("llama-3.1-8b"));
+        QVERIFY(QString::fromStdString(s.description).contains(QLatin1String("torch_dtype bfloat16")));
+        QCOMPARE(s.training.inferenceWeights, InferenceWeights::BF16);
+        QCOMPARE(s.model.params, qint64(8030261248));
+        QVERIFY(!s.model.publishedTotal);
+    }
+
+    // The tensors issue 13 asked for, each on its own in a scenario file.
+    void newArchitectureFieldsCount_data()
+    {
+        QTest::addColumn<QString>("fields");
+        QTest::addColumn<qint64>("extra");  // over the same block without them
+        // Base block: 1 layer, h=64, 4 heads of 16, SwiGLU 128, vocab 100, untied, RMSNorm.
+        QTest::newRow("qkv-only bias adds q+k+v = 192") << R"("attention_bias": "qkv")" << qint64(192);
+        QTest::newRow("all attention biases add q+k+v+o = 256") << R"("attention_bias": "all")" << qint64(256);
+        QTest::newRow("mlp bias adds gate+up+down = 2·128+64") << R"("mlp_bias": true)" << qint64(320);
+        QTest::newRow("per-head q/k norms add 2·16") << R"("qk_norm": "head")" << qint64(32);
+        QTest::newRow("full-width q/k norms add 64+64") << R"("qk_norm": "full")" << qint64(128);
+        QTest::newRow("four norms a layer add 2·64") << R"("norms_per_layer": 4)" << qint64(128);
+    }
+    void newArchitectureFieldsCount()
+    {
+        QFETCH(QString, fields);
+        QFETCH(qint64, extra);
+        auto count = [](const QString& more) {
+            const QString text = QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture":
+                {"layers": 1, "hidden": 64, "heads": 4, "ffn": 128, "vocab": 100%1}}})")
+                                     .arg(more.isEmpty() ? QString() : QStringLiteral(", ") + more);
+            const ScenarioParse p = parseScenario(text.toStdString(), "t.json");
+            if (!p.ok())
+                qFatal("%s", p.errors.front().toString().c_str());
+            return countParams(p.scenario.model.architecture).total;
+        };
+        QCOMPARE(count(fields) - count(QString()), extra);
+    }
+
+    void moeFieldsCount()
+    {
+        const auto count = [](const char* more) {
+            const std::string text = std::string(R"({"schema": "trainmem/scenario@1", "model": {"architecture":
+                {"layers": 2, "hidden": 64, "heads": 4, "ffn": 128, "vocab": 100,
+                 "moe": {"experts": 8, "active_experts": 2, "expert_ffn": 32, "shared_experts": 1)")
+                                     + more + "}}}}";
+            const ScenarioParse p = parseScenario(text, "t.json");
+            if (!p.ok())
+                qFatal("%s", p.errors.front().toString().c_str());
+            return countParams(p.scenario.model.architecture);
+        };
+        const ParamCount base = count("");
+        // DeepSeek-V3's score-correction bias: one per expert per MoE layer, on the active path.
+        QCOMPARE(count(R"(, "score_correction_bias": true)").total - base.total, qint64(2 * 8));
+        QCOMPARE(count(R"(, "score_correction_bias": true)").active - base.active, qint64(2 * 8));
+        // Qwen2-MoE's shared-expert gate: a Linear(h, 1) per MoE layer.
+        QCOMPARE(count(R"(, "shared_expert_gate": true)").total - base.total, qint64(2 * 64));
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("error");
+        const QString supported = QStringLiteral(
+            "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
+            "gpt_neox, olmo2, deepseek_v2, deepseek_v3");
+        const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+            "intermediate_size": 14336, "vocab_size": 128256)");
+        QTest::newRow("unknown model_type is named with the supported list")
+            << R"({"model_type": "bert", "hidden_size": 768})"
+            << QStringLiteral("config.json: /model_type: unsupported model type \"bert\" (supported: %1)").arg(supported);
+        QTest::newRow("missing model_type") << R"({"hidden_size": 768})"
+                                            << QStringLiteral("config.json: /model_type: is required (supported: %1)").arg(supported);
+        QTest::newRow("kv heads as a string are named by their path")
+            << QStringLiteral(R"({%1, "num_attention_heads": 32, "num_key_value_heads": "8"})").arg(llama)
+            << QStringLiteral("config.json: /num_key_value_heads: must be a positive integer, got \"8\"");
+        QTest::newRow("missing hidden size")
+            << R"({"model_type": "mistral", "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 32000})"
+            << QStringLiteral("config.json: /hidden_size: is required");
+        QTest::newRow("heads that do not divide the hidden size are refused with the numbers")
+            << QStringLiteral(R"({%1, "num_attention_heads": 30})").arg(llama)
+            << QStringLiteral("config.json: /num_attention_heads: must divide hidden_size (4096) when there is no head_dim, got 30");
+        QTest::newRow("kv heads must divide the heads")
+            << QStringLiteral(R"({%1, "num_attention_heads": 32, "num_key_value_heads": 5})").arg(llama)
+            << QStringLiteral("config.json: /num_key_value_heads: must divide num_attention_heads (32), got 5");
+        QTest::newRow("negative layer count")
+            << R"({"model_type": "qwen2", "hidden_size": 896, "num_hidden_layers": -2, "num_attention_heads": 14, "intermediate_size": 4864, "vocab_size": 151936})"
+            << QStringLiteral("config.json: /num_hidden_layers: must be a positive integer, got -2");
+        QTest::newRow("a tied flag that is not a boolean")
+            << QStringLiteral(R"({%1, "num_attention_heads": 32, "tie_word_embeddings": "yes"})").arg(llama)
+            << QStringLiteral("config.json: /tie_word_embeddings: must be true or false, got \"yes\"");
+        QTest::newRow("more active experts than experts")
+            << R"({"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 32000, "num_local_experts": 8, "num_experts_per_tok": 9})"
+            << QStringLiteral("config.json: /num_experts_per_tok: must not exceed the number of experts (8), got 9");
+        QTest::newRow("an mlp_only_layers index past the last layer")
+            << R"({"model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 4, "intermediate_size": 6144, "vocab_size": 151936, "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 768, "mlp_only_layers": [1, 4]})"
+            << QStringLiteral("config.json: /mlp_only_layers/1: must be a layer index from 0 to 3, got 4");
+        QTest::newRow("a JSON array is not a config") << "[1, 2]"
+                                                      << QStringLiteral("config.json: must be a JSON object (a Hugging Face config.json), got [1,2]");
+    }
+    void badInput()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, error);
+        QCOMPARE(QString::fromStdString(firstError(text.toStdString())), error);
+    }
+
+    void notJsonNamesTheFile()
+    {
+        const std::string e = firstError("{\"model_type\": ");
+        QVERIFY2(QString::fromStdString(e).startsWith(QLatin1String("config.json: not valid JSON: at line 1, column ")),
+                 e.c_str());
+    }
+
+    // decoder_sparse_step / mlp_only_layers (Qwen) and first_k_dense_replace (DeepSeek) decide how
+    // many layers are dense; the architecture keeps that count.
+    void moeLayerPatterns_data()
+    {
+        QTest::addColumn<QString>("extra");
+        QTest::addColumn<qint64>("denseLayers");
+        QTest::newRow("every layer sparse by default") << QString() << qint64(0);
+        QTest::newRow("decoder_sparse_step 2: layers 0 and 2 of 4 dense") << R"(, "decoder_sparse_step": 2)" << qint64(2);
+        QTest::newRow("mlp_only_layers [0, 3] dense") << R"(, "mlp_only_layers": [0, 3])" << qint64(2);
+        QTest::newRow("step 2 and mlp_only_layers [1]: layers 0, 1, 2 dense")
+            << R"(, "decoder_sparse_step": 2, "mlp_only_layers": [1])" << qint64(3);
+    }
+    void moeLayerPatterns()
+    {
+        QFETCH(QString, extra);
+        QFETCH(qint64, denseLayers);
+        const std::string text = R"({"model_type": "qwen3_moe", "hidden_size": 256, "num_hidden_layers": 4,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 1000,
+            "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 64)"
+                                 + extra.toStdString() + "}";
+        const HfImport imp = parseHfConfig(text, "config.json");
+        QVERIFY(imp.ok());
+        QCOMPARE(imp.architecture.moe.denseLayers, denseLayers);
+        QCOMPARE(imp.architecture.moe.denseFfn, qint64(512));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHfConfig)
+#include "tst_hfconfig.moc"
