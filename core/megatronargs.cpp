@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <map>
 
 namespace trainmem {
@@ -341,6 +342,26 @@ void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
     if (a.swiglu && !a.ffnHiddenSize && a.ffn() <= 0)
         r.error("--hidden-size", "is too small for --swiglu's default FFN width; give --ffn-hidden-size");
 
+    // Each degree may be up to kMaxGpus, so tp·pp·cp and etp·ep·pp could pass 2^63 (10^21). A grid
+    // larger than kMaxGpus can never divide the world size: refuse it before multiplying in int64.
+    const auto grid = [](std::initializer_list<int64_t> degrees, std::string& shown) {
+        double product = 1;
+        for (const int64_t d : degrees) {
+            product *= static_cast<double>(d);
+            shown += (shown.empty() ? "" : "·") + std::to_string(d);
+        }
+        return product;
+    };
+    std::string replicaShown, expertShown;
+    if (grid({a.tensorModelParallelSize, a.pipelineModelParallelSize, a.contextParallelSize}, replicaShown)
+        > static_cast<double>(kMaxGpus))
+        return r.error("--tensor-model-parallel-size",
+                       "tp·pp·cp = " + replicaShown + " is more than " + std::to_string(kMaxGpus) + " GPUs");
+    if (grid({a.expertTensorParallel(), a.expertModelParallelSize, a.pipelineModelParallelSize}, expertShown)
+        > static_cast<double>(kMaxGpus))
+        return r.error("--expert-model-parallel-size",
+                       "etp·ep·pp = " + expertShown + " is more than " + std::to_string(kMaxGpus) + " GPUs");
+
     // The GPU count: --gpus, else torchrun's nproc_per_node × nnodes, else the caller's, else one replica.
     const int64_t replica = a.tensorModelParallelSize * a.pipelineModelParallelSize * a.contextParallelSize;
     std::string gpuFlag = "--gpus";
@@ -400,7 +421,10 @@ MegatronParse parseMegatronArgs(const std::string& text, int64_t gpus, const std
 {
     MegatronParse out;
     FlagReader reader(out, source);
-    reader.read(shellWords(text));
+    std::string shellError;
+    reader.read(shellWords(text, &shellError));
+    if (!shellError.empty())
+        out.errors.push_back({source, "", shellError});
     if (out.ok())
         checkArgs(out, reader, gpus);
     if (out.ok() && out.args.hybrid)

@@ -17,13 +17,8 @@ namespace {
 
 using nlohmann::json;
 
-std::string describe(const json& v)
-{
-    std::string d = jsonText(v);
-    if (d.size() > 40)
-        d = d.substr(0, 37) + "...";
-    return d;
-}
+// At most 40 characters of the value, written without dump()'s unbounded recursion (jsontext.h).
+std::string describe(const json& v) { return jsonSnippet(v, 40); }
 
 // Reads fields of one JSON object, recording an error with its JSON pointer for each bad one.
 class Reader {

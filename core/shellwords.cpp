@@ -19,6 +19,9 @@ class ShellSplitter {
 public:
     explicit ShellSplitter(const std::string& t) : m_t(t) {}
 
+    /// Set when expansion stopped at kMaxExpanded; the words before it are still returned.
+    std::string error;
+
     std::vector<std::string> run()
     {
         while (m_i < m_t.size()) {
@@ -99,8 +102,24 @@ private:
     }
     // At '$': $NAME, ${NAME}, ${NAME:-default}, ${NAME[@]} (arrays are emitted where they are
     // defined, so their expansion is empty). Unknown variables stay as written, so an error can
-    // show them.
+    // show them. Each assignment can double the text (B=$A$A, C=$B$B, …: 2^40 bytes from 40 lines),
+    // so the values substituted are limited to kMaxExpanded bytes in all; past it splitting stops
+    // with an error naming the character.
     std::string expansion()
+    {
+        const size_t at = m_i;
+        std::string value = expand();
+        m_expanded += value.size();
+        if (m_expanded > kMaxExpanded) {
+            error = "shell variables expand to more than 1 MiB of text (at character " + std::to_string(at + 1) + ")";
+            m_i = m_t.size();
+            m_word.clear();
+            m_inWord = false;
+            return {};
+        }
+        return value;
+    }
+    std::string expand()
     {
         const size_t start = m_i;
         ++m_i;
@@ -138,8 +157,11 @@ private:
         return braced ? m_t.substr(start, m_i - start) : "$" + name;
     }
 
+    static constexpr size_t kMaxExpanded = size_t(1) << 20;
+
     const std::string& m_t;
     size_t m_i = 0;
+    size_t m_expanded = 0;
     std::string m_word;
     bool m_inWord = false;
     std::vector<std::string> m_words;
@@ -148,7 +170,14 @@ private:
 
 }  // namespace
 
-std::vector<std::string> shellWords(const std::string& text) { return ShellSplitter(text).run(); }
+std::vector<std::string> shellWords(const std::string& text, std::string* error)
+{
+    ShellSplitter splitter(text);
+    std::vector<std::string> words = splitter.run();
+    if (error)
+        *error = splitter.error;
+    return words;
+}
 
 // ---------------------------------------------------------------------------------------------
 // --moe-layer-freq list expressions: expr := term ('+' term)*; term := factor ('*' factor)*;
@@ -185,6 +214,8 @@ public:
 
 private:
     static constexpr size_t kMaxLength = 100'000;
+    // Brackets nest by recursion; a limit keeps "((((…" of any length off the end of the stack.
+    static constexpr int kMaxDepth = 100;
 
     void skip()
     {
@@ -232,7 +263,8 @@ private:
                 fail("cannot multiply two lists");
             } else if (v.isList || w.isList) {
                 PyValue& l = v.isList ? v : w;
-                const int64_t times = std::max<int64_t>(0, v.isList ? w.n : v.n);
+                // [] * n is [] whatever n is: no repetitions to make (n up to 10^9 would spin).
+                const int64_t times = l.list.empty() ? 0 : std::max<int64_t>(0, v.isList ? w.n : v.n);
                 if (times > 0 && l.list.size() > kMaxLength / static_cast<size_t>(times)) {
                     fail("list longer than 100000");
                     break;
@@ -253,8 +285,19 @@ private:
     }
     PyValue factor()
     {
-        PyValue v;
         skip();
+        if (m_i < m_s.size() && (m_s[m_i] == '(' || m_s[m_i] == '[') && m_depth >= kMaxDepth) {
+            fail("brackets nested deeper than " + std::to_string(kMaxDepth));
+            return {};
+        }
+        ++m_depth;
+        PyValue v = bracketsOrNumber();
+        --m_depth;
+        return v;
+    }
+    PyValue bracketsOrNumber()
+    {
+        PyValue v;
         if (eat('(')) {
             v = expr();
             if (!eat(')'))
@@ -291,6 +334,7 @@ private:
 
     const std::string& m_s;
     size_t m_i = 0;
+    int m_depth = 0;
     std::string m_error;
 };
 

@@ -335,6 +335,11 @@ private slots:
         QTest::newRow("an mlp_only_layers index past the last layer")
             << R"({"model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 4, "intermediate_size": 6144, "vocab_size": 151936, "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 768, "mlp_only_layers": [1, 4]})"
             << QStringLiteral("config.json: /mlp_only_layers/1: must be a layer index from 0 to 3, got 4");
+        // dump() recursed once per level to describe the value: 300000 levels overflowed the stack.
+        // The description is the first 37 characters and "...".
+        QTest::newRow("a model_type nested 300000 deep is described, not a stack overflow")
+            << "{\"model_type\": " + QString(300000, '[') + QString(300000, ']') + "}"
+            << "config.json: /model_type: must be a string, got " + QString(37, '[') + "...";
         QTest::newRow("a JSON array is not a config") << "[1, 2]"
                                                       << QStringLiteral("config.json: must be a JSON object (a Hugging Face config.json), got [1,2]");
     }

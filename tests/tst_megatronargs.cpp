@@ -169,6 +169,14 @@ void TestMegatronArgs::layerPattern_data()
     QTest::newRow("missing bracket") << "([0]*3" << "" << "missing \")\" at character 7";
     QTest::newRow("not a list") << "3*4" << "" << "is not a list at character 4";
     QTest::newRow("too long") << "[1]*1000000" << "" << "list longer than 100000 at character 12";
+    // Python: [] * n == [] for any n. The repetition loop used to run n times over nothing
+    // (two 10^9 loops here: a frozen window).
+    QTest::newRow("empty list times 10^9 is empty at once (hang)") << "[]*999999999*999999999+[0,1]" << "01" << "";
+    // Each bracket was a recursion level: 200000 of them overflowed the stack. The 101st is refused
+    // (the limit is 100 levels, the 101st "(" is character 101).
+    QTest::newRow("brackets nested 200000 deep are refused, not a stack overflow")
+        << QString(200000, '(') + "[0]" + QString(200000, ')') << "" << "brackets nested deeper than 100 at character 101";
+    QTest::newRow("brackets nested 100 deep still read") << QString(99, '(') + "[0,1]" + QString(99, ')') << "01" << "";
 }
 
 void TestMegatronArgs::layerPattern()
@@ -226,6 +234,24 @@ void TestMegatronArgs::badInputNamesTheFlag_data()
                                          << "--megatron-args: --moe-router-topk: must not exceed --num-experts (4), got 8";
     QTest::newRow("dropout above 1") << base + "--hidden-dropout 1.5"
                                      << "--megatron-args: --hidden-dropout: must be a probability between 0 and 1, got \"1.5\"";
+    // tp·pp·cp was multiplied in int64 before any check: three degrees of 10^7 overflowed (UB).
+    QTest::newRow("tp·pp·cp beyond the GPU limit is refused before it overflows")
+        << base + "--tensor-model-parallel-size 10000000 --pipeline-model-parallel-size 10000000 --context-parallel-size 10000000"
+        << "--megatron-args: --tensor-model-parallel-size: tp·pp·cp = 10000000·10000000·10000000 is more than 10000000 GPUs";
+    QTest::newRow("etp·ep·pp beyond the GPU limit is refused before it overflows")
+        << base + "--expert-tensor-parallel-size 10000000 --expert-model-parallel-size 10000000 --pipeline-model-parallel-size 10000000"
+        << "--megatron-args: --expert-model-parallel-size: etp·ep·pp = 10000000·10000000·10000000 is more than 10000000 GPUs";
+    {
+        // Every A=$A$A doubles A: 1024 bytes doubled 40 times was 2^50 bytes of words (a hang, then out
+        // of memory). Expanded text is limited to 2^20 bytes: line k (A = 1024·2^(k−1) before it) brings
+        // the total to 2048·(2^k − 1), 1046528 after line 9; line 10's first $A (524288 more) passes the
+        // limit. It sits at 1027 (the first line) + 9·7 + 2 = index 1092, character 1093.
+        QString bomb = "A=" + QString(1024, 'x') + '\n';
+        for (int k = 0; k < 40; ++k)
+            bomb += "A=$A$A\n";
+        QTest::newRow("variables doubling 40 times are refused, not a hang (expansion bomb)")
+            << bomb + base << "--megatron-args: shell variables expand to more than 1 MiB of text (at character 1093)";
+    }
 }
 
 void TestMegatronArgs::badInputNamesTheFlag()

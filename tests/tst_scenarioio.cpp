@@ -70,6 +70,9 @@ private slots:
         QTest::newRow("a number beyond a double is bad JSON, not a crash (fuzz_gpus finding)")
             << withTraining(QStringLiteral(R"("seq_len": 2e400)")) << "bad.json: not valid JSON: number overflow parsing '2e400'";
         QTest::newRow("top level is an array") << QStringLiteral("[1, 2]") << "bad.json: must be a JSON object, got [1,2]";
+        // The description used dump(), one recursion per level: 300000 levels overflowed the stack.
+        QTest::newRow("an array nested 300000 deep is described, not a stack overflow")
+            << QString(300000, '[') + QString(300000, ']') << "bad.json: must be a JSON object, got " + QString(37, '[') + "...";
     }
     void badFiles()
     {
