@@ -216,6 +216,18 @@ private:
     static constexpr size_t kMaxLength = 100'000;
     // Brackets nest by recursion; a limit keeps "((((…" of any length off the end of the stack.
     static constexpr int kMaxDepth = 100;
+    // Every + and * copies entries, so a long text of "*1*1*1…" after a 100000-entry list would copy
+    // 10^5 entries per two characters (a megabyte pasted: 5·10^10 copies, a frozen window). The
+    // entries built in all are limited to 100 full-length lists.
+    static constexpr size_t kMaxWork = 100 * kMaxLength;
+    bool charge(size_t entries)
+    {
+        m_work += entries;
+        if (m_work <= kMaxWork)
+            return true;
+        fail("expression builds more than 10000000 list entries in all");
+        return false;
+    }
 
     void skip()
     {
@@ -246,7 +258,7 @@ private:
             } else if (v.isList) {
                 if (v.list.size() + w.list.size() > kMaxLength)
                     fail("list longer than 100000");
-                else
+                else if (charge(w.list.size()))
                     v.list.insert(v.list.end(), w.list.begin(), w.list.end());
             } else {
                 v.n += w.n;
@@ -269,6 +281,8 @@ private:
                     fail("list longer than 100000");
                     break;
                 }
+                if (!charge(l.list.size() * static_cast<size_t>(times)))
+                    break;
                 PyValue out;
                 out.isList = true;
                 for (int64_t k = 0; k < times; ++k)
@@ -335,6 +349,7 @@ private:
     const std::string& m_s;
     size_t m_i = 0;
     int m_depth = 0;
+    size_t m_work = 0;
     std::string m_error;
 };
 

@@ -176,6 +176,14 @@ void TestMegatronArgs::layerPattern_data()
     // (the limit is 100 levels, the 101st "(" is character 101).
     QTest::newRow("brackets nested 200000 deep are refused, not a stack overflow")
         << QString(200000, '(') + "[0]" + QString(200000, ')') << "" << "brackets nested deeper than 100 at character 101";
+    // Each "*1" copied the 100000-entry list again: a megabyte of them was 5·10^10 copies. The work is
+    // limited to 10^7 entries: 10^5 for [0]*100000, 10^5 per "*1", so the 100th "*1" passes it; it
+    // ends at character 10 + 2·100 = 210, the next is 211.
+    QString repeated = "[0]*100000";
+    for (int k = 0; k < 200; ++k)
+        repeated += "*1";
+    QTest::newRow("a long chain of *1 is refused, not a freeze (quadratic copying)")
+        << repeated << "" << "expression builds more than 10000000 list entries in all at character 211";
     QTest::newRow("brackets nested 100 deep still read") << QString(99, '(') + "[0,1]" + QString(99, ')') << "01" << "";
 }
 
