@@ -1,7 +1,8 @@
 // libFuzzer target: the Hugging Face config.json importer and everything downstream of it.
 // Any bytes must give an architecture or structured errors naming the file and the JSON pointer;
 // whatever imports must become a scenario the validator accepts, resolve to sound parameter
-// counts and account to finite, non-negative segments (DEVELOPERS.md "Bad input").
+// counts and account to finite, non-negative segments.
+#include "fuzzcheck.h"
 #include "accounting.h"
 #include "hfconfig.h"
 #include "params.h"
@@ -10,27 +11,8 @@
 #include <cstdlib>
 #include <string_view>
 
-namespace {
-
-void require(bool ok)
-{
-    if (!ok)
-        std::abort();
-}
-
-void checkSegments(const trainmem::Segments& g)
-{
-    const double parts[] = {g.weights,     g.gradients, g.master,    g.optimizer, g.activations,
-                            g.kvCache,     g.logits,    g.workspace, g.framework, g.fragmentation};
-    double sum = 0;
-    for (double p : parts) {
-        require(std::isfinite(p) && p >= 0);
-        sum += p;
-    }
-    require(std::fabs(g.total() - sum) <= 1e-9 * std::max(1.0, sum));
-}
-
-}  // namespace
+using fuzzcheck::checkSegments;
+using fuzzcheck::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {

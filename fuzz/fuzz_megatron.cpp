@@ -2,7 +2,8 @@
 // everything downstream of it: the scenario it converts to, TrainMem's accounting and the peers'
 // own estimates. Any text must give MegatronArgs or structured errors naming the flag; whatever
 // parses must convert to a scenario the validator accepts and give finite, non-negative bytes
-// (DEVELOPERS.md "Bad input").
+//.
+#include "fuzzcheck.h"
 #include "accounting.h"
 #include "jsontext.h"
 #include "megatronargs.h"
@@ -12,29 +13,9 @@
 #include <cstdlib>
 #include <string>
 
-namespace {
-
-void require(bool ok)
-{
-    if (!ok)
-        std::abort();
-}
-
-void requireBytes(double v)
-{
-    require(std::isfinite(v) && v >= 0);
-}
-
-void checkSegments(const trainmem::Segments& g)
-{
-    const double parts[] = {g.weights,     g.gradients, g.master,    g.optimizer, g.activations,
-                            g.kvCache,     g.logits,    g.workspace, g.framework, g.fragmentation};
-    for (double p : parts)
-        requireBytes(p);
-    requireBytes(g.total());
-}
-
-}  // namespace
+using fuzzcheck::checkSegments;
+using fuzzcheck::require;
+using fuzzcheck::requireBytes;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {

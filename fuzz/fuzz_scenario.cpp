@@ -1,6 +1,7 @@
 // libFuzzer target: the scenario loader and everything downstream of it.
 // Any input must parse to a scenario or to structured errors, and whatever parses must account
-// to finite, non-negative segments whose total is their sum (DEVELOPERS.md "Bad input").
+// to finite, non-negative segments whose total is their sum.
+#include "fuzzcheck.h"
 #include "accounting.h"
 #include "cost.h"
 #include "jsontext.h"
@@ -13,27 +14,8 @@
 #include <cstdlib>
 #include <string_view>
 
-namespace {
-
-void require(bool ok)
-{
-    if (!ok)
-        std::abort();
-}
-
-void checkSegments(const trainmem::Segments& g)
-{
-    const double parts[] = {g.weights,     g.gradients, g.master,    g.optimizer, g.activations,
-                            g.kvCache,     g.logits,    g.workspace, g.framework, g.fragmentation};
-    double sum = 0;
-    for (double p : parts) {
-        require(std::isfinite(p) && p >= 0);
-        sum += p;
-    }
-    require(std::fabs(g.total() - sum) <= 1e-9 * std::max(1.0, sum));
-}
-
-}  // namespace
+using fuzzcheck::checkSegments;
+using fuzzcheck::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
