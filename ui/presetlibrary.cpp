@@ -6,6 +6,7 @@
 #include <QStandardPaths>
 
 #include <algorithm>
+#include <optional>
 
 namespace trainmem {
 
@@ -14,22 +15,35 @@ QString toQString(const FieldError& e)
     return QString::fromStdString(e.toString());
 }
 
-ScenarioParse PresetLibrary::loadFile(const QString& path)
+namespace {
+
+/// A user's file read whole, or the error that says why not (unreadable, or larger than any real
+/// `what` is). Scenario files and config.json files share it.
+std::optional<FieldError> readUserFile(const QString& path, const char* what, QByteArray& bytes)
 {
     QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        ScenarioParse out;
-        out.errors.push_back({path.toStdString(), "", "cannot be read: " + f.errorString().toStdString()});
-        return out;
-    }
+    if (!f.open(QIODevice::ReadOnly))
+        return FieldError{path.toStdString(), "", "cannot be read: " + f.errorString().toStdString()};
     constexpr qint64 kMaxFile = 16 * 1024 * 1024;
-    if (f.size() > kMaxFile) {
+    if (f.size() > kMaxFile)
+        return FieldError{path.toStdString(), "", std::string("is larger than 16 MiB; ") + what + " is a few kilobytes"};
+    bytes = f.readAll();
+    return std::nullopt;
+}
+
+std::string_view view(const QByteArray& bytes) { return {bytes.constData(), static_cast<size_t>(bytes.size())}; }
+
+}  // namespace
+
+ScenarioParse PresetLibrary::loadFile(const QString& path)
+{
+    QByteArray bytes;
+    if (std::optional<FieldError> e = readUserFile(path, "a scenario", bytes)) {
         ScenarioParse out;
-        out.errors.push_back({path.toStdString(), "", "is larger than 16 MiB; a scenario is a few kilobytes"});
+        out.errors.push_back(std::move(*e));
         return out;
     }
-    const QByteArray bytes = f.readAll();
-    return parseScenario(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), path.toStdString());
+    return parseScenario(view(bytes), path.toStdString());
 }
 
 HfImport PresetLibrary::loadHfConfig(const QString& path, QString* label)
@@ -40,20 +54,13 @@ HfImport PresetLibrary::loadHfConfig(const QString& path, QString* label)
     const QString file = info.filePath();
     if (label)
         *label = info.fileName() == QLatin1String("config.json") ? info.dir().dirName() : info.completeBaseName();
-    QFile f(file);
-    if (!f.open(QIODevice::ReadOnly)) {
+    QByteArray bytes;
+    if (std::optional<FieldError> e = readUserFile(file, "a config.json", bytes)) {
         HfImport out;
-        out.errors.push_back({file.toStdString(), "", "cannot be read: " + f.errorString().toStdString()});
+        out.errors.push_back(std::move(*e));
         return out;
     }
-    constexpr qint64 kMaxFile = 16 * 1024 * 1024;
-    if (f.size() > kMaxFile) {
-        HfImport out;
-        out.errors.push_back({file.toStdString(), "", "is larger than 16 MiB; a config.json is a few kilobytes"});
-        return out;
-    }
-    const QByteArray bytes = f.readAll();
-    return parseHfConfig(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), file.toStdString());
+    return parseHfConfig(view(bytes), file.toStdString());
 }
 
 FieldErrors PresetLibrary::importHfConfig(const QString& path, const Scenario& base, Scenario& out)
