@@ -27,7 +27,7 @@ struct ExportOptions {
 struct ChartExtras {
     std::vector<BarColumn> pins;
     UnitSystem units = UnitSystem::Decimal;
-    AxisScale axisScale = AxisScale::Automatic;
+    AxisScale axisScale = AxisScale::Linear;
 };
 
 enum class ExportFormat { Png, Pdf };

@@ -93,7 +93,7 @@ private:
     std::string m_sweepKey;  ///< the scenario and GPU the cached sweep was made for, context aside
     std::vector<BarColumn> m_pins;
     UnitSystem m_units = UnitSystem::Decimal;
-    AxisScale m_axisScale = AxisScale::Automatic;
+    AxisScale m_axisScale = AxisScale::Linear;
     double m_fontScale = 1.0;
     QTimer* m_settle = nullptr;
     QCP::AntialiasedElements m_barsAntialiased;  ///< the charts' antialiasing, restored after a drag

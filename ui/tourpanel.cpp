@@ -36,6 +36,10 @@ TourPanel::TourPanel(QWidget* parent)
     m_highlight->setTextFormat(Qt::PlainText);
     m_figures = new QLabel(this);
     m_figures->setTextFormat(Qt::PlainText);
+    // Wrapped, so a long step title or figure wraps in the dock instead of widening the window at
+    // every step (issue 14: ~80 px per step).
+    for (QLabel* l : {m_title, m_highlight, m_figures})
+        l->setWordWrap(true);
     m_text = new QLabel(this);
     m_text->setWordWrap(true);
     m_text->setTextFormat(Qt::PlainText);
