@@ -141,6 +141,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         return nDense * d.total() + nMoe * e.total();
     };
 
+    double zero3Gather = 0;  // the layer ZeRO-3 gathers whole, counted in the fit search below
     if (training) {
         r.recipe = trainingRecipe(s.training.precision, s.training.optimizer, h);
         r.bytesPerParam = r.recipe.total();
@@ -205,17 +206,30 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
             r.layer = shownLast;
         }
         r.perGpu.workspace = work / t;
+        // ZeRO-3 keeps only a shard of each layer, so the layer being computed is all-gathered whole
+        // (its weights in forward, weights and unsharded gradients in backward before the
+        // reduce-scatter): ZeRO paper (Rajbhandari et al. 2020) §5.3, PyTorch FSDP (Zhao et al. 2023):
+        // peak memory holds the largest unsharded unit. Experts are gathered only over the ranks
+        // that share them, so expert parallelism shrinks this buffer by ep.
+        const double layerDense = std::max(0.0, dense - dbl(m.params.embedding)) / L;
+        const double layerExperts = nMoe > 0 ? routed / nMoe : 0;
+        zero3Gather = (layerDense / t + layerExperts / (t * dbl(par.ep))) * (r.recipe.weights + r.recipe.gradients);
+        if (par.zero >= 3 && par.dp > 1)
+            r.perGpu.workspace += zero3Gather;
 
-        // The tax (bytes sent per GPU per optimizer step).
+        // The tax (bytes sent per GPU per optimizer step), after the ZeRO paper §7 in bytes: plain
+        // data parallel all-reduces the gradients (reduce-scatter + all-gather, 2Ψ); ZeRO-1/2
+        // reduce-scatter the gradients and all-gather the updated weights (the same 2Ψ); ZeRO-3
+        // all-gathers the weights in forward and again in backward and reduce-scatters the
+        // gradients (3Ψ, 1.5×). Each collective moves its own precision (fp8-mixed: fp32 gradients,
+        // bf16 weights). Dense weights use the dp ranks, experts the dp/ep ranks that share them.
         const double micro = dbl(std::max<int64_t>(s.training.gradAccum, 1));
         const double e = in.elementBytes;
         if (par.dp > 1) {
-            const double ring = dbl(par.dp - 1) / dbl(par.dp);
-            const double psi = denseShare + expertShare;
-            if (par.zero >= 3)  // all-gather for forward and for backward, reduce-scatter gradients
-                r.tax.dataParallel = (2 * r.recipe.weights + r.recipe.gradients) * psi * ring;
-            else                // all-reduce (ZeRO-2: reduce-scatter + all-gather of updated weights)
-                r.tax.dataParallel = 2 * r.recipe.gradients * psi * ring;
+            const double g = r.recipe.gradients, w = r.recipe.weights;
+            const double perElement = par.zero >= 3 ? g + 2 * w : par.zero >= 1 ? g + w : 2 * g;
+            auto ring = [](int64_t n) { return n > 1 ? dbl(n - 1) / dbl(n) : 0.0; };
+            r.tax.dataParallel = perElement * (denseShare * ring(par.dp) + expertShare * ring(par.dpExpert));
         }
         if (par.tp > 1)
             r.tax.tensorParallel = micro * stageLayers * 4 * 2 * (t - 1) / t * e * sb * h;
@@ -275,7 +289,8 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     // Smallest GPU count that fits with ZeRO-3 (training) or weight sharding (inference) at this tp/pp.
     const double usable = (cap - framework) / (1 + frag);
     const Segments& pg = r.perGpu;
-    const double rest = pg.activations + pg.logits + pg.workspace;
+    // The search assumes ZeRO-3, so it counts the gathered layer even when this layout has none.
+    const double rest = pg.activations + pg.logits + pg.workspace + (par.zero >= 3 && par.dp > 1 ? 0 : zero3Gather);
     const double shardable = (denseShare + expertShare * dbl(par.ep)) * r.bytesPerParam;
     if (!training) {
         if (searchMinimum)

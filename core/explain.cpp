@@ -401,6 +401,26 @@ Explanation workspaceSegment(const Scenario& s, const Breakdown& b)
     e.assumptions = "The largest transient matmul output: w_max = " + num(w) + " per token, " + why + "."
                     + (training ? " Training also holds its gradient." : "");
     e.source = "DESIGN.md §2.4; core/accounting.cpp (widestIntermediate)";
+    if (training && p.zero >= 3 && p.dp > 1) {
+        // ZeRO-3 gathers the layer being computed whole (ZeRO paper §5.3; PyTorch FSDP, Zhao et al. 2023).
+        const Architecture& a = b.model.arch;
+        const double L = dbl(std::max<int64_t>(a.layers, 1));
+        const double routed = dbl(b.model.params.routedExperts);
+        const double nMoe = a.isMoe() ? L - dbl(std::min(a.moe.denseLayers, a.layers)) : 0;
+        const double layerDense = std::max(0.0, dbl(b.model.params.total) - routed - dbl(b.model.params.embedding)) / L;
+        const double layerExperts = nMoe > 0 ? routed / nMoe : 0;
+        const double bytes = b.recipe.weights + b.recipe.gradients;
+        const double gather = (layerDense / dbl(p.tp) + layerExperts / (dbl(p.tp) * dbl(p.ep))) * bytes;
+        const std::string ep = p.ep > 1 ? " / ep" : "";
+        e.formula += " + (P_layer" + t + " + E_layer" + t + ep + ") · (b_w + b_g)";
+        e.substituted += " + (" + num(layerDense) + tn + " + " + num(layerExperts) + tn
+                         + (p.ep > 1 ? " / " + num(dbl(p.ep)) : "") + ") · " + num(bytes);
+        e.value += gather;
+        e.assumptions += " ZeRO-3 keeps a shard of each layer, so the layer being computed is all-gathered whole: its "
+                         "weights, and in backward its unsharded gradients before the reduce-scatter (P_layer dense, "
+                         "E_layer expert parameters of one layer; experts are gathered only over the ranks that share them).";
+        e.source += "; ZeRO paper (Rajbhandari et al. 2020) §5.3; PyTorch FSDP (Zhao et al. 2023)";
+    }
     return e;
 }
 

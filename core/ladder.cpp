@@ -94,6 +94,28 @@ std::string ladderCutName(LadderCut c)
     return {};
 }
 
+LadderOptions ladderOptionsFor(const Scenario& s, const GpuSpec& gpu, const LadderOptions& defaults)
+{
+    Scenario training = s;
+    training.training.mode = Mode::Training;
+    const ResolvedModel m = resolveModel(training.model);
+    const ParallelLayout par = parallelLayout(training, m);
+    LadderOptions o = defaults;
+    if (par.gpus > 1) {
+        o.dataParallel = par.dp;
+        o.tensorParallel = par.tp;
+        o.pipelineParallel = par.pp;
+        if (par.ep > 1)
+            o.expertParallel = par.ep;
+        return o;
+    }
+    const int64_t need = account(m, training, gpu).minGpusToFit;
+    const int64_t modelParallel = std::max<int64_t>(1, o.tensorParallel * o.pipelineParallel);
+    if (need > o.dataParallel * modelParallel)
+        o.dataParallel = std::min(kMaxGpus / modelParallel, (need + modelParallel - 1) / modelParallel);
+    return o;
+}
+
 std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, const LadderOptions& options)
 {
     const ResolvedModel m = resolveModel(s.model);

@@ -50,6 +50,12 @@ struct LadderRung {
 /// training, so an inference scenario is laddered in training mode.
 std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, const LadderOptions& options = {});
 
+/// \brief The degrees for this scenario, so the ladder ends at the GPU count the verdict uses:
+/// a multi-GPU training layout is laddered with its own dp, tp, pp and ep (DeepSeek-V3: 128 × PP16 ×
+/// EP64 on 2048); a single-GPU one with `defaults`, widened in data parallel until the last rung
+/// has at least the GPUs the verdict says it needs (Breakdown::minGpusToFit).
+LadderOptions ladderOptionsFor(const Scenario& s, const GpuSpec& gpu, const LadderOptions& defaults = {});
+
 /// \brief "ZeRO-1", "+ tensor parallel" …
 std::string ladderCutName(LadderCut c);
 

@@ -1,5 +1,6 @@
 #include "tour.h"
 
+#include "cost.h"
 #include "units.h"
 
 #include <cmath>
@@ -51,6 +52,87 @@ TourStep pictureStep(std::string id, std::string title, std::vector<SegmentKind>
         h.figures.insert(h.figures.begin(), TourFigure{"So far", h.bytes});
         h.text = added + " So far " + formatBytes(h.bytes) + " on one " + gpu.id + " (" + formatBytes(gpu.memoryBytes)
                  + ")" + (h.bytes > gpu.memoryBytes ? ": already past the GPU." : ".");
+        return h;
+    };
+    return st;
+}
+
+// Three significant figures with a k/M suffix, as the DeepSeek-V3 report quotes its receipt ("2.788M").
+std::string short3(double v)
+{
+    char buf[32];
+    if (v >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
+    else if (v >= 1e3)
+        std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+// "You cut it up. Every cut has a tax. The tax is communication." (the chapter, DESIGN.md §1):
+// the 70B run cut over 32 GPUs with ZeRO-3, the memory each GPU keeps and what it sends per step.
+TourStep shardingStep()
+{
+    TourStep st;
+    st.id = "sharding-tax";
+    st.title = "You cut it up: every cut has a tax";
+    st.presetId = "chapter-70b";
+    st.configure = [](Scenario& s) {
+        s.hardware.gpus = 32;
+        s.hardware.zeroStage = 3;
+        s.hardware.tp = 1;
+        s.hardware.pp = 1;
+        s.hardware.ep = 1;
+    };
+    st.revealed = kEverything;
+    st.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
+        TourHighlight h;
+        const std::string n = std::to_string(s.hardware.gpus);
+        h.label = "Sent per GPU per step";
+        h.bytes = b.tax.total();
+        h.figures = {{"Sent per GPU per step", b.tax.total()},
+                     {"Model state per GPU (1/" + n + ")", b.perGpu.modelState()},
+                     {"Everything per GPU", b.perGpu.total()}};
+        h.text = "You cut it up. Every cut has a tax. The tax is communication. ZeRO-3 over " + n + " " + gpu.id
+                 + "s leaves each GPU 1/" + n + " of the " + formatBytes(b.modelStateBytes) + " model state ("
+                 + formatBytes(b.perGpu.modelState()) + "), but every step each GPU sends "
+                 + formatBytes(b.tax.dataParallel)
+                 + ": the weights all-gathered for forward and again for backward and the gradients reduce-scattered, "
+                   "1.5× a plain data-parallel all-reduce (ZeRO paper §7). Tensor, pipeline and expert cuts each add "
+                   "their own traffic: the scale-out ladder shows every rung.";
+        return h;
+    };
+    return st;
+}
+
+// DeepSeek-V3's receipt (report §1 and Table 1): 2,048 H800s, 14.8T tokens, 2.788M H800-hours, about
+// $5.6M at $2 per GPU-hour. computeCost() reproduces it from the preset's stated MFU.
+TourStep receiptStep()
+{
+    TourStep st;
+    st.id = "deepseek-v3-receipt";
+    st.title = "DeepSeek-V3's receipt: 2.788M H800-hours";
+    st.presetId = "deepseek-v3";
+    st.revealed = kEverything;
+    st.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
+        const CostReceipt r = computeCost(b.model, s, gpu);
+        TourHighlight h;
+        const std::string hours = short3(r.gpuHours) + " " + gpu.id + "-hours";
+        const std::string dollars = "$" + short3(r.costUsd);
+        h.label = "Training cost";
+        h.valueText = dollars;
+        h.figures = {{"Training cost", 0, dollars},
+                     {"GPU-hours", 0, hours},
+                     {"Training tokens", 0, formatCount(s.cost.tokens)},
+                     {"Wall clock on " + std::to_string(s.hardware.gpus) + " GPUs", 0,
+                      std::to_string(static_cast<long long>(std::llround(r.wallClockDays))) + " days"}};
+        char mfu[16];
+        std::snprintf(mfu, sizeof mfu, "%.1f%%", 100 * r.mfu);
+        h.text = "Sparsity buys FLOPs: compute follows the " + formatCount(static_cast<double>(b.model.params.active))
+                 + " active parameters, about 6 FLOPs each per token. " + formatCount(s.cost.tokens) + " tokens on "
+                 + std::to_string(s.hardware.gpus) + " " + gpu.id + "s at " + mfu + " of the fp8 peak take " + hours
+                 + ", " + dollars + " at $" + short3(r.pricePerGpuHour) + " per GPU-hour: the report's 2.788M hours and $5.576M.";
         return h;
     };
     return st;
@@ -116,6 +198,7 @@ std::vector<TourStep> makeTour()
         return h;
     };
     t.push_back(big);
+    t.push_back(shardingStep());
 
     TourStep moe;
     moe.id = "2.4t-moe";
@@ -160,6 +243,7 @@ std::vector<TourStep> makeTour()
         return h;
     };
     t.push_back(ds);
+    t.push_back(receiptStep());
 
     TourStep ctx;
     ctx.id = "context-8k-128k";
@@ -229,8 +313,11 @@ std::vector<TourStep> makeTour()
                             "Inference needs only the weights."));
     t.push_back(pictureStep("picture-gradients", "+ a gradient per weight", {K::Weights, K::Gradients},
                             "Backward writes one gradient for every weight."));
+    t.push_back(pictureStep("picture-master", "+ an fp32 master copy of the weights", {K::Weights, K::Gradients, K::Master},
+                            "Mixed precision updates an fp32 master copy of every weight, 4 bytes each, so that small "
+                            "updates are not rounded away in bf16."));
     t.push_back(pictureStep("picture-adam", "+ Adam's two running averages", {K::Weights, K::Gradients, K::Master, K::Optimizer},
-                            "Adam keeps two running averages per weight (m and v), and mixed precision an fp32 master copy."));
+                            "Adam keeps two running averages per weight (m and v), 4 bytes each in fp32."));
     t.push_back(pictureStep("picture-activations", "+ the tape of activations",
                             {K::Weights, K::Gradients, K::Master, K::Optimizer, K::Activations, K::Logits},
                             "Backward needs almost every activation of the forward pass, the logits included."));

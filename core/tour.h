@@ -22,14 +22,17 @@ using GpuLookup = std::function<std::optional<GpuSpec>(const std::string& id)>;
 
 /// \brief A number shown next to the highlighted one (e.g. active vs total).
 struct TourFigure {
+    TourFigure(std::string l, double b, std::string v = {}) : label(std::move(l)), bytes(b), valueText(std::move(v)) {}
     std::string label;
     double bytes = 0;
+    std::string valueText;  ///< shown instead of the bytes when the number is not memory ("2.79M H800-hours")
 };
 
 /// \brief What a step says, with the numbers the core computed for it.
 struct TourHighlight {
     std::string label;           ///< "Model state of 7B training"
     double bytes = 0;            ///< the highlighted number
+    std::string valueText;       ///< shown instead of `bytes` when the number is not memory (the cost receipt)
     std::vector<TourFigure> figures;  ///< side-by-side numbers, the highlighted one first
     std::string text;            ///< the explanation, numbers included
 };

@@ -29,9 +29,12 @@ private slots:
         QStringList ids;
         for (const TourStep& s : chapterTour())
             ids << QString::fromStdString(s.id);
-        QCOMPARE(ids, (QStringList{"7b-inference", "7b-training", "70b-training", "2.4t-moe", "deepseek-v3",
-                                   "context-8k-128k", "checkpointing", "picture-weights", "picture-gradients",
-                                   "picture-adam", "picture-activations", "picture-workspace"}));
+        // Issue 14: the chapter's sharding tax and DeepSeek-V3's receipt are steps of their own, and the
+        // fp32 master copy is no longer folded silently into "Adam's two running averages".
+        QCOMPARE(ids, (QStringList{"7b-inference", "7b-training", "70b-training", "sharding-tax", "2.4t-moe",
+                                   "deepseek-v3", "deepseek-v3-receipt", "context-8k-128k", "checkpointing",
+                                   "picture-weights", "picture-gradients", "picture-master", "picture-adam",
+                                   "picture-activations", "picture-workspace"}));
     }
 
     void highlightedNumber_data()
@@ -45,7 +48,8 @@ private slots:
         QTest::newRow("2.4T MoE = 38.4 TB from total parameters") << "2.4t-moe" << 38.4e12 << false;
         QTest::newRow("picture: weights alone = 14 GB") << "picture-weights" << 14e9 << false;
         QTest::newRow("picture: + gradients = 28 GB") << "picture-gradients" << 28e9 << false;
-        QTest::newRow("picture: + Adam and master = 112 GB") << "picture-adam" << 112e9 << false;
+        QTest::newRow("picture: + fp32 master = 14 + 14 + 28 = 56 GB") << "picture-master" << 56e9 << false;
+        QTest::newRow("picture: + Adam's m and v = 112 GB") << "picture-adam" << 112e9 << false;
     }
     void highlightedNumber()
     {
@@ -121,10 +125,38 @@ private slots:
         testdata::compareBytes(f[3].bytes, 2.0 * 131072 * 4096 * 32 + layerActivations(a, false, in).total());
     }
 
+    void shardingStepShowsTheTax()
+    {
+        // "You cut it up. Every cut has a tax." 70B with ZeRO-3 over 32 GPUs: 1.12 TB / 32 of model state
+        // per GPU, and per step the ZeRO paper's 3Ψ (§7): two all-gathers of bf16 weights and a
+        // reduce-scatter of bf16 gradients, ring factor 31/32, 1.5× a plain all-reduce (2Ψ).
+        const auto st = stage("sharding-tax");
+        QVERIFY(st);
+        QCOMPARE(st->scenario.hardware.gpus, qint64(32));
+        QCOMPARE(st->scenario.hardware.zeroStage, 3);
+        testdata::compareBytes(st->breakdown.perGpu.modelState(), 1.12e12 / 32);
+        const double allReduce = 2 * 2 * 70e9 * 31 / 32;
+        testdata::compareBytes(st->breakdown.tax.dataParallel, 1.5 * allReduce);
+        QCOMPARE(st->highlight.bytes, st->breakdown.tax.total());
+        QVERIFY(st->highlight.text.find("Every cut has a tax") != std::string::npos);
+    }
+
+    void deepseekReceiptStep()
+    {
+        // DeepSeek-V3 report: 2,048 H800s, 14.8T tokens, 2.788M H800-hours, $5.576M at $2 per GPU-hour.
+        const auto st = stage("deepseek-v3-receipt");
+        QVERIFY(st);
+        QCOMPARE(st->scenario.hardware.gpus, qint64(2048));
+        QCOMPARE(st->highlight.valueText, std::string("$5.58M"));
+        QCOMPARE(st->highlight.figures.at(1).valueText, std::string("2.79M H800-hours"));
+        QCOMPARE(st->highlight.figures.at(2).valueText, std::string("14.8T"));
+        QVERIFY(st->highlight.text.find("2.788M") != std::string::npos);
+    }
+
     void programmerPictureRevealsSegmentBySegment()
     {
-        const std::vector<std::string> ids{"picture-weights", "picture-gradients", "picture-adam", "picture-activations",
-                                           "picture-workspace"};
+        const std::vector<std::string> ids{"picture-weights", "picture-gradients", "picture-master", "picture-adam",
+                                           "picture-activations", "picture-workspace"};
         size_t last = 0;
         double lastBytes = 0;
         for (const std::string& id : ids) {

@@ -29,7 +29,7 @@ struct ExportOptions {
 struct ChartExtras {
     std::vector<BarColumn> pins;
     UnitSystem units = UnitSystem::Decimal;
-    AxisScale axisScale = AxisScale::Automatic;
+    AxisScale axisScale = AxisScale::Linear;
     std::optional<MegatronArgs> megatron;  ///< the pasted launch for the peers chart (else the scenario's flags)
 };
 

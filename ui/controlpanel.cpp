@@ -3,6 +3,7 @@
 #include "coreapi.h"
 #include "logsliderfield.h"
 #include "presetlibrary.h"
+#include "tour.h"
 #include "units.h"
 
 #include <QCheckBox>
@@ -111,9 +112,24 @@ void ControlPanel::build()
     QGroupBox* scenarioBox = group(tr("Scenario"), form, this);
     m_preset = new QComboBox(this);
     m_preset->setObjectName(QStringLiteral("preset"));
+    // The chapter tour's presets in the tour's order (7B before 70B, not by file name), then the
+    // others from the smallest model up (issue 14).
+    std::vector<const PresetEntry*> ordered;
     for (const PresetEntry& e : m_library.presets())
+        ordered.push_back(&e);
+    auto rank = [](const PresetEntry* e) {
+        const auto& tour = chapterTour();
+        for (size_t i = 0; i < tour.size(); ++i)
+            if (tour[i].presetId == e->scenario.id)
+                return std::pair<size_t, int64_t>(i, 0);
+        return std::pair<size_t, int64_t>(tour.size(), resolveModel(e->scenario.model).params.total);
+    };
+    std::stable_sort(ordered.begin(), ordered.end(), [&](const PresetEntry* a, const PresetEntry* b) { return rank(a) < rank(b); });
+    for (const PresetEntry* ep : ordered) {
+        const PresetEntry& e = *ep;
         m_preset->addItem(QString::fromStdString(e.scenario.name.empty() ? e.scenario.id : e.scenario.name),
                           QString::fromStdString(e.scenario.id));
+    }
     m_preset->setToolTip(tr("Start from a published model or one of the chapter's examples; every control below "
                             "then edits it."));
     form->addRow(tr("Preset"), m_preset);
@@ -332,12 +348,22 @@ void ControlPanel::setScenario(const Scenario& s)
     m_scenario = s;
     const ResolvedModel m = resolveModel(s.model);
     {
+        // An edited preset is no longer the preset: the box says "Custom" (naming where it came
+        // from) and the preset's description goes, instead of claiming "The chapter's 7B" at 1T (issue 14).
         const QSignalBlocker block(m_preset);
         const int i = m_preset->findData(QString::fromStdString(s.id));
-        m_preset->setCurrentIndex(i);
+        const bool unedited = i >= 0 && m_library.isUnedited(s);
+        const QString placeholder = i >= 0 ? tr("Custom (from %1)").arg(m_preset->itemText(i)) : tr("Custom");
+        if (m_preset->placeholderText() != placeholder)
+            m_preset->setPlaceholderText(placeholder);
+        if (m_preset->currentIndex() != (unedited ? i : -1))
+            m_preset->setCurrentIndex(unedited ? i : -1);
+        const QString description = unedited ? QString::fromStdString(s.description) : QString();
+        if (m_description->text() != description)
+            m_description->setText(description);
+        if (m_description->isVisibleTo(this) == description.isEmpty())
+            m_description->setVisible(!description.isEmpty());
     }
-    m_description->setText(QString::fromStdString(s.description));
-    m_description->setVisible(!s.description.empty());
     selectData(m_mode, s.training.mode);
     m_params->setValue(m.params.total);
     m_active->setBounds(1, m.params.total);

@@ -1,5 +1,7 @@
 #include "dashboard.h"
 
+#include "presetlibrary.h"
+
 #include "layoutfence.h"
 #include "verdictlabel.h"
 
@@ -84,7 +86,10 @@ DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std
 BarColumn pinColumn(const Scenario& s, const Breakdown& b)
 {
     const QString mode = s.training.mode == Mode::Training ? Dashboard::tr("training") : Dashboard::tr("inference");
-    return {Dashboard::tr("%1\n%2\n%3").arg(sizeText(b), mode, hardwareText(s, true)), b.perGpu, true};
+    // A preset (or tour step) pinned as it is goes by its name; an edited one by its size (issue 14).
+    const QString name = PresetLibrary::instance().isUnedited(s) ? QString::fromStdString(s.name) : QString();
+    return {Dashboard::tr("%1\n%2\n%3").arg(name.isEmpty() ? sizeText(b) : name, mode, hardwareText(s, true)), b.perGpu,
+            true};
 }
 
 Dashboard::Dashboard(QWidget* parent) : QWidget(parent)

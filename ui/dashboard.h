@@ -94,7 +94,7 @@ private:
     GpuSpec m_sweepGpu;        ///< and its GPU
     std::vector<BarColumn> m_pins;
     UnitSystem m_units = UnitSystem::Decimal;
-    AxisScale m_axisScale = AxisScale::Automatic;
+    AxisScale m_axisScale = AxisScale::Linear;
     double m_fontScale = 1.0;
     QTimer* m_settle = nullptr;
     QCP::AntialiasedElements m_barsAntialiased;  ///< the charts' antialiasing, restored after a drag

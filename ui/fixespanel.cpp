@@ -17,12 +17,18 @@ FixesPanel::FixesPanel(QWidget* parent)
     m_status->setWordWrap(true);
     m_status->setTextFormat(Qt::PlainText);
     m_list = new QTreeWidget(this);
-    m_list->setColumnCount(4);
-    m_list->setHeaderLabels({tr("Change"), tr("Kind of price"), tr("Per GPU after"), tr("What it costs")});
+    // Two columns, the change wrapped over lines with its price under it: four columns in a side
+    // dock clipped every change to "1 → 18 H100 with Ze…" (issue 14).
+    m_list->setColumnCount(2);
+    m_list->setHeaderLabels({tr("Change and what it costs"), tr("Per GPU after")});
     m_list->setRootIsDecorated(false);
     m_list->setWordWrap(true);
+    m_list->setTextElideMode(Qt::ElideNone);
     m_list->setUniformRowHeights(false);
-    m_list->header()->setSectionResizeMode(3, QHeaderView::Stretch);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_list->header()->setStretchLastSection(false);
+    m_list->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_list->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     m_apply = new QPushButton(tr("Apply this change"), this);
     m_apply->setEnabled(false);
 
@@ -59,15 +65,13 @@ void FixesPanel::setScenario(const Scenario& s, const GpuSpec& gpu)
                                     .arg(perGpu, cap, QString::number(m_fixes.size())));
     for (const Fix& f : m_fixes) {
         auto* item = new QTreeWidgetItem(m_list);
-        item->setText(0, QString::fromStdString(f.title + ": " + f.change));
-        item->setText(1, QString::fromStdString(fixTierName(f.tier)));
-        item->setText(2, QString::fromStdString(formatBytes(f.after.perGpu.total())));
-        item->setText(3, QString::fromStdString(f.cost));
-        item->setToolTip(3, QString::fromStdString(f.cost));
+        const QString change = QString::fromStdString(f.title + ": " + f.change);
+        const QString price = tr("%1 — %2").arg(QString::fromStdString(fixTierName(f.tier)), QString::fromStdString(f.cost));
+        item->setText(0, change + QLatin1Char('\n') + price);
+        item->setText(1, QString::fromStdString(formatBytes(f.after.perGpu.total())));
+        item->setToolTip(0, change + QLatin1Char('\n') + price);
     }
     m_apply->setEnabled(false);
-    for (int c = 0; c < 3; ++c)
-        m_list->resizeColumnToContents(c);
 }
 
 QString FixesPanel::statusText() const { return m_status->text(); }

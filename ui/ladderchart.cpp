@@ -71,6 +71,9 @@ void LadderChart::setScenario(const Scenario& s, const GpuSpec& gpu)
 {
     m_scenario = s;
     m_gpu = gpu;
+    // Unless told otherwise, the ladder climbs to the layout (and GPU count) the verdict uses.
+    if (!m_fixedOptions)
+        m_options = ladderOptionsFor(s, gpu);
     m_rungs = scaleOutLadder(s, gpu, m_options);
     rebuild();
 }
@@ -78,6 +81,7 @@ void LadderChart::setScenario(const Scenario& s, const GpuSpec& gpu)
 void LadderChart::setOptions(const LadderOptions& options)
 {
     m_options = options;
+    m_fixedOptions = true;
     m_rungs = scaleOutLadder(m_scenario, m_gpu, m_options);
     rebuild();
 }

@@ -24,7 +24,8 @@ public:
     explicit LadderChart(QWidget* parent = nullptr);
     ~LadderChart() override;
 
-    /// Rebuilds the ladder for the scenario's model on `gpu`.
+    /// Rebuilds the ladder for the scenario's model on `gpu`, with ladderOptionsFor() unless
+    /// setOptions() fixed the degrees.
     void setScenario(const Scenario& s, const GpuSpec& gpu);
     void setOptions(const LadderOptions& options);
     const LadderOptions& options() const { return m_options; }
@@ -60,6 +61,7 @@ private:
     QSharedPointer<QCPAxisTickerText> m_keyTicker;
     QSharedPointer<BytesTicker> m_valueTicker;
     LadderOptions m_options;
+    bool m_fixedOptions = false;
     ChartTheme m_theme;
     bool m_ownTheme = false;
     Scenario m_scenario;

@@ -214,15 +214,15 @@ void MainWindow::createActions()
     view->addActions({present, binary});
     QMenu* axis = view->addMenu(tr("Memory &axis"));
     m_axisGroup = new QActionGroup(this);
-    const std::pair<AxisScale, QString> scales[] = {{AxisScale::Automatic, tr("&Automatic")},
-                                                   {AxisScale::Linear, tr("&Linear")},
-                                                   {AxisScale::Logarithmic, tr("L&ogarithmic")}};
+    const std::pair<AxisScale, QString> scales[] = {{AxisScale::Linear, tr("&Linear (segments to scale)")},
+                                                   {AxisScale::Logarithmic, tr("L&ogarithmic (totals only)")}};
     for (const auto& [scale, text] : scales) {
         QAction* a = axis->addAction(text);
         a->setObjectName(QStringLiteral("axis%1").arg(static_cast<int>(scale)));
         a->setCheckable(true);
         a->setData(static_cast<int>(scale));
-        a->setStatusTip(tr("Automatic turns the bar axis logarithmic when a bar is over 20× the GPU"));
+        a->setStatusTip(tr("Linear keeps every segment's height its share of the bar; logarithmic shows totals of very "
+                           "different sizes, but a segment's height no longer is its share"));
         m_axisGroup->addAction(a);
     }
     view->addSeparator();

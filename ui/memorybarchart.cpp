@@ -16,7 +16,6 @@ namespace {
 
 // Log view when the tallest bar dwarfs the GPU line: a 38 TB bar against an 80 GB line
 // leaves the line at 0.2% of a linear axis.
-constexpr double kAutoLogRatio = 20;
 
 }  // namespace
 
@@ -228,8 +227,9 @@ void MemoryBarChart::rebuildRanges()
         if (t > 0)
             smallest = std::min(smallest, t);
     }
-    const bool log = m_scale == AxisScale::Logarithmic
-                     || (m_scale == AxisScale::Automatic && top > kAutoLogRatio * std::max(m_capacity, 1.0));
+    const bool log = m_scale == AxisScale::Logarithmic;
+    if (log != m_log || yAxis->label().isEmpty())  // only on a change: a new label re-lays out the axis
+        yAxis->setLabel(log ? tr("Memory per GPU (log: totals, not segment shares)") : tr("Memory per GPU"));
     m_log = log;
     if (log) {
         yAxis->setScaleType(QCPAxis::stLogarithmic);

@@ -97,7 +97,11 @@ void PresetLibrary::addFrom(const QString& dir, bool builtIn)
         // A user preset with a built-in's id replaces it.
         auto same = std::find_if(m_presets.begin(), m_presets.end(),
                                  [&](const PresetEntry& e) { return e.scenario.id == p.scenario.id; });
-        PresetEntry entry{std::move(p.scenario), path, builtIn};
+        PresetEntry entry;
+        entry.text = scenarioToText(p.scenario);
+        entry.scenario = std::move(p.scenario);
+        entry.file = path;
+        entry.builtIn = builtIn;
         if (same != m_presets.end())
             *same = std::move(entry);
         else
@@ -122,6 +126,12 @@ void PresetLibrary::load(const QString& userDir)
     addFrom(QStringLiteral(":/presets"), true);
     if (!userDir.isEmpty() && QDir(userDir).exists())
         addFrom(userDir, false);
+}
+
+bool PresetLibrary::isUnedited(const Scenario& s) const
+{
+    const PresetEntry* e = s.id.empty() ? nullptr : find(QString::fromStdString(s.id));
+    return e && e->text == scenarioToText(s);
 }
 
 const PresetEntry* PresetLibrary::find(const QString& id) const

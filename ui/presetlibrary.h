@@ -18,6 +18,7 @@ struct PresetEntry {
     Scenario scenario;
     QString file;      ///< ":/presets/llama3-70b.json" or a path on disk
     bool builtIn = true;
+    std::string text;  ///< the scenario as scenarioToText() writes it, to tell an edited scenario from its preset
 };
 
 class PresetLibrary
@@ -32,6 +33,8 @@ public:
 
     const std::vector<PresetEntry>& presets() const { return m_presets; }
     const PresetEntry* find(const QString& id) const;
+    /// True when `s` is its preset exactly (same id, nothing edited); false for a custom scenario.
+    bool isUnedited(const Scenario& s) const;
     const GpuCatalog& gpus() const { return m_gpus; }
     /// The GPU a scenario names, or the first in the catalog (with a message in `error`).
     const GpuSpec& gpuFor(const Scenario& s, QString* error = nullptr) const;

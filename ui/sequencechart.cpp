@@ -195,6 +195,14 @@ void SequenceChart::rebuild()
             shown ? addCachedLegendItem(legend, g) : static_cast<void>(g->removeFromLegend());
         if (mode == 0)
             g->setName(m_data.inference ? tr("Inference: weights + KV cache") : curveName(0));
+        // Flash attention already drops the s² scores selective recompute would drop, so the two
+        // curves lie on each other: the legend says so rather than listing a curve one cannot see (issue 14).
+        if (mode == static_cast<int>(Checkpointing::Selective)) {
+            const bool same = !m_data.inference && sw.totalPerGpu[0] == v;
+            const QString name = same ? tr("Selective = none with flash attention") : curveName(mode);
+            if (g->name() != name)
+                g->setName(name);
+        }
         const bool current = m_data.inference || mode == currentMode;
         // The other modes dashed: where two modes coincide (selective = none with flash attention)
         // both colours still show.

@@ -85,18 +85,13 @@ void Settings::setUnits(UnitSystem u)
 AxisScale Settings::axisScale() const
 {
     const QString v = m_s->value(key(Key::AxisScale)).toString();
-    if (v == QLatin1String("linear"))
-        return AxisScale::Linear;
-    if (v == QLatin1String("log"))
-        return AxisScale::Logarithmic;
-    return AxisScale::Automatic;
+    // "auto" (before issue 14) switched stacked bars to a log axis by itself; it reads as linear now.
+    return v == QLatin1String("log") ? AxisScale::Logarithmic : AxisScale::Linear;
 }
 
 void Settings::setAxisScale(AxisScale a)
 {
-    m_s->setValue(key(Key::AxisScale), a == AxisScale::Linear        ? QStringLiteral("linear")
-                                       : a == AxisScale::Logarithmic ? QStringLiteral("log")
-                                                                     : QStringLiteral("auto"));
+    m_s->setValue(key(Key::AxisScale), a == AxisScale::Logarithmic ? QStringLiteral("log") : QStringLiteral("linear"));
 }
 
 QString Settings::lastDirectory() const { return m_s->value(key(Key::LastDirectory), QDir::homePath()).toString(); }

@@ -46,11 +46,14 @@ TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, 
     m_receipt->setCatalog(library.gpus());
     m_fixes = new FixesPanel;
 
-    m_docks[TourDock] = addDock(window, m_tour, tr("Chapter tour"), "tourDock", Qt::RightDockWidgetArea);
-    m_docks[DrillDock] = addDock(window, m_drill, tr("Formula"), "formulaDock", Qt::RightDockWidgetArea);
-    m_docks[FixesDock] = addDock(window, m_fixes, tr("Cheapest change to fit"), "fixesDock", Qt::RightDockWidgetArea);
-    m_docks[ReceiptDock] = addDock(window, m_receipt, tr("Cost receipt"), "receiptDock", Qt::RightDockWidgetArea);
-    m_docks[LadderDock] = addDock(window, m_ladder, tr("Scale-out ladder"), "ladderDock", Qt::BottomDockWidgetArea);
+    m_docks[TourDock] = addDock(window, TourDock, m_tour, tr("Chapter tour"), "tourDock", Qt::RightDockWidgetArea);
+    m_docks[DrillDock] = addDock(window, DrillDock, m_drill, tr("Formula"), "formulaDock", Qt::RightDockWidgetArea);
+    m_docks[FixesDock] = addDock(window, FixesDock, m_fixes, tr("Cheapest change to fit"), "fixesDock",
+                                 Qt::RightDockWidgetArea);
+    m_docks[ReceiptDock] = addDock(window, ReceiptDock, m_receipt, tr("Cost receipt"), "receiptDock",
+                                   Qt::RightDockWidgetArea);
+    m_docks[LadderDock] = addDock(window, LadderDock, m_ladder, tr("Scale-out ladder"), "ladderDock",
+                                  Qt::BottomDockWidgetArea);
     window->tabifyDockWidget(m_docks[TourDock], m_docks[DrillDock]);
     window->tabifyDockWidget(m_docks[DrillDock], m_docks[FixesDock]);
     window->tabifyDockWidget(m_docks[FixesDock], m_docks[ReceiptDock]);
@@ -58,7 +61,13 @@ TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, 
     for (QDockWidget* d : m_docks)
         d->hide();  // teaching mode is opt-in: the View menu or the tour shortcut shows them
 
-    connect(m_tour, &TourPanel::scenarioRequested, this, &TeachingDocks::scenarioRequested);
+    // The window applies a request synchronously, so setScenario() knows the tour's own scenario
+    // from any other (a preset, a drag, undo), which leaves the tour.
+    connect(m_tour, &TourPanel::scenarioRequested, this, [this](const Scenario& s) {
+        m_fromTour = true;
+        Q_EMIT scenarioRequested(s);
+        m_fromTour = false;
+    });
     connect(m_ladder, &LadderChart::scenarioRequested, this, &TeachingDocks::scenarioRequested);
     connect(m_receipt, &ReceiptPanel::scenarioRequested, this, &TeachingDocks::scenarioRequested);
     connect(m_fixes, &FixesPanel::scenarioRequested, this, &TeachingDocks::scenarioRequested);
@@ -72,14 +81,15 @@ TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, 
     connectDrillDown(dashboard);
 }
 
-QDockWidget* TeachingDocks::addDock(QMainWindow* window, QWidget* content, const QString& title,
+QDockWidget* TeachingDocks::addDock(QMainWindow* window, int index, QWidget* content, const QString& title,
                                     const char* objectName, Qt::DockWidgetArea area)
 {
     auto* dock = new QDockWidget(title, window);
     dock->setObjectName(QString::fromLatin1(objectName));  // saveState() needs it
     dock->setWidget(content);
     window->addDockWidget(area, dock);
-    const int index = static_cast<int>(std::find(m_docks.begin(), m_docks.end(), nullptr) - m_docks.begin());
+    // The dock's own index, given: docks are made out of index order (the tabbed ones first), and
+    // the first empty slot once made the fixes and receipt docks refresh the ladder instead (issue 14).
     connect(dock, &QDockWidget::visibilityChanged, this, [this, index](bool visible) {
         if (visible && m_stale[static_cast<size_t>(index)])
             refresh(index);
@@ -123,6 +133,8 @@ void TeachingDocks::setScenario(const Scenario& s, const GpuSpec& gpu)
 {
     m_scenario = s;
     m_gpu = gpu;
+    if (!m_fromTour)
+        m_tour->leave();
     for (int i = 0; i < kDockCount; ++i) {
         m_stale[static_cast<size_t>(i)] = true;
         if (m_docks[static_cast<size_t>(i)]->isVisible())

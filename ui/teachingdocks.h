@@ -51,7 +51,7 @@ Q_SIGNALS:
     void scenarioRequested(const trainmem::Scenario& s);
 
 private:
-    QDockWidget* addDock(QMainWindow* window, QWidget* content, const QString& title, const char* objectName,
+    QDockWidget* addDock(QMainWindow* window, int index, QWidget* content, const QString& title, const char* objectName,
                          Qt::DockWidgetArea area);
     void refresh(int dock);
     void connectDrillDown(Dashboard* dashboard);
@@ -65,6 +65,7 @@ private:
     std::array<bool, kDockCount> m_stale{};
     Scenario m_scenario;
     GpuSpec m_gpu;
+    bool m_fromTour = false;  ///< the scenario being applied is the tour's own
 };
 
 }  // namespace trainmem

@@ -36,6 +36,10 @@ TourPanel::TourPanel(QWidget* parent)
     m_highlight->setTextFormat(Qt::PlainText);
     m_figures = new QLabel(this);
     m_figures->setTextFormat(Qt::PlainText);
+    // Wrapped, so a long step title or figure wraps in the dock instead of widening the window at
+    // every step (issue 14: ~80 px per step).
+    for (QLabel* l : {m_title, m_highlight, m_figures})
+        l->setWordWrap(true);
     m_text = new QLabel(this);
     m_text->setWordWrap(true);
     m_text->setTextFormat(Qt::PlainText);
@@ -73,6 +77,10 @@ TourPanel::TourPanel(QWidget* parent)
         if (row >= 0 && row != m_step)
             setStep(row);
     });
+    connect(m_list, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+        if (m_left)  // back to the step that was left
+            setStep(m_list->row(item));
+    });
     changeEvent(nullptr);
     updateTexts();
 }
@@ -97,6 +105,7 @@ std::vector<SegmentKind> TourPanel::revealedSegments() const
 void TourPanel::setStep(int index)
 {
     m_step = std::clamp(index, 0, stepCount() - 1);
+    m_left = false;
     m_stage = evaluateTourStep(chapterTour()[static_cast<size_t>(m_step)], m_presets, m_gpus);
     {
         const QSignalBlocker block(m_list);
@@ -111,6 +120,18 @@ void TourPanel::setStep(int index)
 void TourPanel::nextStep() { setStep(m_step < 0 ? 0 : m_step + 1); }
 
 void TourPanel::previousStep() { setStep(std::max(0, m_step - 1)); }
+
+void TourPanel::leave()
+{
+    if (m_step < 0 || m_left)
+        return;
+    m_left = true;
+    {
+        const QSignalBlocker block(m_list);
+        m_list->clearSelection();
+    }
+    updateTexts();
+}
 
 QString TourPanel::highlightText() const { return m_highlight->text(); }
 
@@ -152,11 +173,22 @@ void TourPanel::updateTexts()
         m_text->setText(tr("This step needs the preset \"%1\", which is not available.").arg(QString::fromStdString(step.presetId)));
         return;
     }
+    if (m_left) {
+        // Another scenario is on screen: this step's numbers no longer describe it (issue 14).
+        m_highlight->clear();
+        m_figures->clear();
+        m_text->setText(tr("You left the tour for another scenario. Press Next or Previous (Page Down / Page Up), or "
+                           "pick a step, to go on."));
+        return;
+    }
     const TourHighlight& h = m_stage->highlight;
-    m_highlight->setText(tr("%1: %2").arg(QString::fromStdString(h.label), QString::fromStdString(formatBytes(h.bytes))));
+    auto value = [](double bytes, const std::string& text) {
+        return QString::fromStdString(text.empty() ? formatBytes(bytes) : text);
+    };
+    m_highlight->setText(tr("%1: %2").arg(QString::fromStdString(h.label), value(h.bytes, h.valueText)));
     QStringList lines;
     for (size_t i = 1; i < h.figures.size(); ++i)
-        lines << tr("%1: %2").arg(QString::fromStdString(h.figures[i].label), QString::fromStdString(formatBytes(h.figures[i].bytes)));
+        lines << tr("%1: %2").arg(QString::fromStdString(h.figures[i].label), value(h.figures[i].bytes, h.figures[i].valueText));
     m_figures->setText(lines.join(QLatin1Char('\n')));
     m_text->setText(QString::fromStdString(h.text));
 }

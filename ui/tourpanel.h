@@ -44,6 +44,9 @@ public slots:
     void setStep(int index);
     void nextStep();
     void previousStep();
+    /// The window shows a scenario the tour did not set: say so instead of the step's stale numbers.
+    void leave();
+    bool hasLeft() const { return m_left; }
 
 signals:
     /// The window should show this scenario (it is the step's, ready to use).
@@ -71,6 +74,7 @@ private:
     QAction* m_previous = nullptr;
     std::optional<TourStage> m_stage;
     int m_step = -1;
+    bool m_left = false;  ///< another scenario replaced the step's
 };
 
 }  // namespace trainmem

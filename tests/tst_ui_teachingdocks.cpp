@@ -1,0 +1,159 @@
+// The teaching docks inside the window (issue 14): each dock shows the window's scenario when it
+// opens, the tour says when it has been left, and the preset box tells a preset from an edit.
+#include "uitestutil.h"
+
+#include "controlpanel.h"
+#include "fixespanel.h"
+#include "ladderchart.h"
+#include "logsliderfield.h"
+#include "mainwindow.h"
+#include "receiptpanel.h"
+#include "teachingdocks.h"
+#include "tourpanel.h"
+
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTreeWidget>
+
+using namespace trainmem;
+using namespace trainmem::uitest;
+
+namespace {
+
+// TeachingDocks' order: tour, formula, ladder, receipt, fixes.
+constexpr int kLadderDock = 2, kReceiptDock = 3, kFixesDock = 4;
+
+void openDock(MainWindow& w, int dock)
+{
+    w.teaching()->dock(dock)->toggleViewAction()->trigger();
+    w.teaching()->dock(dock)->raise();
+    QCoreApplication::processEvents();
+}
+
+void dragParamsTo(MainWindow& w, int64_t params)
+{
+    LogSliderField* f = w.controlPanel()->paramsField();
+    const auto& steps = f->steps();
+    f->slider()->setValue(static_cast<int>(std::find(steps.begin(), steps.end(), params) - steps.begin()));
+}
+
+}  // namespace
+
+class TestUiTeachingDocks : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+    }
+    void init() { QSettings().clear(); }
+
+    void receiptDockStartsFromTheScenario()
+    {
+        // Regression: Teach ▸ Cost receipt on DeepSeek-V3 showed "0.000 T tokens", "0.01 % MFU" and 1 × H100
+        // ($63.5k): the receipt dock refreshed the ladder instead of itself. The report: 2,048 H800s,
+        // 14.8T tokens, 2.788M H800-hours, $5.576M at $2 per GPU-hour.
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("deepseek-v3")));
+        w.show();
+        openDock(w, kReceiptDock);
+        ReceiptPanel* r = w.teaching()->receipt();
+        QCOMPARE(r->tokensEditor()->value(), 14.8);
+        QVERIFY2(r->tokensEditor()->text().startsWith(QStringLiteral("14.800")), qPrintable(r->tokensEditor()->text()));
+        QCOMPARE(r->mfuEditor()->value(), 19.08);
+        QCOMPARE(r->gpusEditor()->value(), 2048);
+        QCOMPARE(r->gpuEditor()->currentText(), QStringLiteral("H800"));
+        QCOMPARE(r->gpuHoursText(), QStringLiteral("2.79M H800-hours"));
+        QVERIFY2(r->costText().startsWith(QStringLiteral("$5.58M")), qPrintable(r->costText()));
+    }
+
+    void fixesAndLadderDocksStartFromTheScenario()
+    {
+        // Regression: the fixes dock opened empty on DeepSeek-V3, for the same reason.
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.show();
+        openDock(w, kFixesDock);
+        QVERIFY2(w.teaching()->fixes()->statusText().startsWith(QStringLiteral("Dies")),
+                 qPrintable(w.teaching()->fixes()->statusText()));
+        QVERIFY(w.teaching()->fixes()->list()->topLevelItemCount() > 0);
+        openDock(w, kLadderDock);
+        QCOMPARE(w.teaching()->ladder()->rungs().front().breakdown.modelStateBytes, 112e9);
+    }
+
+    void tourSaysWhenAnotherPresetReplacesItsStep()
+    {
+        // Regression: the tour dock kept "So far: 138 GB" for 7B after another preset loaded.
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.show();
+        TourPanel* tour = w.teaching()->tour();
+        tour->setStep(static_cast<int>(*tourStepIndex("picture-workspace")));
+        QVERIFY(tour->highlightText().startsWith(QStringLiteral("So far")));
+        QVERIFY(!tour->hasLeft());
+        QComboBox* box = w.controlPanel()->presetBox();
+        box->setCurrentIndex(box->findData(QStringLiteral("llama3-70b")));
+        Q_EMIT box->activated(box->currentIndex());
+        QCOMPARE(w.scenario().id, std::string("llama3-70b"));
+        QVERIFY(tour->hasLeft());
+        QVERIFY(tour->highlightText().isEmpty());
+        tour->nextAction()->trigger();  // back on the tour: the step's own numbers again
+        QVERIFY(!tour->hasLeft());
+    }
+
+    void presetBoxSaysCustomAfterAnEdit()
+    {
+        // Regression: after dragging 7B to 1T the box still said "The chapter's 7B" with its description,
+        // and at tour step 1 (a size-only 7B) it went blank.
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.show();
+        QComboBox* box = w.controlPanel()->presetBox();
+        auto* description = w.controlPanel()->findChild<QLabel*>(QStringLiteral("presetDescription"));
+        QVERIFY(description);
+        QCOMPARE(box->currentText(), QStringLiteral("The chapter's 7B"));
+        QVERIFY(description->isVisibleTo(w.controlPanel()));
+        dragParamsTo(w, 1'000'000'000'000);
+        QCOMPARE(box->currentIndex(), -1);
+        QCOMPARE(box->placeholderText(), QStringLiteral("Custom (from The chapter's 7B)"));
+        QVERIFY(!description->isVisibleTo(w.controlPanel()));
+        w.teaching()->tour()->setStep(0);
+        QCOMPARE(box->currentIndex(), -1);
+        QCOMPARE(box->placeholderText(), QStringLiteral("Custom"));
+        w.teaching()->tour()->setStep(1);  // the chapter-7b preset as it is
+        QCOMPARE(box->currentText(), QStringLiteral("The chapter's 7B"));
+    }
+
+    void presetsInTheToursOrder()
+    {
+        // Regression: the list sorted "70B" before "7B" (by file name).
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        QComboBox* box = w.controlPanel()->presetBox();
+        QStringList ids;
+        for (int i = 0; i < box->count(); ++i)
+            ids << box->itemData(i).toString();
+        QVERIFY(ids.indexOf(QStringLiteral("chapter-7b")) < ids.indexOf(QStringLiteral("chapter-70b")));
+        QCOMPARE(ids.mid(0, 5), (QStringList{"chapter-7b", "chapter-70b", "qwen3.8-book", "deepseek-v3", "llama3-8b"}));
+    }
+
+    void windowKeepsItsWidthThroughTheTour()
+    {
+        // Regression: the window grew ~80 px wide at every tour step (unwrapped labels in the dock).
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.resize(1500, 920);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        TourPanel* tour = w.teaching()->tour();
+        tour->setStep(0);
+        QCoreApplication::processEvents();
+        const int width = w.width();
+        for (int i = 1; i < tour->stepCount(); ++i) {
+            tour->setStep(i);
+            QCoreApplication::processEvents();
+            QVERIFY2(w.width() == width, qPrintable(QStringLiteral("step %1: %2 px, was %3").arg(i).arg(w.width()).arg(width)));
+        }
+    }
+};
+
+QTEST_MAIN(TestUiTeachingDocks)
+#include "tst_ui_teachingdocks.moc"
