@@ -6,6 +6,7 @@
 #include "jsontext.h"
 #include "report.h"
 #include "scenarioio.h"
+#include "segmentkind.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,10 +24,9 @@ void require(bool ok)
 
 void checkSegments(const trainmem::Segments& g)
 {
-    const double parts[] = {g.weights,     g.gradients, g.master,    g.optimizer, g.activations,
-                            g.kvCache,     g.logits,    g.workspace, g.framework, g.fragmentation};
     double sum = 0;
-    for (double p : parts) {
+    for (trainmem::SegmentKind k : trainmem::kAllSegmentKinds) {  // every term of core/terms.cpp
+        const double p = trainmem::segmentBytes(g, k);
         require(std::isfinite(p) && p >= 0);
         sum += p;
     }
