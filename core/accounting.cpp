@@ -1,5 +1,7 @@
 #include "accounting.h"
 
+#include "terms.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -7,18 +9,6 @@ namespace trainmem {
 namespace {
 
 double dbl(int64_t v) { return static_cast<double>(v); }
-
-// The widest intermediate of one layer, in elements per token, on one tensor-parallel rank.
-double widestIntermediate(const Architecture& a)
-{
-    const double hd = dbl(a.headDimOrDefault());
-    const double qkv = dbl(a.heads) * hd + 2 * dbl(a.kvHeadsOrDefault()) * hd;
-    const double ffnMul = a.ffnKind == FfnKind::SwiGLU ? 2 : 1;
-    double w = std::max(qkv, ffnMul * dbl(std::max(a.ffn, a.moe.denseFfn)));
-    if (a.isMoe())
-        w = std::max(w, ffnMul * dbl(a.moe.expertFfn) * dbl(std::max<int64_t>(a.moe.activeExperts, 1)));
-    return w;
-}
 
 }  // namespace
 
@@ -124,107 +114,39 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     r.layersPerStage = layersPerStage;
 
     const ActivationInputs in = activationInputs(s, dbl(par.tp));
-    const ActivationInputs in1 = activationInputs(s, 1);
-    const double V = dbl(a.vocab);
     const double sb = in.seq * in.microBatch;
     const bool training = s.training.mode == Mode::Training;
     const double h = dbl(a.hidden);
-
-    // Per-layer tape for each layer kind; the largest kind is shown in the drill-down.
     const int64_t denseLayers = a.isMoe() ? std::min(a.moe.denseLayers, a.layers) : a.layers;
-    const double nDense = dbl(denseLayers), nMoe = L - nDense;
-    auto tape = [&](const ActivationInputs& x, double& largestLayer, LayerActivations& shown) {
-        const LayerActivations d = layerActivations(a, false, x);
-        const LayerActivations e = a.isMoe() ? layerActivations(a, true, x) : d;
-        shown = (a.isMoe() && nMoe > 0) ? e : d;
-        largestLayer = std::max(nDense > 0 ? d.total() : 0.0, nMoe > 0 ? e.total() : 0.0);
-        return nDense * d.total() + nMoe * e.total();
-    };
+    const double nMoe = L - dbl(denseLayers);
 
-    double zero3Gather = 0;  // the layer ZeRO-3 gathers whole, counted in the fit search below
+    // Every segment, of both views, from the table of terms (core/terms.cpp).
+    double zero3Gather = 0;  // the layer ZeRO-3 gathers whole (in the workspace term), for the fit search
+    {
+        TermContext one = termContext(m, s, ParallelLayout{});
+        r.singleGpu = evaluateTerms(one);
+        TermContext peak = termContext(m, s, par);
+        r.perGpu = evaluateTerms(peak);
+        r.recipe = peak.recipe;
+        r.lastStageIsPeak = peak.lastStageIsPeak;
+        r.layer = peak.shownLayer();
+        zero3Gather = zero3GatheredLayer(peak);
+    }
+    r.bytesPerParam = r.recipe.total();
+    r.modelStateBytes = total * r.bytesPerParam;
+
+    // The tax (bytes sent per GPU per optimizer step).
+    const double t = dbl(par.tp);
     if (training) {
-        r.recipe = trainingRecipe(s.training.precision, s.training.optimizer, h);
-        r.bytesPerParam = r.recipe.total();
-        r.modelStateBytes = total * r.bytesPerParam;
-
-        auto state = [&](Segments& seg, const ParallelLayout& p, double dShare, double eShare) {
-            auto sharded = [&](double bytes, bool byZero) {
-                if (!byZero)
-                    return bytes * (dShare + eShare);
-                return bytes * (dShare / dbl(p.dp) + eShare / dbl(p.dpExpert));
-            };
-            seg.weights = sharded(r.recipe.weights, p.zero >= 3);
-            seg.gradients = sharded(r.recipe.gradients, p.zero >= 2);
-            seg.master = sharded(r.recipe.master, p.zero >= 1);
-            seg.optimizer = sharded(r.recipe.optimizer, p.zero >= 1);
-        };
-
-        // Activations: 1F1B keeps pp micro-batches in flight on the first stage (Narayanan et al.
-        // 2021), so its tape is L/pp layers × pp micro-batches; the last stage keeps one and the logits.
-        auto activations = [&](const ActivationInputs& x, double stageLayers, double inflight,
-                               LayerActivations& shown) {
-            double largest = 0;
-            LayerActivations noneShown;
-            if (x.checkpointing == Checkpointing::Full) {
-                ActivationInputs none = x;
-                none.checkpointing = Checkpointing::None;
-                tape(none, largest, noneShown);
-                shown = noneShown;
-                return layerInputCheckpoint(a, x) * stageLayers * inflight + largest;
-            }
-            const double all = tape(x, largest, shown);
-            return all / L * stageLayers * inflight;
-        };
-        const double logitsBytes = sb * V * (in.elementBytes + 4);  // 16-bit logits + fp32 for the loss
-        const double work = 2 * in.elementBytes * sb * widestIntermediate(a);
-
-        // One GPU, no parallelism.
-        {
-            ParallelLayout one;
-            LayerActivations shown;
-            state(r.singleGpu, one, dense, routed);
-            r.singleGpu.activations = activations(in1, L, 1, shown);
-            r.singleGpu.logits = logitsBytes;
-            r.singleGpu.workspace = work;
-        }
-        // After sharding: the peak stage.
-        state(r.perGpu, par, denseShare, expertShare);
-        const double t = dbl(par.tp);
         const double stageLayers = dbl(layersPerStage);
-        LayerActivations shownFirst, shownLast;
-        const double firstTape = activations(in, stageLayers, dbl(par.pp), shownFirst);
-        const double lastTape = activations(in, stageLayers, 1, shownLast);
-        const double lastExtra = logitsBytes / t;
-        if (par.pp > 1 && firstTape > lastTape + lastExtra) {
-            r.perGpu.activations = firstTape;
-            r.perGpu.logits = 0;
-            r.lastStageIsPeak = false;
-            r.layer = shownFirst;
-        } else {
-            r.perGpu.activations = par.pp > 1 ? lastTape : firstTape;
-            r.perGpu.logits = lastExtra;
-            r.layer = shownLast;
-        }
-        r.perGpu.workspace = work / t;
-        // ZeRO-3 keeps only a shard of each layer, so the layer being computed is all-gathered whole
-        // (its weights in forward, weights and unsharded gradients in backward before the
-        // reduce-scatter): ZeRO paper (Rajbhandari et al. 2020) §5.3, PyTorch FSDP (Zhao et al. 2023):
-        // peak memory holds the largest unsharded unit. Experts are gathered only over the ranks
-        // that share them, so expert parallelism shrinks this buffer by ep.
-        const double layerDense = std::max(0.0, dense - dbl(m.params.embedding)) / L;
-        const double layerExperts = nMoe > 0 ? routed / nMoe : 0;
-        zero3Gather = (layerDense / t + layerExperts / (t * dbl(par.ep))) * (r.recipe.weights + r.recipe.gradients);
-        if (par.zero >= 3 && par.dp > 1)
-            r.perGpu.workspace += zero3Gather;
-
-        // The tax (bytes sent per GPU per optimizer step), after the ZeRO paper §7 in bytes: plain
-        // data parallel all-reduces the gradients (reduce-scatter + all-gather, 2Ψ); ZeRO-1/2
-        // reduce-scatter the gradients and all-gather the updated weights (the same 2Ψ); ZeRO-3
-        // all-gathers the weights in forward and again in backward and reduce-scatters the
-        // gradients (3Ψ, 1.5×). Each collective moves its own precision (fp8-mixed: fp32 gradients,
-        // bf16 weights). Dense weights use the dp ranks, experts the dp/ep ranks that share them.
         const double micro = dbl(std::max<int64_t>(s.training.gradAccum, 1));
         const double e = in.elementBytes;
+        // After the ZeRO paper §7 in bytes: plain data parallel all-reduces the gradients
+        // (reduce-scatter + all-gather, 2Ψ); ZeRO-1/2 reduce-scatter the gradients and all-gather the
+        // updated weights (the same 2Ψ); ZeRO-3 all-gathers the weights in forward and again in
+        // backward and reduce-scatters the gradients (3Ψ, 1.5×). Each collective moves its own
+        // precision (fp8-mixed: fp32 gradients, bf16 weights). Dense weights use the dp ranks,
+        // experts the dp/ep ranks that share them.
         if (par.dp > 1) {
             const double g = r.recipe.gradients, w = r.recipe.weights;
             const double perElement = par.zero >= 3 ? g + 2 * w : par.zero >= 1 ? g + w : 2 * g;
@@ -238,49 +160,12 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         if (par.ep > 1 && a.isMoe())
             r.tax.expertParallel = micro * (nMoe / dbl(par.pp)) * 4 * dbl(par.ep - 1) / dbl(par.ep) * e * sb
                                    * dbl(a.moe.activeExperts) * h;
-    } else {
-        const double wb = inferenceWeightBytes(s.training.inferenceWeights);
-        r.recipe = {};
-        r.recipe.weights = wb;
-        r.bytesPerParam = wb;
-        r.modelStateBytes = total * wb;
-        const double t = dbl(par.tp);
-        // KV cache: 2 (K and V) · L · kv_heads · head_dim · s · b in 16-bit; MLA caches the
-        // compressed latent plus the shared rope key (DeepSeek-V2 §2.1), not split by tp.
-        auto kvCache = [&](double tpSplit, double stageLayers) {
-            if (a.attention == AttentionKind::MLA)
-                return stageLayers * dbl(a.mla.kvLoraRank + a.mla.qkRopeHeadDim) * sb * 2;
-            return 2 * stageLayers * dbl(a.kvHeadsOrDefault()) * dbl(a.headDimOrDefault()) * sb * 2 / tpSplit;
-        };
-        ActivationInputs fwd = in;
-        fwd.checkpointing = Checkpointing::None;
-        ActivationInputs fwd1 = in1;
-        fwd1.checkpointing = Checkpointing::None;
-        double largest = 0;
-        LayerActivations shown;
-        tape(fwd1, largest, shown);
-        r.singleGpu.weights = total * wb;
-        r.singleGpu.kvCache = kvCache(1, L);
-        r.singleGpu.activations = largest;
-        r.singleGpu.logits = in.microBatch * V * 4;  // last position, fp32
-        r.singleGpu.workspace = in.elementBytes * sb * widestIntermediate(a);
-
-        r.perGpu.weights = (denseShare + expertShare) * wb;
-        r.perGpu.kvCache = kvCache(t, dbl(layersPerStage));
-        tape(fwd, largest, r.layer);
-        r.perGpu.activations = largest;
-        r.perGpu.logits = in.microBatch * V * 4 / t;
-        r.perGpu.workspace = r.singleGpu.workspace / t;
-        if (par.tp > 1)
-            r.tax.tensorParallel = dbl(layersPerStage) * 2 * 2 * (t - 1) / t * in.elementBytes * sb * h;
+    } else if (par.tp > 1) {
+        r.tax.tensorParallel = dbl(layersPerStage) * 2 * 2 * (t - 1) / t * in.elementBytes * sb * h;
     }
 
     const double frag = std::clamp(s.hardware.fragmentation, 0.0, 1.0);
     const double framework = std::clamp(s.hardware.frameworkBytes, 0.0, 1e12);
-    for (Segments* seg : {&r.singleGpu, &r.perGpu}) {
-        seg->framework = framework;
-        seg->fragmentation = frag * (seg->total() - framework);
-    }
     r.fits = r.perGpu.total() <= gpu.memoryBytes;
 
     const double cap = std::max(gpu.memoryBytes, 1.0);

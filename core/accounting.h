@@ -15,7 +15,8 @@
 
 namespace trainmem {
 
-/// \brief Memory of one GPU (or the whole model), by segment. Bytes.
+/// \brief Memory of one GPU (or the whole model), by segment. Bytes. One field per memory term of
+/// the table in core/terms.cpp, which computes them and sums them by group.
 struct Segments {
     double weights = 0;
     double gradients = 0;
@@ -27,12 +28,9 @@ struct Segments {
     double workspace = 0;    ///< the largest transient matmul output and its gradient
     double framework = 0;    ///< CUDA context + framework
     double fragmentation = 0;///< allocator reserve
-    double modelState() const { return weights + gradients + master + optimizer; }
-    double overhead() const { return framework + fragmentation; }
-    double total() const
-    {
-        return modelState() + activations + kvCache + logits + workspace + overhead();
-    }
+    double modelState() const;  ///< the terms of group ModelState
+    double overhead() const;    ///< the terms of group Overhead
+    double total() const;       ///< every term
 };
 
 /// \brief Bytes each GPU sends per optimizer step for each cut (ring collectives).

@@ -17,19 +17,9 @@ namespace {
 constexpr double kSelectiveOverhead = 0.027;
 constexpr double kFullOverhead = 0.33;
 
-std::string pct(double f)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.0f%%", 100 * f);
-    return buf;
-}
-
-std::string times(double x)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, x < 10 ? "×%.2g" : "×%.0f", x);
-    return buf;
-}
+// Changes and factors as core/units.h formats them everywhere.
+std::string pct(double f) { return formatPercentChange(f); }
+std::string times(double x) { return formatFactor(x); }
 
 // Largest integer in [lo, hi] for which `fits` holds, assuming it holds for small values and
 // fails past some point (memory grows monotonically with context and micro-batch).

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "scenarioio.h"
+#include "terms.h"
 #include "units.h"
 
 #include <nlohmann/json.hpp>
@@ -11,32 +12,22 @@
 namespace trainmem {
 namespace {
 
-std::string times(double ratio)
-{
-    char buf[32];
-    if (ratio < 10)
-        std::snprintf(buf, sizeof buf, "%.1f×", ratio);
-    else
-        std::snprintf(buf, sizeof buf, "%.0f×", ratio);
-    return buf;
-}
-
-std::string percent(double f)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f%%", 100 * f);
-    return buf;
-}
+// Ratios and shares as core/units.h formats them everywhere.
+std::string times(double ratio) { return formatRatio(ratio); }
+std::string percent(double f) { return formatPercent(f); }
 
 std::string count(int64_t n) { return std::to_string(n); }
 
+// One key per term of the table (core/terms.cpp), then the subtotals.
 nlohmann::json segmentsJson(const Segments& g)
 {
-    return {{"weights", g.weights},       {"gradients", g.gradients},   {"master_weights", g.master},
-            {"optimizer", g.optimizer},   {"activations", g.activations}, {"kv_cache", g.kvCache},
-            {"logits", g.logits},         {"workspace", g.workspace},   {"overhead", g.overhead()},
-            {"framework", g.framework},   {"fragmentation", g.fragmentation}, {"model_state", g.modelState()},
-            {"total", g.total()}};
+    nlohmann::json j = nlohmann::json::object();
+    for (SegmentKind k : kAllSegmentKinds)
+        j[termInfo(k).key] = g.*termInfo(k).field;
+    j["overhead"] = g.overhead();
+    j["model_state"] = g.modelState();
+    j["total"] = g.total();
+    return j;
 }
 
 }  // namespace
@@ -174,17 +165,11 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     out += "Per GPU (" + std::to_string(s.hardware.gpus) + " × " + gpu.id + ", ZeRO-" + std::to_string(s.hardware.zeroStage)
            + ", tp " + std::to_string(s.hardware.tp) + ", pp " + std::to_string(s.hardware.pp) + "):\n";
     const Segments& g = b.perGpu;
-    line("weights", g.weights);
-    line("gradients", g.gradients);
-    line("master weights", g.master);
-    line("optimizer", g.optimizer);
-    line("activations", g.activations);
-    if (g.kvCache > 0)
-        line("KV cache", g.kvCache);
-    line("logits", g.logits);
-    line("workspace", g.workspace);
-    line("framework", g.framework);
-    line("fragmentation", g.fragmentation);
+    for (SegmentKind k : kAllSegmentKinds) {
+        const TermInfo& t = termInfo(k);
+        if (t.textWhenZero || g.*t.field > 0)
+            line(t.label, g.*t.field);
+    }
     line("total", g.total());
     line("GPU memory", gpu.memoryBytes);
     out += verdict(b, s, gpu) + "\n";

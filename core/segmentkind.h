@@ -1,24 +1,13 @@
 #pragma once
-// The ten memory segments of a Segments value, named, so the teaching features (tour, drill-down,
-// ladder, fixes) can talk about one segment at a time.
+// The memory segments of a Segments value by name, so the teaching features (tour, drill-down,
+// ladder, fixes) can talk about one segment at a time. Every answer is read from the table of
+// terms (core/terms.h), where SegmentKind and kAllSegmentKinds are defined.
 
-#include "accounting.h"
+#include "terms.h"
 
-#include <array>
 #include <string>
 
 namespace trainmem {
-
-/// \brief One segment of a Segments value, in the order the bars stack them.
-enum class SegmentKind {
-    Weights, Gradients, Master, Optimizer, Activations, KvCache, Logits, Workspace, Framework, Fragmentation
-};
-
-/// \brief Every segment, bottom to top.
-inline constexpr std::array<SegmentKind, 10> kAllSegmentKinds{
-    SegmentKind::Weights,     SegmentKind::Gradients, SegmentKind::Master, SegmentKind::Optimizer,
-    SegmentKind::Activations, SegmentKind::KvCache,   SegmentKind::Logits, SegmentKind::Workspace,
-    SegmentKind::Framework,   SegmentKind::Fragmentation};
 
 /// \brief The bytes of one segment.
 double segmentBytes(const Segments& g, SegmentKind k);

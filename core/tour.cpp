@@ -11,12 +11,7 @@ namespace {
 
 const std::vector<SegmentKind> kEverything(kAllSegmentKinds.begin(), kAllSegmentKinds.end());
 
-std::string ratio(double x)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, x < 10 ? "%.1f×" : "%.0f×", x);
-    return buf;
-}
+std::string ratio(double x) { return formatRatio(x); }  // core/units.h
 
 double revealedBytes(const Segments& g, const std::vector<SegmentKind>& kinds)
 {

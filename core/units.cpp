@@ -109,6 +109,73 @@ std::string formatCount(double count)
     return buf;
 }
 
+std::string formatCountPrecise(double count)
+{
+    if (!std::isfinite(count))
+        return "—";
+    struct Step { double scale; const char* suffix; };
+    static constexpr std::array<Step, 4> steps{{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "k"}}};
+    char buf[48];
+    for (const auto& st : steps)
+        if (std::fabs(count) >= st.scale) {
+            std::snprintf(buf, sizeof buf, "%.3g%s", count / st.scale, st.suffix);
+            return buf;
+        }
+    std::snprintf(buf, sizeof buf, "%.3g", count);
+    return buf;
+}
+
+std::string formatNumber(double v)
+{
+    // Small integers plainly, large ones grouped by thousands, fractions with four significant digits.
+    char buf[64];
+    if (std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e18) {
+        const long long n = std::llround(v);
+        if (std::llabs(n) < 1'000'000) {
+            std::snprintf(buf, sizeof buf, "%lld", n);
+            return buf;
+        }
+        const std::string digits = std::to_string(std::llabs(n));
+        std::string out = n < 0 ? "-" : "";
+        for (size_t i = 0; i < digits.size(); ++i) {
+            if (i > 0 && (digits.size() - i) % 3 == 0)
+                out += ',';
+            out += digits[i];
+        }
+        return out;
+    }
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+std::string formatRatio(double ratio)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, ratio < 10 ? "%.1f×" : "%.0f×", ratio);
+    return buf;
+}
+
+std::string formatFactor(double factor)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, factor < 10 ? "×%.2g" : "×%.0f", factor);
+    return buf;
+}
+
+std::string formatPercent(double fraction)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f%%", 100 * fraction);
+    return buf;
+}
+
+std::string formatPercentChange(double fraction)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.0f%%", 100 * fraction);
+    return buf;
+}
+
 std::string formatContext(int64_t tokens)
 {
     char buf[32];

@@ -13,6 +13,18 @@ enum class UnitSystem { Decimal, Binary };  ///< GB/TB (the chapter's convention
 std::string formatBytes(double bytes, UnitSystem units = UnitSystem::Decimal);
 /// \brief "7B", "671B", "2.4T", "124M".
 std::string formatCount(double count);
+/// \brief "2.79M", "5.58", "16.4k": three significant digits with a suffix, as receipts are quoted.
+std::string formatCountPrecise(double count);
+/// \brief A number as it reads in a formula: "96", "7,000,000,000", "0.05", "1.333".
+std::string formatNumber(double v);
+/// \brief "1.4×", "14×": how many times one quantity is another.
+std::string formatRatio(double ratio);
+/// \brief "×0.5", "×12": a factor a change multiplies memory by.
+std::string formatFactor(double factor);
+/// \brief "64%" of a whole.
+std::string formatPercent(double fraction);
+/// \brief "+3%", "-12%": a change, signed.
+std::string formatPercentChange(double fraction);
 /// \brief "8k", "128k", "1M" for context lengths (binary k = 1024).
 std::string formatContext(int64_t tokens);
 

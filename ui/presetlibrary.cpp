@@ -98,7 +98,6 @@ void PresetLibrary::addFrom(const QString& dir, bool builtIn)
         auto same = std::find_if(m_presets.begin(), m_presets.end(),
                                  [&](const PresetEntry& e) { return e.scenario.id == p.scenario.id; });
         PresetEntry entry;
-        entry.text = scenarioToText(p.scenario);
         entry.scenario = std::move(p.scenario);
         entry.file = path;
         entry.builtIn = builtIn;
@@ -131,7 +130,7 @@ void PresetLibrary::load(const QString& userDir)
 bool PresetLibrary::isUnedited(const Scenario& s) const
 {
     const PresetEntry* e = s.id.empty() ? nullptr : find(QString::fromStdString(s.id));
-    return e && e->text == scenarioToText(s);
+    return e && e->scenario == s;
 }
 
 const PresetEntry* PresetLibrary::find(const QString& id) const

@@ -18,7 +18,6 @@ struct PresetEntry {
     Scenario scenario;
     QString file;      ///< ":/presets/llama3-70b.json" or a path on disk
     bool builtIn = true;
-    std::string text;  ///< the scenario as scenarioToText() writes it, to tell an edited scenario from its preset
 };
 
 class PresetLibrary

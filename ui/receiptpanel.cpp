@@ -28,14 +28,7 @@ QLabel* result(QWidget* parent)
 }
 
 // Three significant figures with a k/M/B suffix ("2.79M"), as the chapter quotes its receipts.
-QString short3(double v)
-{
-    struct Step { double scale; const char* suffix; };
-    for (const Step& st : {Step{1e12, "T"}, Step{1e9, "B"}, Step{1e6, "M"}, Step{1e3, "k"}})
-        if (std::fabs(v) >= st.scale)
-            return QString::number(v / st.scale, 'g', 3) + QLatin1String(st.suffix);
-    return QString::number(v, 'g', 3);
-}
+QString short3(double v) { return QString::fromStdString(formatCountPrecise(v)); }
 
 QString usd(double v) { return QStringLiteral("$") + short3(v); }
 

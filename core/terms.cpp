@@ -1,0 +1,557 @@
+#include "terms.h"
+
+#include <algorithm>
+#include <string>
+
+namespace trainmem {
+namespace {
+
+double dbl(int64_t v) { return static_cast<double>(v); }
+
+// K and V are cached in 16 bits (DESIGN.md §2.2); the one place this size is written.
+constexpr double kKvElementBytes = 2;
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces of the term functions. Each is a template over the expression type, so the
+// numbers-only and the explained evaluation run the same arithmetic.
+
+// "P" with its divisors: "P/(t·p·d)", or "(P_dense/(t·p·d) + P_experts/(t·p·e·d_e))" for MoE.
+template <class X>
+X parametersHeld(const TermContext& c, bool byZero)
+{
+    const ResolvedModel& m = *c.model;
+    const ParallelLayout& p = c.layout;
+    const double total = dbl(m.params.total);
+    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
+    const bool zero = byZero && c.training;
+    auto part = [&](const char* name, double count, bool experts) {
+        X div = 1;
+        bool any = false;
+        auto by = [&](const char* sym, int64_t n) {
+            if (n > 1) {
+                div = any ? div * X::sym(sym, dbl(n)) : X::sym(sym, dbl(n));
+                any = true;
+            }
+        };
+        by("t", p.tp);
+        by("p", p.pp);
+        if (experts)
+            by("e", p.ep);
+        if (zero)
+            by(experts ? "d_e" : "d", experts ? p.dpExpert : p.dp);
+        const X n = X::sym(name, count);
+        return any ? n / div : n;
+    };
+    if (routed > 0)
+        return part("P_dense", total - routed, false) + part("P_experts", routed, true);
+    return part("P", total, false);
+}
+
+std::string recipeSource(const Scenario& s)
+{
+    std::string src = "Rajbhandari et al. 2019, ZeRO, §3.1 (16 B per parameter for mixed-precision Adam) and §5 (stages)";
+    if (s.training.precision == Precision::FP8Mixed)
+        src += "; DeepSeek-V3 technical report §3.3 (fp8 GEMMs, bf16 moments, fp32 master and gradients)";
+    if (s.training.optimizer == Optimizer::Adam8bit)
+        src += "; Dettmers et al. 2021, 8-bit Optimizers via Block-wise Quantization";
+    if (s.training.optimizer == Optimizer::Adafactor)
+        src += "; Shazeer & Stern 2018, Adafactor (factored second moments)";
+    return src + "; core/recipe.cpp";
+}
+
+std::string layoutAssumption(const ParallelLayout& p, int zeroThreshold, bool training)
+{
+    std::string a;
+    if (!training)
+        a = "Serving: one copy of the weights, divided only by model parallelism (tensor, pipeline, expert).";
+    else if (p.dp > 1 && p.zero >= zeroThreshold)
+        a = "Sharded by ZeRO-" + std::to_string(p.zero) + " over the " + std::to_string(p.dp) + " data-parallel ranks.";
+    else if (p.dp > 1)
+        a = "Replicated on all " + std::to_string(p.dp) + " data-parallel ranks (ZeRO-" + std::to_string(zeroThreshold)
+            + " or higher would shard it).";
+    else
+        a = "One data-parallel rank: nothing to shard across.";
+    if (p.tp > 1 || p.pp > 1)
+        a += " Tensor ×" + std::to_string(p.tp) + " and pipeline ×" + std::to_string(p.pp) + " divide the layers' parameters.";
+    return a;
+}
+
+// One model-state term: bytes per parameter × the parameters this GPU holds; ZeRO shards it from
+// stage `zeroStage` on (ZeRO §5: stage 1 master and optimizer, 2 gradients, 3 weights).
+template <class X>
+X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const char* sym, double perParam,
+             int zeroStage, const std::string& what)
+{
+    n.title([&] { return std::string(title) + " per GPU"; });
+    n.assume([&] {
+        return (c.training ? what : std::string("Serving keeps no gradients, master copy or optimizer state.")) + " "
+               + layoutAssumption(c.layout, zeroStage, c.training)
+               + " P counts every parameter, sleeping experts included: model state scales with total, not active, parameters.";
+    });
+    n.source([&] { return recipeSource(*c.scenario); });
+    return X::mul(X::bytes(sym, perParam), parametersHeld<X>(c, c.layout.zero >= zeroStage), " · ", " × ");
+}
+
+std::string bytesList(const LayerActivations& l)
+{
+    return "(" + formatBytes(l.attention) + " + " + formatBytes(l.scores) + " + " + formatBytes(l.mlp) + " + "
+           + formatBytes(l.norms) + " + " + formatBytes(l.dropout) + ")";
+}
+
+template <class X>
+X tape(const char* name, const LayerActivations& l)
+{
+    return X::text(name, [&] { return bytesList(l); }, l.total());
+}
+
+// Korthikanti's GPT configuration, for which the closed forms are exact (tests/tst_activations.cpp).
+bool korthikantiShaped(const Architecture& a, const ActivationInputs& in)
+{
+    return !a.isMoe() && a.ffnKind == FfnKind::Gelu && a.dropoutOrDefault() && a.attention != AttentionKind::MLA
+           && a.kvHeadsOrDefault() == a.heads && a.headDimOrDefault() * a.heads == a.hidden && a.ffn == 4 * a.hidden
+           && in.elementBytes == 2 && !in.fp8LinearInputs && in.tp == 1;
+}
+
+// The widest intermediate of one layer, in elements per token, and what it is.
+template <class X>
+X widestIntermediate(const Architecture& a)
+{
+    const double hd = dbl(a.headDimOrDefault());
+    const double qkv = dbl(a.heads) * hd + 2 * dbl(a.kvHeadsOrDefault()) * hd;
+    const double ffnMul = a.ffnKind == FfnKind::SwiGLU ? 2 : 1;
+    double w = std::max(qkv, ffnMul * dbl(std::max(a.ffn, a.moe.denseFfn)));
+    const char* why = w == qkv ? "the fused QKV projection, a·d + 2·kv·d"
+                               : (ffnMul == 2 ? "the fused gate‖up projection, 2·f" : "the FFN's first projection, f");
+    if (a.isMoe()) {
+        const double moe = ffnMul * dbl(a.moe.expertFfn) * dbl(std::max<int64_t>(a.moe.activeExperts, 1));
+        if (moe > w) {
+            w = moe;
+            why = "the k routed experts' inner tensors, k·(2·)f_e";
+        }
+    }
+    return X::text("w_max", [&] { return formatNumber(w) + " (" + why + ")"; }, w);
+}
+
+template <class X>
+X tensorSplit(const TermContext& c, X e)
+{
+    return c.layout.tp > 1 ? e / X::sym("t", dbl(c.layout.tp)) : e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The term functions: one per row of the table, each its bytes and its explanation at once.
+
+template <class X>
+X weights(const TermContext& c, TermNotes<X>& n)
+{
+    return modelState<X>(c, n, "Weights", "b_w", c.recipe.weights, 3,
+                         c.training ? "The working copy forward and backward read."
+                                    : "Weights stored at the serving precision (bf16 2 B, int8 1 B, int4 0.5 B).");
+}
+
+template <class X>
+X gradients(const TermContext& c, TermNotes<X>& n)
+{
+    return modelState<X>(c, n, "Gradients", "b_g", c.recipe.gradients, 2,
+                         "One gradient per parameter, kept until the optimizer step.");
+}
+
+template <class X>
+X master(const TermContext& c, TermNotes<X>& n)
+{
+    return modelState<X>(c, n, "Master weights", "b_m", c.recipe.master, 1,
+                         "Mixed precision updates an fp32 copy so that small updates are not rounded away in 16 bits.");
+}
+
+template <class X>
+X optimizer(const TermContext& c, TermNotes<X>& n)
+{
+    std::string what;
+    if constexpr (X::kText)
+        what = std::to_string(c.recipe.slotCount) + " slot(s) of " + formatNumber(c.recipe.slotBytes)
+               + " B per parameter for " + toString(c.scenario->training.optimizer)
+               + " (Adam keeps the running mean m and variance v).";
+    return modelState<X>(c, n, "Optimizer state", "b_o", c.recipe.optimizer, 1, what);
+}
+
+// Korthikanti et al. 2022 §4.1 (per-layer terms), §5 (selective and full recomputation); the
+// terms themselves are core/activations.h's. 1F1B keeps p micro-batches on the first stage
+// (Narayanan et al. 2021).
+template <class X>
+X activations(const TermContext& c, TermNotes<X>& n)
+{
+    const Architecture& a = c.model->arch;
+    const ActivationInputs& in = c.in;
+    const ParallelLayout& p = c.layout;
+    const std::string src = "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4.1 "
+                            "(per-layer terms), §5 (selective and full recomputation); core/activations.h";
+    if (!c.training) {
+        n.title("Activations (inference: one layer's working set)");
+        n.assume("Serving frees each layer's tensors after use; only the largest layer is resident at once.");
+        n.source(src);
+        return tape<X>("max over layer kinds of (attention + scores + mlp + norms + dropout), no tape kept",
+                       c.largestNone());
+    }
+    X layers = p.pp > 1 ? X::sym("L/p", c.stageLayers) : X::sym("L", c.stageLayers);
+    if (!c.lastStageIsPeak)
+        layers = times(layers, X::text("p in flight", [&] { return formatNumber(c.inflight); }, c.inflight));
+    auto notes = [&] {
+        std::string s;
+        if (p.tp > 1)
+            s += in.sequenceParallel ? " Tensor parallel ×" + std::to_string(p.tp) + " with sequence parallelism divides every term."
+                                     : " Tensor parallel ×" + std::to_string(p.tp) + " without sequence parallelism: norms, dropout masks and block inputs stay whole.";
+        if (p.pp > 1)
+            s += c.lastStageIsPeak ? " Pipeline ×" + std::to_string(p.pp) + ": the last stage (with the logits) is the peak."
+                                   : " Pipeline ×" + std::to_string(p.pp) + " with 1F1B: the first stage keeps p micro-batches in flight (Narayanan et al. 2021).";
+        return s;
+    };
+    const X S = X::sym("s", in.seq), B = X::sym("b", in.microBatch), H = X::sym("h", dbl(a.hidden));
+
+    if (in.checkpointing == Checkpointing::Full) {
+        // Only each layer's input is kept (layerInputCheckpoint), plus one layer's tape in its backward.
+        n.title("Activations (full checkpointing)");
+        n.assume([&] {
+            return "Only each layer's input is stored; the backward pass reruns the layer's forward (about one "
+                   "extra forward, +33% compute) and holds that one layer's tape meanwhile." + notes();
+        });
+        n.source(src + "; Chen et al. 2016, Training Deep Nets with Sublinear Memory Cost");
+        X input = X::sym("e", in.elementBytes) * S * B * H;
+        if (p.tp > 1 && in.sequenceParallel)
+            input = input / X::sym("t", in.tp);
+        return times(input, layers) + X::total("one layer's full tape during its backward", c.largestNone().total());
+    }
+
+    const bool selective = in.checkpointing == Checkpointing::Selective;
+    n.title(selective ? "Activations (selective checkpointing)" : "Activations (no checkpointing)");
+    n.source(src);
+    if (korthikantiShaped(a, in)) {
+        n.assume([&] {
+            return std::string("GPT block with 16-bit activations, dropout and a 4h GeLU MLP: attention 11·sbh, MLP "
+                               "19·sbh, norms 4·sbh")
+                   + (selective ? "; selective recomputation drops the 5·a·s²·b of scores, softmax and dropout."
+                                : in.flashAttention ? "; fused (flash) attention keeps only fp32 softmax statistics, 4·a·s·b, instead of 5·a·s²·b."
+                                                    : "; the 5·a·s²·b term is the attention scores, softmax output and dropout mask.")
+                   + notes();
+        });
+        const X A = X::sym("a", dbl(a.heads));
+        if (selective)
+            return times(34 * S * B * H, layers);
+        if (in.flashAttention)
+            return times(S * B * H * 34 + 4 * A * S * B, layers);
+        return times(S * B * H * (34 + 5 * A * S / H), layers);
+    }
+    n.assume([&] {
+        return "Korthikanti's terms generalised: "
+               + std::string(a.ffnKind == FfnKind::SwiGLU ? "SwiGLU keeps gate‖up and the down-projection input" : "GeLU MLP")
+               + (a.kvHeadsOrDefault() != a.heads ? ", grouped-query K and V" : "")
+               + (a.dropoutOrDefault() ? ", dropout masks" : ", no dropout")
+               + (a.isMoe() ? ", MoE keeps each of the k routed experts' inputs and the fp32 router logits" : "")
+               + (in.fp8LinearInputs ? ", linear-layer inputs cached in fp8" : "")
+               + "; tape = attention + scores + mlp + norms + dropout; "
+               + (selective ? "selective recomputation drops the attention scores."
+                            : in.flashAttention ? "flash attention keeps 4·a·s·b of softmax statistics instead of the s² scores."
+                                                : "the attention scores grow with s².")
+               + notes();
+    });
+    if (c.denseLayers > 0 && c.moeLayers > 0) {
+        const X perLayer = (X::sym("L_dense", c.denseLayers) * tape<X>("tape_dense", c.dense)
+                            + X::sym("L_moe", c.moeLayers) * tape<X>("tape_moe", c.moe))
+                           / X::sym("L", c.layers);
+        return times(perLayer, layers);
+    }
+    return times(tape<X>("(attention + scores + mlp + norms + dropout)", c.moeLayers > 0 ? c.moe : c.dense), layers);
+}
+
+template <class X>
+X kvCache(const TermContext& c, TermNotes<X>& n)
+{
+    n.title("KV cache");
+    if (c.training) {
+        n.assume("Training keeps no KV cache: keys and values are part of the activation tape.");
+        n.source("DESIGN.md §2.2");
+        return X::text("0", "0", 0);
+    }
+    const Architecture& a = c.model->arch;
+    const X L = X::sym(c.layout.pp > 1 ? "L/p" : "L", c.stageLayers);
+    const X sb = dot(X::sym("s", c.in.seq), X::sym("b", c.in.microBatch));
+    const X e = X::bytes("2 B", kKvElementBytes);
+    if (a.attention == AttentionKind::MLA) {
+        // DeepSeek-V2 §2.1: the compressed latent plus the shared rope key, the same on every tp rank.
+        n.assume("Multi-head latent attention caches the compressed KV latent and the shared rope key, not per-head K and V.");
+        n.source("DeepSeek-V2 technical report §2.1; DESIGN.md §2.2");
+        const X width = X::sym("r_kv", dbl(a.mla.kvLoraRank)) + X::sym("d_rope", dbl(a.mla.qkRopeHeadDim));
+        return dot(dot(dot(L, width), sb), e);
+    }
+    n.assume("K and V for every past token of every layer in 16 bits; grouped-query attention shares them across heads.");
+    n.source("DESIGN.md §2.2; Ainslie et al. 2023 (GQA)");
+    const X heads = dot(X::sym("kv_heads", dbl(a.kvHeadsOrDefault())), X::sym("d_head", dbl(a.headDimOrDefault())));
+    const X kv = dot(dot(dot(X(2), L), heads), dot(sb, e));
+    return c.layout.tp > 1 ? over(kv, X::sym("t", dbl(c.layout.tp))) : kv;
+}
+
+template <class X>
+X logits(const TermContext& c, TermNotes<X>& n)
+{
+    n.title("Logits");
+    n.source("DESIGN.md §2.3; Megatron-LM theoretical_memory_usage.py (output layer)");
+    const X V = X::sym("V", dbl(c.model->arch.vocab));
+    const X b = X::sym("b", c.in.microBatch);
+    if (!c.training) {
+        n.assume("Generation scores only the last position, in fp32.");
+        return tensorSplit<X>(c, dot(dot(b, V), X::bytes("4 B", 4)));
+    }
+    if (!c.lastStageIsPeak) {
+        n.assume("The logits live on the last pipeline stage; the first stage, with p micro-batches in flight, is the peak.");
+        return X::text("s · b · V · (e + 4 B) on the last stage", "0 on the first pipeline stage", 0);
+    }
+    n.assume("One score per vocabulary entry per token in 16 bits, plus an fp32 copy for the softmax cross-entropy. "
+             "At long context and large vocabularies this rivals the weights.");
+    const X perEntry = X::bytes("e", c.in.elementBytes) + X::bytes("4 B", 4);
+    return tensorSplit<X>(c, dot(dot(dot(X::sym("s", c.in.seq), b), V), perEntry));
+}
+
+// ZeRO-3 keeps only a shard of each layer, so the layer being computed is all-gathered whole: its
+// weights in forward, weights and unsharded gradients in backward before the reduce-scatter (ZeRO
+// paper, Rajbhandari et al. 2020, §5.3; PyTorch FSDP, Zhao et al. 2023: peak memory holds the
+// largest unsharded unit; DeepSpeed's estimate_zero3_model_states_mem_needs charges 4 B × the
+// largest layer). Experts are gathered only over the ranks that share them, so ep shrinks it.
+template <class X>
+X gatheredLayer(const TermContext& c)
+{
+    const ResolvedModel& m = *c.model;
+    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
+    const double dense = std::max(0.0, dbl(m.params.total) - routed - dbl(m.params.embedding));
+    X perLayer = X::sym("P_layer", dense / c.layers);
+    if (c.moeLayers > 0) {
+        X experts = X::sym("E_layer", routed / c.moeLayers);
+        if (c.layout.ep > 1)
+            experts = experts / X::sym("e", dbl(c.layout.ep));
+        perLayer = perLayer + experts;
+    }
+    return dot(tensorSplit<X>(c, perLayer), X::bytes("b_w", c.recipe.weights) + X::bytes("b_g", c.recipe.gradients));
+}
+
+template <class X>
+X workspace(const TermContext& c, TermNotes<X>& n)
+{
+    n.title("Workspace");
+    n.source("DESIGN.md §2.4; core/terms.cpp (widestIntermediate)");
+    n.assume([&] {
+        return std::string("The largest transient matmul output, w_max elements per token.")
+               + (c.training ? " Training also holds its gradient." : "");
+    });
+    X w = dot(dot(dot(X::bytes("e", c.in.elementBytes), X::sym("s", c.in.seq)), X::sym("b", c.in.microBatch)),
+              widestIntermediate<X>(c.model->arch));
+    if (c.training)
+        w = dot(X(2), w);
+    w = tensorSplit<X>(c, w);
+    if (c.training && c.layout.zero >= 3 && c.layout.dp > 1) {
+        n.assume([&] {
+            return std::string("The largest transient matmul output, w_max elements per token; training also holds its "
+                               "gradient. ZeRO-3 keeps a shard of each layer, so the layer being computed is all-gathered "
+                               "whole: its weights, and in backward its unsharded gradients before the reduce-scatter "
+                               "(P_layer dense, E_layer expert parameters of one layer; experts are gathered only over "
+                               "the ranks that share them).");
+        });
+        n.source("DESIGN.md §2.4; core/terms.cpp (widestIntermediate); ZeRO paper (Rajbhandari et al. 2020) §5.3; "
+                 "PyTorch FSDP (Zhao et al. 2023)");
+        w = w + gatheredLayer<X>(c);
+    }
+    return w;
+}
+
+template <class X>
+X framework(const TermContext& c, TermNotes<X>& n)
+{
+    n.title("Framework");
+    n.assume("CUDA context, cuBLAS/NCCL handles and PyTorch's own resident memory; 0.5–1 GB in practice.");
+    n.source("DESIGN.md §2.4");
+    const double v = std::clamp(c.scenario->hardware.frameworkBytes, 0.0, 1e12);
+    return X::text("framework bytes (configured)", [&] { return formatNumber(v) + " B"; }, v);
+}
+
+template <class X>
+X fragmentation(const TermContext& c, TermNotes<X>& n)
+{
+    n.title("Fragmentation reserve");
+    n.assume("The caching allocator cannot use every byte it reserves; a fixed fraction is set aside.");
+    n.source("DESIGN.md §2.4; PyTorch CUDA caching allocator notes");
+    double rest = 0;
+    for (SegmentKind k : kAllSegmentKinds)
+        if (k != SegmentKind::Framework && k != SegmentKind::Fragmentation)
+            rest += c.bytes.*termInfo(k).field;
+    return times(X::sym("f", std::clamp(c.scenario->hardware.fragmentation, 0.0, 1.0)),
+                 X::total("(everything but the framework)", rest));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table. Colours: Tableau 10, distinguishable for most colour-vision deficiencies and on projectors.
+
+using G = TermGroup;
+using K = SegmentKind;
+constexpr std::array<TermInfo, kTermCount> kTerms{{
+    {K::Weights, "weights", "Weights", "weights", "The parameters themselves, in the working precision.",
+     G::ModelState, 0x4e79a7, true, &Segments::weights, weights<NumExpr>, weights<TextExpr>},
+    {K::Gradients, "gradients", "Gradients", "gradients", "One gradient per weight, written by the backward pass.",
+     G::ModelState, 0xf28e2b, true, &Segments::gradients, gradients<NumExpr>, gradients<TextExpr>},
+    {K::Master, "master_weights", "Master weights (fp32)", "master weights",
+     "The fp32 copy mixed precision updates, so small steps are not rounded away.", G::ModelState, 0x76b7b2, true,
+     &Segments::master, master<NumExpr>, master<TextExpr>},
+    {K::Optimizer, "optimizer", "Optimizer state", "optimizer",
+     "The optimizer's running averages per weight (Adam keeps two).", G::ModelState, 0xe15759, true,
+     &Segments::optimizer, optimizer<NumExpr>, optimizer<TextExpr>},
+    {K::Activations, "activations", "Activations", "activations", "The tape of forward results kept for the backward pass.",
+     G::Working, 0x59a14f, true, &Segments::activations, activations<NumExpr>, activations<TextExpr>},
+    {K::KvCache, "kv_cache", "KV cache", "KV cache", "Keys and values of every past token, kept while generating.",
+     G::Working, 0xedc948, false, &Segments::kvCache, kvCache<NumExpr>, kvCache<TextExpr>},
+    {K::Logits, "logits", "Logits", "logits", "One score per vocabulary entry per token, plus fp32 for the loss.",
+     G::Working, 0xb07aa1, true, &Segments::logits, logits<NumExpr>, logits<TextExpr>},
+    {K::Workspace, "workspace", "Workspace", "workspace", "The largest temporary matmul buffer and its gradient.",
+     G::Working, 0xff9da7, true, &Segments::workspace, workspace<NumExpr>, workspace<TextExpr>},
+    {K::Framework, "framework", "Framework", "framework", "CUDA context, library handles and the framework's own memory.",
+     G::Overhead, 0x9c9c9c, true, &Segments::framework, framework<NumExpr>, framework<TextExpr>},
+    {K::Fragmentation, "fragmentation", "Fragmentation", "fragmentation",
+     "What the caching allocator reserves but cannot use.", G::Overhead, 0xbab0ac, true, &Segments::fragmentation,
+     fragmentation<NumExpr>, fragmentation<TextExpr>},
+}};
+
+constexpr bool tableInOrder()
+{
+    for (size_t i = 0; i < kTerms.size(); ++i)
+        if (static_cast<size_t>(kTerms[i].id) != i)
+            return false;
+    return kTerms.back().id == SegmentKind::Fragmentation;  // the reserve reads every other term
+}
+static_assert(tableInOrder(), "kTerms rows must follow SegmentKind, the fragmentation reserve last");
+
+template <class X>
+X evaluate(const TermInfo& t, const TermContext& c, TermNotes<X>& n)
+{
+    if constexpr (X::kText)
+        return t.explain(c, n);
+    else
+        return t.bytes(c, n);
+}
+
+double numbers(SegmentKind k, const TermContext& c)
+{
+    TermNotes<NumExpr> none;
+    return termInfo(k).bytes(c, none).value;
+}
+
+}  // namespace
+
+const TermInfo& termInfo(SegmentKind k) { return kTerms[static_cast<size_t>(k)]; }
+
+const LayerActivations& TermContext::largestNone() const
+{
+    const bool moeLargest = moeLayers > 0 && (denseLayers <= 0 || moeNone.total() >= denseNone.total());
+    return moeLargest ? moeNone : denseNone;
+}
+
+const LayerActivations& TermContext::shownLayer() const
+{
+    if (!training || in.checkpointing == Checkpointing::Full)
+        return moeLayers > 0 ? moeNone : denseNone;
+    return moeLayers > 0 ? moe : dense;
+}
+
+TermContext termContext(const ResolvedModel& m, const Scenario& s, const ParallelLayout& layout)
+{
+    TermContext c;
+    c.scenario = &s;
+    c.model = &m;
+    c.layout = layout;
+    c.training = s.training.mode == Mode::Training;
+    const Architecture& a = m.arch;
+    if (c.training) {
+        c.recipe = trainingRecipe(s.training.precision, s.training.optimizer, dbl(a.hidden));
+    } else {
+        c.recipe = {};
+        c.recipe.weights = inferenceWeightBytes(s.training.inferenceWeights);
+    }
+    c.in = activationInputs(s, dbl(layout.tp));
+    const int64_t L = std::max<int64_t>(a.layers, 1);
+    c.layers = dbl(L);
+    c.stageLayers = dbl((L + layout.pp - 1) / layout.pp);
+    c.denseLayers = dbl(a.isMoe() ? std::min(a.moe.denseLayers, a.layers) : a.layers);
+    c.moeLayers = c.layers - c.denseLayers;
+
+    ActivationInputs none = c.in;
+    none.checkpointing = Checkpointing::None;
+    if (c.training) {
+        c.dense = layerActivations(a, false, c.in);
+        c.moe = a.isMoe() ? layerActivations(a, true, c.in) : c.dense;
+    }
+    if (!c.training || c.in.checkpointing == Checkpointing::Full) {
+        c.denseNone = layerActivations(a, false, none);
+        c.moeNone = a.isMoe() ? layerActivations(a, true, none) : c.denseNone;
+    } else if (c.in.checkpointing == Checkpointing::None) {
+        c.denseNone = c.dense;
+        c.moeNone = c.moe;
+    }
+
+    // The peak pipeline stage (Narayanan et al. 2021, 1F1B): the first keeps p micro-batches of its
+    // layers in flight, the last one micro-batch and the logits.
+    if (c.training && layout.pp > 1) {
+        c.inflight = dbl(layout.pp);
+        c.lastStageIsPeak = false;
+        const double first = numbers(SegmentKind::Activations, c);
+        c.inflight = 1;
+        c.lastStageIsPeak = true;
+        const double last = numbers(SegmentKind::Activations, c) + numbers(SegmentKind::Logits, c);
+        if (first > last) {
+            c.inflight = dbl(layout.pp);
+            c.lastStageIsPeak = false;
+        }
+    }
+    return c;
+}
+
+const Segments& evaluateTerms(TermContext& c)
+{
+    TermNotes<NumExpr> none;
+    for (const TermInfo& t : kTerms)
+        c.bytes.*t.field = t.bytes(c, none).value;
+    return c.bytes;
+}
+
+double zero3GatheredLayer(const TermContext& c)
+{
+    return c.training ? gatheredLayer<NumExpr>(c).value : 0;
+}
+
+TermText explainTerm(SegmentKind k, const TermContext& c)
+{
+    TermText t;
+    t.expr = evaluate<TextExpr>(termInfo(k), c, t.notes);
+    return t;
+}
+
+double Segments::modelState() const
+{
+    double sum = 0;
+    for (const TermInfo& t : kTerms)
+        if (t.group == TermGroup::ModelState)
+            sum += this->*t.field;
+    return sum;
+}
+
+double Segments::overhead() const
+{
+    double sum = 0;
+    for (const TermInfo& t : kTerms)
+        if (t.group == TermGroup::Overhead)
+            sum += this->*t.field;
+    return sum;
+}
+
+double Segments::total() const
+{
+    double sum = 0;
+    for (const TermInfo& t : kTerms)
+        sum += this->*t.field;
+    return sum;
+}
+
+}  // namespace trainmem

@@ -1,0 +1,101 @@
+#pragma once
+// The memory terms: one table (core/terms.cpp), one row per term, read by account(), the formula
+// drill-down, --json, --text, the legend, the chart colours and the ladder. Each row names ONE
+// function that computes the term's bytes and, evaluated with TextExpr instead of NumExpr, prints
+// its formula with the numbers substituted (core/expr.h): the value drawn and the formula shown
+// come from the same expression. CONTRIBUTING.md "How to add a memory term" lists the files.
+
+#include "accounting.h"
+#include "expr.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace trainmem {
+
+/// \brief One memory term (a segment of a Segments value), in the order the bars stack them.
+/// The order is the table's (core/terms.cpp); the fragmentation reserve, a share of all the
+/// others, stays last.
+enum class SegmentKind {
+    Weights, Gradients, Master, Optimizer, Activations, KvCache, Logits, Workspace, Framework, Fragmentation
+};
+inline constexpr size_t kTermCount = static_cast<size_t>(SegmentKind::Fragmentation) + 1;
+
+/// \brief Every term, bottom of the stack to top.
+inline constexpr std::array<SegmentKind, kTermCount> kAllSegmentKinds = [] {
+    std::array<SegmentKind, kTermCount> all{};
+    for (size_t i = 0; i < kTermCount; ++i)
+        all[i] = static_cast<SegmentKind>(i);
+    return all;
+}();
+
+/// \brief Which subtotal a term belongs to.
+enum class TermGroup {
+    ModelState,  ///< scales with parameters: Segments::modelState()
+    Working,     ///< scales with the tokens in flight (activations, KV cache, logits, workspace)
+    Overhead,    ///< fixed or proportional reserves: Segments::overhead()
+};
+
+/// \brief What every term function reads: one view (one GPU, or the peak GPU after sharding) of
+/// one scenario, with the layout, recipe and per-layer tapes worked out once.
+struct TermContext {
+    const Scenario* scenario = nullptr;
+    const ResolvedModel* model = nullptr;
+    ParallelLayout layout;          ///< all ones for the one-GPU view
+    bool training = true;
+    StateRecipe recipe;             ///< training recipe, or the serving weights only
+    ActivationInputs in;            ///< at this view's tensor-parallel split
+    double layers = 1;              ///< L ≥ 1
+    double stageLayers = 1;         ///< layers on the peak pipeline stage (L on one GPU)
+    double inflight = 1;            ///< micro-batches in flight on the peak stage (1F1B first stage: p)
+    bool lastStageIsPeak = true;    ///< the last stage holds the logits
+    double denseLayers = 0, moeLayers = 0;
+    LayerActivations dense, moe;    ///< one layer's tape at the scenario's checkpointing
+    LayerActivations denseNone, moeNone;  ///< the same without checkpointing (full's recompute, serving)
+    Segments bytes;                 ///< terms evaluated so far, in table order (the reserve reads them)
+
+    /// The layer kind whose tape is largest without checkpointing (what serving and full
+    /// recomputation hold at once).
+    const LayerActivations& largestNone() const;
+    /// The layer the drill-down and --json show (Breakdown::layer).
+    const LayerActivations& shownLayer() const;
+};
+
+/// \brief One row of the table.
+struct TermInfo {
+    SegmentKind id;
+    const char* key;    ///< JSON key under per_gpu_bytes ("master_weights")
+    const char* name;   ///< display name ("Master weights (fp32)"); ui/ translates it
+    const char* label;  ///< the --text line's label ("master weights")
+    const char* hint;   ///< one sentence for hover text
+    TermGroup group;
+    uint32_t colour;    ///< 0xRRGGBB, the same on every bar, curve and slide
+    bool textWhenZero;  ///< --text prints the line even when it is 0 B
+    double Segments::*field;
+    NumExpr (*bytes)(const TermContext&, TermNotes<NumExpr>&);
+    TextExpr (*explain)(const TermContext&, TermNotes<TextExpr>&);
+};
+
+/// \brief The table row of `k`.
+const TermInfo& termInfo(SegmentKind k);
+
+/// \brief The context of one view: `layout` as parallelLayout() gives it, or ParallelLayout{} for one GPU.
+TermContext termContext(const ResolvedModel& m, const Scenario& s, const ParallelLayout& layout);
+/// \brief Evaluates every term of the table, numbers only, into `c.bytes`, and returns them.
+const Segments& evaluateTerms(TermContext& c);
+
+/// \brief The bytes of the one layer ZeRO-3 all-gathers whole in this view (its weights, and in
+/// backward its unsharded gradients), whether or not the view's layout uses ZeRO-3; the workspace
+/// term adds it when it does.
+double zero3GatheredLayer(const TermContext& c);
+
+/// \brief One term evaluated with its texts.
+struct TermText {
+    TextExpr expr;
+    TermNotes<TextExpr> notes;
+};
+/// \brief Term `k` with its formula; `c.bytes` must hold the evaluated terms (evaluateTerms).
+TermText explainTerm(SegmentKind k, const TermContext& c);
+
+}  // namespace trainmem
