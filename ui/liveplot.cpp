@@ -59,6 +59,15 @@ void LivePlot::refresh()
     update();
 }
 
+void LivePlot::updateLayout()
+{
+    QCustomPlot::updateLayout();
+    if (arrangeLabels()) {
+        QCustomPlot::updateLayout();
+        arrangeLabels(); // the same decisions at the settled geometry: items placed for its pixels
+    }
+}
+
 void LivePlot::paintEvent(QPaintEvent* event)
 {
     Q_UNUSED(event)

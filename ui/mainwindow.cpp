@@ -36,6 +36,7 @@ namespace trainmem {
 namespace {
 
 constexpr double kPresentationScale = 1.4;
+constexpr int kPresentationStateVersion = 0x5d; ///< saveState() around a presentation, never stored
 
 /// The extension the chosen filter implies, added when the name has none of the filter's.
 QString withExtension(QString path, const QString& filter)
@@ -206,8 +207,14 @@ void MainWindow::createActions()
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* present = make(QStringLiteral("presentation"), tr("&Presentation mode"), QKeySequence(Qt::Key_F5),
-                            tr("Full screen with large fonts for projectors"));
+                            tr("A slide: the verdict and the charts full screen in large fonts, for projectors "
+                               "(F5 or Esc leaves)"));
     present->setCheckable(true);
+    QAction* leave = make(QStringLiteral("leavePresentation"), tr("Leave presentation mode"), QKeySequence(Qt::Key_Escape),
+                          tr("Back to the window as it was"));
+    leave->setEnabled(false);  // Esc means nothing to the window otherwise
+    connect(leave, &QAction::triggered, this, [this] { setPresentationMode(false); });
+    addAction(leave);
     QAction* binary = make(QStringLiteral("binaryUnits"), tr("&Binary units (GiB)"), {},
                            tr("Show GiB/TiB (powers of 1024) instead of the chapter's GB/TB"));
     binary->setCheckable(true);
@@ -256,6 +263,11 @@ void MainWindow::createActions()
     bar->addActions({undo, redo});
     bar->addSeparator();
     bar->addActions({pinAct, exportAct, present});
+    // Presentation mode hides the menu bar and the tool bar, and a shortcut works only while a
+    // widget showing its action is visible: the window shows them all.
+    for (QAction* a : findChildren<QAction*>())
+        if (!a->shortcut().isEmpty() && !actions().contains(a))
+            addAction(a);
 }
 
 void MainWindow::applyEdit(const Scenario& s, ControlPanel::Control control, bool continuous)
@@ -497,21 +509,39 @@ void MainWindow::setPresentationMode(bool on)
     if (on == m_presentation)
         return;
     m_presentation = on;
+    // A slide: the verdict and the charts fill the screen; docks, tool bar, menus, status bar and the
+    // controls go, and come back as they were (issue 14). The actions stay on the window, so their
+    // keys still work with the menu bar hidden.
+    if (on) {
+        m_beforePresentation = saveState(kPresentationStateVersion);
+        m_wasMaximized = isMaximized();
+        m_geometryBeforePresentation = isMaximized() || isFullScreen() ? QRect() : geometry();
+        for (QDockWidget* d : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly))
+            d->hide();
+        for (QToolBar* t : findChildren<QToolBar*>(Qt::FindDirectChildrenOnly))
+            t->hide();
+        menuBar()->hide();
+        statusBar()->hide();
+    }
     const double scale = on ? kPresentationScale : 1.0;
     m_dashboard->setFontScale(scale);
-    m_panel->setFontScale(scale);
-    m_teaching->setFontScale(scale);
-    m_dock->widget()->setMinimumWidth(m_panel->sizeHint().width() + 24);
+    m_teaching->setFontScale(scale);  // the tour's keys still show its dock over the slide
     if (QAction* a = action(QStringLiteral("presentation")); a && a->isChecked() != on)
         a->setChecked(on);
+    action(QStringLiteral("leavePresentation"))->setEnabled(on);
     if (on) {
-        m_wasMaximized = isMaximized();
         showFullScreen();
-    } else if (m_wasMaximized) {
-        showMaximized();
-    } else {
-        showNormal();
+        return;
     }
+    if (m_wasMaximized)
+        showMaximized();
+    else
+        showNormal();
+    menuBar()->show();
+    statusBar()->show();
+    restoreState(m_beforePresentation, kPresentationStateVersion);
+    if (m_geometryBeforePresentation.isValid())
+        setGeometry(m_geometryBeforePresentation);
 }
 
 void MainWindow::restoreSettings()

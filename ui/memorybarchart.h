@@ -55,7 +55,8 @@ public:
     QCPBars* bars(Segment s) const { return m_bars[static_cast<size_t>(s)]; }
     const std::vector<BarColumn>& columns() const { return m_columns; }
     QCPItemStraightLine* capacityLine() const { return m_capacityLine; }
-    QCPItemText* totalLabel(int column) const { return m_totals[static_cast<size_t>(column)]; }
+    CachedTextItem* totalLabel(int column) const { return m_totals[static_cast<size_t>(column)]; }
+    CachedTextItem* capacityText() const { return m_capacityText; }
     bool isLogarithmic() const { return m_log; }
     /// The hover text for a point in widget coordinates; empty outside the bars.
     virtual QString toolTipAt(const QPointF& pos) const;
@@ -70,15 +71,22 @@ Q_SIGNALS:
 protected:
     void resizeEvent(QResizeEvent* e) override;
     void contextMenuEvent(QContextMenuEvent* e) override;
+    bool arrangeLabels() override;
 
 private:
     void rebuildRanges();
     int columnAt(const QPointF& pos) const;
+    /// The bar titles for slots `slotPx` wide: the font shrinks (to 0.55) until the widest line
+    /// fits, then longer lines are elided (the hover text has them whole). True when they changed.
+    bool applyColumnLabels(double slotPx);
+    /// The capacity label where it meets no total, then each total that fits and meets nothing
+    /// placed before it, the per-GPU bar's first.
+    void placeTotals();
 
     std::array<QCPBars*, kSegmentCount> m_bars{};
-    std::array<QCPItemText*, kMaxColumns> m_totals{};
+    std::array<CachedTextItem*, kMaxColumns> m_totals{};
     QCPItemStraightLine* m_capacityLine = nullptr;
-    QCPItemText* m_capacityText = nullptr;
+    CachedTextItem* m_capacityText = nullptr;
     QCPItemStraightLine* m_pinSeparator = nullptr;  ///< between the scenario's bars and the pins
     QSharedPointer<QCPAxisTickerText> m_keyTicker;
     QSharedPointer<BytesTicker> m_linearTicker;
@@ -93,6 +101,10 @@ private:
     ChartTheme m_theme;
     bool m_log = false;
     int m_fitWidth = 0;
+    int m_labelSlot = -1;        ///< the slot width (px) the bar titles were fitted to
+    QString m_labelKey;          ///< and the titles they were fitted from
+    double m_headFraction = 0.15 / 1.15;  ///< the share of the plot's height above the tallest bar
+    QStringList m_yLabels;       ///< the value axis' label, long to short: the first that fits is shown
 };
 
 }  // namespace trainmem
