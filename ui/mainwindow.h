@@ -96,6 +96,7 @@ private:
     bool m_wasMaximized = false;
     QByteArray m_beforePresentation;          ///< docks and tool bars as they were before F5
     QRect m_geometryBeforePresentation;  ///< and the window's normal geometry
+    bool m_statusBeforePresentation = false;
 };
 
 }  // namespace trainmem
