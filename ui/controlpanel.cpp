@@ -68,7 +68,9 @@ QGroupBox* group(const QString& title, QFormLayout*& form, QWidget* parent)
     auto* box = new QGroupBox(title, parent);
     form = new QFormLayout(box);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    // A label goes above its field when the two do not fit side by side: the panel narrows for a
+    // 1024 px wide window instead of setting the window's least width (issue 14).
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     return box;
 }
 
@@ -78,6 +80,12 @@ ControlPanel::ControlPanel(const PresetLibrary& library, QWidget* parent) : QWid
 {
     setObjectName(QStringLiteral("controlPanel"));
     build();
+    // A combo box is as wide as its longest entry at least ("The chapter's 7B (…)"): let it be
+    // narrower and elide, so the panel's least width is its labels', not its longest preset name.
+    for (QComboBox* box : findChildren<QComboBox*>()) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(8);
+    }
     setScenario(m_scenario);
 }
 

@@ -25,7 +25,9 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSaveFile>
+#include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QToolBar>
@@ -63,7 +65,9 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(m_panel->sizeHint().width() + 24);
+    // The panel scrolls: its least height is not the window's. Its least width is its widest
+    // label or field (rows wrap below that), so a 1024 px window keeps the charts wide (issue 14).
+    scroll->setMinimumWidth(m_panel->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
     m_dock = new QDockWidget(tr("Controls"), this);
     m_dock->setObjectName(QStringLiteral("controlsDock"));
     m_dock->setWidget(scroll);
@@ -533,6 +537,9 @@ void MainWindow::setPresentationMode(bool on)
         a->setChecked(on);
     action(QStringLiteral("leavePresentation"))->setEnabled(on);
     if (on) {
+        // Without a window manager (a kiosk, a bare X server) the full-screen state alone moves nothing.
+        if (QScreen* sc = screen())
+            setGeometry(sc->geometry());
         showFullScreen();
         return;
     }
