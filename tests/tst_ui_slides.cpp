@@ -12,6 +12,7 @@
 
 #include <QDockWidget>
 #include <QMenuBar>
+#include <QScreen>
 #include <QStatusBar>
 #include <QToolBar>
 
@@ -169,16 +170,26 @@ void TestUiSlides::labelsStayInsideAndApart()
     QFETCH(bool, ladder);
     MainWindow w(PresetLibrary::instance(), preset(id));
     w.setModalErrors(false);
-    w.resize(size);
+    if (presentation) {
+        // On the screen of that size (main() sets up a monitor and a projector), F5 fills it.
+        QScreen* screen = nullptr;
+        for (QScreen* s : QGuiApplication::screens())
+            if (s->size() == size)
+                screen = s;
+        QVERIFY2(screen, "the offscreen screens of tests/data/offscreen-screens.json");
+        w.move(screen->geometry().topLeft() + QPoint(20, 20));
+        w.resize(900, 600);
+    } else {
+        w.resize(size);
+    }
     if (ladder)
         w.teaching()->dock(2)->show();
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    if (presentation) {
+    if (presentation)
         w.setPresentationMode(true);
-        w.resize(size);  // the screen's size (the offscreen platform's own screen is smaller)
-    }
     QCoreApplication::processEvents();
+    QCOMPARE(w.size(), size);
     std::vector<LivePlot*> charts{w.dashboard()->barChart(), w.dashboard()->sequenceChart()};
     if (ladder)
         charts.push_back(w.teaching()->ladder());
@@ -249,5 +260,13 @@ void TestUiSlides::windowFitsASmallProjector()
              qPrintable(QStringLiteral("ladder plot %1×%2").arg(ladder->axisRect()->rect().width()).arg(ladder->axisRect()->rect().height())));
 }
 
-QTEST_MAIN(TestUiSlides)
+int main(int argc, char** argv)
+{
+    // Two screens, a 1920×1080 monitor and a 1024×768 projector, for presentation mode to fill.
+    qputenv("QT_QPA_PLATFORM", QByteArrayLiteral("offscreen:configfile=") + TRAINMEM_SLIDES_SCREENS);
+    QApplication app(argc, argv);
+    TestUiSlides test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_ui_slides.moc"
