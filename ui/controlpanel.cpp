@@ -80,12 +80,14 @@ ControlPanel::ControlPanel(const PresetLibrary& library, QWidget* parent) : QWid
 {
     setObjectName(QStringLiteral("controlPanel"));
     build();
-    // A combo box is as wide as its longest entry at least ("The chapter's 7B (…)"): let it be
-    // narrower and elide, so the panel's least width is its labels', not its longest preset name.
-    for (QComboBox* box : findChildren<QComboBox*>()) {
-        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        box->setMinimumContentsLength(8);
-    }
+    // A combo box is as wide as its longest entry at least ("None (keep the whole tape)"): it
+    // keeps that as its preferred width but may be narrower, eliding, so the panel's least width
+    // is its labels', not its longest entry's (a set minimum overrides the minimum size hint).
+    for (QComboBox* box : findChildren<QComboBox*>())
+        box->setMinimumWidth(box->fontMetrics().averageCharWidth() * 10 + 24);
+    // A slider squeezed beside its label is a stub: it keeps room to drag, and the label goes above.
+    for (LogSliderField* field : findChildren<LogSliderField*>())
+        field->setMinimumWidth(fontMetrics().averageCharWidth() * 24);
     setScenario(m_scenario);
 }
 
