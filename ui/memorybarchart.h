@@ -48,7 +48,8 @@ public:
     void setAxisScale(AxisScale scale);
     void setTheme(const ChartTheme& theme);
     void setTitle(const QString& title);
-    /// Shrinks the bar labels' font until the widest line fits its bar's slot in a plot this wide.
+    /// Fits the legend and title to a chart this wide (exports call it); the bar titles get a first
+    /// guess, refitted to the laid-out slots by arrangeLabels().
     void fitLabelsTo(int widthPx);
 
     // Read-back for tests and hover: the plotted objects themselves.

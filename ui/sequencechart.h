@@ -37,7 +37,8 @@ public:
     void setUnits(UnitSystem units);
     void setTheme(const ChartTheme& theme);
     void setTitle(const QString& title);
-    /// Thins the context tick labels to fit a plot this many pixels wide (exports call it).
+    /// Fits the legend and title to a chart this wide (exports call it); the context ticks get a
+    /// first guess, thinned to the laid-out axis by arrangeLabels().
     void fitTicksTo(int widthPx);
 
     // Read-back for tests.
