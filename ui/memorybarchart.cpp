@@ -209,15 +209,24 @@ void MemoryBarChart::placeTotals()
     const int n = static_cast<int>(m_columns.size());
     const QRect plot = axisRect()->rect();
     const double slot = n > 0 ? std::fabs(xAxis->coordToPixel(1) - xAxis->coordToPixel(0)) : plot.width();
-    // One font for every total, shrunk (to 0.7) until the widest fits its slot.
+    // One font for every total, shrunk (to 0.7) until the widest fits its slot. Measured from the
+    // boxes the totals draw (their cached text bounds), so a step measures no text twice.
+    auto widestBox = [&] {
+        int widest = 1;
+        for (int k = 0; k < n; ++k)
+            widest = std::max(widest, m_totals[static_cast<size_t>(k)]->boxAt(QPointF(0, 0)).width());
+        return widest;
+    };
     const QFont base = m_theme.font(1.05, true);
-    double widest = 1;
-    for (int k = 0; k < n; ++k)
-        widest = std::max(widest, cachedTextWidth(base, m_totals[static_cast<size_t>(k)]->text()) + 2 * m_theme.fontPx * 0.3);
-    const QFont font = m_theme.font(1.05 * std::clamp(slot * kTotalShare / widest, 0.7, 1.0), true);
-    for (CachedTextItem* t : m_totals)
-        if (t->font() != font)
-            t->setFont(font);
+    const double factor = m_totals[0]->font() == base ? 1.0 : m_totalFactor;
+    const double fitted = std::clamp(factor * slot * kTotalShare / widestBox(), 0.7, 1.0);
+    if (std::fabs(fitted - factor) > 0.02 || (fitted < 1.0 && widestBox() > slot * kTotalShare)) {
+        m_totalFactor = fitted;
+        const QFont font = m_theme.font(1.05 * fitted, true);
+        for (CachedTextItem* t : m_totals)
+            if (t->font() != font)
+                t->setFont(font);
+    }
     // What the labels must not meet: the header above the plot.
     std::vector<QRect> taken;
     for (int i = 0; i < legend->itemCount(); ++i)

@@ -105,6 +105,7 @@ private:
     int m_labelSlot = -1;        ///< the slot width (px) the bar titles were fitted to
     QString m_labelKey;          ///< and the titles they were fitted from
     double m_headFraction = 0.15 / 1.15;  ///< the share of the plot's height above the tallest bar
+    double m_totalFactor = 1.0;  ///< the totals' font, as a share of their theme font
     QStringList m_yLabels;       ///< the value axis' label, long to short: the first that fits is shown
 };
 
