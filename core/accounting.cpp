@@ -131,6 +131,8 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         r.lastStageIsPeak = peak.lastStageIsPeak;
         r.layer = peak.shownLayer();
         zero3Gather = zero3GatheredLayer(peak);
+        if (training && par.zero >= 3 && par.dp > 1)
+            r.gatheredLayerBytes = zero3Gather;
     }
     r.bytesPerParam = r.recipe.total();
     r.modelStateBytes = total * r.bytesPerParam;

@@ -54,6 +54,7 @@ struct Breakdown {
     int64_t dataParallel = 1;
     int64_t layersPerStage = 0;
     bool lastStageIsPeak = true; ///< with pp > 1: which stage perGpu describes
+    double gatheredLayerBytes = 0; ///< part of perGpu.workspace: the layer ZeRO-3 all-gathers whole (0 without ZeRO-3)
     double gpuMemoryBytes = 0;
     bool fits = false;
     int64_t minGpusForModelState = 1;  ///< ⌈model state / one GPU⌉, the chapter's count

@@ -102,9 +102,9 @@ void addMegatronTerms(PeerComparison& c, const Breakdown& b, const Scenario& s)
                                               : "(s·b·V/tp + s·b·h) · 2 · 1.05, the 16-bit logits and final norm output"));
     add("workspace", t.workspace, 0, "Megatron's estimate has no transient matmul workspace; TrainMem keeps the widest "
                                      "intermediate and its gradient (÷ tp).");
-    add("overhead", t.overhead(), 0, "Megatron's estimate has no CUDA/PyTorch context or allocator reserve; TrainMem adds "
-                                     + by(t.framework) + " of context and a " + num(100 * s.hardware.fragmentation)
-                                     + "% fragmentation reserve.");
+    add("framework", t.framework, 0, "Megatron's estimate has no CUDA/PyTorch context; TrainMem adds " + by(t.framework) + ".");
+    add("fragmentation", t.fragmentation, 0, "Megatron's estimate has no allocator reserve; TrainMem reserves "
+                                             + num(100 * s.hardware.fragmentation) + "% of the rest.");
 }
 
 void addDeepSpeedTerms(PeerComparison& c, const char* peer, const Breakdown& b, const Scenario& s, bool stage3)
@@ -142,15 +142,20 @@ void addDeepSpeedTerms(PeerComparison& c, const char* peer, const Breakdown& b, 
     add("optimizer", t.optimizer, ds.optimizer,
         "Both keep Adam's 8 B of fp32 moments: DeepSpeed ÷ " + num(N) + "; " + layout + (zero >= 1 ? ", ÷ dp." : ", not sharded."));
     if (stage3)
-        add("gathered_layer", 0, ds.workspace,
+        add("gathered_layer", b.gatheredLayerBytes, ds.workspace,
             "DeepSpeed adds 4 B × the largest layer (" + n(dbl(c.deepspeedLargestLayer))
                 + " parameters, the largest single tensor): the gathered 16-bit weight and gradient of the layer being "
-                  "computed. TrainMem does not count ZeRO-3's gather buffers.");
+                  "computed. "
+                + (b.gatheredLayerBytes > 0
+                       ? "TrainMem gathers one whole transformer layer (its dense and, ÷ ep, expert parameters ÷ tp) in "
+                         "the weight and gradient precisions."
+                       : "TrainMem counts ZeRO-3's gathered layer only when this launch shards with ZeRO-3 over more than one rank."));
     const std::string modelStatesOnly = "DeepSpeed's estimator covers model states only (params, gradients, optimizer).";
     add("activations", t.activations, 0, modelStatesOnly + " TrainMem's tape for this launch.");
     add("logits", t.logits, 0, modelStatesOnly);
-    add("workspace", t.workspace, 0, modelStatesOnly);
-    add("overhead", t.overhead(), 0, modelStatesOnly + " TrainMem adds the CUDA context and the allocator reserve.");
+    add("workspace", t.workspace - (stage3 ? b.gatheredLayerBytes : 0), 0, modelStatesOnly);
+    add("framework", t.framework, 0, modelStatesOnly + " TrainMem adds the CUDA context.");
+    add("fragmentation", t.fragmentation, 0, modelStatesOnly + " TrainMem adds the allocator's reserve.");
 }
 
 }  // namespace

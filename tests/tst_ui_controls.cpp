@@ -229,22 +229,22 @@ void TestUiControls::controlChangesScenarioAndPlots()
     MemoryBarChart* bars = w.dashboard()->barChart();
     for (int key = 0; key < 3; ++key)
         for (int i = 0; i < kSegmentCount; ++i) {
-            const auto seg = static_cast<Segment>(i);
-            const double want = segmentValue(views[key], seg);
+            const auto seg = static_cast<SegmentKind>(i);
+            const double want = segmentBytes(views[key], seg);
             const double have = barValue(bars->bars(seg), key);
             if (!qFuzzyCompare(1 + have, 1 + want))
                 QFAIL(qPrintable(QStringLiteral("bar %1, %2: plotted %3, core %4").arg(key).arg(segmentName(seg)).arg(have).arg(want)));
         }
     auto stateOf = [&](int key) {
         double sum = 0;
-        for (Segment s : {Segment::Weights, Segment::Gradients, Segment::Master, Segment::Optimizer})
+        for (SegmentKind s : {SegmentKind::Weights, SegmentKind::Gradients, SegmentKind::Master, SegmentKind::Optimizer})
             sum += barValue(bars->bars(s), key);
         return sum;
     };
     if (trainingState > 0) {
         QCOMPARE(stateOf(1), trainingState);
         QCOMPARE(stateOf(2), perGpuState);
-        QCOMPARE(barValue(bars->bars(Segment::Weights), 0), inferenceWeights);
+        QCOMPARE(barValue(bars->bars(SegmentKind::Weights), 0), inferenceWeights);
     } else {
         QCOMPARE(stateOf(1), account(preset(start), gpu).modelStateBytes);
     }

@@ -178,7 +178,7 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
     for (int i = 0; i < kSegmentCount; ++i) {
         QVector<double> values(n);
         for (int k = 0; k < n; ++k) {
-            values[k] = segmentValue(m_columns[static_cast<size_t>(k)].segments, static_cast<Segment>(i));
+            values[k] = segmentBytes(m_columns[static_cast<size_t>(k)].segments, static_cast<SegmentKind>(i));
             used[static_cast<size_t>(i)] = used[static_cast<size_t>(i)] || values[k] > 0;
         }
         m_bars[static_cast<size_t>(i)]->setData(keys, values, true);
@@ -274,8 +274,8 @@ QString MemoryBarChart::toolTipAt(const QPointF& pos) const
     title.replace(QLatin1Char('\n'), QStringLiteral(" · "));
     double base = 0;
     for (int i = 0; i < kSegmentCount; ++i) {
-        const auto seg = static_cast<Segment>(i);
-        const double v = segmentValue(c.segments, seg);
+        const auto seg = static_cast<SegmentKind>(i);
+        const double v = segmentBytes(c.segments, seg);
         if (v > 0 && value >= base && value <= base + v) {
             return tr("<b>%1</b><br><b>%2: %3</b> (%4% of %5)<br>%6 bytes<br><i>%7</i>")
                 .arg(title.toHtmlEscaped(), segmentName(seg), bytes(v))

@@ -52,7 +52,7 @@ public:
     void fitLabelsTo(int widthPx);
 
     // Read-back for tests and hover: the plotted objects themselves.
-    QCPBars* bars(Segment s) const { return m_bars[static_cast<size_t>(s)]; }
+    QCPBars* bars(SegmentKind s) const { return m_bars[static_cast<size_t>(s)]; }
     const std::vector<BarColumn>& columns() const { return m_columns; }
     QCPItemStraightLine* capacityLine() const { return m_capacityLine; }
     QCPItemText* totalLabel(int column) const { return m_totals[static_cast<size_t>(column)]; }
