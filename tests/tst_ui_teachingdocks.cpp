@@ -3,6 +3,8 @@
 #include "uitestutil.h"
 
 #include "controlpanel.h"
+#include "dashboard.h"
+#include "drilldownpanel.h"
 #include "fixespanel.h"
 #include "ladderchart.h"
 #include "logsliderfield.h"
@@ -24,7 +26,7 @@ using namespace trainmem::uitest;
 namespace {
 
 // TeachingDocks' order: tour, formula, ladder, receipt, fixes.
-constexpr int kLadderDock = 2, kReceiptDock = 3, kFixesDock = 4;
+constexpr int kDrillDock = 1, kLadderDock = 2, kReceiptDock = 3, kFixesDock = 4;
 
 void openDock(MainWindow& w, int dock)
 {
@@ -81,6 +83,32 @@ private Q_SLOTS:
         QVERIFY(w.teaching()->fixes()->list()->topLevelItemCount() > 0);
         openDock(w, kLadderDock);
         QCOMPARE(w.teaching()->ladder()->rungs().front().breakdown.modelStateBytes, 112e9);
+    }
+
+    void docksReuseTheDashboardsBreakdown()
+    {
+        // The formula and fixes docks take the breakdown the dashboard computed instead of running
+        // account() again (issue 12 §2). Proof: hand them the dashboard's breakdown of the 7B with
+        // the model resolved at 1B parameters; what they show follows that breakdown, not the scenario.
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.show();
+        openDock(w, kDrillDock);
+        openDock(w, kFixesDock);
+        const Scenario s = w.scenario();
+        const GpuSpec gpu = PresetLibrary::instance().gpuFor(s);
+        const Breakdown& shown = w.dashboard()->state().current;
+        QCOMPARE(shown.modelStateBytes, 112e9);  // the dashboard's own: 16 B × 7B
+        w.teaching()->drillDown()->showSegment(SegmentKind::Weights);
+        QCOMPARE(w.teaching()->drillDown()->explanation().value, 14e9);  // 2 B × 7B, from the dashboard's breakdown
+
+        Breakdown other = shown;
+        other.model.params.total = 1'000'000'000;
+        other.perGpu.optimizer = 1e9;
+        w.teaching()->setScenario(s, gpu, other);
+        QCOMPARE(w.teaching()->drillDown()->explanation().value, 2e9);  // 2 B × 1B: the given breakdown's model
+        const double total = other.perGpu.total();
+        QVERIFY2(w.teaching()->fixes()->statusText().contains(QString::fromStdString(formatBytes(total))),
+                 qPrintable(w.teaching()->fixes()->statusText()));
     }
 
     void tourSaysWhenAnotherPresetReplacesItsStep()

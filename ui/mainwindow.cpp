@@ -284,7 +284,7 @@ void MainWindow::setScenario(const Scenario& s)
     if (!gpuError.isEmpty())
         statusBar()->showMessage(gpuError, 5000);
     m_dashboard->showScenario(s, gpu);
-    m_teaching->setScenario(s, gpu);
+    m_teaching->setScenario(s, gpu, m_dashboard->state().current);
     updateTitle();
     Q_EMIT scenarioChanged(m_scenario);
 }

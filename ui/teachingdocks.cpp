@@ -103,8 +103,8 @@ void TeachingDocks::connectDrillDown(Dashboard* dashboard)
     MemoryBarChart* bars = dashboard->barChart();
     connect(bars, &QCustomPlot::plottableClick, this, [this, bars](QCPAbstractPlottable* p, int, QMouseEvent*) {
         for (int i = 0; i < kSegmentCount; ++i) {
-            if (bars->bars(static_cast<Segment>(i)) == p) {
-                m_drill->showChartSegment(static_cast<Segment>(i));
+            if (bars->bars(static_cast<SegmentKind>(i)) == p) {
+                m_drill->showSegment(static_cast<SegmentKind>(i));
                 m_docks[DrillDock]->show();
                 m_docks[DrillDock]->raise();
                 return;
@@ -129,10 +129,11 @@ void TeachingDocks::connectDrillDown(Dashboard* dashboard)
     });
 }
 
-void TeachingDocks::setScenario(const Scenario& s, const GpuSpec& gpu)
+void TeachingDocks::setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b)
 {
     m_scenario = s;
     m_gpu = gpu;
+    m_breakdown = b;
     if (!m_fromTour)
         m_tour->leave();
     for (int i = 0; i < kDockCount; ++i) {
@@ -149,7 +150,7 @@ void TeachingDocks::refresh(int dock)
     case TourDock:
         break;  // the tour sets scenarios; it does not follow them
     case DrillDock:
-        m_drill->setScenario(m_scenario, m_gpu);
+        m_drill->setScenario(m_scenario, m_gpu, m_breakdown);
         break;
     case LadderDock:
         m_ladder->setScenario(m_scenario, m_gpu);
@@ -158,7 +159,7 @@ void TeachingDocks::refresh(int dock)
         m_receipt->setScenario(m_scenario, m_gpu);
         break;
     case FixesDock:
-        m_fixes->setScenario(m_scenario, m_gpu);
+        m_fixes->setScenario(m_scenario, m_gpu, m_breakdown);
         break;
     default:
         break;
