@@ -8,7 +8,7 @@ namespace {
 
 double dbl(int64_t v) { return static_cast<double>(v); }
 
-// K and V are cached in 16 bits (DESIGN.md §2.2); the one place this size is written.
+// K and V are cached in 16 bits (docs/accounting.md, Model state); the one place this size is written.
 constexpr double kKvElementBytes = 2;
 
 // ---------------------------------------------------------------------------------------------
@@ -268,7 +268,7 @@ X kvCache(const TermContext& c, TermNotes<X>& n)
     n.title("KV cache");
     if (c.training) {
         n.assume("Training keeps no KV cache: keys and values are part of the activation tape.");
-        n.source("DESIGN.md §2.2");
+        n.source("docs/accounting.md, Model state (KV cache)");
         return X::text("0", "0", 0);
     }
     const Architecture& a = c.model->arch;
@@ -278,12 +278,12 @@ X kvCache(const TermContext& c, TermNotes<X>& n)
     if (a.attention == AttentionKind::MLA) {
         // DeepSeek-V2 §2.1: the compressed latent plus the shared rope key, the same on every tp rank.
         n.assume("Multi-head latent attention caches the compressed KV latent and the shared rope key, not per-head K and V.");
-        n.source("DeepSeek-V2 technical report §2.1; DESIGN.md §2.2");
+        n.source("DeepSeek-V2 technical report §2.1; docs/accounting.md, Model state (KV cache)");
         const X width = X::sym("r_kv", dbl(a.mla.kvLoraRank)) + X::sym("d_rope", dbl(a.mla.qkRopeHeadDim));
         return dot(dot(dot(L, width), sb), e);
     }
     n.assume("K and V for every past token of every layer in 16 bits; grouped-query attention shares them across heads.");
-    n.source("DESIGN.md §2.2; Ainslie et al. 2023 (GQA)");
+    n.source("Pope et al. 2022, Efficiently Scaling Transformer Inference §2 (KV cache); Ainslie et al. 2023 (GQA)");
     const X heads = dot(X::sym("kv_heads", dbl(a.kvHeadsOrDefault())), X::sym("d_head", dbl(a.headDimOrDefault())));
     const X kv = dot(dot(dot(X(2), L), heads), dot(sb, e));
     return c.layout.tp > 1 ? over(kv, X::sym("t", dbl(c.layout.tp))) : kv;
@@ -293,7 +293,7 @@ template <class X>
 X logits(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Logits");
-    n.source("DESIGN.md §2.3; Megatron-LM theoretical_memory_usage.py (output layer)");
+    n.source("docs/accounting.md, Activations (logits); Megatron-LM megatron/training/theoretical_memory_usage.py (output layer)");
     const X V = X::sym("V", dbl(c.model->arch.vocab));
     const X b = X::sym("b", c.in.microBatch);
     if (!c.training) {
@@ -335,7 +335,7 @@ template <class X>
 X workspace(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Workspace");
-    n.source("DESIGN.md §2.4; core/terms.cpp (widestIntermediate)");
+    n.source("docs/accounting.md, Workspace and overhead; core/terms.cpp (widestIntermediate)");
     n.assume([&] {
         return std::string("The largest transient matmul output, w_max elements per token.")
                + (c.training ? " Training also holds its gradient." : "");
@@ -353,7 +353,7 @@ X workspace(const TermContext& c, TermNotes<X>& n)
                                "(P_layer dense, E_layer expert parameters of one layer; experts are gathered only over "
                                "the ranks that share them).");
         });
-        n.source("DESIGN.md §2.4; core/terms.cpp (widestIntermediate); ZeRO paper (Rajbhandari et al. 2020) §5.3; "
+        n.source("docs/accounting.md, Workspace and overhead; core/terms.cpp (widestIntermediate); ZeRO paper (Rajbhandari et al. 2020) §5.3; "
                  "PyTorch FSDP (Zhao et al. 2023)");
         w = w + gatheredLayer<X>(c);
     }
@@ -365,7 +365,7 @@ X framework(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Framework");
     n.assume("CUDA context, cuBLAS/NCCL handles and PyTorch's own resident memory; 0.5–1 GB in practice.");
-    n.source("DESIGN.md §2.4");
+    n.source("docs/accounting.md, Workspace and overhead (/hardware/framework_bytes)");
     const double v = std::clamp(c.scenario->hardware.frameworkBytes, 0.0, 1e12);
     return X::text("framework bytes (configured)", [&] { return formatNumber(v) + " B"; }, v);
 }
@@ -375,7 +375,7 @@ X fragmentation(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Fragmentation reserve");
     n.assume("The caching allocator cannot use every byte it reserves; a fixed fraction is set aside.");
-    n.source("DESIGN.md §2.4; PyTorch CUDA caching allocator notes");
+    n.source("docs/accounting.md, Workspace and overhead (/hardware/fragmentation); PyTorch CUDA caching allocator notes");
     double rest = 0;
     for (SegmentKind k : kAllSegmentKinds)
         if (k != SegmentKind::Framework && k != SegmentKind::Fragmentation)

@@ -65,7 +65,7 @@ std::string short3(double v)
     return buf;
 }
 
-// "You cut it up. Every cut has a tax. The tax is communication." (the chapter, DESIGN.md §1):
+// "You cut it up. Every cut has a tax. The tax is communication." (the source chapter):
 // the 70B run cut over 32 GPUs with ZeRO-3, the memory each GPU keeps and what it sends per step.
 TourStep shardingStep()
 {

@@ -9,7 +9,7 @@ using namespace trainmem;
 class TestCost : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void deepseekV3Receipt()
     {
         const Scenario s = testdata::preset("deepseek-v3");

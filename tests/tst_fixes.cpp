@@ -37,7 +37,7 @@ const Fix* find(const std::vector<Fix>& fixes, FixKind k)
 class TestFixes : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void everyFixFitsAndTheOriginalDoesNot_data()
     {
         QTest::addColumn<Scenario>("scenario");

@@ -9,7 +9,7 @@ using namespace trainmem;
 class TestScenario : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void withGpuCountKeepsDegreesThatDivide_data()
     {
         QTest::addColumn<QString>("preset");

@@ -17,7 +17,7 @@ QString withTraining(const QString& training)
 class TestScenarioIo : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void badFiles_data()
     {
         QTest::addColumn<QString>("text");

@@ -8,7 +8,7 @@ using namespace trainmem;
 class TestSharding : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void zeroStages_data()
     {
         QTest::addColumn<int>("stage");

@@ -23,7 +23,7 @@ std::optional<TourStage> stage(const std::string& id)
 class TestTour : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void stepsFollowTheChapter()
     {
         QStringList ids;

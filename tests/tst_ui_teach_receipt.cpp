@@ -15,7 +15,7 @@ Q_DECLARE_METATYPE(trainmem::Scenario)
 class TestUiTeachReceipt : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void initTestCase() { qRegisterMetaType<trainmem::Scenario>(); }
 
     void deepseekV3Receipt()

@@ -133,7 +133,7 @@ void ReceiptPanel::edited()
     m_scenario = withGpuCount(std::move(m_scenario), m_count->value());
     m_scenario.cost.pricePerGpuHour = m_price->value();
     recompute();
-    emit scenarioRequested(m_scenario);
+    Q_EMIT scenarioRequested(m_scenario);
 }
 
 QString ReceiptPanel::gpuHoursText() const { return m_hours->text(); }

@@ -37,7 +37,7 @@ public:
     QString daysText() const;
     QString flopsText() const;
 
-signals:
+Q_SIGNALS:
     /// The user edited a cost input; the scenario carries the new tokens, MFU, GPU, count and price.
     void scenarioRequested(const trainmem::Scenario& scenario);
 
