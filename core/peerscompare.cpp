@@ -22,12 +22,7 @@ constexpr const char* kDeepSpeedSource =
 double dbl(int64_t v) { return static_cast<double>(v); }
 std::string n(double count) { return formatCount(count); }
 std::string by(double bytes) { return formatBytes(bytes); }
-std::string num(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-}
+std::string num(double v) { return formatNumber(v); }
 std::string precisionWord(const StateRecipe& r) { return r.weights >= 4 ? "fp32" : "16-bit"; }
 
 // What one GPU holds in TrainMem's accounting, in parameters.

@@ -52,19 +52,6 @@ TourStep pictureStep(std::string id, std::string title, std::vector<SegmentKind>
     return st;
 }
 
-// Three significant figures with a k/M suffix, as the DeepSeek-V3 report quotes its receipt ("2.788M").
-std::string short3(double v)
-{
-    char buf[32];
-    if (v >= 1e6)
-        std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
-    else if (v >= 1e3)
-        std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
-    else
-        std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
-}
-
 // "You cut it up. Every cut has a tax. The tax is communication." (the source chapter):
 // the 70B run cut over 32 GPUs with ZeRO-3, the memory each GPU keeps and what it sends per step.
 TourStep shardingStep()
@@ -113,8 +100,8 @@ TourStep receiptStep()
     st.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
         const CostReceipt r = computeCost(b.model, s, gpu);
         TourHighlight h;
-        const std::string hours = short3(r.gpuHours) + " " + gpu.id + "-hours";
-        const std::string dollars = "$" + short3(r.costUsd);
+        const std::string hours = formatCountPrecise(r.gpuHours) + " " + gpu.id + "-hours";
+        const std::string dollars = "$" + formatCountPrecise(r.costUsd);
         h.label = "Training cost";
         h.valueText = dollars;
         h.figures = {{"Training cost", 0, dollars},
@@ -122,12 +109,11 @@ TourStep receiptStep()
                      {"Training tokens", 0, formatCount(s.cost.tokens)},
                      {"Wall clock on " + std::to_string(s.hardware.gpus) + " GPUs", 0,
                       std::to_string(static_cast<long long>(std::llround(r.wallClockDays))) + " days"}};
-        char mfu[16];
-        std::snprintf(mfu, sizeof mfu, "%.1f%%", 100 * r.mfu);
+        const std::string mfu = formatPercent(r.mfu, 1);
         h.text = "Sparsity buys FLOPs: compute follows the " + formatCount(static_cast<double>(b.model.params.active))
                  + " active parameters, about 6 FLOPs each per token. " + formatCount(s.cost.tokens) + " tokens on "
                  + std::to_string(s.hardware.gpus) + " " + gpu.id + "s at " + mfu + " of the fp8 peak take " + hours
-                 + ", " + dollars + " at $" + short3(r.pricePerGpuHour) + " per GPU-hour: the report's 2.788M hours and $5.576M.";
+                 + ", " + dollars + " at $" + formatCountPrecise(r.pricePerGpuHour) + " per GPU-hour: the report's 2.788M hours and $5.576M.";
         return h;
     };
     return st;
