@@ -22,6 +22,7 @@ struct Options {
     QCommandLineOption scenario{QStringLiteral("scenario"), QStringLiteral("Start from a scenario JSON file."), QStringLiteral("file")};
     QCommandLineOption hfConfig{QStringLiteral("hf-config"), QStringLiteral("Use the model of a Hugging Face config.json (the file, or a folder holding one); the rest of the setup comes from the preset or scenario and the other options."), QStringLiteral("path")};
     QCommandLineOption exportPng{QStringLiteral("export-png"), QStringLiteral("Render a chart to a PNG file offscreen and exit."), QStringLiteral("file")};
+    QCommandLineOption exportTour{QStringLiteral("export-tour"), QStringLiteral("Write the chapter tour as slides: one PNG per step and index.md with the narration, into a folder, and exit."), QStringLiteral("folder")};
     QCommandLineOption chart{QStringLiteral("chart"), QStringLiteral("Chart to export: bars, seq, dashboard (default) or peers (Megatron and DeepSpeed beside TrainMem)."), QStringLiteral("bars|seq|dashboard|peers"), QStringLiteral("dashboard")};
     QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Export width in pixels (default 1600)."), QStringLiteral("px"), QStringLiteral("1600")};
     QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Export height in pixels (default 1000)."), QStringLiteral("px"), QStringLiteral("1000")};
@@ -51,7 +52,7 @@ struct Options {
 
     void addTo(QCommandLineParser& p) const
     {
-        p.addOptions({json, text, preset, scenario, hfConfig, exportPng, chart, width, height, scale, params, activeParams, mode,
+        p.addOptions({json, text, preset, scenario, hfConfig, exportPng, exportTour, chart, width, height, scale, params, activeParams, mode,
                       precision, optimizer, weights, seq, batch, checkpointing, flash, gpu, gpus, zero, tp, pp, ep,
                       tokens, mfu, price, megatron, listPresets, listGpus});
     }
@@ -344,10 +345,21 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
                                                 &o.tp, &o.pp, &o.ep, &o.tokens, &o.mfu, &o.price})
         r.scenarioGiven = r.scenarioGiven || p.isSet(*override);
 
-    if (p.isSet(o.exportPng)) {
-        r.action = CliRequest::Action::ExportPng;
-        r.exportFile = p.value(o.exportPng);
+    if (p.isSet(o.exportPng) && p.isSet(o.exportTour)) {
+        out.ok = false;
+        out.error = fail(QStringLiteral("export-tour"), QStringLiteral("writes the tour's own slides; give it or --export-png, not both"));
+        return out;
+    }
+    if (p.isSet(o.exportPng) || p.isSet(o.exportTour)) {
+        const bool tour = p.isSet(o.exportTour);
+        r.action = tour ? CliRequest::Action::ExportTour : CliRequest::Action::ExportPng;
+        r.exportFile = p.value(tour ? o.exportTour : o.exportPng);
         r.chart = p.value(o.chart);
+        if (tour && r.exportFile.isEmpty()) {
+            out.ok = false;
+            out.error = fail(QStringLiteral("export-tour"), QStringLiteral("needs a folder"));
+            return out;
+        }
         if (chartKindFromName(r.chart) == std::nullopt) {
             out.ok = false;
             out.error = fail(QStringLiteral("chart"), QStringLiteral("must be bars, seq, dashboard or peers, got \"%1\"").arg(r.chart));

@@ -31,13 +31,15 @@ void sized(Scenario& s, int64_t params, int64_t active)
 
 // The programmer picture (the chapter's closing paragraph): the same 7B training run, one more
 // kind of memory at a time.
-TourStep pictureStep(std::string id, std::string title, std::vector<SegmentKind> revealed, std::string added)
+TourStep pictureStep(std::string id, std::string title, std::vector<SegmentKind> revealed,
+                     std::vector<SegmentKind> newKinds, std::string added)
 {
     TourStep st;
     st.id = std::move(id);
     st.title = std::move(title);
     st.presetId = "chapter-7b";
     st.revealed = revealed;
+    st.added = std::move(newKinds);
     st.highlight = [revealed, added](const Scenario&, const Breakdown& b, const GpuSpec& gpu) {
         TourHighlight h;
         h.bytes = revealedBytes(b.perGpu, revealed);
@@ -290,24 +292,43 @@ std::vector<TourStep> makeTour()
     t.push_back(ckpt);
 
     using K = SegmentKind;
-    t.push_back(pictureStep("picture-weights", "Programmer picture: the weights", {K::Weights},
+    t.push_back(pictureStep("picture-weights", "Programmer picture: the weights", {K::Weights}, {K::Weights},
                             "Inference needs only the weights."));
-    t.push_back(pictureStep("picture-gradients", "+ a gradient per weight", {K::Weights, K::Gradients},
+    t.push_back(pictureStep("picture-gradients", "+ a gradient per weight", {K::Weights, K::Gradients}, {K::Gradients},
                             "Backward writes one gradient for every weight."));
-    t.push_back(pictureStep("picture-master", "+ an fp32 master copy of the weights", {K::Weights, K::Gradients, K::Master},
+    t.push_back(pictureStep("picture-master", "+ an fp32 master copy of the weights", {K::Weights, K::Gradients, K::Master}, {K::Master},
                             "Mixed precision updates an fp32 master copy of every weight, 4 bytes each, so that small "
                             "updates are not rounded away in bf16."));
-    t.push_back(pictureStep("picture-adam", "+ Adam's two running averages", {K::Weights, K::Gradients, K::Master, K::Optimizer},
+    t.push_back(pictureStep("picture-adam", "+ Adam's two running averages", {K::Weights, K::Gradients, K::Master, K::Optimizer}, {K::Optimizer},
                             "Adam keeps two running averages per weight (m and v), 4 bytes each in fp32."));
     t.push_back(pictureStep("picture-activations", "+ the tape of activations",
                             {K::Weights, K::Gradients, K::Master, K::Optimizer, K::Activations, K::Logits},
-                            "Backward needs almost every activation of the forward pass, the logits included."));
+                            {K::Activations, K::Logits}, "Backward needs almost every activation of the forward pass, the logits included."));
     t.push_back(pictureStep("picture-workspace", "+ a workspace for the current matmul", kEverything,
-                            "Finally the current matmul's workspace, the CUDA context and the allocator's reserve."));
+                            {K::Workspace, K::Framework, K::Fragmentation}, "Finally the current matmul's workspace, the CUDA context and the allocator's reserve."));
     return t;
 }
 
 }  // namespace
+
+TourPicture tourPicture(const TourStage& stage)
+{
+    TourPicture p;
+    if (stage.step != nullptr) {
+        p.revealed = stage.step->revealed;
+        p.added = stage.step->added;
+    }
+    const TourHighlight& h = stage.highlight;
+    p.callout = h.label + ": " + (h.valueText.empty() ? formatBytes(h.bytes) : h.valueText);
+    return p;
+}
+
+std::string tourSlideName(size_t index, const TourStep& step)
+{
+    char number[16];
+    std::snprintf(number, sizeof number, "%02zu", index + 1);
+    return std::string(number) + "-" + step.id;
+}
 
 const std::vector<TourStep>& chapterTour()
 {

@@ -2,7 +2,9 @@
 #include "cli.h"
 
 #include "accounting.h"
+#include "tour.h"
 
+#include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -137,6 +139,49 @@ private Q_SLOTS:
         const CliOutcome o = parse(args);
         QVERIFY(!o.ok);
         QCOMPARE(o.error, error);
+    }
+
+    void exportTourWritesOneSlidePerStep()
+    {
+        // Issue 11 §4: one PNG per tour step, named by its number and id, at --width × --scale, and
+        // index.md with each step's title, number and narration.
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("deck"));
+        QProcess p;
+        p.start(QStringLiteral(TRAINMEM_EXE), {"--export-tour", out, "--width", "800", "--height", "500", "--scale", "1.5"});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const auto& tour = chapterTour();
+        QVERIFY(p.readAllStandardOutput().contains(QByteArray::number(qlonglong(tour.size())) + " slides"));
+        QFile index(QDir(out).filePath(QStringLiteral("index.md")));
+        QVERIFY(index.open(QIODevice::ReadOnly));
+        const QString md = QString::fromUtf8(index.readAll());
+        QCOMPARE(QDir(out).entryList({QStringLiteral("*.png")}).size(), qsizetype(tour.size()));
+        for (size_t i = 0; i < tour.size(); ++i) {
+            const QString name = QString::fromStdString(tourSlideName(i, tour[i])) + QStringLiteral(".png");
+            const QImage img(QDir(out).filePath(name));
+            QVERIFY2(!img.isNull(), qPrintable(name));
+            QCOMPARE(img.size(), QSize(1200, 750));
+            QVERIFY2(md.contains(QString::fromStdString(tour[i].title)), qPrintable(QString::fromStdString(tour[i].title)));
+            QVERIFY(md.contains(QStringLiteral("](%1)").arg(name)));
+        }
+        QCOMPARE(QString::fromStdString(tourSlideName(0, tour[0])), QStringLiteral("01-7b-inference"));
+        QVERIFY(md.contains(QStringLiteral("Model state (16 B per parameter): 112 GB")));  // the 7B training step
+        QVERIFY(md.contains(QStringLiteral("So far: 28.0 GB")));  // weights + gradients of the 7B
+
+        QCOMPARE(parse({"--export-tour", out, "--export-png", "x.png"}).error,
+                 QStringLiteral("--export-tour: writes the tour's own slides; give it or --export-png, not both"));
+        QCOMPARE(parse({"--export-tour", out, "--width", "50"}).error,
+                 QStringLiteral("--width: must be 200 to 16384 pixels, got \"50\""));
+        // A folder that cannot be made: a file is in the way.
+        QFile blocker(dir.filePath(QStringLiteral("file")));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        QProcess bad;
+        bad.start(QStringLiteral(TRAINMEM_EXE), {"--export-tour", dir.filePath(QStringLiteral("file/deck"))});
+        QVERIFY(bad.waitForFinished(30000));
+        QCOMPARE(bad.exitCode(), 1);
+        QVERIFY(bad.readAllStandardError().contains("the folder cannot be created"));
     }
 
     void badScenarioFileNamesFileAndPath()

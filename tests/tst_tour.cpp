@@ -4,6 +4,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+
 using namespace trainmem;
 
 namespace {
@@ -167,6 +169,22 @@ private Q_SLOTS:
             last = st->step->revealed.size();
             lastBytes = st->highlight.bytes;
         }
+        // Each picture step outlines what it adds: its revealed segments less the previous step's.
+        std::vector<SegmentKind> before;
+        for (const std::string& id : ids) {
+            const TourStep& step = chapterTour()[*tourStepIndex(id)];
+            std::vector<SegmentKind> added;
+            for (SegmentKind k : step.revealed)
+                if (std::find(before.begin(), before.end(), k) == before.end())
+                    added.push_back(k);
+            added.erase(std::remove(added.begin(), added.end(), SegmentKind::KvCache), added.end());  // none in training
+            QVERIFY2(step.added == added, id.c_str());
+            QVERIFY(!step.added.empty());
+            before = step.revealed;
+        }
+        QCOMPARE(tourPicture(*stage("picture-adam")).callout, std::string("So far: 112 GB"));  // 16 B × 7B
+        QVERIFY(tourPicture(*stage("7b-training")).added.empty());
+
         const auto final = stage("picture-workspace");
         QCOMPARE(final->step->revealed.size(), kAllSegmentKinds.size());
         QCOMPARE(final->highlight.bytes, final->breakdown.perGpu.total());

@@ -111,6 +111,37 @@ private Q_SLOTS:
                  qPrintable(w.teaching()->fixes()->statusText()));
     }
 
+    void tourBuildsThePictureOnTheBars()
+    {
+        // Issue 11 §2: at "+ a gradient per weight" the bars stack only weights and gradients of the
+        // 7B (2 B + 2 B per parameter = 14 GB + 14 GB), the gradients outlined, "So far: 28.0 GB" in
+        // large type; leaving the tour shows every segment again.
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.show();
+        TourPanel* tour = w.teaching()->tour();
+        tour->setStep(static_cast<int>(*tourStepIndex("picture-gradients")));
+        MemoryBarChart* bars = w.dashboard()->barChart();
+        const int perGpu = 2;  // inference, training, training per GPU
+        QCOMPARE(barValue(bars->bars(SegmentKind::Weights), perGpu), 14e9);
+        QCOMPARE(barValue(bars->bars(SegmentKind::Gradients), perGpu), 14e9);
+        for (SegmentKind k : {SegmentKind::Master, SegmentKind::Optimizer, SegmentKind::Activations, SegmentKind::Framework})
+            QCOMPARE(barValue(bars->bars(k), perGpu), 0.0);
+        QCOMPARE(bars->columns()[perGpu].segments.total(), 28e9);
+        int outlined = 0;
+        for (SegmentKind k : kAllSegmentKinds)
+            outlined += bars->bars(k)->pen().widthF() > 1.5;
+        QCOMPARE(outlined, 1);
+        QVERIFY(bars->bars(SegmentKind::Gradients)->pen().widthF() > 1.5);
+        QVERIFY(bars->calloutLabel()->visible());
+        QCOMPARE(bars->calloutLabel()->text(), QStringLiteral("So far: 28.0 GB"));
+
+        dragParamsTo(w, 70'000'000'000);  // any edit leaves the tour
+        QVERIFY(tour->hasLeft());
+        QVERIFY(!bars->picture().has_value());
+        QVERIFY(!bars->calloutLabel()->visible());
+        QVERIFY(barValue(bars->bars(SegmentKind::Optimizer), perGpu) > 0);
+    }
+
     void tourSaysWhenAnotherPresetReplacesItsStep()
     {
         // Regression: the tour dock kept "So far: 138 GB" for 7B after another preset loaded.

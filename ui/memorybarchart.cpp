@@ -68,6 +68,12 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
     m_capacityText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     m_capacityText->setPadding(QMargins(4, 1, 4, 1));
+    m_callout = new CachedTextItem(this);
+    m_callout->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_callout->position->setCoords(0.02, 0.02);
+    m_callout->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_callout->setPadding(QMargins(6, 2, 6, 2));
+    m_callout->setVisible(false);
 
     connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
         const QString text = toolTipAt(e->position());
@@ -89,8 +95,9 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
     m_title->setTextColor(theme.foreground);
     xAxis->setTickLabelFont(theme.font(1.0));
     fitLabelsTo(m_fitWidth > 0 ? m_fitWidth : width());
-    for (QCPBars* b : m_bars)
-        b->setPen(QPen(theme.background, 1));
+    applyPens();
+    m_callout->setFont(theme.font(2.2, true));
+    m_callout->setColor(theme.foreground);
     QColor totalHalo = theme.background;
     totalHalo.setAlpha(200);
     for (QCPItemText* t : m_totals) {
@@ -164,9 +171,36 @@ void MemoryBarChart::setAxisScale(AxisScale scale)
     rebuildRanges();
 }
 
+void MemoryBarChart::setPicture(const std::optional<TourPicture>& picture)
+{
+    m_picture = picture;
+    m_callout->setVisible(picture.has_value() && !picture->callout.empty());
+    if (picture)
+        m_callout->setText(QString::fromStdString(picture->callout));
+    applyPens();
+    rebuildRanges();
+}
+
+void MemoryBarChart::applyPens()
+{
+    // The segments a tour step adds are outlined in the text colour; the others keep a hairline
+    // in the background colour that separates the stacked segments.
+    for (int i = 0; i < kSegmentCount; ++i) {
+        const auto k = static_cast<SegmentKind>(i);
+        const bool added = m_picture && std::find(m_picture->added.begin(), m_picture->added.end(), k) != m_picture->added.end();
+        m_bars[static_cast<size_t>(i)]->setPen(added ? QPen(m_theme.foreground, std::max(2.0, m_theme.fontPx / 5))
+                                                     : QPen(m_theme.background, 1));
+    }
+}
+
 void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double capacity, const QString& capacityLabel)
 {
     m_columns.assign(columns.begin(), columns.begin() + std::min<ptrdiff_t>(ptrdiff_t(columns.size()), kMaxColumns));
+    if (m_picture)  // a tour step's picture: the segments it has not revealed yet are not drawn or counted
+        for (BarColumn& c : m_columns)
+            for (SegmentKind k : kAllSegmentKinds)
+                if (std::find(m_picture->revealed.begin(), m_picture->revealed.end(), k) == m_picture->revealed.end())
+                    setSegmentBytes(c.segments, k, 0);
     m_capacity = capacity;
     m_capacityLabel = capacityLabel;
     const int n = static_cast<int>(m_columns.size());
@@ -239,7 +273,8 @@ void MemoryBarChart::rebuildRanges()
     } else {
         yAxis->setScaleType(QCPAxis::stLinear);
         yAxis->setTicker(m_linearTicker);
-        yAxis->setRange(0, top * 1.15);
+        // A tour step's number sits top left: room above the tallest bar for it and the totals.
+        yAxis->setRange(0, top * (m_callout->visible() ? 1.45 : 1.15));
     }
     // On a log axis the stack starts at 1 byte (below the visible range) instead of at 0.
     m_bars[0]->setBaseValue(log ? 1.0 : 0.0);

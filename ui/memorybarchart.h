@@ -5,6 +5,7 @@
 
 #include "coreapi.h"
 #include "charttheme.h"
+#include "tour.h"
 #include "units.h"
 
 #include "liveplot.h"
@@ -13,6 +14,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace trainmem {
@@ -48,6 +50,12 @@ public:
     void setAxisScale(AxisScale scale);
     void setTheme(const ChartTheme& theme);
     void setTitle(const QString& title);
+    /// A tour step's picture (issue 11 §2): the bars stack only its revealed segments, the ones it
+    /// adds are outlined, and its number is drawn in large type; nullopt shows every segment.
+    /// Applies to the columns set next (setColumns).
+    void setPicture(const std::optional<TourPicture>& picture);
+    const std::optional<TourPicture>& picture() const { return m_picture; }
+    QCPItemText* calloutLabel() const { return m_callout; }
     /// Shrinks the bar labels' font until the widest line fits its bar's slot in a plot this wide.
     void fitLabelsTo(int widthPx);
 
@@ -73,12 +81,15 @@ protected:
 
 private:
     void rebuildRanges();
+    void applyPens();
     int columnAt(const QPointF& pos) const;
 
     std::array<QCPBars*, kSegmentCount> m_bars{};
     std::array<QCPItemText*, kMaxColumns> m_totals{};
     QCPItemStraightLine* m_capacityLine = nullptr;
     QCPItemText* m_capacityText = nullptr;
+    QCPItemText* m_callout = nullptr;  ///< the tour step's number, top left of the plot
+    std::optional<TourPicture> m_picture;
     QCPItemStraightLine* m_pinSeparator = nullptr;  ///< between the scenario's bars and the pins
     QSharedPointer<QCPAxisTickerText> m_keyTicker;
     QSharedPointer<BytesTicker> m_linearTicker;

@@ -74,10 +74,14 @@ TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, 
     // The tour's keys work from anywhere in the window; starting it shows its dock.
     window->addAction(m_tour->nextAction());
     window->addAction(m_tour->previousAction());
-    connect(m_tour, &TourPanel::stepChanged, this, [this] {
+    // The tour builds the picture where the class is looking: the bars show the step's segments.
+    connect(m_tour, &TourPanel::stepChanged, this, [this, dashboard] {
         m_docks[TourDock]->show();
         m_docks[TourDock]->raise();
+        if (m_tour->currentStage())
+            dashboard->setPicture(tourPicture(*m_tour->currentStage()));
     });
+    m_dashboard = dashboard;
     connectDrillDown(dashboard);
 }
 
@@ -134,8 +138,11 @@ void TeachingDocks::setScenario(const Scenario& s, const GpuSpec& gpu, const Bre
     m_scenario = s;
     m_gpu = gpu;
     m_breakdown = b;
-    if (!m_fromTour)
+    if (!m_fromTour) {
         m_tour->leave();
+        if (m_dashboard->barChart()->picture())  // leaving the tour shows every segment again
+            m_dashboard->setPicture(std::nullopt);
+    }
     for (int i = 0; i < kDockCount; ++i) {
         m_stale[static_cast<size_t>(i)] = true;
         if (m_docks[static_cast<size_t>(i)]->isVisible())

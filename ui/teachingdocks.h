@@ -68,6 +68,7 @@ private:
     Scenario m_scenario;
     GpuSpec m_gpu;
     Breakdown m_breakdown;
+    Dashboard* m_dashboard = nullptr;
     bool m_fromTour = false;  ///< the scenario being applied is the tour's own
 };
 
