@@ -42,6 +42,14 @@ struct CommTax {
     double total() const { return dataParallel + tensorParallel + pipelineParallel + expertParallel; }
 };
 
+/// \brief The parallel layout account() works with: the scenario's gpus/tp/pp/ep/ZeRO when
+/// validateScenario() accepts them, else the nearest valid layout (withValidLayout()). Always
+/// tp·pp·dp = gpus and tp·ep·pp·dpExpert = gpus.
+struct ParallelLayout {
+    int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
+    int zero = 0;
+};
+
 /// \brief Everything the charts, the verdict and --json show.
 struct Breakdown {
     ResolvedModel model;
@@ -51,6 +59,7 @@ struct Breakdown {
     Segments singleGpu;          ///< the same scenario on one GPU with no parallelism
     Segments perGpu;             ///< after sharding
     LayerActivations layer;      ///< one layer's tape (the largest layer kind), per GPU
+    ParallelLayout layout;       ///< the layout used (--json's `parallel`)
     int64_t dataParallel = 1;
     int64_t layersPerStage = 0;
     bool lastStageIsPeak = true; ///< with pp > 1: which stage perGpu describes
@@ -59,16 +68,9 @@ struct Breakdown {
     int64_t minGpusForModelState = 1;  ///< ⌈model state / one GPU⌉, the chapter's count
     int64_t minGpusToFit = 0;          ///< with ZeRO-3 at this tp/pp; 0 = never (activations alone exceed)
     CommTax tax;
-    FieldErrors warnings;              ///< adjustments made (e.g. gpus not divisible by tp·pp)
+    FieldErrors warnings;              ///< adjustments made to a layout validateScenario() refuses
 };
 
-/// \brief The parallel layout account() works with: the scenario's gpus/tp/pp/ep/ZeRO clamped to
-/// what the model and GPU count allow (serving with no layout given splits by tensor parallel).
-struct ParallelLayout {
-    int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
-    int zero = 0;
-};
-/// \brief The layout, with a warning for each adjustment made when `warnings` is given.
 ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldErrors* warnings = nullptr);
 /// \brief What the activation terms need from a scenario, on `tp` tensor-parallel ranks.
 ActivationInputs activationInputs(const Scenario& s, double tp);

@@ -126,8 +126,9 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
         {"min_gpus_for_model_state", b.minGpusForModelState},
         {"min_gpus_to_fit", b.minGpusToFit},
         {"parallel",
-         {{"gpus", s.hardware.gpus}, {"data_parallel", b.dataParallel}, {"tp", s.hardware.tp}, {"pp", s.hardware.pp},
-          {"ep", s.hardware.ep}, {"zero_stage", s.hardware.zeroStage}, {"layers_per_stage", b.layersPerStage},
+         {{"gpus", b.layout.gpus}, {"data_parallel", b.layout.dp}, {"tp", b.layout.tp}, {"pp", b.layout.pp},
+          {"ep", b.layout.ep}, {"expert_data_parallel", b.layout.dpExpert}, {"zero_stage", b.layout.zero},
+          {"layers_per_stage", b.layersPerStage},
           {"peak_stage", b.lastStageIsPeak ? "last" : "first"}}},
         {"communication_bytes_per_step",
          {{"data_parallel", b.tax.dataParallel}, {"tensor_parallel", b.tax.tensorParallel},
@@ -162,8 +163,10 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     std::snprintf(buf, sizeof buf, "Model state: %s (%.4g bytes per parameter, whole model)\n",
                   formatBytes(b.modelStateBytes).c_str(), b.bytesPerParam);
     out += buf;
-    out += "Per GPU (" + std::to_string(s.hardware.gpus) + " × " + gpu.id + ", ZeRO-" + std::to_string(s.hardware.zeroStage)
-           + ", tp " + std::to_string(s.hardware.tp) + ", pp " + std::to_string(s.hardware.pp) + "):\n";
+    const ParallelLayout& p = b.layout;
+    out += "Per GPU (" + std::to_string(p.gpus) + " × " + gpu.id + ", ZeRO-" + std::to_string(p.zero) + ", tp "
+           + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + (p.ep > 1 ? ", ep " + std::to_string(p.ep) : "")
+           + ", dp " + std::to_string(p.dp) + "):\n";
     const Segments& g = b.perGpu;
     for (SegmentKind k : kAllSegmentKinds) {
         const TermInfo& t = termInfo(k);

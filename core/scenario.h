@@ -160,6 +160,22 @@ struct Scenario {
 /// validateScenario() refuses. `gpus` is clamped to 1 … kMaxGpus.
 Scenario withGpuCount(Scenario s, int64_t gpus);
 
+/// \brief The scenario with its tensor/pipeline/expert degrees kept as far as the model and the GPU
+/// count allow (issue 13): tp divides gpus, pp divides gpus/tp and is at most the model's layers,
+/// ep divides the experts and gpus/(tp·pp) (1 on a dense model). Each degree keeps its largest
+/// divisor that satisfies these, so a valid layout is returned unchanged. withGpuCount() ends with
+/// it; the window's controls apply it after every edit, so they never make a layout
+/// validateScenario() refuses.
+Scenario withValidLayout(Scenario s);
+/// \brief The same rules on the hardware alone, for a model of `layers` layers and `experts`
+/// routed experts (0: dense).
+HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts);
+
+/// \brief The transformer layers of the model (the size rule's for a size-only model), at least 1.
+int64_t modelLayers(const ModelSpec& m);
+/// \brief The routed experts of a mixture-of-experts architecture; 0 for a dense or size-only model.
+int64_t modelExperts(const ModelSpec& m);
+
 // Value names as they appear in files and on the command line (docs/scenario-format.md).
 const char* toString(Mode v);
 const char* toString(Precision v);

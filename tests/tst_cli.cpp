@@ -102,6 +102,14 @@ private slots:
         QTest::newRow("zero GPUs") << QStringList{"--json", "--gpus", "0"} << "--gpus: must be between 1 and 10000000, got 0";
         QTest::newRow("GPUs not a multiple of tp")
             << QStringList{"--json", "--gpus", "6", "--tp", "4"} << "--gpus (/hardware/gpus): must be a multiple of tp·pp (4), got 6";
+        // Issue 13: a layout no framework can run is refused, naming the option and the numbers
+        // (presets/mixtral-8x7b.json has 8 experts, presets/llama3-8b.json 32 layers).
+        QTest::newRow("ep above the experts")
+            << QStringList{"--json", "--preset", "mixtral-8x7b", "--gpus", "64", "--ep", "16"}
+            << "--ep (/hardware/ep): must divide the model's 8 experts, got 16";
+        QTest::newRow("pp above the layers")
+            << QStringList{"--json", "--preset", "llama3-8b", "--gpus", "64", "--pp", "64"}
+            << "--pp (/hardware/pp): must not exceed the model's 32 layers (a pipeline stage holds at least one), got 64";
         QTest::newRow("unknown GPU lists the catalog")
             << QStringList{"--json", "--gpu", "H900"}
             << "--gpu: unknown GPU \"H900\" (known: H100, H800, H200, B200, A100-40GB, A100-80GB, MI300X, RTX4090, L40S)";

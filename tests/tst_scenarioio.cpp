@@ -65,6 +65,13 @@ private slots:
         QTest::newRow("gpus not a multiple of tp*pp")
             << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "hardware": {"gpus": 6, "tp": 4}})")
             << "bad.json: /hardware/gpus: must be a multiple of tp·pp (4), got 6";
+        // Issue 13: a layout no framework can run is a field error, not a silent clamp.
+        QTest::newRow("pp above the model's layers")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8}}, "hardware": {"gpus": 4, "pp": 4}})")
+            << "bad.json: /hardware/pp: must not exceed the model's 2 layers (a pipeline stage holds at least one), got 4";
+        QTest::newRow("ep that does not divide the experts")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "moe": {"experts": 8, "active_experts": 2, "expert_ffn": 128}}}, "hardware": {"gpus": 16, "ep": 16}})")
+            << "bad.json: /hardware/ep: must divide the model's 8 experts, got 16";
         QTest::newRow("a huge number") << withTraining(QStringLiteral(R"("seq_len": 1e300)"))
                                        << "bad.json: /training/seq_len: must be a positive integer, got 1e+300";
         QTest::newRow("a number beyond a double is bad JSON, not a crash (fuzz_gpus finding)")

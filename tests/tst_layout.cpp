@@ -1,0 +1,155 @@
+// Issue 13: parallel layouts as they really are. The layout reported is the layout used, and a
+// layout no framework could run is refused with a message naming the field and the numbers.
+#include "testdata.h"
+
+#include "cost.h"
+#include "report.h"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace trainmem;
+
+class TestLayout : public QObject
+{
+    Q_OBJECT
+private slots:
+    // validateScenario() refuses layouts a framework cannot run (Megatron-LM's arguments.py asserts
+    // the same divisibility: num_experts % ep, world % (etp·ep·pp), and a stage needs a layer).
+    void badLayoutsAreRefused_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<qint64>("gpus");
+        QTest::addColumn<qint64>("tp");
+        QTest::addColumn<qint64>("pp");
+        QTest::addColumn<qint64>("ep");
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("message");
+        // presets/mixtral-8x7b.json: 8 experts (mistralai/Mixtral-8x7B-v0.1 num_local_experts 8).
+        QTest::newRow("mixtral ep 16 > its 8 experts (the issue's case)")
+            << "mixtral-8x7b" << qint64(64) << qint64(1) << qint64(1) << qint64(16) << "/hardware/ep"
+            << "must divide the model's 8 experts, got 16";
+        QTest::newRow("mixtral ep 3 does not divide 8 experts")
+            << "mixtral-8x7b" << qint64(3) << qint64(1) << qint64(1) << qint64(3) << "/hardware/ep"
+            << "must divide the model's 8 experts, got 3";
+        // 12 GPUs, tp 1, pp 1: 12 % 8 ≠ 0, so the expert grid 1·8·1 does not tile the GPUs.
+        QTest::newRow("mixtral ep 8 on 12 GPUs: the expert grid does not divide them")
+            << "mixtral-8x7b" << qint64(12) << qint64(1) << qint64(1) << qint64(8) << "/hardware/ep"
+            << "must divide gpus/(tp·pp) = 12/1 = 12 (the expert grid tp·ep·pp = 8 must divide the GPUs), got 8";
+        // presets/llama3-8b.json: 32 layers (meta-llama/Meta-Llama-3-8B num_hidden_layers 32).
+        QTest::newRow("llama3-8b pp 64 > its 32 layers (the issue's case)")
+            << "llama3-8b" << qint64(64) << qint64(1) << qint64(64) << qint64(1) << "/hardware/pp"
+            << "must not exceed the model's 32 layers (a pipeline stage holds at least one), got 64";
+        QTest::newRow("ep on a dense model")
+            << "llama3-8b" << qint64(8) << qint64(1) << qint64(1) << qint64(8) << "/hardware/ep"
+            << "must be 1: the model has no mixture-of-experts layers to split, got 8";
+    }
+    void badLayoutsAreRefused()
+    {
+        QFETCH(QString, preset);
+        QFETCH(qint64, gpus);
+        QFETCH(qint64, tp);
+        QFETCH(qint64, pp);
+        QFETCH(qint64, ep);
+        QFETCH(QString, path);
+        QFETCH(QString, message);
+        Scenario s = testdata::preset(preset.toStdString());
+        s.hardware.gpus = gpus;
+        s.hardware.tp = tp;
+        s.hardware.pp = pp;
+        s.hardware.ep = ep;
+        const FieldErrors e = validateScenario(s, "x.json");
+        QCOMPARE(e.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(e.front().path), path);
+        QCOMPARE(QString::fromStdString(e.front().message), message);
+        // withValidLayout() repairs it into one that passes, and the accounting uses that one.
+        const Scenario fixed = withValidLayout(s);
+        QVERIFY(validateScenario(fixed, "").empty());
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        QCOMPARE(b.layout.tp, fixed.hardware.tp);
+        QCOMPARE(b.layout.pp, fixed.hardware.pp);
+        QCOMPARE(b.layout.ep, fixed.hardware.ep);
+        QCOMPARE(b.layout.tp * b.layout.pp * b.layout.dp, b.layout.gpus);
+        QVERIFY(!b.warnings.empty());  // and says what it changed
+    }
+
+    // withValidLayout() keeps each degree's largest divisor that is valid.
+    void validLayoutKeepsTheLargestDivisor_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<qint64>("gpus");
+        QTest::addColumn<qint64>("pp");
+        QTest::addColumn<qint64>("ep");
+        QTest::addColumn<qint64>("wantPp");
+        QTest::addColumn<qint64>("wantEp");
+        // 32 layers: pp 64 on 64 GPUs becomes 32, the largest divisor of 64 that is ≤ 32.
+        QTest::newRow("llama3-8b pp 64 -> 32") << "llama3-8b" << qint64(64) << qint64(64) << qint64(1) << qint64(32) << qint64(1);
+        // 8 experts: ep 16 -> gcd(16, 8, 64) = 8.
+        QTest::newRow("mixtral ep 16 -> 8") << "mixtral-8x7b" << qint64(64) << qint64(1) << qint64(16) << qint64(1) << qint64(8);
+        // 12 GPUs: ep 8 -> gcd(8, 8, 12) = 4.
+        QTest::newRow("mixtral ep 8 on 12 GPUs -> 4") << "mixtral-8x7b" << qint64(12) << qint64(1) << qint64(8) << qint64(1) << qint64(4);
+        // DeepSeek-V3: 61 layers, 256 experts. pp 16 on 48 GPUs -> gcd 16 = 16, ep 64 -> gcd(64, 256, 3) = 1.
+        QTest::newRow("deepseek-v3 pp 16 ep 64 on 48 GPUs -> pp 16, ep 1")
+            << "deepseek-v3" << qint64(48) << qint64(16) << qint64(64) << qint64(16) << qint64(1);
+        QTest::newRow("a dense model's ep -> 1") << "llama3-8b" << qint64(8) << qint64(1) << qint64(8) << qint64(1) << qint64(1);
+    }
+    void validLayoutKeepsTheLargestDivisor()
+    {
+        QFETCH(QString, preset);
+        QFETCH(qint64, gpus);
+        QFETCH(qint64, pp);
+        QFETCH(qint64, ep);
+        Scenario s = testdata::preset(preset.toStdString());
+        s.hardware.gpus = gpus;
+        s.hardware.tp = 1;
+        s.hardware.pp = pp;
+        s.hardware.ep = ep;
+        s = withValidLayout(s);
+        QFETCH(qint64, wantPp);
+        QFETCH(qint64, wantEp);
+        QCOMPARE(s.hardware.pp, wantPp);
+        QCOMPARE(s.hardware.ep, wantEp);
+        QVERIFY(validateScenario(s, "").empty());
+    }
+
+    // --json's `parallel` is the layout used: serving llama3-70b on 4 GPUs with no layout given
+    // splits the weights by tensor parallel ×4 (parallelLayout), so tp is 4 and dp 1, not tp 1, dp 4.
+    void jsonParallelIsTheLayoutUsed()
+    {
+        Scenario s = testdata::preset("llama3-70b");
+        s.training.mode = Mode::Inference;
+        s.hardware.gpus = 4;
+        s.hardware.tp = s.hardware.pp = 1;
+        const GpuSpec gpu = testdata::gpu("H100");
+        const Breakdown b = account(s, gpu);
+        const nlohmann::json p = breakdownToJson(b, s, gpu, computeCost(b.model, s, gpu))["parallel"];
+        QCOMPARE(p["gpus"].get<int64_t>(), int64_t(4));
+        QCOMPARE(p["tp"].get<int64_t>(), int64_t(4));
+        QCOMPARE(p["pp"].get<int64_t>(), int64_t(1));
+        QCOMPARE(p["data_parallel"].get<int64_t>(), int64_t(1));
+        QVERIFY(b.warnings.empty());  // a documented default, not an adjustment
+    }
+
+    // Every preset, on every GPU count, under every layout withValidLayout() makes: tp·pp·dp = gpus
+    // and tp·ep·pp·dp_expert = gpus in the layout used.
+    void layoutUsedTilesTheGpus()
+    {
+        const GpuSpec gpu = testdata::gpu("H100");
+        for (const char* id : {"llama3-8b", "mixtral-8x7b", "deepseek-v3", "llama3.1-405b"}) {
+            for (int64_t n : {1, 6, 8, 12, 64, 96, 2048}) {
+                const Scenario s = withGpuCount(testdata::preset(id), n);
+                const ParallelLayout p = account(s, gpu).layout;
+                QCOMPARE(p.gpus, n);
+                QCOMPARE(p.tp * p.pp * p.dp, n);
+                QCOMPARE(p.tp * p.ep * p.pp * p.dpExpert, n);
+                QCOMPARE(p.tp, s.hardware.tp);
+                QCOMPARE(p.pp, s.hardware.pp);
+                QCOMPARE(p.ep, s.hardware.ep);
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLayout)
+#include "tst_layout.moc"
