@@ -135,10 +135,12 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     {
         TermContext one = termContext(m, s, ParallelLayout{});
         r.singleGpu = evaluateTerms(one);
-        TermContext peak = termContext(m, s, par);
+        TermContext peak = termContext(m, s, par);  // the busiest pipeline stage
         r.perGpu = evaluateTerms(peak);
         r.recipe = peak.recipe;
-        r.lastStageIsPeak = peak.lastStageIsPeak;
+        r.stages = pipelineStages(peak);
+        r.busiestStage = busiestStage(r.stages);
+        r.lastStageIsPeak = peak.holdsHead();
         r.layer = peak.shownLayer();
         zero3Gather = zero3GatheredLayer(peak);
     }

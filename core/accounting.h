@@ -50,6 +50,21 @@ struct ParallelLayout {
     int zero = 0;
 };
 
+/// \brief Which pipeline stage a view describes (issue 13): the first holds the input embedding
+/// and the most micro-batches in flight, the last the output head and the logits, a middle stage
+/// only layers; Only is the whole model (pp = 1). Middle stands for stages 1 … p−2 and is stage 1,
+/// the busiest of them (it keeps the most micro-batches in flight).
+enum class PipelineStage { Only, First, Middle, Last };
+const char* toString(PipelineStage s);
+
+/// \brief One pipeline stage's memory per GPU.
+struct StageMemory {
+    PipelineStage stage = PipelineStage::Only;
+    int64_t index = 0;      ///< 0-based stage number
+    double layers = 0;
+    double inflight = 1;    ///< micro-batches in flight
+    Segments bytes;
+};
 /// \brief Everything the charts, the verdict and --json show.
 struct Breakdown {
     ResolvedModel model;
@@ -62,7 +77,9 @@ struct Breakdown {
     ParallelLayout layout;       ///< the layout used (--json's `parallel`)
     int64_t dataParallel = 1;
     int64_t layersPerStage = 0;
-    bool lastStageIsPeak = true; ///< with pp > 1: which stage perGpu describes
+    bool lastStageIsPeak = true; ///< perGpu is the last stage (or the only one)
+    std::vector<StageMemory> stages;  ///< each distinct pipeline stage (issue 13): perGpu is the busiest
+    size_t busiestStage = 0;          ///< index into stages
     double gpuMemoryBytes = 0;
     bool fits = false;
     int64_t minGpusForModelState = 1;  ///< ⌈model state / one GPU⌉, the chapter's count

@@ -89,7 +89,7 @@ void addMegatronTerms(PeerComparison& c, const Breakdown& b, const Scenario& s)
            + (s.training.flashAttention ? " with flash attention" : " with the s² attention scores")
            + ", at the real widths (GQA, SwiGLU, k routed experts, MLA), dropout masks only when dropout is on"
            + (a.pipelineModelParallelSize > 1
-                  ? std::string(", on its peak stage (") + (b.lastStageIsPeak ? "last" : "first") + ")"
+                  ? std::string(", on its busiest stage (") + toString(b.stages[b.busiestStage].stage) + ")"
                   : std::string())
            + ".";
     add("activations", t.activations, m.activationLayers + m.activationEmbedding, act);

@@ -30,6 +30,27 @@ nlohmann::json segmentsJson(const Segments& g)
     return j;
 }
 
+// Each distinct pipeline stage (issue 13): the busiest is per_gpu_bytes.
+nlohmann::json stagesJson(const Breakdown& b)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (size_t i = 0; i < b.stages.size(); ++i) {
+        const StageMemory& st = b.stages[i];
+        out.push_back({{"stage", toString(st.stage)}, {"index", st.index}, {"layers", st.layers},
+                       {"micro_batches_in_flight", st.inflight}, {"busiest", i == b.busiestStage},
+                       {"total", st.bytes.total()}, {"bytes", segmentsJson(st.bytes)}});
+    }
+    return out;
+}
+
+// "first (stage 0 of 8: 4 layers, 8 micro-batches in flight)".
+std::string stageText(const StageMemory& st, int64_t pp)
+{
+    return std::string(toString(st.stage)) + " (stage " + std::to_string(st.index) + " of " + std::to_string(pp) + ": "
+           + formatNumber(st.layers) + " layers, " + formatNumber(st.inflight) + " micro-batch"
+           + (st.inflight == 1 ? "" : "es") + " in flight)";
+}
+
 }  // namespace
 
 std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
@@ -128,8 +149,8 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
         {"parallel",
          {{"gpus", b.layout.gpus}, {"data_parallel", b.layout.dp}, {"tp", b.layout.tp}, {"pp", b.layout.pp},
           {"ep", b.layout.ep}, {"expert_data_parallel", b.layout.dpExpert}, {"zero_stage", b.layout.zero},
-          {"layers_per_stage", b.layersPerStage},
-          {"peak_stage", b.lastStageIsPeak ? "last" : "first"}}},
+          {"layers_per_stage", b.layersPerStage}, {"busiest_stage", toString(b.stages[b.busiestStage].stage)},
+          {"peak_stage", toString(b.stages[b.busiestStage].stage)}, {"stages", stagesJson(b)}}},
         {"communication_bytes_per_step",
          {{"data_parallel", b.tax.dataParallel}, {"tensor_parallel", b.tax.tensorParallel},
           {"pipeline_parallel", b.tax.pipelineParallel}, {"expert_parallel", b.tax.expertParallel},
@@ -167,6 +188,13 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     out += "Per GPU (" + std::to_string(p.gpus) + " × " + gpu.id + ", ZeRO-" + std::to_string(p.zero) + ", tp "
            + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + (p.ep > 1 ? ", ep " + std::to_string(p.ep) : "")
            + ", dp " + std::to_string(p.dp) + "):\n";
+    if (b.stages.size() > 1) {
+        const StageMemory& busiest = b.stages[b.busiestStage];
+        out += "Busiest pipeline stage: " + stageText(busiest, p.pp) + "; totals";
+        for (const StageMemory& st : b.stages)
+            out += std::string(" ") + toString(st.stage) + " " + formatBytes(st.bytes.total()) + (&st == &b.stages.back() ? "" : ",");
+        out += "\n";
+    }
     const Segments& g = b.perGpu;
     for (SegmentKind k : kAllSegmentKinds) {
         const TermInfo& t = termInfo(k);

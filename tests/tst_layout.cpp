@@ -149,6 +149,65 @@ private slots:
             }
         }
     }
+
+    // Issue 13 §2: `--preset llama2-7b --gpus 8 --pp 8`. Llama 2 7B (meta-llama/Llama-2-7b-hf
+    // config.json): L 32, h 4096, 32 heads, f 11008 SwiGLU, V 32000 untied, P = 6,738,415,616.
+    // Each stage holds n = 32/8 = 4 layers' share of P_layers = P − 2·V·h = 6,476,271,616, i.e.
+    // 809,533,952; the first adds the input embedding V·h = 131,072,000 (Megatron-LM builds it on
+    // the first stage), the last the output head, another 131,072,000, and the logits.
+    // Tape of one layer (core/activations.h; bf16, flash, no dropout, MHA): attention 10·sbh,
+    // scores 4·a·sb = 128·sb, SwiGLU mlp sb·(2h + 6f), norms 4·sbh: sb·(16h + 6f + 128).
+    // 1F1B: stage i holds p − i micro-batches in flight (Narayanan et al. 2021 §2.2): 8, 7, 1.
+    void busiestPipelineStage()
+    {
+        Scenario s = testdata::preset("llama2-7b");
+        s.hardware.gpus = 8;
+        s.hardware.pp = 8;
+        QVERIFY(validateScenario(s, "").empty());
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        QCOMPARE(b.stages.size(), size_t(3));
+        const double sb = 4096, perLayer = sb * (16 * 4096 + 6 * 11008 + 128);
+        const double layerShare = 6'476'271'616.0 * 4 / 32, embedding = 32000.0 * 4096;
+        const double first = layerShare + embedding, middle = layerShare, last = layerShare + embedding;
+        const StageMemory& f = b.stages[0];
+        const StageMemory& m = b.stages[1];
+        const StageMemory& l = b.stages[2];
+        QCOMPARE(f.stage, PipelineStage::First);
+        QCOMPARE(m.stage, PipelineStage::Middle);
+        QCOMPARE(l.stage, PipelineStage::Last);
+        QCOMPARE(m.index, int64_t(1));
+        QCOMPARE(l.index, int64_t(7));
+        // bf16-mixed AdamW: 2 B weights, 2 B gradients, 4 B master, 8 B moments (ZeRO §3.1).
+        testdata::compareBytes(f.bytes.weights, 2 * first);
+        testdata::compareBytes(m.bytes.weights, 2 * middle);
+        testdata::compareBytes(l.bytes.weights, 2 * last);
+        testdata::compareBytes(f.bytes.optimizer, 8 * first);
+        testdata::compareBytes(f.bytes.activations, 4 * 8 * perLayer);
+        testdata::compareBytes(m.bytes.activations, 4 * 7 * perLayer);
+        testdata::compareBytes(l.bytes.activations, 4 * 1 * perLayer);
+        QCOMPARE(f.bytes.logits, 0.0);
+        testdata::compareBytes(l.bytes.logits, sb * 32000 * (2 + 4));  // s·b·V·(e + 4 B)
+        // The first stage is the busiest: 16 B × 940,605,952 + 32 layer-tapes against the last's
+        // 16 B × 940,605,952 + 4 tapes + 786 MB of logits. perGpu is that stage.
+        QCOMPARE(b.busiestStage, size_t(0));
+        QCOMPARE(b.perGpu.total(), f.bytes.total());
+        QVERIFY(f.bytes.total() > l.bytes.total() && f.bytes.total() > m.bytes.total());
+        // The even split said 16 B × P/8 = 16 × 842,301,952 for every stage's model state: the first
+        // stage holds 16 × 98,304,000 B = 1.57 GB more than that.
+        testdata::compareBytes(f.bytes.modelState() - 16 * 6'738'415'616.0 / 8, 16 * (first - 6'738'415'616.0 / 8));
+        // The whole model is still there: first + 6 middle stages + last hold every parameter.
+        testdata::compareBytes(first + 6 * middle + last, 6'738'415'616.0);
+    }
+
+    // With one stage nothing moves: the view is the whole model (pp = 1 keeps every existing number).
+    void oneStageIsTheWholeModel()
+    {
+        const Breakdown b = account(testdata::preset("llama2-7b"), testdata::gpu("H100"));
+        QCOMPARE(b.stages.size(), size_t(1));
+        QCOMPARE(b.stages[0].stage, PipelineStage::Only);
+        testdata::compareBytes(b.perGpu.weights, 2 * 6'738'415'616.0);
+        QCOMPARE(b.perGpu.total(), b.singleGpu.total());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLayout)
