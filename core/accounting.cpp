@@ -44,6 +44,7 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
     p.tp = used.tp;
     p.pp = used.pp;
     p.ep = used.ep;
+    p.vpp = used.vpp;
     p.zero = std::clamp(hw.zeroStage, 0, 3);
     p.dp = p.gpus / (p.tp * p.pp);
     p.dpExpert = p.gpus / (p.tp * p.ep * p.pp);
@@ -57,6 +58,7 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
         changed("/hardware/tp", "tp", asked.tp, p.tp);
         changed("/hardware/pp", "pp", hw.pp, p.pp);
         changed("/hardware/ep", "ep", hw.ep, p.ep);
+        changed("/hardware/vpp", "vpp", hw.vpp, p.vpp);
     }
     return p;
 }
@@ -294,11 +296,20 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
     // world_size % (expert_tensor_parallel_size · ep · pp) == 0; expert tensor parallel is tp here).
     const bool modelCounted = s.model.hasArchitecture ? s.model.architecture.layers >= 1 && s.model.architecture.layers <= kMaxLayers
                                                       : s.model.params >= 1 && s.model.params <= kMaxParams;
+    if (hw.vpp < 1 || hw.vpp > kMaxLayers)
+        bad("/hardware/vpp", "must be between 1 and 10000, got " + std::to_string(hw.vpp));
+    else if (hw.vpp > 1 && hw.pp == 1)
+        bad("/hardware/vpp", "must be 1 without pipeline parallelism (pp 1): the interleaved schedule splits pipeline "
+                             "stages, got " + std::to_string(hw.vpp));
     if (degreesInRange && modelCounted) {
         const int64_t layers = modelLayers(s.model);
         if (hw.pp > layers)
             bad("/hardware/pp", "must not exceed the model's " + std::to_string(layers)
                                     + " layers (a pipeline stage holds at least one), got " + std::to_string(hw.pp));
+        else if (hw.vpp > 1 && hw.vpp <= kMaxLayers && hw.pp * hw.vpp > layers)
+            bad("/hardware/vpp", "pp·vpp = " + std::to_string(hw.pp) + "·" + std::to_string(hw.vpp) + " = "
+                                     + std::to_string(hw.pp * hw.vpp) + " must not exceed the model's " + std::to_string(layers)
+                                     + " layers (a virtual stage holds at least one), got " + std::to_string(hw.vpp));
         const int64_t experts = modelExperts(s.model);
         if (experts == 0 && hw.ep > 1)
             bad("/hardware/ep", "must be 1: the model has no mixture-of-experts layers to split, got " + std::to_string(hw.ep));

@@ -47,6 +47,7 @@ struct CommTax {
 /// tp·pp·dp = gpus and tp·ep·pp·dpExpert = gpus.
 struct ParallelLayout {
     int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
+    int64_t vpp = 1;  ///< virtual pipeline stages per GPU
     int zero = 0;
 };
 

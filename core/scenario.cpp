@@ -100,6 +100,27 @@ Scenario withGpuCount(Scenario s, int64_t gpus)
     return withValidLayout(std::move(s));
 }
 
+std::optional<int64_t> gradAccumForGlobalBatch(const Scenario& s, int64_t sequences, std::string* why)
+{
+    const HardwareSetup& hw = s.hardware;
+    const int64_t mp = std::max<int64_t>(hw.tp, 1) * std::max<int64_t>(hw.pp, 1);
+    const int64_t dp = hw.gpus >= mp && hw.gpus % mp == 0 ? hw.gpus / mp : 0;
+    const int64_t per = std::clamp<int64_t>(s.training.microBatch, 1, kMaxMicroBatch) * dp;
+    auto fail = [&](const std::string& msg) -> std::optional<int64_t> {
+        if (why)
+            *why = msg;
+        return std::nullopt;
+    };
+    if (dp == 0)
+        return fail("needs gpus to be a multiple of tp·pp (" + std::to_string(mp) + "), got " + std::to_string(hw.gpus));
+    if (sequences < 1 || sequences % per != 0)
+        return fail("must be a multiple of micro_batch × data parallel = " + std::to_string(s.training.microBatch) + " × "
+                    + std::to_string(dp) + " = " + std::to_string(per) + ", got " + std::to_string(sequences));
+    if (sequences / per > 1'000'000)
+        return fail("gives " + std::to_string(sequences / per) + " micro-batches per step; at most 1000000");
+    return sequences / per;
+}
+
 int64_t modelLayers(const ModelSpec& m)
 {
     if (m.hasArchitecture)
@@ -149,6 +170,8 @@ HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts)
     // num_experts % expert_model_parallel_size == 0) and the expert grid tp·ep·pp divides the GPUs.
     hw.ep = experts > 0 ? std::gcd(std::gcd(std::clamp<int64_t>(hw.ep, 1, kMaxGpus), experts), hw.gpus / (hw.tp * hw.pp))
                         : 1;
+    // A virtual stage holds at least one layer, and there is none without a pipeline.
+    hw.vpp = hw.pp > 1 ? std::clamp<int64_t>(hw.vpp, 1, std::max<int64_t>(1, std::max<int64_t>(layers, 1) / hw.pp)) : 1;
     return hw;
 }
 

@@ -110,7 +110,7 @@ struct TrainingSetup {
     Optimizer optimizer = Optimizer::AdamW;
     int64_t seqLen = 4096;
     int64_t microBatch = 1;
-    int64_t gradAccum = 1;  ///< micro-batches per optimizer step (for the communication tax)
+    int64_t gradAccum = 1;  ///< micro-batches per optimizer step m: the tax, and the pipeline's tapes in flight
     Checkpointing checkpointing = Checkpointing::None;
     bool flashAttention = true;
     bool sequenceParallel = true;  ///< with tp > 1, shard norms/dropout activations too
@@ -126,6 +126,7 @@ struct HardwareSetup {
     int64_t tp = 1;
     int64_t pp = 1;
     int64_t ep = 1;
+    int64_t vpp = 1;  ///< virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1 = plain 1F1B
     double frameworkBytes = 0.75e9;  ///< CUDA context + framework (PyTorch) resident memory
     double fragmentation = 0.05;     ///< allocator reserve as a fraction of everything else
 
@@ -162,7 +163,8 @@ Scenario withGpuCount(Scenario s, int64_t gpus);
 
 /// \brief The scenario with its tensor/pipeline/expert degrees kept as far as the model and the GPU
 /// count allow (issue 13): tp divides gpus, pp divides gpus/tp and is at most the model's layers,
-/// ep divides the experts and gpus/(tp·pp) (1 on a dense model). Each degree keeps its largest
+/// ep divides the experts and gpus/(tp·pp) (1 on a dense model), vpp is 1 without a pipeline and
+/// pp·vpp is at most the layers. Each degree keeps its largest
 /// divisor that satisfies these, so a valid layout is returned unchanged. withGpuCount() ends with
 /// it; the window's controls apply it after every edit, so they never make a layout
 /// validateScenario() refuses.
@@ -170,6 +172,13 @@ Scenario withValidLayout(Scenario s);
 /// \brief The same rules on the hardware alone, for a model of `layers` layers and `experts`
 /// routed experts (0: dense).
 HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts);
+
+/// Sequences per optimizer step the command line and scenario files accept (--global-batch).
+inline constexpr int64_t kMaxGlobalBatch = 1'000'000'000'000;
+/// \brief Micro-batches per step m for a global batch of `sequences`: global = micro_batch · dp · m
+/// with dp = gpus/(tp·pp) (Megatron-LM's --global-batch-size rule). nullopt with `why` set when it
+/// does not divide or m would leave 1 … 1000000.
+std::optional<int64_t> gradAccumForGlobalBatch(const Scenario& s, int64_t sequences, std::string* why);
 
 /// \brief The transformer layers of the model (the size rule's for a size-only model), at least 1.
 int64_t modelLayers(const ModelSpec& m);

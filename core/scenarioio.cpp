@@ -340,18 +340,25 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         }
     }
 
+    std::optional<int64_t> globalBatch;  // sequences per optimizer step: sets grad_accum below
     const json* training = nullptr;
     if (r.object(doc, "training", "", training)) {
         const std::string p = "/training";
         TrainingSetup& t = s.training;
         r.onlyKeys(*training, p, {"mode", "precision", "optimizer", "seq_len", "micro_batch", "grad_accum",
-                                  "checkpointing", "flash_attention", "sequence_parallel", "inference_weights"});
+                                  "global_batch", "checkpointing", "flash_attention", "sequence_parallel", "inference_weights"});
         r.choice(*training, "mode", p, t.mode, modeFromString, modeNames());
         r.choice(*training, "precision", p, t.precision, precisionFromString, precisionNames());
         r.choice(*training, "optimizer", p, t.optimizer, optimizerFromString, optimizerNames());
         r.integer(*training, "seq_len", p, t.seqLen, 1, kMaxSeq, true);
         r.integer(*training, "micro_batch", p, t.microBatch, 1, kMaxMicroBatch);
         r.integer(*training, "grad_accum", p, t.gradAccum, 1, 1'000'000);
+        if (training->contains("global_batch")) {
+            globalBatch = 0;
+            r.integer(*training, "global_batch", p, *globalBatch, 1, kMaxGlobalBatch);
+            if (training->contains("grad_accum"))
+                r.error(p + "/global_batch", "give grad_accum or global_batch, not both");
+        }
         r.choice(*training, "checkpointing", p, t.checkpointing, checkpointingFromString, checkpointingNames());
         r.boolean(*training, "flash_attention", p, t.flashAttention);
         r.boolean(*training, "sequence_parallel", p, t.sequenceParallel);
@@ -363,13 +370,14 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
     if (r.object(doc, "hardware", "", hardware)) {
         const std::string p = "/hardware";
         HardwareSetup& h = s.hardware;
-        r.onlyKeys(*hardware, p, {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "framework_bytes", "fragmentation"});
+        r.onlyKeys(*hardware, p, {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "framework_bytes", "fragmentation"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
         r.integer(*hardware, "tp", p, h.tp, 1, kMaxGpus);
         r.integer(*hardware, "pp", p, h.pp, 1, kMaxGpus);
         r.integer(*hardware, "ep", p, h.ep, 1, kMaxGpus);
+        r.integer(*hardware, "vpp", p, h.vpp, 1, kMaxLayers);
         r.number(*hardware, "framework_bytes", p, h.frameworkBytes, 0, 1e12);
         r.number(*hardware, "fragmentation", p, h.fragmentation, 0, 1);
     }
@@ -381,6 +389,15 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.number(*cost, "tokens", p, s.cost.tokens, 0, 1e18);
         r.number(*cost, "mfu", p, s.cost.mfu, 1e-6, 1);
         r.number(*cost, "price_per_gpu_hour", p, s.cost.pricePerGpuHour, 0, 1e6);
+    }
+
+    // global_batch = micro_batch · dp · grad_accum (Megatron-LM's --global-batch-size): it must divide.
+    if (globalBatch && *globalBatch > 0) {
+        std::string why;
+        if (const std::optional<int64_t> m = gradAccumForGlobalBatch(s, *globalBatch, &why))
+            s.training.gradAccum = *m;
+        else
+            r.error("/training/global_batch", why);
     }
 
     // Cross-field rules (divisibility and ranges that depend on each other).
@@ -446,7 +463,7 @@ json scenarioToJson(const Scenario& s)
                      {"inference_weights", toString(t.inferenceWeights)}};
     const HardwareSetup& h = s.hardware;
     j["hardware"] = {{"gpu", h.gpu}, {"gpus", h.gpus}, {"zero_stage", h.zeroStage}, {"tp", h.tp},
-                     {"pp", h.pp}, {"ep", h.ep}, {"framework_bytes", h.frameworkBytes},
+                     {"pp", h.pp}, {"ep", h.ep}, {"vpp", h.vpp}, {"framework_bytes", h.frameworkBytes},
                      {"fragmentation", h.fragmentation}};
     j["cost"] = {{"tokens", s.cost.tokens}, {"mfu", s.cost.mfu}, {"price_per_gpu_hour", s.cost.pricePerGpuHour}};
     return j;

@@ -238,8 +238,12 @@ X activations(const TermContext& c, TermNotes<X>& n)
             s += in.sequenceParallel ? " Tensor parallel ×" + std::to_string(p.tp) + " with sequence parallelism divides every term."
                                      : " Tensor parallel ×" + std::to_string(p.tp) + " without sequence parallelism: norms, dropout masks and block inputs stay whole.";
         if (p.pp > 1)
-            s += stageSentence(c) + " With 1F1B stage i keeps the tapes of p − i micro-batches in flight: "
-                 + formatNumber(c.inflight) + " here (Narayanan et al. 2021 §2.2).";
+            s += stageSentence(c)
+                 + (p.vpp > 1 ? " Interleaved 1F1B with " + std::to_string(p.vpp)
+                                    + " virtual stages: stage i holds min(2·(p − i − 1) + (v − 1)·p + 1, m·v)/v micro-batches' tapes"
+                              : std::string(" With 1F1B stage i holds the tapes of min(p − i, m) micro-batches"))
+                 + " (m = " + std::to_string(std::max<int64_t>(c.scenario->training.gradAccum, 1))
+                 + " per step): " + formatNumber(c.inflight) + " here (Narayanan et al. 2021 §2.2; Megatron-LM schedules.py).";
         return s;
     };
     const X S = X::sym("s", in.seq), B = X::sym("b", in.microBatch), H = X::sym("h", dbl(a.hidden));
@@ -546,6 +550,24 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
     return c;
 }
 
+double microBatchesInFlight(int64_t p, int64_t i, int64_t m, int64_t v)
+{
+    // Megatron-LM megatron/core/pipeline_parallel/schedules.py (get_pp_rank_microbatches, at
+    // d98e8a64ddf34856e74b24714e3bedb2f5a39553): rank i of p runs p − i − 1 warm-up forwards
+    // (1F1B), or 2·(p − i − 1) + (v − 1)·p model-chunk forwards with v virtual stages
+    // (interleaved; the group size per virtual stage defaults to p), capped at the m·v chunks of
+    // the step; the first backward comes after one more forward. Each chunk holds n/v of the
+    // stage's n layers, so the tapes held are min(warm-up + 1, m·v) / v stage micro-batches.
+    // Stage 0 with m ≥ p: p with 1F1B, p·(1 + (p − 1)/(p·v)) interleaved, the factor
+    // theoretical_memory_usage.py applies (Narayanan et al. 2021 §2.2).
+    if (p <= 1)
+        return 1;
+    const double P = dbl(p), I = dbl(std::clamp<int64_t>(i, 0, p - 1)), M = dbl(std::max<int64_t>(m, 1));
+    const double V = dbl(std::max<int64_t>(v, 1));
+    const double warmup = V > 1 ? 2 * (P - I - 1) + (V - 1) * P : P - I - 1;
+    return std::min(warmup + 1, M * V) / V;
+}
+
 void placeOnStage(TermContext& c, PipelineStage stage)
 {
     const int64_t p = c.layout.pp;
@@ -555,9 +577,9 @@ void placeOnStage(TermContext& c, PipelineStage stage)
         stage = PipelineStage::First;
     c.stage = stage;
     c.stageIndex = stage == PipelineStage::Last ? p - 1 : stage == PipelineStage::Middle ? 1 : 0;
-    // 1F1B (Narayanan et al. 2021 §2.2; Megatron-LM schedules.py): stage i runs p − i − 1 warm-up
-    // forwards before its first backward, so it holds p − i micro-batches' tapes. Serving keeps none.
-    c.inflight = c.training && p > 1 ? dbl(p - c.stageIndex) : 1;
+    c.inflight = c.training && p > 1
+                     ? microBatchesInFlight(p, c.stageIndex, std::max<int64_t>(c.scenario->training.gradAccum, 1), c.layout.vpp)
+                     : 1;
     c.bytes = {};
 }
 

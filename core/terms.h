@@ -91,6 +91,9 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
 /// \brief Evaluates every term of the table, numbers only, into `c.bytes`, and returns them.
 const Segments& evaluateTerms(TermContext& c);
 
+/// \brief Tapes rank i of a p-stage pipeline holds at once, in micro-batches of its n layers, with
+/// m micro-batches per step and v virtual stages (1F1B: min(p − i, m)).
+double microBatchesInFlight(int64_t p, int64_t i, int64_t m, int64_t v);
 /// \brief Moves the view to `stage` of its pipeline (Only when pp = 1).
 void placeOnStage(TermContext& c, PipelineStage stage);
 

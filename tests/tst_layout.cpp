@@ -163,6 +163,7 @@ private slots:
         Scenario s = testdata::preset("llama2-7b");
         s.hardware.gpus = 8;
         s.hardware.pp = 8;
+        s.training.gradAccum = 8;  // m ≥ p: 1F1B's stages hold p − i micro-batches (see microBatchesInFlight)
         QVERIFY(validateScenario(s, "").empty());
         const Breakdown b = account(s, testdata::gpu("H100"));
         QCOMPARE(b.stages.size(), size_t(3));
@@ -207,6 +208,101 @@ private slots:
         QCOMPARE(b.stages[0].stage, PipelineStage::Only);
         testdata::compareBytes(b.perGpu.weights, 2 * 6'738'415'616.0);
         QCOMPARE(b.perGpu.total(), b.singleGpu.total());
+    }
+
+    // Issue 13 §3: with m micro-batches per step, 1F1B's stage i holds min(p − i, m) tapes
+    // (Megatron-LM schedules.py: p − i − 1 warm-up forwards, capped at m). PP 8 with 4 micro-batches:
+    // the first stage holds 4, not 8, so the old figure was twice the tape.
+    void microBatchesInFlight_data()
+    {
+        QTest::addColumn<qint64>("gradAccum");
+        QTest::addColumn<qint64>("vpp");
+        QTest::addColumn<double>("first");
+        QTest::addColumn<double>("middle");
+        QTest::addColumn<double>("last");
+        QTest::newRow("m 4 < p 8: min(8,4), min(7,4), min(1,4)") << qint64(4) << qint64(1) << 4.0 << 4.0 << 1.0;
+        QTest::newRow("m 1: one micro-batch everywhere") << qint64(1) << qint64(1) << 1.0 << 1.0 << 1.0;
+        QTest::newRow("m 16 ≥ p: p − i") << qint64(16) << qint64(1) << 8.0 << 7.0 << 1.0;
+        // Interleaved, v = 2: (2·(p − i − 1) + (v − 1)·p + 1)/v chunks' worth = (14 + 8 + 1)/2 = 11.5 on
+        // stage 0, which is Megatron's p·(1 + (p − 1)/(p·v)) = 8·(1 + 7/16) = 11.5
+        // (theoretical_memory_usage.py); stage 1: (12 + 8 + 1)/2 = 10.5; stage 7: (0 + 8 + 1)/2 = 4.5.
+        QTest::newRow("vpp 2, m 16") << qint64(16) << qint64(2) << 11.5 << 10.5 << 4.5;
+        // m·v = 8 chunks cap the warm-up: min(23, 8)/2 = 4 on stage 0 and 1, min(9, 8)/2 = 4 on stage 7.
+        QTest::newRow("vpp 2, m 4") << qint64(4) << qint64(2) << 4.0 << 4.0 << 4.0;
+    }
+    void microBatchesInFlight()
+    {
+        QFETCH(qint64, gradAccum);
+        QFETCH(qint64, vpp);
+        QFETCH(double, first);
+        QFETCH(double, middle);
+        QFETCH(double, last);
+        Scenario s = testdata::preset("llama2-7b");
+        s.hardware.gpus = 8;
+        s.hardware.pp = 8;
+        s.hardware.vpp = vpp;
+        s.training.gradAccum = gradAccum;
+        QVERIFY(validateScenario(s, "").empty());
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        QCOMPARE(b.stages[0].inflight, first);
+        QCOMPARE(b.stages[1].inflight, middle);
+        QCOMPARE(b.stages[2].inflight, last);
+        // The tape is n = 4 layers × in flight × one layer's sb·(16h + 6f + 128) (see busiestPipelineStage).
+        const double perLayer = 4096.0 * (16 * 4096 + 6 * 11008 + 128);
+        testdata::compareBytes(b.stages[0].bytes.activations, 4 * first * perLayer);
+        testdata::compareBytes(b.stages[2].bytes.activations, 4 * last * perLayer);
+    }
+
+    void globalBatchSetsGradAccum()
+    {
+        Scenario s = testdata::preset("llama2-7b");
+        s.hardware.gpus = 64;
+        s.hardware.pp = 8;
+        s.training.microBatch = 2;
+        // dp = 64/(1·8) = 8; global = micro_batch · dp · m: 64 = 2 · 8 · 4.
+        QCOMPARE(gradAccumForGlobalBatch(s, 64, nullptr), std::optional<int64_t>(4));
+        std::string why;
+        QCOMPARE(gradAccumForGlobalBatch(s, 100, &why), std::optional<int64_t>());
+        QCOMPARE(QString::fromStdString(why), QStringLiteral("must be a multiple of micro_batch × data parallel = 2 × 8 = 16, got 100"));
+        // The scenario file's global_batch does the same.
+        const ScenarioParse p = parseScenario(
+            R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {"micro_batch": 2, "global_batch": 64},
+                "hardware": {"gpus": 64, "pp": 8}})", "g.json");
+        QVERIFY2(p.ok(), p.ok() ? "" : p.errors.front().toString().c_str());
+        QCOMPARE(p.scenario.training.gradAccum, int64_t(4));
+        const ScenarioParse bad = parseScenario(
+            R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {"micro_batch": 2, "global_batch": 100},
+                "hardware": {"gpus": 64, "pp": 8}})", "g.json");
+        QVERIFY(!bad.ok());
+        QCOMPARE(QString::fromStdString(bad.errors.front().toString()),
+                 QStringLiteral("g.json: /training/global_batch: must be a multiple of micro_batch × data parallel = 2 × 8 = 16, got 100"));
+    }
+
+    void badVirtualPipelines_data()
+    {
+        QTest::addColumn<qint64>("pp");
+        QTest::addColumn<qint64>("vpp");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("vpp without a pipeline") << qint64(1) << qint64(2)
+            << "must be 1 without pipeline parallelism (pp 1): the interleaved schedule splits pipeline stages, got 2";
+        // llama2-7b has 32 layers: 8 stages × 8 virtual stages would need 64.
+        QTest::newRow("pp·vpp above the layers") << qint64(8) << qint64(8)
+            << "pp·vpp = 8·8 = 64 must not exceed the model's 32 layers (a virtual stage holds at least one), got 8";
+    }
+    void badVirtualPipelines()
+    {
+        QFETCH(qint64, pp);
+        QFETCH(qint64, vpp);
+        QFETCH(QString, message);
+        Scenario s = testdata::preset("llama2-7b");
+        s.hardware.gpus = 8;
+        s.hardware.pp = pp;
+        s.hardware.vpp = vpp;
+        const FieldErrors e = validateScenario(s, "");
+        QCOMPARE(e.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(e.front().path), QStringLiteral("/hardware/vpp"));
+        QCOMPARE(QString::fromStdString(e.front().message), message);
+        QVERIFY(validateScenario(withValidLayout(s), "").empty());
     }
 };
 
