@@ -45,9 +45,13 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
     p.pp = used.pp;
     p.ep = used.ep;
     p.vpp = used.vpp;
+    p.etp = used.etpOrDefault();
     p.zero = std::clamp(hw.zeroStage, 0, 3);
     p.dp = p.gpus / (p.tp * p.pp);
-    p.dpExpert = p.gpus / (p.tp * p.ep * p.pp);
+    // The expert data-parallel group EDP = gpus/(etp·ep·pp) shares each expert's weights; ZeRO
+    // shards expert state over it (Megatron-LM: expert_data_parallel_size, the distributed
+    // optimizer's expert buffers; theoretical_memory_usage.py's 6 + 12/edp per expert parameter).
+    p.dpExpert = p.gpus / (p.etp * p.ep * p.pp);
     if (warnings) {
         auto changed = [&](const char* path, const char* what, int64_t from, int64_t to) {
             if (from != to)
@@ -59,6 +63,7 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
         changed("/hardware/pp", "pp", hw.pp, p.pp);
         changed("/hardware/ep", "ep", hw.ep, p.ep);
         changed("/hardware/vpp", "vpp", hw.vpp, p.vpp);
+        changed("/hardware/expert_tensor_parallel", "etp", asked.etpOrDefault(), p.etp);
     }
     return p;
 }
@@ -120,7 +125,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     const double dense = total - routed;
     const double mp = dbl(par.tp * par.pp);
     const double denseShare = dense / mp;                    // per model-parallel rank
-    const double expertShare = routed / (mp * dbl(par.ep));
+    const double expertShare = routed / (dbl(par.etp * par.pp) * dbl(par.ep));  // experts split etp ways, not tp
     const double L = dbl(std::max<int64_t>(a.layers, 1));
     const int64_t layersPerStage = (std::max<int64_t>(a.layers, 1) + par.pp - 1) / par.pp;
     r.layersPerStage = layersPerStage;
@@ -311,14 +316,23 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
                                      + std::to_string(hw.pp * hw.vpp) + " must not exceed the model's " + std::to_string(layers)
                                      + " layers (a virtual stage holds at least one), got " + std::to_string(hw.vpp));
         const int64_t experts = modelExperts(s.model);
-        if (experts == 0 && hw.ep > 1)
+        const int64_t etp = hw.etpOrDefault();
+        if (experts == 0 && hw.etp > 0)
+            bad("/hardware/expert_tensor_parallel", "must not be set: the model has no mixture-of-experts layers, got "
+                                                        + std::to_string(hw.etp));
+        else if (experts > 0 && hw.etp > 0 && (hw.etp > hw.gpus || (hw.gpus / hw.pp) % hw.etp != 0 || hw.gpus % hw.pp != 0))
+            bad("/hardware/expert_tensor_parallel", "must divide gpus/pp = " + std::to_string(hw.gpus) + "/"
+                                                        + std::to_string(hw.pp) + " = " + std::to_string(hw.gpus / hw.pp)
+                                                        + ", got " + std::to_string(hw.etp));
+        else if (experts == 0 && hw.ep > 1)
             bad("/hardware/ep", "must be 1: the model has no mixture-of-experts layers to split, got " + std::to_string(hw.ep));
         else if (experts > 0 && experts % hw.ep != 0)
             bad("/hardware/ep", "must divide the model's " + std::to_string(experts) + " experts, got " + std::to_string(hw.ep));
-        else if (experts > 0 && hw.gpus % (hw.tp * hw.pp) == 0 && (hw.gpus / (hw.tp * hw.pp)) % hw.ep != 0)
-            bad("/hardware/ep", "must divide gpus/(tp·pp) = " + std::to_string(hw.gpus) + "/" + std::to_string(hw.tp * hw.pp)
-                                    + " = " + std::to_string(hw.gpus / (hw.tp * hw.pp)) + " (the expert grid tp·ep·pp = "
-                                    + std::to_string(hw.tp * hw.ep * hw.pp) + " must divide the GPUs), got " + std::to_string(hw.ep));
+        else if (experts > 0 && hw.gpus % (etp * hw.pp) == 0 && (hw.gpus / (etp * hw.pp)) % hw.ep != 0)
+            bad("/hardware/ep", "must divide gpus/(etp·pp) = " + std::to_string(hw.gpus) + "/" + std::to_string(etp * hw.pp)
+                                    + " = " + std::to_string(hw.gpus / (etp * hw.pp)) + " (the expert grid etp·ep·pp = "
+                                    + std::to_string(etp * hw.ep * hw.pp) + " must divide the GPUs; etp is tp unless set), got "
+                                    + std::to_string(hw.ep));
     }
     if (!(hw.fragmentation >= 0 && hw.fragmentation <= 1))
         bad("/hardware/fragmentation", "must be a fraction between 0 and 1");

@@ -44,10 +44,11 @@ struct CommTax {
 
 /// \brief The parallel layout account() works with: the scenario's gpus/tp/pp/ep/ZeRO when
 /// validateScenario() accepts them, else the nearest valid layout (withValidLayout()). Always
-/// tp·pp·dp = gpus and tp·ep·pp·dpExpert = gpus.
+/// tp·pp·dp = gpus and etp·ep·pp·dpExpert = gpus.
 struct ParallelLayout {
     int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
     int64_t vpp = 1;  ///< virtual pipeline stages per GPU
+    int64_t etp = 1;  ///< expert tensor parallel (tp unless set)
     int zero = 0;
 };
 

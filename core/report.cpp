@@ -149,6 +149,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
         {"parallel",
          {{"gpus", b.layout.gpus}, {"data_parallel", b.layout.dp}, {"tp", b.layout.tp}, {"pp", b.layout.pp},
           {"ep", b.layout.ep}, {"expert_data_parallel", b.layout.dpExpert}, {"vpp", b.layout.vpp},
+          {"etp", b.layout.etp},
           {"micro_batches_per_step", std::max<int64_t>(s.training.gradAccum, 1)}, {"zero_stage", b.layout.zero},
           {"layers_per_stage", b.layersPerStage}, {"busiest_stage", toString(b.stages[b.busiestStage].stage)},
           {"peak_stage", toString(b.stages[b.busiestStage].stage)}, {"stages", stagesJson(b)}}},
@@ -188,6 +189,7 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     const ParallelLayout& p = b.layout;
     out += "Per GPU (" + std::to_string(p.gpus) + " × " + gpu.id + ", ZeRO-" + std::to_string(p.zero) + ", tp "
            + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + (p.ep > 1 ? ", ep " + std::to_string(p.ep) : "")
+           + (p.etp != p.tp ? ", etp " + std::to_string(p.etp) : "") + (p.vpp > 1 ? ", vpp " + std::to_string(p.vpp) : "")
            + ", dp " + std::to_string(p.dp) + "):\n";
     if (b.stages.size() > 1) {
         const StageMemory& busiest = b.stages[b.busiestStage];

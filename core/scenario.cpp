@@ -167,9 +167,17 @@ HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts)
     hw.pp = largestDivisorAtMost(std::gcd(std::clamp<int64_t>(hw.pp, 1, kMaxGpus), hw.gpus / hw.tp),
                                  std::max<int64_t>(layers, 1));
     // Expert parallelism places whole experts: ep divides the experts (Megatron-LM asserts
-    // num_experts % expert_model_parallel_size == 0) and the expert grid tp·ep·pp divides the GPUs.
-    hw.ep = experts > 0 ? std::gcd(std::gcd(std::clamp<int64_t>(hw.ep, 1, kMaxGpus), experts), hw.gpus / (hw.tp * hw.pp))
-                        : 1;
+    // num_experts % expert_model_parallel_size == 0) and the expert grid etp·ep·pp divides the GPUs
+    // (world_size % (etp·ep·pp) == 0). An unset etp (tp) stays unset: tp·pp already divides them.
+    if (experts > 0) {
+        if (hw.etp > 0)
+            hw.etp = std::gcd(std::clamp<int64_t>(hw.etp, 1, kMaxGpus), hw.gpus / hw.pp);
+        const int64_t etp = hw.etpOrDefault();
+        hw.ep = std::gcd(std::gcd(std::clamp<int64_t>(hw.ep, 1, kMaxGpus), experts), hw.gpus / (etp * hw.pp));
+    } else {
+        hw.ep = 1;
+        hw.etp = 0;
+    }
     // A virtual stage holds at least one layer, and there is none without a pipeline.
     hw.vpp = hw.pp > 1 ? std::clamp<int64_t>(hw.vpp, 1, std::max<int64_t>(1, std::max<int64_t>(layers, 1) / hw.pp)) : 1;
     return hw;

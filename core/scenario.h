@@ -127,6 +127,11 @@ struct HardwareSetup {
     int64_t pp = 1;
     int64_t ep = 1;
     int64_t vpp = 1;  ///< virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1 = plain 1F1B
+    /// Expert tensor parallel: the routed experts' matrices are split etp ways; 0 means tp, Megatron-LM's
+    /// default (megatron/training/arguments.py at d98e8a64ddf34856e74b24714e3bedb2f5a39553: "if
+    /// args.expert_tensor_parallel_size is None: args.expert_tensor_parallel_size = args.tensor_model_parallel_size").
+    int64_t etp = 0;
+    int64_t etpOrDefault() const { return etp > 0 ? etp : tp; }
     double frameworkBytes = 0.75e9;  ///< CUDA context + framework (PyTorch) resident memory
     double fragmentation = 0.05;     ///< allocator reserve as a fraction of everything else
 
@@ -163,7 +168,7 @@ Scenario withGpuCount(Scenario s, int64_t gpus);
 
 /// \brief The scenario with its tensor/pipeline/expert degrees kept as far as the model and the GPU
 /// count allow (issue 13): tp divides gpus, pp divides gpus/tp and is at most the model's layers,
-/// ep divides the experts and gpus/(tp·pp) (1 on a dense model), vpp is 1 without a pipeline and
+/// etp divides gpus/pp, ep divides the experts and gpus/(etp·pp) (1 on a dense model, etp unset), vpp is 1 without a pipeline and
 /// pp·vpp is at most the layers. Each degree keeps its largest
 /// divisor that satisfies these, so a valid layout is returned unchanged. withGpuCount() ends with
 /// it; the window's controls apply it after every edit, so they never make a layout

@@ -370,7 +370,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
     if (r.object(doc, "hardware", "", hardware)) {
         const std::string p = "/hardware";
         HardwareSetup& h = s.hardware;
-        r.onlyKeys(*hardware, p, {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "framework_bytes", "fragmentation"});
+        r.onlyKeys(*hardware, p, {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "expert_tensor_parallel",
+                                  "framework_bytes", "fragmentation"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
@@ -378,6 +379,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.integer(*hardware, "pp", p, h.pp, 1, kMaxGpus);
         r.integer(*hardware, "ep", p, h.ep, 1, kMaxGpus);
         r.integer(*hardware, "vpp", p, h.vpp, 1, kMaxLayers);
+        r.integer(*hardware, "expert_tensor_parallel", p, h.etp, 1, kMaxGpus);
         r.number(*hardware, "framework_bytes", p, h.frameworkBytes, 0, 1e12);
         r.number(*hardware, "fragmentation", p, h.fragmentation, 0, 1);
     }
@@ -465,6 +467,8 @@ json scenarioToJson(const Scenario& s)
     j["hardware"] = {{"gpu", h.gpu}, {"gpus", h.gpus}, {"zero_stage", h.zeroStage}, {"tp", h.tp},
                      {"pp", h.pp}, {"ep", h.ep}, {"vpp", h.vpp}, {"framework_bytes", h.frameworkBytes},
                      {"fragmentation", h.fragmentation}};
+    if (h.etp > 0)
+        j["hardware"]["expert_tensor_parallel"] = h.etp;  // unset means tp
     j["cost"] = {{"tokens", s.cost.tokens}, {"mfu", s.cost.mfu}, {"price_per_gpu_hour", s.cost.pricePerGpuHour}};
     return j;
 }

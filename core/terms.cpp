@@ -15,7 +15,8 @@ constexpr double kKvElementBytes = 2;
 // Shared pieces of the term functions. Each is a template over the expression type, so the
 // numbers-only and the explained evaluation run the same arithmetic.
 
-// "P" with its divisors: "P/(t·d)", or "(P_dense/(t·d) + P_experts/(t·e·d_e))" for MoE. With a
+// "P" with its divisors: "P/(t·d)", or "(P_dense/(t·d) + P_experts/(t_e·e·d_e))" for MoE, with
+// t_e = etp and d_e = gpus/(etp·ep·pp), the expert data-parallel group (issue 13). With a
 // pipeline (issue 13) a stage holds n = ⌈L/p⌉ layers' share of the layer parameters and, on the
 // first stage, the input embedding, on the last the output head: "(P_layers·n/L + P_in)/(t·d)".
 // Megatron-LM builds the embedding on the first stage and the output layer on the last, and with
@@ -39,7 +40,11 @@ X parametersHeld(const TermContext& c, bool byZero)
                 any = true;
             }
         };
-        by("t", p.tp);
+        // Routed experts are split by expert tensor parallel t_e (tp unless set), the rest by tp.
+        if (experts && p.etp != p.tp)
+            by("t_e", p.etp);
+        else
+            by("t", p.tp);
         if (experts)
             by("e", p.ep);
         if (zero)
@@ -89,6 +94,9 @@ std::string layoutAssumption(const ParallelLayout& p, int zeroThreshold, bool tr
         a = "One data-parallel rank: nothing to shard across.";
     if (p.tp > 1)
         a += " Tensor ×" + std::to_string(p.tp) + " divides every matrix (the embedding by vocabulary rows).";
+    if (p.etp != p.tp)
+        a += " The routed experts are split by expert tensor parallel ×" + std::to_string(p.etp) + " (t_e), not tp, and their "
+             "sharded state over the d_e = gpus/(etp·ep·pp) = " + std::to_string(p.dpExpert) + " expert data-parallel ranks.";
     return a;
 }
 
@@ -362,14 +370,19 @@ X gatheredLayer(const TermContext& c)
     const ResolvedModel& m = *c.model;
     const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
     const double dense = std::max(0.0, dbl(m.params.total) - routed - dbl(m.params.embedding));
-    X perLayer = X::sym("P_layer", dense / c.layers);
+    X perLayer = tensorSplit<X>(c, X::sym("P_layer", dense / c.layers));
     if (c.moeLayers > 0) {
         X experts = X::sym("E_layer", routed / c.moeLayers);
-        if (c.layout.ep > 1)
+        const char* te = c.layout.etp != c.layout.tp ? "t_e" : "t";
+        if (c.layout.etp > 1 && c.layout.ep > 1)
+            experts = experts / (X::sym(te, dbl(c.layout.etp)) * X::sym("e", dbl(c.layout.ep)));
+        else if (c.layout.etp > 1)
+            experts = experts / X::sym(te, dbl(c.layout.etp));
+        else if (c.layout.ep > 1)
             experts = experts / X::sym("e", dbl(c.layout.ep));
         perLayer = perLayer + experts;
     }
-    return dot(tensorSplit<X>(c, perLayer), X::bytes("b_w", c.recipe.weights) + X::bytes("b_g", c.recipe.gradients));
+    return dot(perLayer, X::bytes("b_w", c.recipe.weights) + X::bytes("b_g", c.recipe.gradients));
 }
 
 template <class X>

@@ -36,7 +36,7 @@ private slots:
         // 12 GPUs, tp 1, pp 1: 12 % 8 ≠ 0, so the expert grid 1·8·1 does not tile the GPUs.
         QTest::newRow("mixtral ep 8 on 12 GPUs: the expert grid does not divide them")
             << "mixtral-8x7b" << qint64(12) << qint64(1) << qint64(1) << qint64(8) << "/hardware/ep"
-            << "must divide gpus/(tp·pp) = 12/1 = 12 (the expert grid tp·ep·pp = 8 must divide the GPUs), got 8";
+            << "must divide gpus/(etp·pp) = 12/1 = 12 (the expert grid etp·ep·pp = 8 must divide the GPUs; etp is tp unless set), got 8";
         // presets/llama3-8b.json: 32 layers (meta-llama/Meta-Llama-3-8B num_hidden_layers 32).
         QTest::newRow("llama3-8b pp 64 > its 32 layers (the issue's case)")
             << "llama3-8b" << qint64(64) << qint64(1) << qint64(64) << qint64(1) << "/hardware/pp"
@@ -142,7 +142,7 @@ private slots:
                 const ParallelLayout p = account(s, gpu).layout;
                 QCOMPARE(p.gpus, n);
                 QCOMPARE(p.tp * p.pp * p.dp, n);
-                QCOMPARE(p.tp * p.ep * p.pp * p.dpExpert, n);
+                QCOMPARE(p.etp * p.ep * p.pp * p.dpExpert, n);
                 QCOMPARE(p.tp, s.hardware.tp);
                 QCOMPARE(p.pp, s.hardware.pp);
                 QCOMPARE(p.ep, s.hardware.ep);
@@ -301,6 +301,98 @@ private slots:
         const FieldErrors e = validateScenario(s, "");
         QCOMPARE(e.size(), size_t(1));
         QCOMPARE(QString::fromStdString(e.front().path), QStringLiteral("/hardware/vpp"));
+        QCOMPARE(QString::fromStdString(e.front().message), message);
+        QVERIFY(validateScenario(withValidLayout(s), "").empty());
+    }
+
+    // Issue 13 §4: expert tensor parallel. Mixtral 8x7B (mistralai/Mixtral-8x7B-v0.1 config.json: L 32,
+    // h 4096, 32 heads, 8 kv heads, f 14336, 8 experts, V 32000 untied) on 64 GPUs, tp 8, ep 8,
+    // ZeRO-1 (Megatron's distributed optimizer). Routed experts: 32 layers × 8 × 3·h·f =
+    // 32 · 8 · 176,160,768 = 45,097,156,608; the rest: 46,702,792,704 − that = 1,605,636,096.
+    // dp = 64/8 = 8. With etp 1 (Megatron's MoE recipes, DeepSeek-V3) an expert is whole on a GPU:
+    // experts per GPU = 45,097,156,608/(etp 1 · ep 8) = 5,637,144,576, the expert data-parallel
+    // group EDP = 64/(1·8·1) = 8 shards their master and moments. With etp = tp = 8 (the default):
+    // 45,097,156,608/64 = 704,643,072 per GPU and EDP = 64/(8·8) = 1.
+    void expertTensorParallel_data()
+    {
+        QTest::addColumn<qint64>("etp");
+        QTest::addColumn<double>("expertsHeld");
+        QTest::addColumn<qint64>("edp");
+        QTest::newRow("etp unset = tp 8 (Megatron's default)") << qint64(0) << 704'643'072.0 << qint64(1);
+        QTest::newRow("etp 8 given") << qint64(8) << 704'643'072.0 << qint64(1);
+        QTest::newRow("etp 1: whole experts") << qint64(1) << 5'637'144'576.0 << qint64(8);
+    }
+    void expertTensorParallel()
+    {
+        QFETCH(qint64, etp);
+        QFETCH(double, expertsHeld);
+        QFETCH(qint64, edp);
+        Scenario s = testdata::preset("mixtral-8x7b");
+        s.hardware.gpus = 64;
+        s.hardware.tp = 8;
+        s.hardware.ep = 8;
+        s.hardware.etp = etp;
+        s.hardware.zeroStage = 1;
+        QVERIFY(validateScenario(s, "").empty());
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        QCOMPARE(b.model.params.routedExperts, int64_t(45'097'156'608));
+        QCOMPARE(b.layout.dpExpert, edp);
+        const double dense = 1'605'636'096.0 / 8;  // ÷ tp: 200,704,512
+        // bf16-mixed AdamW: weights and gradients 2 B each on every held parameter; master 4 B and
+        // moments 8 B sharded by ZeRO-1 over dp 8 (dense) and EDP (experts).
+        testdata::compareBytes(b.perGpu.weights, 2 * (dense + expertsHeld));
+        testdata::compareBytes(b.perGpu.gradients, 2 * (dense + expertsHeld));
+        testdata::compareBytes(b.perGpu.master, 4 * (dense / 8 + expertsHeld / double(edp)));
+        testdata::compareBytes(b.perGpu.optimizer, 8 * (dense / 8 + expertsHeld / double(edp)));
+    }
+    // etp 1 against the etp = tp assumption: 4 B × (200,704,512 + 5,637,144,576) + 12 B × 729,731,136
+    // = 32,108,169,984 B of model state against 4 B × 905,347,584 + the same 8,756,773,632 =
+    // 12,378,163,968 B: the old figure was 61% low. (ZeRO-1's sharded part is the same: 5,637,144,576/8
+    // = 704,643,072/1.)
+    void expertTensorParallelModelState()
+    {
+        Scenario s = testdata::preset("mixtral-8x7b");
+        s.hardware.gpus = 64;
+        s.hardware.tp = 8;
+        s.hardware.ep = 8;
+        s.hardware.zeroStage = 1;
+        const GpuSpec gpu = testdata::gpu("H100");
+        const double byTp = account(s, gpu).perGpu.modelState();
+        s.hardware.etp = 1;
+        const double byEtp = account(s, gpu).perGpu.modelState();
+        testdata::compareBytes(byTp, 12'378'163'968.0);
+        testdata::compareBytes(byEtp, 32'108'169'984.0);
+    }
+
+    void badExpertTensorParallel_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<qint64>("etp");
+        QTest::addColumn<qint64>("ep");
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("etp on a dense model") << "llama3-8b" << qint64(2) << qint64(1) << "/hardware/expert_tensor_parallel"
+                                              << "must not be set: the model has no mixture-of-experts layers, got 2";
+        QTest::newRow("etp 3 does not divide 64 GPUs") << "mixtral-8x7b" << qint64(3) << qint64(1)
+                                                       << "/hardware/expert_tensor_parallel" << "must divide gpus/pp = 64/1 = 64, got 3";
+        // etp 16 · ep 8 = 128 > 64 GPUs.
+        QTest::newRow("etp·ep·pp above the GPUs") << "mixtral-8x7b" << qint64(16) << qint64(8) << "/hardware/ep"
+            << "must divide gpus/(etp·pp) = 64/16 = 4 (the expert grid etp·ep·pp = 128 must divide the GPUs; etp is tp unless set), got 8";
+    }
+    void badExpertTensorParallel()
+    {
+        QFETCH(QString, preset);
+        QFETCH(qint64, etp);
+        QFETCH(qint64, ep);
+        QFETCH(QString, path);
+        QFETCH(QString, message);
+        Scenario s = testdata::preset(preset.toStdString());
+        s.hardware.gpus = 64;
+        s.hardware.etp = etp;
+        s.hardware.ep = ep;
+        const FieldErrors e = validateScenario(s, "");
+        QCOMPARE(e.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(e.front().path), path);
         QCOMPARE(QString::fromStdString(e.front().message), message);
         QVERIFY(validateScenario(withValidLayout(s), "").empty());
     }
