@@ -43,6 +43,18 @@ nlohmann::json stagesJson(const Breakdown& b)
     return out;
 }
 
+// The receipt's lines (issue 13): pre-training as computed, then each published phase as given.
+nlohmann::json phasesJson(const CostReceipt& c, const Scenario& s)
+{
+    nlohmann::json out = nlohmann::json::array();
+    out.push_back({{"name", "pre-training"}, {"tokens", s.cost.tokens}, {"gpu_hours", c.pretrainingGpuHours},
+                   {"cost_usd", c.pretrainingGpuHours * c.pricePerGpuHour}, {"computed", true}});
+    for (const CostPhase& p : c.phases)
+        out.push_back({{"name", p.name}, {"gpu_hours", p.gpuHours}, {"cost_usd", p.gpuHours * c.pricePerGpuHour},
+                       {"computed", false}});
+    return out;
+}
+
 // "first (stage 0 of 8: 4 layers, 8 micro-batches in flight)".
 std::string stageText(const StageMemory& st, int64_t pp)
 {
@@ -161,6 +173,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
          {{"tokens", s.cost.tokens}, {"flops_per_token", cost.flopsPerToken}, {"total_flops", cost.totalFlops},
           {"peak_flops_per_gpu", cost.peakFlopsPerGpu}, {"mfu", cost.mfu}, {"gpu_hours", cost.gpuHours},
           {"price_per_gpu_hour", cost.pricePerGpuHour}, {"cost_usd", cost.costUsd},
+          {"pretraining_gpu_hours", cost.pretrainingGpuHours}, {"phases", phasesJson(cost, s)},
           {"wall_clock_days", cost.wallClockDays}}},
         {"warnings", warnings},
         {"scenario", scenarioToJson(s)},

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trainmem {
 
@@ -138,10 +139,21 @@ struct HardwareSetup {
     bool operator==(const HardwareSetup&) const = default;
 };
 
+/// \brief A phase of a published run besides pre-training, with the GPU-hours its report gives
+/// (DeepSeek-V3 technical report, Table 1: context extension 119K, post-training 5K H800-hours).
+struct CostPhase {
+    std::string name;
+    double gpuHours = 0;
+
+    bool operator==(const CostPhase&) const = default;
+};
+inline constexpr size_t kMaxCostPhases = 16;
+
 struct CostSetup {
-    double tokens = 1e12;
+    double tokens = 1e12;            ///< pre-training tokens (the receipt computes their GPU-hours)
     double mfu = 0.40;               ///< fraction of the GPU's peak for the chosen precision
     double pricePerGpuHour = 2.0;    ///< USD; 0 means the GPU catalog's typical price
+    std::vector<CostPhase> otherPhases;  ///< published phases after pre-training, added to the receipt as given
 
     bool operator==(const CostSetup&) const = default;
 };

@@ -387,10 +387,36 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
     const json* cost = nullptr;
     if (r.object(doc, "cost", "", cost)) {
         const std::string p = "/cost";
-        r.onlyKeys(*cost, p, {"tokens", "mfu", "price_per_gpu_hour"});
+        r.onlyKeys(*cost, p, {"tokens", "mfu", "price_per_gpu_hour", "other_phases"});
         r.number(*cost, "tokens", p, s.cost.tokens, 0, 1e18);
         r.number(*cost, "mfu", p, s.cost.mfu, 1e-6, 1);
         r.number(*cost, "price_per_gpu_hour", p, s.cost.pricePerGpuHour, 0, 1e6);
+        // Published phases after pre-training: [{"name": "context extension", "gpu_hours": 119000}, …].
+        if (cost->contains("other_phases")) {
+            const json& list = cost->at("other_phases");
+            const std::string lp = p + "/other_phases";
+            if (!list.is_array())
+                r.error(lp, "must be a list of {\"name\", \"gpu_hours\"}, got " + describe(list));
+            else if (list.size() > kMaxCostPhases)
+                r.error(lp, "lists " + std::to_string(list.size()) + " phases; at most " + std::to_string(kMaxCostPhases));
+            else
+                for (size_t i = 0; i < list.size(); ++i) {
+                    const std::string ip = lp + "/" + std::to_string(i);
+                    if (!list[i].is_object()) {
+                        r.error(ip, "must be an object {\"name\", \"gpu_hours\"}, got " + describe(list[i]));
+                        continue;
+                    }
+                    r.onlyKeys(list[i], ip, {"name", "gpu_hours"});
+                    CostPhase phase;
+                    if (!list[i].contains("name") || !list[i].contains("gpu_hours")) {
+                        r.error(ip, "needs both name and gpu_hours");
+                        continue;
+                    }
+                    r.text(list[i], "name", ip, phase.name);
+                    r.number(list[i], "gpu_hours", ip, phase.gpuHours, 0, 1e12);
+                    s.cost.otherPhases.push_back(phase);
+                }
+        }
     }
 
     // global_batch = micro_batch · dp · grad_accum (Megatron-LM's --global-batch-size): it must divide.
@@ -470,6 +496,12 @@ json scenarioToJson(const Scenario& s)
     if (h.etp > 0)
         j["hardware"]["expert_tensor_parallel"] = h.etp;  // unset means tp
     j["cost"] = {{"tokens", s.cost.tokens}, {"mfu", s.cost.mfu}, {"price_per_gpu_hour", s.cost.pricePerGpuHour}};
+    if (!s.cost.otherPhases.empty()) {
+        json phases = json::array();
+        for (const CostPhase& p : s.cost.otherPhases)
+            phases.push_back({{"name", p.name}, {"gpu_hours", p.gpuHours}});
+        j["cost"]["other_phases"] = phases;
+    }
     return j;
 }
 

@@ -73,6 +73,12 @@ private slots:
         QTest::newRow("ep that does not divide the experts")
             << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "moe": {"experts": 8, "active_experts": 2, "expert_ffn": 128}}}, "hardware": {"gpus": 16, "ep": 16}})")
             << "bad.json: /hardware/ep: must divide the model's 8 experts, got 16";
+        QTest::newRow("other_phases that is not a list")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "cost": {"other_phases": 5}})")
+            << R"(bad.json: /cost/other_phases: must be a list of {"name", "gpu_hours"}, got 5)";
+        QTest::newRow("a phase without its hours")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "cost": {"other_phases": [{"name": "sft"}]}})")
+            << "bad.json: /cost/other_phases/0: needs both name and gpu_hours";
         QTest::newRow("a huge number") << withTraining(QStringLiteral(R"("seq_len": 1e300)"))
                                        << "bad.json: /training/seq_len: must be a positive integer, got 1e+300";
         QTest::newRow("a number beyond a double is bad JSON, not a crash (fuzz_gpus finding)")
