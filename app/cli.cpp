@@ -43,6 +43,10 @@ struct Options {
     QCommandLineOption tp{QStringLiteral("tp"), QStringLiteral("Tensor-parallel degree."), QStringLiteral("n")};
     QCommandLineOption pp{QStringLiteral("pp"), QStringLiteral("Pipeline-parallel degree."), QStringLiteral("n")};
     QCommandLineOption ep{QStringLiteral("ep"), QStringLiteral("Expert-parallel degree."), QStringLiteral("n")};
+    QCommandLineOption etp{QStringLiteral("etp"), QStringLiteral("Expert tensor-parallel degree: how many ways each routed expert's matrices are split (default: --tp, as Megatron-LM)."), QStringLiteral("n")};
+    QCommandLineOption vpp{QStringLiteral("vpp"), QStringLiteral("Virtual pipeline stages per GPU (interleaved 1F1B); 1 = plain 1F1B."), QStringLiteral("n")};
+    QCommandLineOption gradAccum{QStringLiteral("grad-accum"), QStringLiteral("Micro-batches per optimizer step (gradient accumulation): the pipeline's tapes in flight and the communication tax."), QStringLiteral("n")};
+    QCommandLineOption globalBatch{QStringLiteral("global-batch"), QStringLiteral("Sequences per optimizer step, micro-batch × data parallel × grad-accum (sets --grad-accum)."), QStringLiteral("n")};
     QCommandLineOption tokens{QStringLiteral("tokens"), QStringLiteral("Training tokens for the cost receipt: 15T, 1.4e12."), QStringLiteral("count")};
     QCommandLineOption mfu{QStringLiteral("mfu"), QStringLiteral("Model FLOPs utilisation for the cost receipt, 0-1."), QStringLiteral("fraction")};
     QCommandLineOption price{QStringLiteral("price"), QStringLiteral("USD per GPU-hour for the cost receipt."), QStringLiteral("usd")};
@@ -54,7 +58,7 @@ struct Options {
     {
         p.addOptions({json, text, preset, scenario, hfConfig, exportPng, exportTour, chart, width, height, scale, params, activeParams, mode,
                       precision, optimizer, weights, seq, batch, checkpointing, flash, gpu, gpus, zero, tp, pp, ep,
-                      tokens, mfu, price, megatron, listPresets, listGpus});
+                      etp, vpp, gradAccum, globalBatch, tokens, mfu, price, megatron, listPresets, listGpus});
     }
 };
 
@@ -292,6 +296,19 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.count(o.tp, 1, kMaxGpus, [&](int64_t n) { s.hardware.tp = n; });
     ov.count(o.pp, 1, kMaxGpus, [&](int64_t n) { s.hardware.pp = n; });
     ov.count(o.ep, 1, kMaxGpus, [&](int64_t n) { s.hardware.ep = n; });
+    ov.count(o.etp, 1, kMaxGpus, [&](int64_t n) { s.hardware.etp = n; });
+    ov.count(o.vpp, 1, kMaxLayers, [&](int64_t n) { s.hardware.vpp = n; });
+    ov.count(o.gradAccum, 1, 1'000'000, [&](int64_t n) { s.training.gradAccum = n; });
+    if (ov.error.isEmpty() && p.isSet(o.gradAccum) && p.isSet(o.globalBatch))
+        ov.error = QStringLiteral("--grad-accum and --global-batch: give one or the other");
+    // After --gpus/--tp/--pp/--batch, so that dp and the micro-batch are the ones used.
+    ov.count(o.globalBatch, 1, kMaxGlobalBatch, [&](int64_t n) {
+        std::string why;
+        if (const std::optional<int64_t> m = gradAccumForGlobalBatch(s, n, &why))
+            s.training.gradAccum = *m;
+        else
+            ov.error = fail(QStringLiteral("global-batch"), QString::fromStdString(why));
+    });
     ov.count(o.tokens, 0, static_cast<int64_t>(1e18), [&](int64_t n) { s.cost.tokens = static_cast<double>(n); });
     ov.fraction(o.mfu, 1e-6, 1, s.cost.mfu);
     ov.fraction(o.price, 0, 1e6, s.cost.pricePerGpuHour);
@@ -337,12 +354,16 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             option = QStringLiteral("seq");
         else if (option == QLatin1String("micro_batch"))
             option = QStringLiteral("batch");
+        else if (option == QLatin1String("grad_accum"))
+            option = QStringLiteral("grad-accum");
+        else if (option == QLatin1String("expert_tensor_parallel"))
+            option = QStringLiteral("etp");
         out.error = QStringLiteral("--%1 (%2): %3").arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
         return out;
     }
     for (const QCommandLineOption* override : {&o.params, &o.activeParams, &o.mode, &o.precision, &o.optimizer, &o.weights,
                                                 &o.seq, &o.batch, &o.checkpointing, &o.flash, &o.gpu, &o.gpus, &o.zero,
-                                                &o.tp, &o.pp, &o.ep, &o.tokens, &o.mfu, &o.price})
+                                                &o.tp, &o.pp, &o.ep, &o.etp, &o.vpp, &o.gradAccum, &o.globalBatch, &o.tokens, &o.mfu, &o.price})
         r.scenarioGiven = r.scenarioGiven || p.isSet(*override);
 
     if (p.isSet(o.exportPng) && p.isSet(o.exportTour)) {

@@ -79,12 +79,12 @@ void addMegatronTerms(PeerComparison& c, const Breakdown& b, const Scenario& s)
               + " layers, × 1.05 for temporaries; it does not change with the recompute setting.";
     if (m.interleavePenalty != 1)
         act += " It multiplies by the interleaved-schedule penalty " + num(m.interleavePenalty)
-               + "; TrainMem does not model the virtual pipeline.";
+               + "; TrainMem holds the interleaved schedule's tapes stage by stage (Megatron-LM schedules.py).";
     act += " TrainMem: its own tape for " + std::string(toString(s.training.checkpointing)) + " checkpointing"
            + (s.training.flashAttention ? " with flash attention" : " with the s² attention scores")
            + ", at the real widths (GQA, SwiGLU, k routed experts, MLA), dropout masks only when dropout is on"
            + (a.pipelineModelParallelSize > 1
-                  ? std::string(", on its peak stage (") + (b.lastStageIsPeak ? "last" : "first") + ")"
+                  ? std::string(", on its busiest stage (") + toString(b.stages[b.busiestStage].stage) + ")"
                   : std::string())
            + ".";
     add("activations", t.activations, m.activationLayers + m.activationEmbedding, act);
@@ -230,12 +230,8 @@ PeerComparison comparePeers(const MegatronArgs& m, const Scenario& s, const GpuS
     addDeepSpeedTerms(c, "deepspeed_zero3", launch, s, true);
 
     // What these flags use that TrainMem's scenario does not hold.
-    if (const auto vpp = m.virtualPipeline())
-        c.notes.push_back("virtual pipeline " + std::to_string(*vpp) + ": Megatron's activations carry the interleaving "
-                          "penalty; TrainMem models plain 1F1B");
-    if (m.numExperts && m.expertTensorParallel() != m.tensorModelParallelSize)
-        c.notes.push_back("expert tensor parallel " + std::to_string(m.expertTensorParallel())
-                          + " differs from tp: TrainMem divides experts by tp·ep");
+    // (Issue 13: the virtual pipeline and expert tensor parallel are now the scenario's own
+    // hardware.vpp and expert_tensor_parallel, so they need no note.)
     if (m.mtpNumLayers && *m.mtpNumLayers > 0)
         c.notes.push_back(std::to_string(*m.mtpNumLayers) + " MTP layer(s): counted by Megatron, not by TrainMem");
     if (m.contextParallelSize > 1)

@@ -15,7 +15,14 @@ constexpr double kKvElementBytes = 2;
 // Shared pieces of the term functions. Each is a template over the expression type, so the
 // numbers-only and the explained evaluation run the same arithmetic.
 
-// "P" with its divisors: "P/(t·p·d)", or "(P_dense/(t·p·d) + P_experts/(t·p·e·d_e))" for MoE.
+// "P" with its divisors: "P/(t·d)", or "(P_dense/(t·d) + P_experts/(t_e·e·d_e))" for MoE, with
+// t_e = etp and d_e = gpus/(etp·ep·pp), the expert data-parallel group (issue 13). With a
+// pipeline (issue 13) a stage holds n = ⌈L/p⌉ layers' share of the layer parameters and, on the
+// first stage, the input embedding, on the last the output head: "(P_layers·n/L + P_in)/(t·d)".
+// Megatron-LM builds the embedding on the first stage and the output layer on the last, and with
+// tied embeddings and pp > 1 the last stage keeps its own copy of the word embeddings
+// (megatron/core/models/common/language_module/language_module.py, setup_embeddings_and_output_layer,
+// at d98e8a64ddf34856e74b24714e3bedb2f5a39553).
 template <class X>
 X parametersHeld(const TermContext& c, bool byZero)
 {
@@ -24,27 +31,41 @@ X parametersHeld(const TermContext& c, bool byZero)
     const double total = dbl(m.params.total);
     const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
     const bool zero = byZero && c.training;
-    auto part = [&](const char* name, double count, bool experts) {
+    auto part = [&](X n, bool experts) {
         X div = 1;
         bool any = false;
-        auto by = [&](const char* sym, int64_t n) {
-            if (n > 1) {
-                div = any ? div * X::sym(sym, dbl(n)) : X::sym(sym, dbl(n));
+        auto by = [&](const char* sym, int64_t k) {
+            if (k > 1) {
+                div = any ? div * X::sym(sym, dbl(k)) : X::sym(sym, dbl(k));
                 any = true;
             }
         };
-        by("t", p.tp);
-        by("p", p.pp);
+        // Routed experts are split by expert tensor parallel t_e (tp unless set), the rest by tp.
+        if (experts && p.etp != p.tp)
+            by("t_e", p.etp);
+        else
+            by("t", p.tp);
         if (experts)
             by("e", p.ep);
         if (zero)
             by(experts ? "d_e" : "d", experts ? p.dpExpert : p.dp);
-        const X n = X::sym(name, count);
         return any ? n / div : n;
     };
+    if (c.stage == PipelineStage::Only) {
+        if (routed > 0)
+            return part(X::sym("P_dense", total - routed), false) + part(X::sym("P_experts", routed), true);
+        return part(X::sym("P", total), false);
+    }
+    const X share = X::sym("n", c.stageLayers) / X::sym("L", c.layers);
+    const double layerParams = std::max(0.0, total - routed - c.inputEmbedding - c.outputHead);
+    X dense = X::sym(routed > 0 ? "P_dense_layers" : "P_layers", layerParams) * share;
+    if (c.stage == PipelineStage::First)
+        dense = dense + X::sym("P_in", c.inputEmbedding);
+    else if (c.stage == PipelineStage::Last && c.outputHead > 0)
+        dense = dense + X::sym("P_out", c.outputHead);
     if (routed > 0)
-        return part("P_dense", total - routed, false) + part("P_experts", routed, true);
-    return part("P", total, false);
+        return part(dense, false) + part(X::sym("P_experts", routed) * share, true);
+    return part(dense, false);
 }
 
 std::string recipeSource(const Scenario& s)
@@ -71,9 +92,33 @@ std::string layoutAssumption(const ParallelLayout& p, int zeroThreshold, bool tr
             + " or higher would shard it).";
     else
         a = "One data-parallel rank: nothing to shard across.";
-    if (p.tp > 1 || p.pp > 1)
-        a += " Tensor ×" + std::to_string(p.tp) + " and pipeline ×" + std::to_string(p.pp) + " divide the layers' parameters.";
+    if (p.tp > 1)
+        a += " Tensor ×" + std::to_string(p.tp) + " divides every matrix (the embedding by vocabulary rows).";
+    if (p.etp != p.tp)
+        a += " The routed experts are split by expert tensor parallel ×" + std::to_string(p.etp) + " (t_e), not tp, and their "
+             "sharded state over the d_e = gpus/(etp·ep·pp) = " + std::to_string(p.dpExpert) + " expert data-parallel ranks.";
     return a;
+}
+
+// Which stage the view is, in words (the drill-down's assumption text, --text, --json).
+std::string stageSentence(const TermContext& c)
+{
+    if (c.stage == PipelineStage::Only)
+        return {};
+    const std::string n = formatNumber(c.stageLayers) + " of the " + formatNumber(c.layers) + " layers";
+    const std::string p = std::to_string(c.layout.pp);
+    switch (c.stage) {
+    case PipelineStage::First:
+        return " Pipeline ×" + p + ": the first stage (stage 0), " + n + " and the input embedding.";
+    case PipelineStage::Middle:
+        return " Pipeline ×" + p + ": a middle stage (stage 1), " + n + ", no embedding or head.";
+    case PipelineStage::Last:
+        return " Pipeline ×" + p + ": the last stage (stage " + std::to_string(c.layout.pp - 1) + "), " + n
+               + (c.outputHead > 0 ? ", the output head" : "") + " and the logits.";
+    case PipelineStage::Only:
+        break;
+    }
+    return {};
 }
 
 // One model-state term: bytes per parameter × the parameters this GPU holds; ZeRO shards it from
@@ -85,7 +130,7 @@ X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const cha
     n.title([&] { return std::string(title) + " per GPU"; });
     n.assume([&] {
         return (c.training ? what : std::string("Serving keeps no gradients, master copy or optimizer state.")) + " "
-               + layoutAssumption(c.layout, zeroStage, c.training)
+               + layoutAssumption(c.layout, zeroStage, c.training) + stageSentence(c)
                + " P counts every parameter, sleeping experts included: model state scales with total, not active, parameters.";
     });
     n.source([&] { return recipeSource(*c.scenario); });
@@ -192,17 +237,21 @@ X activations(const TermContext& c, TermNotes<X>& n)
         return tape<X>("max over layer kinds of (attention + scores + mlp + norms + dropout), no tape kept",
                        c.largestNone());
     }
-    X layers = p.pp > 1 ? X::sym("L/p", c.stageLayers) : X::sym("L", c.stageLayers);
-    if (!c.lastStageIsPeak)
-        layers = times(layers, X::text("p in flight", [&] { return formatNumber(c.inflight); }, c.inflight));
+    X layers = p.pp > 1 ? X::sym("n", c.stageLayers) : X::sym("L", c.stageLayers);
+    if (p.pp > 1)
+        layers = times(layers, X::sym("micro-batches in flight", c.inflight));
     auto notes = [&] {
         std::string s;
         if (p.tp > 1)
             s += in.sequenceParallel ? " Tensor parallel ×" + std::to_string(p.tp) + " with sequence parallelism divides every term."
                                      : " Tensor parallel ×" + std::to_string(p.tp) + " without sequence parallelism: norms, dropout masks and block inputs stay whole.";
         if (p.pp > 1)
-            s += c.lastStageIsPeak ? " Pipeline ×" + std::to_string(p.pp) + ": the last stage (with the logits) is the peak."
-                                   : " Pipeline ×" + std::to_string(p.pp) + " with 1F1B: the first stage keeps p micro-batches in flight (Narayanan et al. 2021).";
+            s += stageSentence(c)
+                 + (p.vpp > 1 ? " Interleaved 1F1B with " + std::to_string(p.vpp)
+                                    + " virtual stages: stage i holds min(2·(p − i − 1) + (v − 1)·p + 1, m·v)/v micro-batches' tapes"
+                              : std::string(" With 1F1B stage i holds the tapes of min(p − i, m) micro-batches"))
+                 + " (m = " + std::to_string(std::max<int64_t>(c.scenario->training.gradAccum, 1))
+                 + " per step): " + formatNumber(c.inflight) + " here (Narayanan et al. 2021 §2.2; Megatron-LM schedules.py).";
         return s;
     };
     const X S = X::sym("s", in.seq), B = X::sym("b", in.microBatch), H = X::sym("h", dbl(a.hidden));
@@ -300,9 +349,9 @@ X logits(const TermContext& c, TermNotes<X>& n)
         n.assume("Generation scores only the last position, in fp32.");
         return tensorSplit<X>(c, dot(dot(b, V), X::bytes("4 B", 4)));
     }
-    if (!c.lastStageIsPeak) {
-        n.assume("The logits live on the last pipeline stage; the first stage, with p micro-batches in flight, is the peak.");
-        return X::text("s · b · V · (e + 4 B) on the last stage", "0 on the first pipeline stage", 0);
+    if (!c.holdsHead()) {
+        n.assume("The logits live on the last pipeline stage; this view is another stage.");
+        return X::text("s · b · V · (e + 4 B) on the last stage", "0 on this pipeline stage", 0);
     }
     n.assume("One score per vocabulary entry per token in 16 bits, plus an fp32 copy for the softmax cross-entropy. "
              "At long context and large vocabularies this rivals the weights.");
@@ -321,14 +370,19 @@ X gatheredLayer(const TermContext& c)
     const ResolvedModel& m = *c.model;
     const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
     const double dense = std::max(0.0, dbl(m.params.total) - routed - dbl(m.params.embedding));
-    X perLayer = X::sym("P_layer", dense / c.layers);
+    X perLayer = tensorSplit<X>(c, X::sym("P_layer", dense / c.layers));
     if (c.moeLayers > 0) {
         X experts = X::sym("E_layer", routed / c.moeLayers);
-        if (c.layout.ep > 1)
+        const char* te = c.layout.etp != c.layout.tp ? "t_e" : "t";
+        if (c.layout.etp > 1 && c.layout.ep > 1)
+            experts = experts / (X::sym(te, dbl(c.layout.etp)) * X::sym("e", dbl(c.layout.ep)));
+        else if (c.layout.etp > 1)
+            experts = experts / X::sym(te, dbl(c.layout.etp));
+        else if (c.layout.ep > 1)
             experts = experts / X::sym("e", dbl(c.layout.ep));
         perLayer = perLayer + experts;
     }
-    return dot(tensorSplit<X>(c, perLayer), X::bytes("b_w", c.recipe.weights) + X::bytes("b_g", c.recipe.gradients));
+    return dot(perLayer, X::bytes("b_w", c.recipe.weights) + X::bytes("b_g", c.recipe.gradients));
 }
 
 template <class X>
@@ -433,12 +487,6 @@ X evaluate(const TermInfo& t, const TermContext& c, TermNotes<X>& n)
         return t.bytes(c, n);
 }
 
-double numbers(SegmentKind k, const TermContext& c)
-{
-    TermNotes<NumExpr> none;
-    return termInfo(k).bytes(c, none).value;
-}
-
 }  // namespace
 
 const TermInfo& termInfo(SegmentKind k) { return kTerms[static_cast<size_t>(k)]; }
@@ -491,19 +539,26 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         c.moeNone = c.moe;
     }
 
-    // The peak pipeline stage (Narayanan et al. 2021, 1F1B): the first keeps p micro-batches of its
-    // layers in flight, the last one micro-batch and the logits.
-    if (c.training && layout.pp > 1) {
-        c.inflight = dbl(layout.pp);
-        c.lastStageIsPeak = false;
-        const double first = numbers(SegmentKind::Activations, c);
-        c.inflight = 1;
-        c.lastStageIsPeak = true;
-        const double last = numbers(SegmentKind::Activations, c) + numbers(SegmentKind::Logits, c);
-        if (first > last) {
-            c.inflight = dbl(layout.pp);
-            c.lastStageIsPeak = false;
-        }
+    // The embedding's parameters, split between the first stage (token + position embedding) and
+    // the last (the output head; with pp > 1 a tied embedding's copy, see parametersHeld). A
+    // size-only model's made-up embedding is half input, half head (the size rule is untied).
+    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
+    const double embedding = std::clamp(dbl(m.params.embedding), 0.0, dbl(m.params.total) - routed);
+    if (m.fromSize) {
+        c.inputEmbedding = embedding / 2;
+        c.outputHead = embedding / 2;
+    } else {
+        const double head = std::min(embedding, dbl(a.vocab) * dbl(a.hidden));
+        c.outputHead = a.tiedEmbeddings ? 0 : head;
+        c.inputEmbedding = embedding - c.outputHead;
+        if (a.tiedEmbeddings && layout.pp > 1)
+            c.outputHead = head;  // the last stage's copy of the shared word embeddings
+    }
+
+    // The view is the busiest stage (issue 13): each stage kind evaluated, the largest total kept.
+    if (layout.pp > 1) {
+        const std::vector<StageMemory> stages = pipelineStages(c);
+        placeOnStage(c, stages[busiestStage(stages)].stage);
     }
     return c;
 }

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace trainmem {
 
@@ -47,9 +48,14 @@ struct TermContext {
     StateRecipe recipe;             ///< training recipe, or the serving weights only
     ActivationInputs in;            ///< at this view's tensor-parallel split
     double layers = 1;              ///< L ≥ 1
-    double stageLayers = 1;         ///< layers on the peak pipeline stage (L on one GPU)
-    double inflight = 1;            ///< micro-batches in flight on the peak stage (1F1B first stage: p)
-    bool lastStageIsPeak = true;    ///< the last stage holds the logits
+    PipelineStage stage = PipelineStage::Only;  ///< the stage this view describes (placeOnStage)
+    int64_t stageIndex = 0;         ///< 0, 1 or p−1
+    double stageLayers = 1;         ///< layers on a pipeline stage, ⌈L/p⌉ (L on one GPU)
+    double inflight = 1;            ///< micro-batches whose tape this stage holds (1F1B: p − index)
+    double inputEmbedding = 0;      ///< parameters of the token (+ position) embedding
+    double outputHead = 0;          ///< parameters of the output head (the tied embedding's copy with pp > 1)
+    bool holdsEmbedding() const { return stage == PipelineStage::Only || stage == PipelineStage::First; }
+    bool holdsHead() const { return stage == PipelineStage::Only || stage == PipelineStage::Last; }
     double denseLayers = 0, moeLayers = 0;
     LayerActivations dense, moe;    ///< one layer's tape at the scenario's checkpointing
     LayerActivations denseNone, moeNone;  ///< the same without checkpointing (full's recompute, serving)
@@ -84,6 +90,18 @@ const TermInfo& termInfo(SegmentKind k);
 TermContext termContext(const ResolvedModel& m, const Scenario& s, const ParallelLayout& layout);
 /// \brief Evaluates every term of the table, numbers only, into `c.bytes`, and returns them.
 const Segments& evaluateTerms(TermContext& c);
+
+/// \brief Tapes rank i of a p-stage pipeline holds at once, in micro-batches of its n layers, with
+/// m micro-batches per step and v virtual stages (1F1B: min(p − i, m)).
+double microBatchesInFlight(int64_t p, int64_t i, int64_t m, int64_t v);
+/// \brief Moves the view to `stage` of its pipeline (Only when pp = 1).
+void placeOnStage(TermContext& c, PipelineStage stage);
+
+/// \brief Every distinct stage of the view's pipeline, evaluated: Only for pp = 1; First and Last
+/// for pp = 2; First, Middle and Last beyond.
+std::vector<StageMemory> pipelineStages(const TermContext& c);
+/// \brief The stage with the largest total (the first of equals), the one the verdict is about.
+size_t busiestStage(const std::vector<StageMemory>& stages);
 
 /// \brief The bytes of the one layer ZeRO-3 all-gathers whole in this view (its weights, and in
 /// backward its unsharded gradients), whether or not the view's layout uses ZeRO-3; the workspace

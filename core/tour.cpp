@@ -91,7 +91,9 @@ TourStep shardingStep()
 }
 
 // DeepSeek-V3's receipt (report §1 and Table 1): 2,048 H800s, 14.8T tokens, 2.788M H800-hours, about
-// $5.6M at $2 per GPU-hour. computeCost() reproduces it from the preset's stated MFU.
+// $5.6M at $2 per GPU-hour, of which pre-training is 2.664M, context extension 119K and
+// post-training 5K (Table 1). computeCost() reproduces the pre-training from the preset's stated
+// MFU and adds the other two as the preset lists them.
 TourStep receiptStep()
 {
     TourStep st;
@@ -114,8 +116,12 @@ TourStep receiptStep()
         const std::string mfu = formatPercent(r.mfu, 1);
         h.text = "Sparsity buys FLOPs: compute follows the " + formatCount(static_cast<double>(b.model.params.active))
                  + " active parameters, about 6 FLOPs each per token. " + formatCount(s.cost.tokens) + " tokens on "
-                 + std::to_string(s.hardware.gpus) + " " + gpu.id + "s at " + mfu + " of the fp8 peak take " + hours
-                 + ", " + dollars + " at $" + formatCountPrecise(r.pricePerGpuHour) + " per GPU-hour: the report's 2.788M hours and $5.576M.";
+                 + std::to_string(s.hardware.gpus) + " " + gpu.id + "s at " + mfu + " of the fp8 peak take "
+                 + formatCountPrecise(r.pretrainingGpuHours) + " " + gpu.id + "-hours of pre-training";
+        for (const CostPhase& p : r.phases)
+            h.text += ", plus the report's " + formatCountPrecise(p.gpuHours) + " for " + p.name;
+        h.text += ": " + hours + ", " + dollars + " at $" + formatCountPrecise(r.pricePerGpuHour)
+                  + " per GPU-hour, the report's 2.788M hours (2.664M + 119K + 5K, its Table 1) and $5.576M.";
         return h;
     };
     return st;

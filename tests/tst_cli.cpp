@@ -104,6 +104,26 @@ private Q_SLOTS:
         QTest::newRow("zero GPUs") << QStringList{"--json", "--gpus", "0"} << "--gpus: must be between 1 and 10000000, got 0";
         QTest::newRow("GPUs not a multiple of tp")
             << QStringList{"--json", "--gpus", "6", "--tp", "4"} << "--gpus (/hardware/gpus): must be a multiple of tp·pp (4), got 6";
+        // Issue 13: a layout no framework can run is refused, naming the option and the numbers
+        // (presets/mixtral-8x7b.json has 8 experts, presets/llama3-8b.json 32 layers).
+        QTest::newRow("ep above the experts")
+            << QStringList{"--json", "--preset", "mixtral-8x7b", "--gpus", "64", "--ep", "16"}
+            << "--ep (/hardware/ep): must divide the model's 8 experts, got 16";
+        QTest::newRow("pp above the layers")
+            << QStringList{"--json", "--preset", "llama3-8b", "--gpus", "64", "--pp", "64"}
+            << "--pp (/hardware/pp): must not exceed the model's 32 layers (a pipeline stage holds at least one), got 64";
+        // dp = 64/8 = 8 with --batch 2: a global batch must be a multiple of 2 · 8 = 16.
+        QTest::newRow("global batch that does not divide")
+            << QStringList{"--json", "--preset", "llama2-7b", "--gpus", "64", "--pp", "8", "--batch", "2", "--global-batch", "100"}
+            << "--global-batch: must be a multiple of micro_batch × data parallel = 2 × 8 = 16, got 100";
+        QTest::newRow("grad-accum and global-batch together")
+            << QStringList{"--json", "--grad-accum", "4", "--global-batch", "64"} << "--grad-accum and --global-batch: give one or the other";
+        QTest::newRow("etp on a dense model")
+            << QStringList{"--json", "--preset", "llama3-8b", "--gpus", "8", "--etp", "2"}
+            << "--etp (/hardware/expert_tensor_parallel): must not be set: the model has no mixture-of-experts layers, got 2";
+        QTest::newRow("vpp without a pipeline")
+            << QStringList{"--json", "--preset", "llama3-8b", "--vpp", "2"}
+            << "--vpp (/hardware/vpp): must be 1 without pipeline parallelism (pp 1): the interleaved schedule splits pipeline stages, got 2";
         QTest::newRow("unknown GPU lists the catalog")
             << QStringList{"--json", "--gpu", "H900"}
             << "--gpu: unknown GPU \"H900\" (known: H100, H800, H200, B200, A100-40GB, A100-80GB, MI300X, RTX4090, L40S)";
@@ -223,6 +243,25 @@ private Q_SLOTS:
         QCOMPARE(j["min_gpus_for_model_state"].get<int64_t>(), qint64(15));
         QCOMPARE(j["scenario"]["training"]["seq_len"].get<int64_t>(), qint64(8192));
         QCOMPARE(QString::fromStdString(j["scenario"]["id"].get<std::string>()), QStringLiteral("llama3-70b"));
+    }
+
+    // Issue 13: `parallel` is the layout used, with the busiest pipeline stage. Llama 2 7B on 8 stages
+    // with 4 micro-batches per step (--global-batch 4 = micro-batch 1 · dp 1 · 4): the first stage
+    // holds min(8, 4) = 4 tapes and the input embedding, and is the busiest (tst_layout derives it).
+    void jsonReportsTheLayoutUsed()
+    {
+        for (const QStringList& m : {QStringList{"--grad-accum", "4"}, QStringList{"--global-batch", "4"}}) {
+            const nlohmann::json j = runJson(QStringList{"--json", "--preset", "llama2-7b", "--gpus", "8", "--pp", "8"} + m);
+            const auto& p = j["parallel"];
+            QCOMPARE(p["gpus"].get<int64_t>(), qint64(8));
+            QCOMPARE(p["tp"].get<int64_t>() * p["pp"].get<int64_t>() * p["data_parallel"].get<int64_t>(), qint64(8));
+            QCOMPARE(p["micro_batches_per_step"].get<int64_t>(), qint64(4));
+            QCOMPARE(QString::fromStdString(p["busiest_stage"].get<std::string>()), QStringLiteral("first"));
+            QCOMPARE(p["stages"].size(), size_t(3));
+            QCOMPARE(p["stages"][0]["micro_batches_in_flight"].get<double>(), 4.0);
+            QCOMPARE(p["stages"][2]["micro_batches_in_flight"].get<double>(), 1.0);
+            QCOMPARE(p["stages"][0]["total"].get<double>(), j["per_gpu_bytes"]["total"].get<double>());
+        }
     }
 
     // Issue 10: --megatron-args makes the scenario and --json carries the peers' own numbers

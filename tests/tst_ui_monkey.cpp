@@ -502,8 +502,14 @@ void TestUiMonkey::gpuCountKeepsFileLayoutValid_data()
     QTest::newRow("regression: llama3.1-405b on 3606 GPUs keeps tp 2 = gcd(8, 3606), pp 1") << "llama3.1-405b" << 3606 << false << 2 << 1 << 1;
     QTest::newRow("llama3.1-405b on 2048 GPUs keeps tp 8, pp 16") << "llama3.1-405b" << 2048 << false << 8 << 16 << 1;
     QTest::newRow("regression: typing 2048 keeps tp 8, pp 16 (no commit per keystroke through 2 GPUs)") << "llama3.1-405b" << 2048 << true << 8 << 16 << 1;
-    QTest::newRow("regression: deepseek-v3 (pp 16, ep 64) on 9 GPUs is pp 1, ep 9") << "deepseek-v3" << 9 << false << 1 << 1 << 9;
-    QTest::newRow("deepseek-v3 on 48 GPUs keeps pp 16, ep 48") << "deepseek-v3" << 48 << false << 1 << 16 << 48;
+    // Issue 13 changed these two rows' ep (9 -> 1, 48 -> 1): ep must divide the 256 experts and the
+    // gpus/(tp·pp) ranks the expert grid leaves (Megatron-LM: num_experts % ep == 0 and
+    // world % (etp·ep·pp) == 0). 9 GPUs: pp gcd(16, 9) = 1, ep gcd(64, 256, 9) = 1 (ep 9 divides no
+    // 256 experts). 48 GPUs: pp 16 leaves 3 ranks, ep gcd(64, 256, 3) = 1 (ep 48 was used as 3).
+    QTest::newRow("regression: deepseek-v3 (pp 16, ep 64) on 9 GPUs is pp 1, ep 1") << "deepseek-v3" << 9 << false << 1 << 1 << 1;
+    QTest::newRow("deepseek-v3 on 48 GPUs keeps pp 16, ep 1") << "deepseek-v3" << 48 << false << 1 << 16 << 1;
+    // 2048 GPUs (the preset's own): pp 16, ep 64 kept, 2048/(1·64·16) = 2 expert data-parallel ranks.
+    QTest::newRow("deepseek-v3 on 2048 GPUs keeps pp 16, ep 64") << "deepseek-v3" << 2048 << false << 1 << 16 << 64;
     // clang-format on
 }
 

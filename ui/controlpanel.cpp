@@ -338,6 +338,8 @@ void ControlPanel::edit(Control c, bool continuous, const std::function<void(Sce
 {
     Scenario next = m_scenario;
     change(next);
+    // A new model can have fewer layers or no experts: keep the layout one validateScenario() accepts.
+    next = withValidLayout(std::move(next));
     m_scenario = next;
     updateEnabled();
     Q_EMIT scenarioEdited(next, c, continuous);
