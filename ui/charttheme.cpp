@@ -19,6 +19,7 @@ QString segmentName(Segment s)
     case Segment::Gradients: return QCoreApplication::translate("trainmem", "Gradients");
     case Segment::Master: return QCoreApplication::translate("trainmem", "Master weights (fp32)");
     case Segment::Optimizer: return QCoreApplication::translate("trainmem", "Optimizer state");
+    case Segment::Adapters: return QCoreApplication::translate("trainmem", "LoRA adapters");
     case Segment::Activations: return QCoreApplication::translate("trainmem", "Activations");
     case Segment::KvCache: return QCoreApplication::translate("trainmem", "KV cache");
     case Segment::Logits: return QCoreApplication::translate("trainmem", "Logits");
@@ -39,6 +40,8 @@ QString segmentExplanation(Segment s)
         return QCoreApplication::translate("trainmem", "The fp32 copy mixed precision updates, so small steps are not rounded away.");
     case Segment::Optimizer:
         return QCoreApplication::translate("trainmem", "The optimizer's running averages per weight (Adam keeps two).");
+    case Segment::Adapters:
+        return QCoreApplication::translate("trainmem", "The trainable low-rank adapters with their gradients, master copy and optimizer state.");
     case Segment::Activations:
         return QCoreApplication::translate("trainmem", "The tape of forward results kept for the backward pass.");
     case Segment::KvCache:
@@ -60,6 +63,7 @@ double segmentValue(const Segments& g, Segment s)
     case Segment::Gradients: return g.gradients;
     case Segment::Master: return g.master;
     case Segment::Optimizer: return g.optimizer;
+    case Segment::Adapters: return g.adapters;
     case Segment::Activations: return g.activations;
     case Segment::KvCache: return g.kvCache;
     case Segment::Logits: return g.logits;
@@ -72,8 +76,8 @@ double segmentValue(const Segments& g, Segment s)
 QColor ChartTheme::segmentColor(Segment s)
 {
     // Tableau 10: distinguishable for most colour-vision deficiencies and on projectors.
-    static constexpr std::array<QRgb, kSegmentCount> colours{0x4e79a7, 0xf28e2b, 0x76b7b2, 0xe15759, 0x59a14f,
-                                                             0xedc948, 0xb07aa1, 0xff9da7, 0x9c9c9c};
+    static constexpr std::array<QRgb, kSegmentCount> colours{0x4e79a7, 0xf28e2b, 0x76b7b2, 0xe15759, 0x9c755f,
+                                                             0x59a14f, 0xedc948, 0xb07aa1, 0xff9da7, 0x9c9c9c};
     return QColor::fromRgb(colours[static_cast<size_t>(s)]);
 }
 

@@ -21,8 +21,8 @@ namespace trainmem {
 struct Segments;
 
 /// The stacked segments, bottom to top, in the order the bars draw them.
-enum class Segment { Weights, Gradients, Master, Optimizer, Activations, KvCache, Logits, Workspace, Overhead };
-inline constexpr int kSegmentCount = 9;
+enum class Segment { Weights, Gradients, Master, Optimizer, Adapters, Activations, KvCache, Logits, Workspace, Overhead };
+inline constexpr int kSegmentCount = 10;
 
 /// Translated display name ("Optimizer state").
 QString segmentName(Segment s);

@@ -103,6 +103,7 @@ void DrillDownPanel::showChartSegment(Segment s)
     case Segment::Gradients: show(SegmentKind::Gradients); break;
     case Segment::Master: show(SegmentKind::Master); break;
     case Segment::Optimizer: show(SegmentKind::Optimizer); break;
+    case Segment::Adapters: show(SegmentKind::Adapters); break;
     case Segment::Activations: show(SegmentKind::Activations); break;
     case Segment::KvCache: show(SegmentKind::KvCache); break;
     case Segment::Logits: show(SegmentKind::Logits); break;
