@@ -136,8 +136,13 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         adapterRecipe = peak.adapterRecipe;
         adapterParams = peak.adapterParams;
     }
-    r.bytesPerParam = r.recipe.total();  // LoRA: the frozen base's
-    r.modelStateBytes = total * r.bytesPerParam + r.singleGpu.adapters;
+    r.bytesPerParam = r.recipe.total();
+    r.modelStateBytes = total * r.bytesPerParam;
+    if (s.training.adapters()) {
+        // LoRA/QLoRA: the frozen (or NF4) base and the adapters' state, per parameter of the model.
+        r.modelStateBytes = r.singleGpu.modelState();
+        r.bytesPerParam = total > 0 ? r.modelStateBytes / total : 0;
+    }
 
     // The tax (bytes sent per GPU per optimizer step).
     const double t = dbl(par.tp);
@@ -191,7 +196,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     const Segments& pg = r.perGpu;
     // The search assumes ZeRO-3, so it counts the gathered layer even when this layout has none.
     const double rest = pg.activations + pg.logits + pg.workspace + (par.zero >= 3 && par.dp > 1 ? 0 : zero3Gather);
-    const double shardable = (denseShare + expertShare * dbl(par.ep)) * r.bytesPerParam + r.singleGpu.adapters / mp;
+    const double shardable = (denseShare + expertShare * dbl(par.ep)) * r.bytesPerParam;
     if (!training) {
         if (searchMinimum)
             r.minGpusToFit = minInferenceGpus(m, s, gpu);

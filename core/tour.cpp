@@ -148,6 +148,7 @@ TourStep qloraStep()
         s.training.loraRank = 64;
         s.training.loraTargets = LoraTargets::All;
         s.training.checkpointing = Checkpointing::Full;
+        s.training.seqLen = 4096;  // the repository trains on 1024 + 256 tokens; 4k leaves room for longer samples
         s = withGpuCount(std::move(s), 1);
         s.hardware.zeroStage = 0;
     };
@@ -167,7 +168,7 @@ TourStep qloraStep()
                  + " with its quantisation constants and the 16-bit embeddings) and trains " + formatCount(trainable)
                  + " adapter parameters (" + formatBytes(b.perGpu.adapters)
                  + " with their gradients, master copy and Adam state). The activations still flow through all 80 "
-                   "layers; keeping only each layer's input, the run needs " + formatBytes(h.bytes) + " of one "
+                   "layers; at 4k context, keeping only each layer's input, the run needs " + formatBytes(h.bytes) + " of one "
                  + gpu.id + "'s " + formatBytes(gpu.memoryBytes) + (b.fits ? ": it fits." : ": it still does not fit.");
         return h;
     };

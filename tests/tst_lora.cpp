@@ -127,6 +127,7 @@ private slots:
         testdata::compareBytes(b.perGpu.weights, kLlama2Linears * nf4 + (kLlama2Params - kLlama2Linears) * 2);
         QCOMPARE(b.perGpu.adapters, 39976960.0 * 16);
         QCOMPARE(b.perGpu.gradients + b.perGpu.master + b.perGpu.optimizer, 0.0);
+        QCOMPARE(b.modelStateBytes, b.perGpu.weights + b.perGpu.adapters);  // one GPU: the whole model
     }
 
     // ZeRO shards the adapters' parts from their stages on (weights 3, gradients 2, master and optimizer 1).
