@@ -234,9 +234,12 @@ template <class X>
 X adapters(const TermContext& c, TermNotes<X>& n)
 {
     n.title("LoRA adapters per GPU");
-    n.source("Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1; huggingface/peft "
-             "src/peft/tuners/lora/layer.py @ b28a09c4 (lora_A = Linear(d_in, r), lora_B = Linear(r, d_out), no bias) and "
-             "src/peft/tuners/tuners_utils.py @ 831fd03e (all-linear leaves out the output head); " + recipeSource(*c.scenario));
+    n.source([&] {
+        return "Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1; huggingface/peft "
+               "src/peft/tuners/lora/layer.py @ b28a09c4 (lora_A = Linear(d_in, r), lora_B = Linear(r, d_out), no bias) and "
+               "src/peft/tuners/tuners_utils.py @ 831fd03e (all-linear leaves out the output head); "
+               + recipeSource(*c.scenario);
+    });
     if (c.fineTune == FineTune::Full) {
         n.assume(c.training ? "Full fine-tuning trains every parameter: there are no adapters."
                             : "Serving reads merged weights: there are no separate adapters.");

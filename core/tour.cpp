@@ -236,7 +236,6 @@ std::vector<TourStep> makeTour()
     };
     t.push_back(big);
     t.push_back(shardingStep());
-    t.push_back(qloraStep());
 
     TourStep moe;
     moe.id = "2.4t-moe";
@@ -345,6 +344,7 @@ std::vector<TourStep> makeTour()
         return h;
     };
     t.push_back(ckpt);
+    t.push_back(qloraStep());  // after checkpointing: the other way to buy the memory back
 
     using K = SegmentKind;
     t.push_back(pictureStep("picture-weights", "Programmer picture: the weights", {K::Weights},

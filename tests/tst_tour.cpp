@@ -31,8 +31,8 @@ private slots:
             ids << QString::fromStdString(s.id);
         // Issue 14: the chapter's sharding tax and DeepSeek-V3's receipt are steps of their own, and the
         // fp32 master copy is no longer folded silently into "Adam's two running averages".
-        QCOMPARE(ids, (QStringList{"7b-inference", "7b-training", "70b-training", "sharding-tax", "70b-qlora", "2.4t-moe",
-                                   "deepseek-v3", "deepseek-v3-receipt", "context-8k-128k", "checkpointing",
+        QCOMPARE(ids, (QStringList{"7b-inference", "7b-training", "70b-training", "sharding-tax", "2.4t-moe",
+                                   "deepseek-v3", "deepseek-v3-receipt", "context-8k-128k", "checkpointing", "70b-qlora",
                                    "picture-weights", "picture-gradients", "picture-master", "picture-adam",
                                    "picture-activations", "picture-workspace"}));
     }
