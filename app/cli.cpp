@@ -36,6 +36,9 @@ struct Options {
     QCommandLineOption seq{QStringLiteral("seq"), QStringLiteral("Context length in tokens: 8192, 8k, 128k, 1M."), QStringLiteral("tokens")};
     QCommandLineOption batch{QStringLiteral("batch"), QStringLiteral("Micro-batch size (sequences per GPU per step)."), QStringLiteral("n")};
     QCommandLineOption checkpointing{QStringLiteral("checkpointing"), QStringLiteral("Activation checkpointing: none, selective or full."), QStringLiteral("mode")};
+    QCommandLineOption finetune{QStringLiteral("finetune"), QStringLiteral("Fine-tuning: full (every parameter), lora (adapters on a frozen base) or qlora (adapters on a 4-bit NF4 base)."), QStringLiteral("full|lora|qlora")};
+    QCommandLineOption loraRank{QStringLiteral("lora-rank"), QStringLiteral("LoRA rank r, 1-4096 (default 16)."), QStringLiteral("n")};
+    QCommandLineOption loraTargets{QStringLiteral("lora-targets"), QStringLiteral("Layers with adapters: attn (q, k, v, o) or all (every linear of attention and MLP, experts included)."), QStringLiteral("attn|all")};
     QCommandLineOption flash{QStringLiteral("flash"), QStringLiteral("Fused (flash) attention: on or off."), QStringLiteral("on|off")};
     QCommandLineOption gpu{QStringLiteral("gpu"), QStringLiteral("GPU type (see --list-gpus)."), QStringLiteral("id")};
     QCommandLineOption gpus{QStringLiteral("gpus"), QStringLiteral("Number of GPUs."), QStringLiteral("n")};
@@ -57,7 +60,7 @@ struct Options {
     void addTo(QCommandLineParser& p) const
     {
         p.addOptions({json, text, preset, scenario, hfConfig, exportPng, exportTour, chart, width, height, scale, params, activeParams, mode,
-                      precision, optimizer, weights, seq, batch, checkpointing, flash, gpu, gpus, zero, tp, pp, ep,
+                      precision, optimizer, weights, seq, batch, checkpointing, finetune, loraRank, loraTargets, flash, gpu, gpus, zero, tp, pp, ep,
                       etp, vpp, gradAccum, globalBatch, tokens, mfu, price, megatron, listPresets, listGpus});
     }
 };
@@ -287,6 +290,9 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.choice(o.optimizer, s.training.optimizer, optimizerFromString, optimizerNames());
     ov.choice(o.weights, s.training.inferenceWeights, inferenceWeightsFromString, inferenceWeightsNames());
     ov.choice(o.checkpointing, s.training.checkpointing, checkpointingFromString, checkpointingNames());
+    ov.choice(o.finetune, s.training.fineTune, fineTuneFromString, fineTuneNames());
+    ov.count(o.loraRank, 1, kMaxLoraRank, [&](int64_t n) { s.training.loraRank = n; });
+    ov.choice(o.loraTargets, s.training.loraTargets, loraTargetsFromString, loraTargetsNames());
     ov.count(o.seq, 1, kMaxSeq, [&](int64_t n) { s.training.seqLen = n; }, true);
     ov.count(o.batch, 1, kMaxMicroBatch, [&](int64_t n) { s.training.microBatch = n; });
     // --gpus alone keeps the file's tp/pp/ep as far as they still divide it (the core's rule, as in the
@@ -333,6 +339,13 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             s.hardware.gpu = g->id;
         }
     }
+    // Adapter options that would change nothing are refused rather than silently dropped.
+    if (ov.error.isEmpty() && p.isSet(o.finetune) && s.training.fineTune != FineTune::Full && s.training.mode == Mode::Inference)
+        ov.error = fail(QStringLiteral("finetune"), QStringLiteral("%1 applies to training; serving reads the merged weights (add --mode training)")
+                                                        .arg(p.value(o.finetune)));
+    for (const QCommandLineOption* lora : {&o.loraRank, &o.loraTargets})
+        if (ov.error.isEmpty() && p.isSet(*lora) && s.training.fineTune == FineTune::Full)
+            ov.error = fail(lora->names().constFirst(), QStringLiteral("applies only with --finetune lora or qlora"));
     if (!ov.error.isEmpty()) {
         out.ok = false;
         out.error = ov.error;
@@ -362,7 +375,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         return out;
     }
     for (const QCommandLineOption* override : {&o.params, &o.activeParams, &o.mode, &o.precision, &o.optimizer, &o.weights,
-                                                &o.seq, &o.batch, &o.checkpointing, &o.flash, &o.gpu, &o.gpus, &o.zero,
+                                                &o.seq, &o.batch, &o.checkpointing, &o.finetune, &o.loraRank,
+                                                &o.loraTargets, &o.flash, &o.gpu, &o.gpus, &o.zero,
                                                 &o.tp, &o.pp, &o.ep, &o.etp, &o.vpp, &o.gradAccum, &o.globalBatch, &o.tokens, &o.mfu, &o.price})
         r.scenarioGiven = r.scenarioGiven || p.isSet(*override);
 

@@ -139,6 +139,8 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
 
     // Every segment, of both views, from the table of terms (core/terms.cpp).
     double zero3Gather = 0;  // the layer ZeRO-3 gathers whole (in the workspace term), for the fit search
+    StateRecipe adapterRecipe;  // LoRA/QLoRA: the adapters' recipe and count, for the tax
+    LinearCount adapterParams;
     {
         TermContext one = termContext(m, s, ParallelLayout{});
         r.singleGpu = evaluateTerms(one);
@@ -152,9 +154,16 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         zero3Gather = zero3GatheredLayer(peak);
         if (training && par.zero >= 3 && par.dp > 1)
             r.gatheredLayerBytes = zero3Gather;
+        adapterRecipe = peak.adapterRecipe;
+        adapterParams = peak.adapterParams;
     }
     r.bytesPerParam = r.recipe.total();
     r.modelStateBytes = total * r.bytesPerParam;
+    if (s.training.adapters()) {
+        // LoRA/QLoRA: the frozen (or NF4) base and the adapters' state, per parameter of the model.
+        r.modelStateBytes = r.singleGpu.modelState();
+        r.bytesPerParam = total > 0 ? r.modelStateBytes / total : 0;
+    }
 
     // The tax (bytes sent per GPU per optimizer step).
     const double t = dbl(par.tp);
@@ -168,11 +177,22 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         // backward and reduce-scatters the gradients (3Ψ, 1.5×). Each collective moves its own
         // precision (fp8-mixed: fp32 gradients, bf16 weights). Dense weights use the dp ranks,
         // experts the dp/ep ranks that share them.
+        // LoRA freezes the base: it has no gradients to reduce and no update to all-gather (ZeRO-3
+        // still gathers it for forward and backward); its adapters are reduced like any parameters.
         if (par.dp > 1) {
-            const double g = r.recipe.gradients, w = r.recipe.weights;
-            const double perElement = par.zero >= 3 ? g + 2 * w : par.zero >= 1 ? g + w : 2 * g;
+            const bool frozen = s.training.adapters();
             auto ring = [](int64_t n) { return n > 1 ? dbl(n - 1) / dbl(n) : 0.0; };
-            r.tax.dataParallel = perElement * (denseShare * ring(par.dp) + expertShare * ring(par.dpExpert));
+            auto volume = [&](const StateRecipe& rc, bool updated, double denseCount, double expertCount) {
+                const double g = rc.gradients, w = rc.weights;
+                const double perElement = par.zero >= 3 ? g + 2 * w : par.zero >= 1 ? g + (updated ? w : 0) : 2 * g;
+                return perElement * (denseCount * ring(par.dp) + expertCount * ring(par.dpExpert));
+            };
+            r.tax.dataParallel = volume(r.recipe, !frozen, denseShare, expertShare);
+            if (frozen) {
+                const double aRouted = dbl(std::min(adapterParams.routedExperts, adapterParams.total));
+                r.tax.dataParallel += volume(adapterRecipe, true, (dbl(adapterParams.total) - aRouted) / mp,
+                                             aRouted / (mp * dbl(par.ep)));
+            }
         }
         if (par.tp > 1)
             r.tax.tensorParallel = micro * stageLayers * 4 * 2 * (t - 1) / t * e * sb * h;
@@ -284,6 +304,9 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
         bad("/training/micro_batch", "must be between 1 and 65536, got " + std::to_string(t.microBatch));
     if (t.gradAccum < 1 || t.gradAccum > 1'000'000)
         bad("/training/grad_accum", "must be between 1 and 1000000, got " + std::to_string(t.gradAccum));
+    if (t.loraRank < 1 || t.loraRank > kMaxLoraRank)
+        bad("/training/lora_rank", "must be between 1 and " + std::to_string(kMaxLoraRank) + ", got "
+                                       + std::to_string(t.loraRank));
     if (hw.gpus < 1 || hw.gpus > kMaxGpus)
         bad("/hardware/gpus", "must be between 1 and 10000000, got " + std::to_string(hw.gpus));
     if (hw.zeroStage < 0 || hw.zeroStage > 3)

@@ -22,6 +22,7 @@ struct Segments {
     double gradients = 0;
     double master = 0;
     double optimizer = 0;
+    double adapters = 0;     ///< LoRA/QLoRA adapters: their weights, gradients, master copy and optimizer state
     double activations = 0;  ///< the tape (training) or one layer's working set (inference)
     double kvCache = 0;      ///< inference only
     double logits = 0;

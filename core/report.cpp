@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "scenarioio.h"
+#include "lora.h"
 #include "terms.h"
 #include "units.h"
 
@@ -127,6 +128,9 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
     json params = {{"total", b.model.params.total}, {"active", b.model.params.active},
                    {"embedding", b.model.params.embedding}, {"routed_experts", b.model.params.routedExperts},
                    {"from_size", b.model.fromSize}};
+    // What the optimizer updates: the adapters under LoRA/QLoRA (PEFT's print_trainable_parameters), else everything.
+    params["trainable"] = s.training.adapters() ? loraParams(a, s.training.loraRank, s.training.loraTargets).total
+                                                : b.model.params.total;
     if (s.model.publishedTotal)
         params["published_total"] = *s.model.publishedTotal;
     if (s.model.publishedActive)
@@ -215,7 +219,7 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     for (SegmentKind k : kAllSegmentKinds) {
         const TermInfo& t = termInfo(k);
         if (t.textWhenZero || g.*t.field > 0)
-            line(t.label, g.*t.field);
+            line(termLabel(k, s), g.*t.field);
     }
     line("total", g.total());
     line("GPU memory", gpu.memoryBytes);

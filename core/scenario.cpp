@@ -38,6 +38,8 @@ constexpr Names<AttentionKind, 3> kAttentionKinds{
     {{AttentionKind::MHA, "mha"}, {AttentionKind::GQA, "gqa"}, {AttentionKind::MLA, "mla"}}};
 constexpr Names<AttentionBias, 3> kAttentionBiases{
     {{AttentionBias::None, "none"}, {AttentionBias::Qkv, "qkv"}, {AttentionBias::All, "all"}}};
+constexpr Names<FineTune, 3> kFineTunes{{{FineTune::Full, "full"}, {FineTune::Lora, "lora"}, {FineTune::QLora, "qlora"}}};
+constexpr Names<LoraTargets, 2> kLoraTargets{{{LoraTargets::Attention, "attn"}, {LoraTargets::All, "all"}}};
 constexpr Names<QkNorm, 3> kQkNorms{{{QkNorm::None, "none"}, {QkNorm::PerHead, "head"}, {QkNorm::Full, "full"}}};
 
 template <typename E, size_t N>
@@ -82,6 +84,8 @@ const char* toString(NormKind v) { return nameOf(kNormKinds, v); }
 const char* toString(AttentionKind v) { return nameOf(kAttentionKinds, v); }
 const char* toString(AttentionBias v) { return nameOf(kAttentionBiases, v); }
 const char* toString(QkNorm v) { return nameOf(kQkNorms, v); }
+const char* toString(FineTune v) { return nameOf(kFineTunes, v); }
+const char* toString(LoraTargets v) { return nameOf(kLoraTargets, v); }
 
 std::optional<Mode> modeFromString(const std::string& s) { return valueOf(kModes, s); }
 std::optional<Precision> precisionFromString(const std::string& s) { return valueOf(kPrecisions, s); }
@@ -93,6 +97,8 @@ std::optional<NormKind> normKindFromString(const std::string& s) { return valueO
 std::optional<AttentionKind> attentionKindFromString(const std::string& s) { return valueOf(kAttentionKinds, s); }
 std::optional<AttentionBias> attentionBiasFromString(const std::string& s) { return valueOf(kAttentionBiases, s); }
 std::optional<QkNorm> qkNormFromString(const std::string& s) { return valueOf(kQkNorms, s); }
+std::optional<FineTune> fineTuneFromString(const std::string& s) { return valueOf(kFineTunes, s); }
+std::optional<LoraTargets> loraTargetsFromString(const std::string& s) { return valueOf(kLoraTargets, s); }
 
 Scenario withGpuCount(Scenario s, int64_t gpus)
 {
@@ -194,5 +200,7 @@ std::string optimizerNames() { return joined(kOptimizers); }
 std::string checkpointingNames() { return joined(kCheckpointing); }
 std::string modeNames() { return joined(kModes); }
 std::string inferenceWeightsNames() { return joined(kInferenceWeights); }
+std::string fineTuneNames() { return joined(kFineTunes); }
+std::string loraTargetsNames() { return joined(kLoraTargets); }
 
 }  // namespace trainmem

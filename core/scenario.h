@@ -14,12 +14,21 @@ namespace trainmem {
 inline constexpr int64_t kMaxSeq = 1 << 24;  // 16M tokens
 inline constexpr int64_t kMaxMicroBatch = 65536;
 inline constexpr int64_t kMaxGpus = 10'000'000;
+/// LoRA ranks used in practice are 4 … 256; beyond 4096 an adapter is no longer low-rank for any model's linears.
+inline constexpr int64_t kMaxLoraRank = 4096;
+inline constexpr int64_t kDefaultLoraRank = 16;  // PEFT's examples and the QLoRA paper's 7B runs use 16 or 64
 
 enum class Mode { Training, Inference };
 enum class Precision { FP32, BF16Mixed, FP16Mixed, BF16, FP8Mixed };
 enum class Optimizer { AdamW, Adam, SGD, SGDMomentum, Lion, Adafactor, Adam8bit };
 enum class Checkpointing { None, Selective, Full };
 enum class InferenceWeights { BF16, INT8, INT4 };
+/// How training changes the weights: every parameter (full), low-rank adapters on a frozen base
+/// (LoRA, Hu et al. 2021), or adapters on a 4-bit NF4 base (QLoRA, Dettmers et al. 2023).
+enum class FineTune { Full, Lora, QLora };
+/// Which linear layers carry LoRA adapters: q, k, v, o (attention) or every linear of attention
+/// and MLP, experts included (PEFT's target_modules="all-linear", without the output head).
+enum class LoraTargets { Attention, All };
 enum class FfnKind { Gelu, SwiGLU };
 enum class NormKind { LayerNorm, RMSNorm };
 enum class AttentionKind { MHA, GQA, MLA };
@@ -116,6 +125,12 @@ struct TrainingSetup {
     bool flashAttention = true;
     bool sequenceParallel = true;  ///< with tp > 1, shard norms/dropout activations too
     InferenceWeights inferenceWeights = InferenceWeights::BF16;
+    FineTune fineTune = FineTune::Full;  ///< training only: serving ignores it (adapters merge into the weights)
+    int64_t loraRank = kDefaultLoraRank; ///< r, 1 … kMaxLoraRank
+    LoraTargets loraTargets = LoraTargets::Attention;
+
+    /// Training with adapters on a frozen base (LoRA or QLoRA).
+    bool adapters() const { return mode == Mode::Training && fineTune != FineTune::Full; }
 
     bool operator==(const TrainingSetup&) const = default;
 };
@@ -213,6 +228,8 @@ const char* toString(NormKind v);
 const char* toString(AttentionKind v);
 const char* toString(AttentionBias v);
 const char* toString(QkNorm v);
+const char* toString(FineTune v);
+const char* toString(LoraTargets v);
 
 std::optional<Mode> modeFromString(const std::string& s);
 std::optional<Precision> precisionFromString(const std::string& s);
@@ -224,6 +241,8 @@ std::optional<NormKind> normKindFromString(const std::string& s);
 std::optional<AttentionKind> attentionKindFromString(const std::string& s);
 std::optional<AttentionBias> attentionBiasFromString(const std::string& s);
 std::optional<QkNorm> qkNormFromString(const std::string& s);
+std::optional<FineTune> fineTuneFromString(const std::string& s);
+std::optional<LoraTargets> loraTargetsFromString(const std::string& s);
 
 /// The accepted names of each enumeration, "a|b|c", for messages and --help.
 std::string precisionNames();
@@ -231,5 +250,7 @@ std::string optimizerNames();
 std::string checkpointingNames();
 std::string modeNames();
 std::string inferenceWeightsNames();
+std::string fineTuneNames();
+std::string loraTargetsNames();
 
 }  // namespace trainmem

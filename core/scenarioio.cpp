@@ -346,7 +346,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         const std::string p = "/training";
         TrainingSetup& t = s.training;
         r.onlyKeys(*training, p, {"mode", "precision", "optimizer", "seq_len", "micro_batch", "grad_accum",
-                                  "global_batch", "checkpointing", "flash_attention", "sequence_parallel", "inference_weights"});
+                                  "global_batch", "checkpointing", "flash_attention", "sequence_parallel", "inference_weights",
+                                  "finetune", "lora_rank", "lora_targets"});
         r.choice(*training, "mode", p, t.mode, modeFromString, modeNames());
         r.choice(*training, "precision", p, t.precision, precisionFromString, precisionNames());
         r.choice(*training, "optimizer", p, t.optimizer, optimizerFromString, optimizerNames());
@@ -364,6 +365,9 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.boolean(*training, "sequence_parallel", p, t.sequenceParallel);
         r.choice(*training, "inference_weights", p, t.inferenceWeights, inferenceWeightsFromString,
                  inferenceWeightsNames());
+        r.choice(*training, "finetune", p, t.fineTune, fineTuneFromString, fineTuneNames());
+        r.integer(*training, "lora_rank", p, t.loraRank, 1, kMaxLoraRank);
+        r.choice(*training, "lora_targets", p, t.loraTargets, loraTargetsFromString, loraTargetsNames());
     }
 
     const json* hardware = nullptr;
@@ -489,6 +493,13 @@ json scenarioToJson(const Scenario& s)
                      {"grad_accum", t.gradAccum}, {"checkpointing", toString(t.checkpointing)},
                      {"flash_attention", t.flashAttention}, {"sequence_parallel", t.sequenceParallel},
                      {"inference_weights", toString(t.inferenceWeights)}};
+    // Written only when they differ from the defaults, so that a full fine-tune's file is what it
+    // was before LoRA existed, and every value still round-trips.
+    if (t.fineTune != FineTune::Full || t.loraRank != kDefaultLoraRank || t.loraTargets != LoraTargets::Attention) {
+        j["training"]["finetune"] = toString(t.fineTune);
+        j["training"]["lora_rank"] = t.loraRank;
+        j["training"]["lora_targets"] = toString(t.loraTargets);
+    }
     const HardwareSetup& h = s.hardware;
     j["hardware"] = {{"gpu", h.gpu}, {"gpus", h.gpus}, {"zero_stage", h.zeroStage}, {"tp", h.tp},
                      {"pp", h.pp}, {"ep", h.ep}, {"vpp", h.vpp}, {"framework_bytes", h.frameworkBytes},

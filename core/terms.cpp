@@ -15,6 +15,50 @@ constexpr double kKvElementBytes = 2;
 // Shared pieces of the term functions. Each is a template over the expression type, so the
 // numbers-only and the explained evaluation run the same arithmetic.
 
+// One count with its divisors, for the adapters and QLoRA's quantised share: "N/(t·p·d)"; the experts'
+// part is divided by t_e and e (and d_e). Unlike the model's own parameters (parametersHeld below) these
+// are spread evenly over the pipeline stages.
+template <class X>
+X heldPart(const TermContext& c, bool byZero, const char* name, double count, bool experts)
+{
+    const ParallelLayout& p = c.layout;
+    X div = 1;
+    bool any = false;
+    auto by = [&](const char* sym, int64_t n) {
+        if (n > 1) {
+            div = any ? div * X::sym(sym, dbl(n)) : X::sym(sym, dbl(n));
+            any = true;
+        }
+    };
+    // Routed experts are split by expert tensor parallel t_e (tp unless set), the rest by tp.
+    if (experts && p.etp != p.tp)
+        by("t_e", p.etp);
+    else
+        by("t", p.tp);
+    by("p", p.pp);
+    if (experts)
+        by("e", p.ep);
+    if (byZero && c.training)
+        by(experts ? "d_e" : "d", experts ? p.dpExpert : p.dp);
+    const X n = X::sym(name, count);
+    return any ? n / div : n;
+}
+
+// A count with its divisors: "P/(t·p·d)", or "(P_dense/(t·p·d) + P_experts/(t·p·e·d_e))" for MoE.
+// `names` are the symbols of the whole, the dense part and the experts' part.
+struct HeldNames {
+    const char *whole, *dense, *experts;
+};
+template <class X>
+X held(const TermContext& c, bool byZero, double total, double routed, HeldNames names)
+{
+    routed = std::clamp(routed, 0.0, total);
+    if (routed > 0)
+        return heldPart<X>(c, byZero, names.dense, total - routed, false)
+               + heldPart<X>(c, byZero, names.experts, routed, true);
+    return heldPart<X>(c, byZero, names.whole, total, false);
+}
+
 // "P" with its divisors: "P/(t·d)", or "(P_dense/(t·d) + P_experts/(t_e·e·d_e))" for MoE, with
 // t_e = etp and d_e = gpus/(etp·ep·pp), the expert data-parallel group (issue 13). With a
 // pipeline (issue 13) a stage holds n = ⌈L/p⌉ layers' share of the layer parameters and, on the
@@ -129,7 +173,12 @@ X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const cha
 {
     n.title([&] { return std::string(title) + " per GPU"; });
     n.assume([&] {
-        return (c.training ? what : std::string("Serving keeps no gradients, master copy or optimizer state.")) + " "
+        std::string why = c.training ? what : std::string("Serving keeps no gradients, master copy or optimizer state.");
+        if (c.fineTune != FineTune::Full)
+            why = zeroStage == 3 ? "LoRA freezes the base model: forward and backward read it in the weight precision, nothing updates it."
+                                 : "LoRA freezes the base model: no gradient, master copy or optimizer state for its parameters "
+                                   "(the adapters' own are in the adapters term).";
+        return why + " "
                + layoutAssumption(c.layout, zeroStage, c.training) + stageSentence(c)
                + " P counts every parameter, sleeping experts included: model state scales with total, not active, parameters.";
     });
@@ -186,10 +235,42 @@ X tensorSplit(const TermContext& c, X e)
 // ---------------------------------------------------------------------------------------------
 // The term functions: one per row of the table, each its bytes and its explanation at once.
 
+// QLoRA: the blocks' linear weights in NF4 with double-quantised constants, the rest (embeddings,
+// output head, norms, biases) in 16 bits (Dettmers et al. 2023 §2–3; core/lora.h).
+template <class X>
+X qloraBase(const TermContext& c, TermNotes<X>& n)
+{
+    n.title("Base weights (frozen, 4-bit NF4) per GPU");
+    n.assume([&] {
+        return "QLoRA stores the blocks' linear weights (P_q) as 4-bit NormalFloat in blocks of B₁ = 64 parameters, one "
+               "absmax constant per block; double quantisation stores those constants in 8 bits, with one fp32 constant "
+               "per B₂ = 256 blocks: 4 + 8/64 + 32/(64·256) = 4.127 bits per parameter. Embeddings, the output head, "
+               "norms and biases (P − P_q) stay in the 16-bit weight precision. The base is frozen: no gradient, master "
+               "copy or optimizer state. " + layoutAssumption(c.layout, 3, c.training);
+    });
+    n.source("Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs (arXiv 2305.14314), §2 (block-wise "
+             "quantisation, blocks of 64) and §3 (NF4, double quantisation: 8-bit constants, second-level blocks of 256); "
+             "core/lora.h");
+    const X B1 = X::sym("B₁", kNf4BlockSize), B2 = X::sym("B₂", kNf4SecondBlockSize);
+    const X bits = X(kNf4Bits) + X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2);
+    const X perParam = bits / X(8);
+    const bool byZero = c.layout.zero >= 3;
+    const double total = dbl(c.model->params.total);
+    const double q = std::min(dbl(c.quantized.total), total);
+    const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
+    const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
+    return X::mul(perParam, held<X>(c, byZero, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}), " · ", " × ")
+           + X::mul(X::bytes("b_w", c.recipe.weights),
+                    held<X>(c, byZero, total - q, routed - qRouted, {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
+                    " · ", " × ");
+}
+
 template <class X>
 X weights(const TermContext& c, TermNotes<X>& n)
 {
-    return modelState<X>(c, n, "Weights", "b_w", c.recipe.weights, 3,
+    if (c.fineTune == FineTune::QLora)
+        return qloraBase<X>(c, n);
+    return modelState<X>(c, n, c.fineTune == FineTune::Lora ? "Base weights (frozen)" : "Weights", "b_w", c.recipe.weights, 3,
                          c.training ? "The working copy forward and backward read."
                                     : "Weights stored at the serving precision (bf16 2 B, int8 1 B, int4 0.5 B).");
 }
@@ -217,6 +298,56 @@ X optimizer(const TermContext& c, TermNotes<X>& n)
                + " B per parameter for " + toString(c.scenario->training.optimizer)
                + " (Adam keeps the running mean m and variance v).";
     return modelState<X>(c, n, "Optimizer state", "b_o", c.recipe.optimizer, 1, what);
+}
+
+// LoRA adapters (Hu et al. 2021): r·(d_in + d_out) trainable parameters per adapted linear
+// (core/lora.h), each with a weight, a gradient, a master copy and optimizer state in the precision
+// recipe. One segment, not four: at 0.1–1% of the parameters the four would be slivers no bar can
+// show; the formula keeps them apart. Tensor and pipeline parallelism split them with their
+// linears, expert parallelism the experts' ones, and ZeRO shards each part from its stage on.
+template <class X>
+X adapters(const TermContext& c, TermNotes<X>& n)
+{
+    n.title("LoRA adapters per GPU");
+    n.source([&] {
+        return "Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1; huggingface/peft "
+               "src/peft/tuners/lora/layer.py @ b28a09c4 (lora_A = Linear(d_in, r), lora_B = Linear(r, d_out), no bias) and "
+               "src/peft/tuners/tuners_utils.py @ 831fd03e (all-linear leaves out the output head); "
+               + recipeSource(*c.scenario);
+    });
+    if (c.fineTune == FineTune::Full) {
+        n.assume(c.training ? "Full fine-tuning trains every parameter: there are no adapters."
+                            : "Serving reads merged weights: there are no separate adapters.");
+        return X::text("0", "0", 0);
+    }
+    const Scenario& s = *c.scenario;
+    n.assume([&] {
+        const double share = c.model->params.total > 0 ? dbl(c.adapterParams.total) / dbl(c.model->params.total) : 0;
+        return "Rank r = " + std::to_string(s.training.loraRank) + " on "
+               + (s.training.loraTargets == LoraTargets::All
+                      ? std::string("every linear of attention and MLP (experts included)")
+                      : std::string("the attention projections (q, k, v, o)"))
+               + ": each adapted d_in → d_out linear gains A (r × d_in) and B (d_out × r), r·(d_in + d_out) parameters. N_A = "
+               + formatCountPrecise(dbl(c.adapterParams.total)) + " trainable parameters, " + formatPercent(share)
+               + " of the model. They alone carry weights (b_w), gradients (b_g), the fp32 master copy (b_m) and optimizer "
+                 "state (b_o). " + layoutAssumption(c.layout, 1, c.training);
+    });
+    const StateRecipe& r = c.adapterRecipe;
+    const ParallelLayout& p = c.layout;
+    auto perParam = [&](int64_t ranks, const char* d) {
+        auto part = [&](const char* sym, double v, int stage) {
+            const X b = X::bytes(sym, v);
+            return p.zero >= stage && ranks > 1 ? b / X::sym(d, dbl(ranks)) : b;
+        };
+        return part("b_w", r.weights, 3) + part("b_g", r.gradients, 2) + part("b_m", r.master, 1)
+               + part("b_o", r.optimizer, 1);
+    };
+    const double total = dbl(c.adapterParams.total);
+    const double routed = std::min(dbl(c.adapterParams.routedExperts), total);
+    if (routed > 0)
+        return times(heldPart<X>(c, false, "N_A,dense", total - routed, false), perParam(p.dp, "d"))
+               + times(heldPart<X>(c, false, "N_A,experts", routed, true), perParam(p.dpExpert, "d_e"));
+    return times(heldPart<X>(c, false, "N_A", total, false), perParam(p.dp, "d"));
 }
 
 // Korthikanti et al. 2022 §4.1 (per-layer terms), §5 (selective and full recomputation); the
@@ -445,7 +576,8 @@ using G = TermGroup;
 using K = SegmentKind;
 constexpr std::array<TermInfo, kTermCount> kTerms{{
     {K::Weights, "weights", "Weights", "weights", "The parameters themselves, in the working precision.",
-     G::ModelState, 0x4e79a7, true, &Segments::weights, weights<NumExpr>, weights<TextExpr>},
+     G::ModelState, 0x4e79a7, true, &Segments::weights, weights<NumExpr>, weights<TextExpr>,
+     "Base weights (frozen)", "base (frozen)"},
     {K::Gradients, "gradients", "Gradients", "gradients", "One gradient per weight, written by the backward pass.",
      G::ModelState, 0xf28e2b, true, &Segments::gradients, gradients<NumExpr>, gradients<TextExpr>},
     {K::Master, "master_weights", "Master weights (fp32)", "master weights",
@@ -454,6 +586,9 @@ constexpr std::array<TermInfo, kTermCount> kTerms{{
     {K::Optimizer, "optimizer", "Optimizer state", "optimizer",
      "The optimizer's running averages per weight (Adam keeps two).", G::ModelState, 0xe15759, true,
      &Segments::optimizer, optimizer<NumExpr>, optimizer<TextExpr>},
+    {K::Adapters, "adapters", "LoRA adapters", "adapters",
+     "The trainable low-rank adapters with their gradients, master copy and optimizer state.", G::ModelState, 0x9c755f,
+     false, &Segments::adapters, adapters<NumExpr>, adapters<TextExpr>},
     {K::Activations, "activations", "Activations", "activations", "The tape of forward results kept for the backward pass.",
      G::Working, 0x59a14f, true, &Segments::activations, activations<NumExpr>, activations<TextExpr>},
     {K::KvCache, "kv_cache", "KV cache", "KV cache", "Keys and values of every past token, kept while generating.",
@@ -491,6 +626,18 @@ X evaluate(const TermInfo& t, const TermContext& c, TermNotes<X>& n)
 
 const TermInfo& termInfo(SegmentKind k) { return kTerms[static_cast<size_t>(k)]; }
 
+const char* termName(SegmentKind k, const Scenario& s)
+{
+    const TermInfo& t = termInfo(k);
+    return s.training.adapters() && t.frozenName ? t.frozenName : t.name;
+}
+
+const char* termLabel(SegmentKind k, const Scenario& s)
+{
+    const TermInfo& t = termInfo(k);
+    return s.training.adapters() && t.frozenLabel ? t.frozenLabel : t.label;
+}
+
 const LayerActivations& TermContext::largestNone() const
 {
     const bool moeLargest = moeLayers > 0 && (denseLayers <= 0 || moeNone.total() >= denseNone.total());
@@ -512,7 +659,24 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
     c.layout = layout;
     c.training = s.training.mode == Mode::Training;
     const Architecture& a = m.arch;
-    if (c.training) {
+    if (c.training && s.training.adapters()) {
+        // LoRA/QLoRA: the base keeps only its weights (bf16 in the mixed recipes); the adapters get
+        // the whole recipe. Adafactor's factored statistics of an r × d adapter matrix are about
+        // (r + d)/(r·d) ≈ 1/r per parameter, the recipe's 2/h at h = 2r.
+        const StateRecipe full = trainingRecipe(s.training.precision, s.training.optimizer, dbl(a.hidden));
+        c.fineTune = s.training.fineTune;
+        c.recipe = {};
+        c.recipe.weights = full.weights;
+        const int64_t rank = std::clamp<int64_t>(s.training.loraRank, 1, kMaxLoraRank);
+        c.adapterRecipe = trainingRecipe(s.training.precision, s.training.optimizer, 2 * dbl(rank));
+        c.adapterParams = loraParams(a, rank, s.training.loraTargets);
+        if (c.fineTune == FineTune::QLora) {
+            // A size-only model's shape is made up: everything but the embeddings counts as linear.
+            c.quantized = m.fromSize ? LinearCount{std::max<int64_t>(0, m.params.total - m.params.embedding),
+                                                   m.params.routedExperts}
+                                     : linearWeights(a);
+        }
+    } else if (c.training) {
         c.recipe = trainingRecipe(s.training.precision, s.training.optimizer, dbl(a.hidden));
     } else {
         c.recipe = {};

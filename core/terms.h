@@ -7,6 +7,7 @@
 
 #include "accounting.h"
 #include "expr.h"
+#include "lora.h"
 
 #include <array>
 #include <cstddef>
@@ -19,7 +20,7 @@ namespace trainmem {
 /// The order is the table's (core/terms.cpp); the fragmentation reserve, a share of all the
 /// others, stays last.
 enum class SegmentKind {
-    Weights, Gradients, Master, Optimizer, Activations, KvCache, Logits, Workspace, Framework, Fragmentation
+    Weights, Gradients, Master, Optimizer, Adapters, Activations, KvCache, Logits, Workspace, Framework, Fragmentation
 };
 inline constexpr size_t kTermCount = static_cast<size_t>(SegmentKind::Fragmentation) + 1;
 
@@ -45,7 +46,11 @@ struct TermContext {
     const ResolvedModel* model = nullptr;
     ParallelLayout layout;          ///< all ones for the one-GPU view
     bool training = true;
-    StateRecipe recipe;             ///< training recipe, or the serving weights only
+    StateRecipe recipe;             ///< training recipe, or the serving weights only (LoRA: the frozen base's)
+    FineTune fineTune = FineTune::Full;  ///< Full unless training with adapters
+    StateRecipe adapterRecipe;      ///< the adapters' training recipe (LoRA, QLoRA)
+    LinearCount adapterParams;      ///< trainable adapter parameters (LoRA, QLoRA)
+    LinearCount quantized;          ///< base weights stored in NF4 (QLoRA)
     ActivationInputs in;            ///< at this view's tensor-parallel split
     double layers = 1;              ///< L ≥ 1
     PipelineStage stage = PipelineStage::Only;  ///< the stage this view describes (placeOnStage)
@@ -81,10 +86,17 @@ struct TermInfo {
     double Segments::*field;
     NumExpr (*bytes)(const TermContext&, TermNotes<NumExpr>&);
     TextExpr (*explain)(const TermContext&, TermNotes<TextExpr>&);
+    const char* frozenName = nullptr;  ///< the name when LoRA/QLoRA freezes what the term holds
+    const char* frozenLabel = nullptr; ///< the --text label then
 };
 
 /// \brief The table row of `k`.
 const TermInfo& termInfo(SegmentKind k);
+
+/// \brief The display name of `k` in scenario `s` ("Base weights (frozen)" under LoRA).
+const char* termName(SegmentKind k, const Scenario& s);
+/// \brief The --text label of `k` in scenario `s`.
+const char* termLabel(SegmentKind k, const Scenario& s);
 
 /// \brief The context of one view: `layout` as parallelLayout() gives it, or ParallelLayout{} for one GPU.
 TermContext termContext(const ResolvedModel& m, const Scenario& s, const ParallelLayout& layout);

@@ -150,6 +150,16 @@ private Q_SLOTS:
         QTest::newRow("tiny export") << QStringList{"--export-png", "x.png", "--width", "10"} << "--width: must be 200 to 16384 pixels, got \"10\"";
         QTest::newRow("absurd scale") << QStringList{"--export-png", "x.png", "--scale", "100"}
                                       << "--scale: must be 0.25 to 8 and keep the image under 32768 pixels, got \"100\"";
+        QTest::newRow("LoRA rank 0") << QStringList{"--json", "--finetune", "lora", "--lora-rank", "0"}
+                                     << "--lora-rank: must be between 1 and 4096, got 0";
+        QTest::newRow("unknown fine-tuning method") << QStringList{"--json", "--finetune", "dora"}
+                                                    << "--finetune: must be one of full|lora|qlora, got \"dora\"";
+        QTest::newRow("unknown LoRA target") << QStringList{"--json", "--finetune", "lora", "--lora-targets", "mlp"}
+                                             << "--lora-targets: must be one of attn|all, got \"mlp\"";
+        QTest::newRow("LoRA while serving") << QStringList{"--json", "--mode", "inference", "--finetune", "qlora"}
+                                            << "--finetune: qlora applies to training; serving reads the merged weights (add --mode training)";
+        QTest::newRow("LoRA rank on a full fine-tune") << QStringList{"--json", "--lora-rank", "8"}
+                                                       << "--lora-rank: applies only with --finetune lora or qlora";
         QTest::newRow("bad MFU") << QStringList{"--json", "--mfu", "1.5"} << "--mfu: must be a number between 1e-06 and 1, got \"1.5\"";
     }
     void badArguments()
@@ -293,6 +303,24 @@ private Q_SLOTS:
         // Without pasted flags the scenario itself is compared.
         const nlohmann::json k = runJson({"--json", "--preset", "llama3-8b"});
         QVERIFY(k["peers"]["megatron"]["available"].get<bool>());
+    }
+
+    // Issue 9 §2: PEFT's print_trainable_parameters for meta-llama/Llama-2-7b-hf at r = 16.
+    void loraTrainableParameters()
+    {
+        const CliOutcome o = parse({"--json", "--preset", "llama2-7b", "--finetune", "qlora", "--lora-rank", "32", "--lora-targets", "all"});
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QCOMPARE(o.request.scenario.training.fineTune, FineTune::QLora);
+        QCOMPARE(o.request.scenario.training.loraRank, qint64(32));
+        QCOMPARE(o.request.scenario.training.loraTargets, LoraTargets::All);
+        const nlohmann::json attn = runJson({"--json", "--preset", "llama2-7b", "--finetune", "lora"});
+        QCOMPARE(attn["params"]["trainable"].get<int64_t>(), qint64(16777216));
+        QCOMPARE(attn["per_gpu_bytes"]["adapters"].get<double>(), 16777216.0 * 16);
+        QCOMPARE(attn["per_gpu_bytes"]["weights"].get<double>(), 6738415616.0 * 2);
+        const nlohmann::json all = runJson({"--json", "--preset", "llama2-7b", "--finetune", "lora", "--lora-targets", "all"});
+        QCOMPARE(all["params"]["trainable"].get<int64_t>(), qint64(39976960));
+        const nlohmann::json full = runJson({"--json", "--preset", "llama2-7b"});
+        QCOMPARE(full["params"]["trainable"].get<int64_t>(), qint64(6738415616));
     }
 
     void listings()

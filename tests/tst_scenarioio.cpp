@@ -37,7 +37,7 @@ private Q_SLOTS:
         // Issue 13 added global_batch (sequences per step, setting grad_accum) to the known fields.
         QTest::newRow("typo in a field name")
             << withTraining(QStringLiteral(R"("seqlen": 4096)"))
-            << "bad.json: /training/seqlen: unknown field (known: mode, precision, optimizer, seq_len, micro_batch, grad_accum, global_batch, checkpointing, flash_attention, sequence_parallel, inference_weights)";
+            << "bad.json: /training/seqlen: unknown field (known: mode, precision, optimizer, seq_len, micro_batch, grad_accum, global_batch, checkpointing, flash_attention, sequence_parallel, inference_weights, finetune, lora_rank, lora_targets)";
         QTest::newRow("not JSON names line and column") << QStringLiteral("{\"schema\": ") << "bad.json: not valid JSON: at line 1, column 12: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal";
         QTest::newRow("wrong schema") << QStringLiteral(R"({"schema": "trainmem/scenario@9", "model": {"params": 7}})")
                                       << R"(bad.json: /schema: must be "trainmem/scenario@1", got "trainmem/scenario@9")";

@@ -13,6 +13,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QUndoStack>
 
 using namespace trainmem;
 using namespace trainmem::uitest;
@@ -30,6 +31,7 @@ private Q_SLOTS:
     void controlChangesScenarioAndPlots();
     void slidersEmitWhileDragging();
     void sizeOnArchitecturePresetSwitchesToSizeOnly();
+    void loraControlsEditTrainingOnlyAndUndo();
 };
 
 void TestUiControls::initTestCase()
@@ -289,6 +291,42 @@ void TestUiControls::sizeOnArchitecturePresetSwitchesToSizeOnly()
     // A sparse model keeps its active count when the total moves.
     QCOMPARE(w.scenario().model.activeParams, resolveModel(preset(QStringLiteral("deepseek-v3")).model).params.active);
     QVERIFY(!w.controlPanel()->activeExpertsBox()->isVisibleTo(w.controlPanel()));
+}
+
+// Issue 9 §2: fine-tuning, rank and targets in the training group, enabled only where they mean
+// something, each edit one undo step; the bars show the frozen base and the adapters apart.
+void TestUiControls::loraControlsEditTrainingOnlyAndUndo()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("llama2-7b")));
+    w.setModalErrors(false);
+    ControlPanel* panel = w.controlPanel();
+    QVERIFY(panel->fineTuneBox()->isEnabled());
+    QVERIFY(!panel->loraRankBox()->isEnabled());  // full fine-tuning: no adapters to size
+    QVERIFY(!panel->loraTargetsBox()->isEnabled());
+    const int undoBefore = w.undoStack()->count();
+    choose(panel->fineTuneBox(), static_cast<int>(FineTune::Lora));
+    QCOMPARE(w.scenario().training.fineTune, FineTune::Lora);
+    QVERIFY(panel->loraRankBox()->isEnabled());
+    choose(panel->loraTargetsBox(), static_cast<int>(LoraTargets::All));
+    QCOMPARE(w.scenario().training.loraTargets, LoraTargets::All);
+    MemoryBarChart* bars = w.dashboard()->barChart();
+    // Llama 2 7B, all linear layers at r = 16: PEFT's 39,976,960 adapters × 16 B; the base 2 B per parameter.
+    QCOMPARE(barValue(bars->bars(SegmentKind::Adapters), 1), 39976960.0 * 16);
+    QCOMPARE(barValue(bars->bars(SegmentKind::Weights), 1), 6738415616.0 * 2);
+    QCOMPARE(barValue(bars->bars(SegmentKind::Gradients), 1), 0.0);
+    QCOMPARE(bars->bars(SegmentKind::Weights)->name(), QStringLiteral("Base weights (frozen)"));
+    QCOMPARE(w.undoStack()->count(), undoBefore + 2);
+    w.undoStack()->undo();
+    QCOMPARE(w.scenario().training.loraTargets, LoraTargets::Attention);
+    w.undoStack()->undo();
+    QCOMPARE(w.scenario().training.fineTune, FineTune::Full);
+    QCOMPARE(panel->fineTuneBox()->currentData().toInt(), static_cast<int>(FineTune::Full));
+    QCOMPARE(barValue(bars->bars(SegmentKind::Adapters), 1), 0.0);
+    QCOMPARE(bars->bars(SegmentKind::Weights)->name(), segmentName(SegmentKind::Weights));
+    // Serving: the fine-tuning choice is disabled (and ignored by the core).
+    choose(panel->modeBox(), static_cast<int>(Mode::Inference));
+    QVERIFY(!panel->fineTuneBox()->isEnabled());
+    QVERIFY(!panel->loraRankBox()->isEnabled());
 }
 
 QTEST_MAIN(TestUiControls)

@@ -4,6 +4,7 @@
 #include "fastbars.h"
 
 #include <QContextMenuEvent>
+#include <QCoreApplication>
 #include <QLocale>
 #include <QMenu>
 #include <QToolTip>
@@ -217,8 +218,17 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
         }
         m_bars[static_cast<size_t>(i)]->setData(keys, values, true);
     }
-    // The legend lists the segments some bar has, in stacking order (top of the stack last).
+    // The legend lists the segments some bar has, in stacking order (top of the stack last). With
+    // LoRA adapters the weights are the frozen base (core/terms.cpp names it the same way).
     bool legendChanged = legend->itemCount() != static_cast<int>(std::count(used.begin(), used.end(), true));
+    QCPBars* weights = m_bars[static_cast<size_t>(SegmentKind::Weights)];
+    const QString weightsName = used[static_cast<size_t>(SegmentKind::Adapters)]
+                                    ? QCoreApplication::translate("trainmem", termInfo(SegmentKind::Weights).frozenName)
+                                                                              : segmentName(SegmentKind::Weights);
+    if (weights->name() != weightsName) {
+        weights->setName(weightsName);
+        legendChanged = true;
+    }
     for (int i = 0; i < kSegmentCount && !legendChanged; ++i)
         legendChanged = used[static_cast<size_t>(i)] != m_bars[static_cast<size_t>(i)]->visible();
     if (legendChanged) {
