@@ -22,6 +22,7 @@ struct Options {
     QCommandLineOption scenario{QStringLiteral("scenario"), QStringLiteral("Start from a scenario JSON file."), QStringLiteral("file")};
     QCommandLineOption hfConfig{QStringLiteral("hf-config"), QStringLiteral("Use the model of a Hugging Face config.json (the file, or a folder holding one); the rest of the setup comes from the preset or scenario and the other options."), QStringLiteral("path")};
     QCommandLineOption exportPng{QStringLiteral("export-png"), QStringLiteral("Render a chart to a PNG file offscreen and exit."), QStringLiteral("file")};
+    QCommandLineOption exportTour{QStringLiteral("export-tour"), QStringLiteral("Write the chapter tour as slides: one PNG per step and index.md with the narration, into a folder, and exit."), QStringLiteral("folder")};
     QCommandLineOption chart{QStringLiteral("chart"), QStringLiteral("Chart to export: bars, seq, dashboard (default) or peers (Megatron and DeepSpeed beside TrainMem)."), QStringLiteral("bars|seq|dashboard|peers"), QStringLiteral("dashboard")};
     QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Export width in pixels (default 1600)."), QStringLiteral("px"), QStringLiteral("1600")};
     QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Export height in pixels (default 1000)."), QStringLiteral("px"), QStringLiteral("1000")};
@@ -35,6 +36,9 @@ struct Options {
     QCommandLineOption seq{QStringLiteral("seq"), QStringLiteral("Context length in tokens: 8192, 8k, 128k, 1M."), QStringLiteral("tokens")};
     QCommandLineOption batch{QStringLiteral("batch"), QStringLiteral("Micro-batch size (sequences per GPU per step)."), QStringLiteral("n")};
     QCommandLineOption checkpointing{QStringLiteral("checkpointing"), QStringLiteral("Activation checkpointing: none, selective or full."), QStringLiteral("mode")};
+    QCommandLineOption finetune{QStringLiteral("finetune"), QStringLiteral("Fine-tuning: full (every parameter), lora (adapters on a frozen base) or qlora (adapters on a 4-bit NF4 base)."), QStringLiteral("full|lora|qlora")};
+    QCommandLineOption loraRank{QStringLiteral("lora-rank"), QStringLiteral("LoRA rank r, 1-4096 (default 16)."), QStringLiteral("n")};
+    QCommandLineOption loraTargets{QStringLiteral("lora-targets"), QStringLiteral("Layers with adapters: attn (q, k, v, o) or all (every linear of attention and MLP, experts included)."), QStringLiteral("attn|all")};
     QCommandLineOption flash{QStringLiteral("flash"), QStringLiteral("Fused (flash) attention: on or off."), QStringLiteral("on|off")};
     QCommandLineOption gpu{QStringLiteral("gpu"), QStringLiteral("GPU type (see --list-gpus)."), QStringLiteral("id")};
     QCommandLineOption gpus{QStringLiteral("gpus"), QStringLiteral("Number of GPUs."), QStringLiteral("n")};
@@ -42,6 +46,10 @@ struct Options {
     QCommandLineOption tp{QStringLiteral("tp"), QStringLiteral("Tensor-parallel degree."), QStringLiteral("n")};
     QCommandLineOption pp{QStringLiteral("pp"), QStringLiteral("Pipeline-parallel degree."), QStringLiteral("n")};
     QCommandLineOption ep{QStringLiteral("ep"), QStringLiteral("Expert-parallel degree."), QStringLiteral("n")};
+    QCommandLineOption etp{QStringLiteral("etp"), QStringLiteral("Expert tensor-parallel degree: how many ways each routed expert's matrices are split (default: --tp, as Megatron-LM)."), QStringLiteral("n")};
+    QCommandLineOption vpp{QStringLiteral("vpp"), QStringLiteral("Virtual pipeline stages per GPU (interleaved 1F1B); 1 = plain 1F1B."), QStringLiteral("n")};
+    QCommandLineOption gradAccum{QStringLiteral("grad-accum"), QStringLiteral("Micro-batches per optimizer step (gradient accumulation): the pipeline's tapes in flight and the communication tax."), QStringLiteral("n")};
+    QCommandLineOption globalBatch{QStringLiteral("global-batch"), QStringLiteral("Sequences per optimizer step, micro-batch × data parallel × grad-accum (sets --grad-accum)."), QStringLiteral("n")};
     QCommandLineOption tokens{QStringLiteral("tokens"), QStringLiteral("Training tokens for the cost receipt: 15T, 1.4e12."), QStringLiteral("count")};
     QCommandLineOption mfu{QStringLiteral("mfu"), QStringLiteral("Model FLOPs utilisation for the cost receipt, 0-1."), QStringLiteral("fraction")};
     QCommandLineOption price{QStringLiteral("price"), QStringLiteral("USD per GPU-hour for the cost receipt."), QStringLiteral("usd")};
@@ -51,9 +59,9 @@ struct Options {
 
     void addTo(QCommandLineParser& p) const
     {
-        p.addOptions({json, text, preset, scenario, hfConfig, exportPng, chart, width, height, scale, params, activeParams, mode,
-                      precision, optimizer, weights, seq, batch, checkpointing, flash, gpu, gpus, zero, tp, pp, ep,
-                      tokens, mfu, price, megatron, listPresets, listGpus});
+        p.addOptions({json, text, preset, scenario, hfConfig, exportPng, exportTour, chart, width, height, scale, params, activeParams, mode,
+                      precision, optimizer, weights, seq, batch, checkpointing, finetune, loraRank, loraTargets, flash, gpu, gpus, zero, tp, pp, ep,
+                      etp, vpp, gradAccum, globalBatch, tokens, mfu, price, megatron, listPresets, listGpus});
     }
 };
 
@@ -282,6 +290,9 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.choice(o.optimizer, s.training.optimizer, optimizerFromString, optimizerNames());
     ov.choice(o.weights, s.training.inferenceWeights, inferenceWeightsFromString, inferenceWeightsNames());
     ov.choice(o.checkpointing, s.training.checkpointing, checkpointingFromString, checkpointingNames());
+    ov.choice(o.finetune, s.training.fineTune, fineTuneFromString, fineTuneNames());
+    ov.count(o.loraRank, 1, kMaxLoraRank, [&](int64_t n) { s.training.loraRank = n; });
+    ov.choice(o.loraTargets, s.training.loraTargets, loraTargetsFromString, loraTargetsNames());
     ov.count(o.seq, 1, kMaxSeq, [&](int64_t n) { s.training.seqLen = n; }, true);
     ov.count(o.batch, 1, kMaxMicroBatch, [&](int64_t n) { s.training.microBatch = n; });
     // --gpus alone keeps the file's tp/pp/ep as far as they still divide it (the core's rule, as in the
@@ -291,6 +302,19 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.count(o.tp, 1, kMaxGpus, [&](int64_t n) { s.hardware.tp = n; });
     ov.count(o.pp, 1, kMaxGpus, [&](int64_t n) { s.hardware.pp = n; });
     ov.count(o.ep, 1, kMaxGpus, [&](int64_t n) { s.hardware.ep = n; });
+    ov.count(o.etp, 1, kMaxGpus, [&](int64_t n) { s.hardware.etp = n; });
+    ov.count(o.vpp, 1, kMaxLayers, [&](int64_t n) { s.hardware.vpp = n; });
+    ov.count(o.gradAccum, 1, 1'000'000, [&](int64_t n) { s.training.gradAccum = n; });
+    if (ov.error.isEmpty() && p.isSet(o.gradAccum) && p.isSet(o.globalBatch))
+        ov.error = QStringLiteral("--grad-accum and --global-batch: give one or the other");
+    // After --gpus/--tp/--pp/--batch, so that dp and the micro-batch are the ones used.
+    ov.count(o.globalBatch, 1, kMaxGlobalBatch, [&](int64_t n) {
+        std::string why;
+        if (const std::optional<int64_t> m = gradAccumForGlobalBatch(s, n, &why))
+            s.training.gradAccum = *m;
+        else
+            ov.error = fail(QStringLiteral("global-batch"), QString::fromStdString(why));
+    });
     ov.count(o.tokens, 0, static_cast<int64_t>(1e18), [&](int64_t n) { s.cost.tokens = static_cast<double>(n); });
     ov.fraction(o.mfu, 1e-6, 1, s.cost.mfu);
     ov.fraction(o.price, 0, 1e6, s.cost.pricePerGpuHour);
@@ -315,6 +339,13 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             s.hardware.gpu = g->id;
         }
     }
+    // Adapter options that would change nothing are refused rather than silently dropped.
+    if (ov.error.isEmpty() && p.isSet(o.finetune) && s.training.fineTune != FineTune::Full && s.training.mode == Mode::Inference)
+        ov.error = fail(QStringLiteral("finetune"), QStringLiteral("%1 applies to training; serving reads the merged weights (add --mode training)")
+                                                        .arg(p.value(o.finetune)));
+    for (const QCommandLineOption* lora : {&o.loraRank, &o.loraTargets})
+        if (ov.error.isEmpty() && p.isSet(*lora) && s.training.fineTune == FineTune::Full)
+            ov.error = fail(lora->names().constFirst(), QStringLiteral("applies only with --finetune lora or qlora"));
     if (!ov.error.isEmpty()) {
         out.ok = false;
         out.error = ov.error;
@@ -336,18 +367,34 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             option = QStringLiteral("seq");
         else if (option == QLatin1String("micro_batch"))
             option = QStringLiteral("batch");
+        else if (option == QLatin1String("grad_accum"))
+            option = QStringLiteral("grad-accum");
+        else if (option == QLatin1String("expert_tensor_parallel"))
+            option = QStringLiteral("etp");
         out.error = QStringLiteral("--%1 (%2): %3").arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
         return out;
     }
     for (const QCommandLineOption* override : {&o.params, &o.activeParams, &o.mode, &o.precision, &o.optimizer, &o.weights,
-                                                &o.seq, &o.batch, &o.checkpointing, &o.flash, &o.gpu, &o.gpus, &o.zero,
-                                                &o.tp, &o.pp, &o.ep, &o.tokens, &o.mfu, &o.price})
+                                                &o.seq, &o.batch, &o.checkpointing, &o.finetune, &o.loraRank,
+                                                &o.loraTargets, &o.flash, &o.gpu, &o.gpus, &o.zero,
+                                                &o.tp, &o.pp, &o.ep, &o.etp, &o.vpp, &o.gradAccum, &o.globalBatch, &o.tokens, &o.mfu, &o.price})
         r.scenarioGiven = r.scenarioGiven || p.isSet(*override);
 
-    if (p.isSet(o.exportPng)) {
-        r.action = CliRequest::Action::ExportPng;
-        r.exportFile = p.value(o.exportPng);
+    if (p.isSet(o.exportPng) && p.isSet(o.exportTour)) {
+        out.ok = false;
+        out.error = fail(QStringLiteral("export-tour"), QStringLiteral("writes the tour's own slides; give it or --export-png, not both"));
+        return out;
+    }
+    if (p.isSet(o.exportPng) || p.isSet(o.exportTour)) {
+        const bool tour = p.isSet(o.exportTour);
+        r.action = tour ? CliRequest::Action::ExportTour : CliRequest::Action::ExportPng;
+        r.exportFile = p.value(tour ? o.exportTour : o.exportPng);
         r.chart = p.value(o.chart);
+        if (tour && r.exportFile.isEmpty()) {
+            out.ok = false;
+            out.error = fail(QStringLiteral("export-tour"), QStringLiteral("needs a folder"));
+            return out;
+        }
         if (chartKindFromName(r.chart) == std::nullopt) {
             out.ok = false;
             out.error = fail(QStringLiteral("chart"), QStringLiteral("must be bars, seq, dashboard or peers, got \"%1\"").arg(r.chart));

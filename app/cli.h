@@ -13,11 +13,11 @@
 namespace trainmem {
 
 struct CliRequest {
-    enum class Action { Window, Json, Text, ExportPng, ListPresets, ListGpus, Help, Version };
+    enum class Action { Window, Json, Text, ExportPng, ExportTour, ListPresets, ListGpus, Help, Version };
     Action action = Action::Window;
     Scenario scenario;
     bool scenarioGiven = false;  ///< --preset, --scenario or an override was given
-    QString exportFile;
+    QString exportFile;          ///< --export-png's file, or --export-tour's folder
     QString chart = QStringLiteral("dashboard");
     int width = 1600;
     int height = 1000;

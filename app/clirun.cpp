@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFileInfo>
 
 #include <cstdio>
@@ -81,6 +82,24 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
                        .arg(g.fp8Tflops > 0 ? QString::number(g.fp8Tflops, 'f', 1) : QStringLiteral("  —"), 7)
                        .arg(g.pricePerHour, 0, 'f', 2);
         print(stdout, out);
+        return 0;
+    }
+    case CliRequest::Action::ExportTour: {
+        ExportOptions eo;
+        eo.width = r.width;
+        eo.height = r.height;
+        eo.scale = r.scale;
+        QStringList written;
+        QString error;
+        if (!exportTour(r.exportFile, eo, &written, &error)) {
+            print(stderr, QStringLiteral("trainmem: --export-tour: %1\n").arg(error));
+            return 1;
+        }
+        print(stdout, QStringLiteral("Wrote the tour as %1 slides (%2×%3 px) and index.md to %4\n")
+                          .arg(written.size() - 1)
+                          .arg(qRound(r.width * r.scale))
+                          .arg(qRound(r.height * r.scale))
+                          .arg(QDir(r.exportFile).absolutePath()));
         return 0;
     }
     case CliRequest::Action::Json:

@@ -15,7 +15,7 @@ bool wantsHeadless(int argc, char** argv)
 {
     for (int i = 1; i < argc; ++i) {
         const QByteArray a(argv[i]);
-        for (const char* flag : {"--json", "--text", "--export-png", "--list-presets", "--list-gpus", "--help", "-h",
+        for (const char* flag : {"--json", "--text", "--export-png", "--export-tour", "--list-presets", "--list-gpus", "--help", "-h",
                                  "--version", "-v", "--help-all"})
             if (a == flag || a.startsWith(QByteArray(flag) + '='))
                 return true;

@@ -28,27 +28,43 @@ ActivationInputs activationInputs(const Scenario& s, double tp)
 
 ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldErrors* warnings)
 {
+    // The layout used is the scenario's when validateScenario() accepts it (the command line and
+    // scenario files refuse the others, the window keeps its edits valid by withValidLayout()); a
+    // scenario made some other way gets the nearest valid layout, with a warning naming each change.
     ParallelLayout p;
     const HardwareSetup& hw = s.hardware;
-    p.gpus = std::clamp<int64_t>(hw.gpus, 1, kMaxGpus);
-    p.tp = std::clamp<int64_t>(hw.tp, 1, p.gpus);
+    HardwareSetup asked = hw;
     // Serving on several GPUs with no layout given means splitting the weights across them
     // (tensor parallel), not replicating them.
     if (s.training.mode == Mode::Inference && hw.tp <= 1 && hw.pp <= 1)
-        p.tp = p.gpus;
-    p.pp = std::clamp<int64_t>(hw.pp, 1, std::max<int64_t>(1, std::min(p.gpus / p.tp, m.arch.layers)));
+        asked.tp = std::clamp<int64_t>(hw.gpus, 1, kMaxGpus);
+    // The resolved model's layers and experts (the size rule's shape for a size-only model).
+    const HardwareSetup used = layoutWithin(asked, m.arch.layers, m.arch.isMoe() ? m.arch.moe.experts : 0);
+    p.gpus = used.gpus;
+    p.tp = used.tp;
+    p.pp = used.pp;
+    p.ep = used.ep;
+    p.vpp = used.vpp;
+    p.etp = used.etpOrDefault();
     p.zero = std::clamp(hw.zeroStage, 0, 3);
-    p.dp = std::max<int64_t>(1, p.gpus / (p.tp * p.pp));
-    if (p.dp * p.tp * p.pp != p.gpus && warnings)
-        warnings->push_back({"", "/hardware/gpus",
-                            "not a multiple of tp·pp; " + std::to_string(p.dp * p.tp * p.pp)
-                                + " GPUs are used"});
-    const int64_t experts = m.arch.isMoe() ? m.arch.moe.experts : 1;
-    p.ep = std::clamp<int64_t>(hw.ep, 1, std::max<int64_t>(1, std::min(p.dp, experts)));
-    if (p.ep != hw.ep && hw.ep > 1 && warnings)
-        warnings->push_back({"", "/hardware/ep", "limited to " + std::to_string(p.ep)
-                                                    + " (the data-parallel ranks and the experts)"});
-    p.dpExpert = std::max<int64_t>(1, p.dp / p.ep);
+    p.dp = p.gpus / (p.tp * p.pp);
+    // The expert data-parallel group EDP = gpus/(etp·ep·pp) shares each expert's weights; ZeRO
+    // shards expert state over it (Megatron-LM: expert_data_parallel_size, the distributed
+    // optimizer's expert buffers; theoretical_memory_usage.py's 6 + 12/edp per expert parameter).
+    p.dpExpert = p.gpus / (p.etp * p.ep * p.pp);
+    if (warnings) {
+        auto changed = [&](const char* path, const char* what, int64_t from, int64_t to) {
+            if (from != to)
+                warnings->push_back({"", path, std::string(what) + " " + std::to_string(from) + " is not a valid layout here; "
+                                                   + std::to_string(to) + " is used"});
+        };
+        changed("/hardware/gpus", "gpus", hw.gpus, p.gpus);
+        changed("/hardware/tp", "tp", asked.tp, p.tp);
+        changed("/hardware/pp", "pp", hw.pp, p.pp);
+        changed("/hardware/ep", "ep", hw.ep, p.ep);
+        changed("/hardware/vpp", "vpp", hw.vpp, p.vpp);
+        changed("/hardware/expert_tensor_parallel", "etp", asked.etpOrDefault(), p.etp);
+    }
     return p;
 }
 
@@ -100,6 +116,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     r.model = m;
     const Architecture& a = m.arch;
     const ParallelLayout par = parallelLayout(s, m, &r.warnings);
+    r.layout = par;
     r.dataParallel = par.dp;
     r.gpuMemoryBytes = gpu.memoryBytes;
 
@@ -108,7 +125,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     const double dense = total - routed;
     const double mp = dbl(par.tp * par.pp);
     const double denseShare = dense / mp;                    // per model-parallel rank
-    const double expertShare = routed / (mp * dbl(par.ep));
+    const double expertShare = routed / (dbl(par.etp * par.pp) * dbl(par.ep));  // experts split etp ways, not tp
     const double L = dbl(std::max<int64_t>(a.layers, 1));
     const int64_t layersPerStage = (std::max<int64_t>(a.layers, 1) + par.pp - 1) / par.pp;
     r.layersPerStage = layersPerStage;
@@ -122,18 +139,31 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
 
     // Every segment, of both views, from the table of terms (core/terms.cpp).
     double zero3Gather = 0;  // the layer ZeRO-3 gathers whole (in the workspace term), for the fit search
+    StateRecipe adapterRecipe;  // LoRA/QLoRA: the adapters' recipe and count, for the tax
+    LinearCount adapterParams;
     {
         TermContext one = termContext(m, s, ParallelLayout{});
         r.singleGpu = evaluateTerms(one);
-        TermContext peak = termContext(m, s, par);
+        TermContext peak = termContext(m, s, par);  // the busiest pipeline stage
         r.perGpu = evaluateTerms(peak);
         r.recipe = peak.recipe;
-        r.lastStageIsPeak = peak.lastStageIsPeak;
+        r.stages = pipelineStages(peak);
+        r.busiestStage = busiestStage(r.stages);
+        r.lastStageIsPeak = peak.holdsHead();
         r.layer = peak.shownLayer();
         zero3Gather = zero3GatheredLayer(peak);
+        if (training && par.zero >= 3 && par.dp > 1)
+            r.gatheredLayerBytes = zero3Gather;
+        adapterRecipe = peak.adapterRecipe;
+        adapterParams = peak.adapterParams;
     }
     r.bytesPerParam = r.recipe.total();
     r.modelStateBytes = total * r.bytesPerParam;
+    if (s.training.adapters()) {
+        // LoRA/QLoRA: the frozen (or NF4) base and the adapters' state, per parameter of the model.
+        r.modelStateBytes = r.singleGpu.modelState();
+        r.bytesPerParam = total > 0 ? r.modelStateBytes / total : 0;
+    }
 
     // The tax (bytes sent per GPU per optimizer step).
     const double t = dbl(par.tp);
@@ -147,11 +177,22 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         // backward and reduce-scatters the gradients (3Ψ, 1.5×). Each collective moves its own
         // precision (fp8-mixed: fp32 gradients, bf16 weights). Dense weights use the dp ranks,
         // experts the dp/ep ranks that share them.
+        // LoRA freezes the base: it has no gradients to reduce and no update to all-gather (ZeRO-3
+        // still gathers it for forward and backward); its adapters are reduced like any parameters.
         if (par.dp > 1) {
-            const double g = r.recipe.gradients, w = r.recipe.weights;
-            const double perElement = par.zero >= 3 ? g + 2 * w : par.zero >= 1 ? g + w : 2 * g;
+            const bool frozen = s.training.adapters();
             auto ring = [](int64_t n) { return n > 1 ? dbl(n - 1) / dbl(n) : 0.0; };
-            r.tax.dataParallel = perElement * (denseShare * ring(par.dp) + expertShare * ring(par.dpExpert));
+            auto volume = [&](const StateRecipe& rc, bool updated, double denseCount, double expertCount) {
+                const double g = rc.gradients, w = rc.weights;
+                const double perElement = par.zero >= 3 ? g + 2 * w : par.zero >= 1 ? g + (updated ? w : 0) : 2 * g;
+                return perElement * (denseCount * ring(par.dp) + expertCount * ring(par.dpExpert));
+            };
+            r.tax.dataParallel = volume(r.recipe, !frozen, denseShare, expertShare);
+            if (frozen) {
+                const double aRouted = dbl(std::min(adapterParams.routedExperts, adapterParams.total));
+                r.tax.dataParallel += volume(adapterRecipe, true, (dbl(adapterParams.total) - aRouted) / mp,
+                                             aRouted / (mp * dbl(par.ep)));
+            }
         }
         if (par.tp > 1)
             r.tax.tensorParallel = micro * stageLayers * 4 * 2 * (t - 1) / t * e * sb * h;
@@ -263,6 +304,9 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
         bad("/training/micro_batch", "must be between 1 and 65536, got " + std::to_string(t.microBatch));
     if (t.gradAccum < 1 || t.gradAccum > 1'000'000)
         bad("/training/grad_accum", "must be between 1 and 1000000, got " + std::to_string(t.gradAccum));
+    if (t.loraRank < 1 || t.loraRank > kMaxLoraRank)
+        bad("/training/lora_rank", "must be between 1 and " + std::to_string(kMaxLoraRank) + ", got "
+                                       + std::to_string(t.loraRank));
     if (hw.gpus < 1 || hw.gpus > kMaxGpus)
         bad("/hardware/gpus", "must be between 1 and 10000000, got " + std::to_string(hw.gpus));
     if (hw.zeroStage < 0 || hw.zeroStage > 3)
@@ -271,9 +315,50 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
         if (v < 1 || v > hw.gpus)
             bad(path, "must be between 1 and the GPU count (" + std::to_string(hw.gpus) + "), got "
                           + std::to_string(v));
-    if (hw.tp >= 1 && hw.pp >= 1 && hw.gpus >= 1 && hw.gpus % (hw.tp * hw.pp) != 0)
+    const bool degreesInRange = hw.gpus >= 1 && hw.gpus <= kMaxGpus && hw.tp >= 1 && hw.tp <= hw.gpus && hw.pp >= 1
+                                && hw.pp <= hw.gpus && hw.ep >= 1 && hw.ep <= hw.gpus;
+    if (degreesInRange && hw.gpus % (hw.tp * hw.pp) != 0)
         bad("/hardware/gpus", "must be a multiple of tp·pp (" + std::to_string(hw.tp * hw.pp) + "), got "
                                   + std::to_string(hw.gpus));
+    // The layout must be one a framework can run, so that what is reported is what was asked
+    // (issue 13): a pipeline stage holds at least one layer, and expert parallelism places whole
+    // experts (Megatron-LM's arguments.py asserts num_experts % expert_model_parallel_size == 0 and
+    // world_size % (expert_tensor_parallel_size · ep · pp) == 0; expert tensor parallel is tp here).
+    const bool modelCounted = s.model.hasArchitecture ? s.model.architecture.layers >= 1 && s.model.architecture.layers <= kMaxLayers
+                                                      : s.model.params >= 1 && s.model.params <= kMaxParams;
+    if (hw.vpp < 1 || hw.vpp > kMaxLayers)
+        bad("/hardware/vpp", "must be between 1 and 10000, got " + std::to_string(hw.vpp));
+    else if (hw.vpp > 1 && hw.pp == 1)
+        bad("/hardware/vpp", "must be 1 without pipeline parallelism (pp 1): the interleaved schedule splits pipeline "
+                             "stages, got " + std::to_string(hw.vpp));
+    if (degreesInRange && modelCounted) {
+        const int64_t layers = modelLayers(s.model);
+        if (hw.pp > layers)
+            bad("/hardware/pp", "must not exceed the model's " + std::to_string(layers)
+                                    + " layers (a pipeline stage holds at least one), got " + std::to_string(hw.pp));
+        else if (hw.vpp > 1 && hw.vpp <= kMaxLayers && hw.pp * hw.vpp > layers)
+            bad("/hardware/vpp", "pp·vpp = " + std::to_string(hw.pp) + "·" + std::to_string(hw.vpp) + " = "
+                                     + std::to_string(hw.pp * hw.vpp) + " must not exceed the model's " + std::to_string(layers)
+                                     + " layers (a virtual stage holds at least one), got " + std::to_string(hw.vpp));
+        const int64_t experts = modelExperts(s.model);
+        const int64_t etp = hw.etpOrDefault();
+        if (experts == 0 && hw.etp > 0)
+            bad("/hardware/expert_tensor_parallel", "must not be set: the model has no mixture-of-experts layers, got "
+                                                        + std::to_string(hw.etp));
+        else if (experts > 0 && hw.etp > 0 && (hw.etp > hw.gpus || (hw.gpus / hw.pp) % hw.etp != 0 || hw.gpus % hw.pp != 0))
+            bad("/hardware/expert_tensor_parallel", "must divide gpus/pp = " + std::to_string(hw.gpus) + "/"
+                                                        + std::to_string(hw.pp) + " = " + std::to_string(hw.gpus / hw.pp)
+                                                        + ", got " + std::to_string(hw.etp));
+        else if (experts == 0 && hw.ep > 1)
+            bad("/hardware/ep", "must be 1: the model has no mixture-of-experts layers to split, got " + std::to_string(hw.ep));
+        else if (experts > 0 && experts % hw.ep != 0)
+            bad("/hardware/ep", "must divide the model's " + std::to_string(experts) + " experts, got " + std::to_string(hw.ep));
+        else if (experts > 0 && hw.gpus % (etp * hw.pp) == 0 && (hw.gpus / (etp * hw.pp)) % hw.ep != 0)
+            bad("/hardware/ep", "must divide gpus/(etp·pp) = " + std::to_string(hw.gpus) + "/" + std::to_string(etp * hw.pp)
+                                    + " = " + std::to_string(hw.gpus / (etp * hw.pp)) + " (the expert grid etp·ep·pp = "
+                                    + std::to_string(etp * hw.ep * hw.pp) + " must divide the GPUs; etp is tp unless set), got "
+                                    + std::to_string(hw.ep));
+    }
     if (!(hw.fragmentation >= 0 && hw.fragmentation <= 1))
         bad("/hardware/fragmentation", "must be a fraction between 0 and 1");
     if (!(hw.frameworkBytes >= 0 && hw.frameworkBytes <= 1e12))

@@ -22,6 +22,7 @@ struct Segments {
     double gradients = 0;
     double master = 0;
     double optimizer = 0;
+    double adapters = 0;     ///< LoRA/QLoRA adapters: their weights, gradients, master copy and optimizer state
     double activations = 0;  ///< the tape (training) or one layer's working set (inference)
     double kvCache = 0;      ///< inference only
     double logits = 0;
@@ -42,6 +43,31 @@ struct CommTax {
     double total() const { return dataParallel + tensorParallel + pipelineParallel + expertParallel; }
 };
 
+/// \brief The parallel layout account() works with: the scenario's gpus/tp/pp/ep/ZeRO when
+/// validateScenario() accepts them, else the nearest valid layout (withValidLayout()). Always
+/// tp·pp·dp = gpus and etp·ep·pp·dpExpert = gpus.
+struct ParallelLayout {
+    int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
+    int64_t vpp = 1;  ///< virtual pipeline stages per GPU
+    int64_t etp = 1;  ///< expert tensor parallel (tp unless set)
+    int zero = 0;
+};
+
+/// \brief Which pipeline stage a view describes (issue 13): the first holds the input embedding
+/// and the most micro-batches in flight, the last the output head and the logits, a middle stage
+/// only layers; Only is the whole model (pp = 1). Middle stands for stages 1 … p−2 and is stage 1,
+/// the busiest of them (it keeps the most micro-batches in flight).
+enum class PipelineStage { Only, First, Middle, Last };
+const char* toString(PipelineStage s);
+
+/// \brief One pipeline stage's memory per GPU.
+struct StageMemory {
+    PipelineStage stage = PipelineStage::Only;
+    int64_t index = 0;      ///< 0-based stage number
+    double layers = 0;
+    double inflight = 1;    ///< micro-batches in flight
+    Segments bytes;
+};
 /// \brief Everything the charts, the verdict and --json show.
 struct Breakdown {
     ResolvedModel model;
@@ -51,24 +77,21 @@ struct Breakdown {
     Segments singleGpu;          ///< the same scenario on one GPU with no parallelism
     Segments perGpu;             ///< after sharding
     LayerActivations layer;      ///< one layer's tape (the largest layer kind), per GPU
+    ParallelLayout layout;       ///< the layout used (--json's `parallel`)
     int64_t dataParallel = 1;
     int64_t layersPerStage = 0;
-    bool lastStageIsPeak = true; ///< with pp > 1: which stage perGpu describes
+    bool lastStageIsPeak = true; ///< perGpu is the last stage (or the only one)
+    std::vector<StageMemory> stages;  ///< each distinct pipeline stage (issue 13): perGpu is the busiest
+    size_t busiestStage = 0;          ///< index into stages
+    double gatheredLayerBytes = 0; ///< part of perGpu.workspace: the layer ZeRO-3 all-gathers whole (0 without ZeRO-3)
     double gpuMemoryBytes = 0;
     bool fits = false;
     int64_t minGpusForModelState = 1;  ///< ⌈model state / one GPU⌉, the chapter's count
     int64_t minGpusToFit = 0;          ///< with ZeRO-3 at this tp/pp; 0 = never (activations alone exceed)
     CommTax tax;
-    FieldErrors warnings;              ///< adjustments made (e.g. gpus not divisible by tp·pp)
+    FieldErrors warnings;              ///< adjustments made to a layout validateScenario() refuses
 };
 
-/// \brief The parallel layout account() works with: the scenario's gpus/tp/pp/ep/ZeRO clamped to
-/// what the model and GPU count allow (serving with no layout given splits by tensor parallel).
-struct ParallelLayout {
-    int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
-    int zero = 0;
-};
-/// \brief The layout, with a warning for each adjustment made when `warnings` is given.
 ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldErrors* warnings = nullptr);
 /// \brief What the activation terms need from a scenario, on `tp` tensor-parallel ranks.
 ActivationInputs activationInputs(const Scenario& s, double tp);

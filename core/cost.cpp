@@ -36,7 +36,16 @@ CostReceipt computeCost(const ResolvedModel& m, const Scenario& s, const GpuSpec
     }
     r.mfu = std::clamp(s.cost.mfu, 1e-6, 1.0);
     const double achieved = std::max(r.peakFlopsPerGpu * r.mfu, 1.0);
-    r.gpuHours = r.totalFlops / achieved / 3600.0;
+    r.pretrainingGpuHours = r.totalFlops / achieved / 3600.0;
+    // A report's other phases (context extension, post-training) are added as it gives them: their
+    // tokens and contexts are not the pre-training's, so they are not recomputed (issue 13).
+    r.gpuHours = r.pretrainingGpuHours;
+    for (const CostPhase& p : s.cost.otherPhases) {
+        if (r.phases.size() >= kMaxCostPhases)
+            break;
+        r.phases.push_back({p.name, std::clamp(p.gpuHours, 0.0, 1e12)});
+        r.gpuHours += r.phases.back().gpuHours;
+    }
     r.pricePerGpuHour = s.cost.pricePerGpuHour > 0 ? s.cost.pricePerGpuHour : gpu.pricePerHour;
     r.costUsd = r.gpuHours * r.pricePerGpuHour;
     r.wallClockDays = r.gpuHours / static_cast<double>(std::max<int64_t>(s.hardware.gpus, 1)) / 24.0;

@@ -5,6 +5,8 @@
 #include "params.h"
 #include "scenario.h"
 
+#include <vector>
+
 namespace trainmem {
 
 /// \brief What training on `tokens` costs.
@@ -13,7 +15,9 @@ struct CostReceipt {
     double totalFlops = 0;
     double peakFlopsPerGpu = 0; ///< dense peak for the precision (fp8 peak for fp8-mixed when the GPU has it)
     double mfu = 0;
-    double gpuHours = 0;
+    double pretrainingGpuHours = 0;  ///< the tokens' FLOPs at the MFU
+    std::vector<CostPhase> phases;   ///< the scenario's other phases, their published GPU-hours
+    double gpuHours = 0;             ///< pre-training plus the other phases
     double pricePerGpuHour = 0; ///< the scenario's, or the GPU's typical price when 0
     double costUsd = 0;
     double wallClockDays = 0;   ///< on the scenario's GPU count

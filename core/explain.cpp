@@ -94,7 +94,7 @@ Explanation explainCurve(CurveKind c, const Scenario& s, const GpuSpec& gpu)
                              + (termInfo(k).group == TermGroup::Working ? "(s)" : "");
         e.assumptions = "Each term at " + at + "; the activations follow Korthikanti's terms for this checkpointing mode. "
                         + explainSegment(SegmentKind::Activations, x, b).assumptions;
-        e.source = "Korthikanti et al. 2022 §4–5; DESIGN.md §2.3–2.4; core/accounting.cpp (sweepContext)";
+        e.source = "Korthikanti et al. 2022 §4–5; docs/accounting.md, Activations and Workspace and overhead; core/accounting.cpp (sweepContext)";
     }
     e.substituted = subs.empty() ? "0" : subs + " at " + at;
     e.value = sum;

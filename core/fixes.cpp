@@ -53,9 +53,13 @@ std::string fixTierName(FixTier t)
 
 std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu)
 {
+    return cheapestFixes(s, gpu, account(s, gpu));
+}
+
+std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Breakdown& before)
+{
     std::vector<Fix> out;
-    const ResolvedModel m = resolveModel(s.model);
-    const Breakdown before = account(m, s, gpu);
+    const ResolvedModel& m = before.model;
     if (before.fits)
         return out;
     const bool training = s.training.mode == Mode::Training;

@@ -51,6 +51,8 @@ struct Fix {
 /// \brief Every single change that makes `s` fit on `gpu`, cheapest first. Empty when it
 /// already fits, or when nothing single helps.
 std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu);
+/// \brief The same, given the breakdown of `s` on `gpu` the caller already has (`before.model` is reused).
+std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Breakdown& before);
 
 /// \brief "memory layout", "throughput" …
 std::string fixTierName(FixTier t);

@@ -490,10 +490,8 @@ Scenario scenarioWithHfModel(const Scenario& base, const HfImport& imported, con
             s.training.inferenceWeights = InferenceWeights::BF16;
     }
     s.description += ".";
-    const Architecture& a = s.model.architecture;
-    if (!a.isMoe() || s.hardware.ep > a.moe.experts)
-        s.hardware.ep = 1;
-    return s;
+    // The base scenario's layout, kept as far as the imported model allows (fewer layers, no experts).
+    return withValidLayout(std::move(s));
 }
 
 } // namespace trainmem

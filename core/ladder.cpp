@@ -3,6 +3,7 @@
 #include "units.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace trainmem {
 namespace {
@@ -122,7 +123,8 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
     const int64_t d = std::clamp<int64_t>(options.dataParallel, 1, kMaxGpus);
     const int64_t t = std::clamp<int64_t>(options.tensorParallel, 1, kMaxGpus / d);
     const int64_t p = std::clamp<int64_t>(options.pipelineParallel, 1, std::max<int64_t>(1, std::min(m.arch.layers, kMaxGpus / (d * t))));
-    const int64_t e = m.arch.isMoe() ? std::clamp<int64_t>(options.expertParallel, 1, std::min(d, m.arch.moe.experts)) : 1;
+    // ep divides the experts and the d ranks the expert grid leaves (issue 13: tp·ep·pp divides the GPUs).
+    const int64_t e = m.arch.isMoe() ? std::gcd(std::gcd(std::clamp<int64_t>(options.expertParallel, 1, kMaxGpus), m.arch.moe.experts), d) : 1;
 
     struct Layout { LadderCut cut; int64_t gpus; int zero; int64_t tp, pp, ep; std::string label; };
     std::vector<Layout> layouts{{LadderCut::SingleGpu, 1, 0, 1, 1, 1, "1 GPU"}};
@@ -151,6 +153,7 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
         r.scenario.hardware.tp = l.tp;
         r.scenario.hardware.pp = l.pp;
         r.scenario.hardware.ep = l.ep;
+        r.scenario = withValidLayout(std::move(r.scenario));  // the scenario's vpp and etp, kept where they still fit
         r.breakdown = account(m, r.scenario, gpu);
         r.perGpu = r.breakdown.perGpu;
         r.tax = r.breakdown.tax;

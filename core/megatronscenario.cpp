@@ -74,6 +74,8 @@ Scenario scenarioFromMegatron(const MegatronArgs& m, const Scenario& base)
     hw.tp = m.tensorModelParallelSize;
     hw.pp = m.pipelineModelParallelSize;
     hw.ep = m.numExperts ? m.expertModelParallelSize : 1;
+    hw.vpp = m.virtualPipeline().value_or(1);  // the interleaved schedule's virtual stages
+    hw.etp = m.numExperts && m.expertTensorParallelSize ? *m.expertTensorParallelSize : 0;
     // The distributed optimizer shards the fp32 master weights and Adam moments over data
     // parallel ranks: ZeRO stage 1 (docs/user-guide/features/dist_optimizer.md).
     hw.zeroStage = m.useDistributedOptimizer ? 1 : 0;
@@ -133,6 +135,10 @@ MegatronArgs megatronFromScenario(const Scenario& s, const Architecture& a)
     m.tensorModelParallelSize = std::max<int64_t>(1, s.hardware.tp);
     m.pipelineModelParallelSize = std::max<int64_t>(1, s.hardware.pp);
     m.expertModelParallelSize = a.isMoe() ? std::max<int64_t>(1, s.hardware.ep) : 1;
+    if (s.hardware.vpp > 1)
+        m.virtualPipelineModelParallelSize = s.hardware.vpp;
+    if (a.isMoe() && s.hardware.etp > 0)
+        m.expertTensorParallelSize = s.hardware.etp;
     m.sequenceParallel = s.training.sequenceParallel && m.tensorModelParallelSize > 1;
     m.useDistributedOptimizer = s.hardware.zeroStage >= 1;
     m.worldSize = std::max<int64_t>(1, s.hardware.gpus);

@@ -80,7 +80,7 @@ int64_t megatronLargestTensor(const MegatronArgs& m);
 /// \brief One term of the gap between TrainMem and a peer, per GPU.
 struct PeerDifference {
     std::string peer;   ///< "megatron", "deepspeed_zero2", "deepspeed_zero3"
-    std::string term;   ///< "weights", "gradients", …, "overhead"
+    std::string term;   ///< a term's JSON key ("weights", …, "fragmentation"), or "gathered_layer"
     double trainmemBytes = 0;
     double peerBytes = 0;
     std::string reason;

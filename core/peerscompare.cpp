@@ -22,12 +22,7 @@ constexpr const char* kDeepSpeedSource =
 double dbl(int64_t v) { return static_cast<double>(v); }
 std::string n(double count) { return formatCount(count); }
 std::string by(double bytes) { return formatBytes(bytes); }
-std::string num(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-}
+std::string num(double v) { return formatNumber(v); }
 std::string precisionWord(const StateRecipe& r) { return r.weights >= 4 ? "fp32" : "16-bit"; }
 
 // What one GPU holds in TrainMem's accounting, in parameters.
@@ -84,12 +79,12 @@ void addMegatronTerms(PeerComparison& c, const Breakdown& b, const Scenario& s)
               + " layers, × 1.05 for temporaries; it does not change with the recompute setting.";
     if (m.interleavePenalty != 1)
         act += " It multiplies by the interleaved-schedule penalty " + num(m.interleavePenalty)
-               + "; TrainMem does not model the virtual pipeline.";
+               + "; TrainMem holds the interleaved schedule's tapes stage by stage (Megatron-LM schedules.py).";
     act += " TrainMem: its own tape for " + std::string(toString(s.training.checkpointing)) + " checkpointing"
            + (s.training.flashAttention ? " with flash attention" : " with the s² attention scores")
            + ", at the real widths (GQA, SwiGLU, k routed experts, MLA), dropout masks only when dropout is on"
            + (a.pipelineModelParallelSize > 1
-                  ? std::string(", on its peak stage (") + (b.lastStageIsPeak ? "last" : "first") + ")"
+                  ? std::string(", on its busiest stage (") + toString(b.stages[b.busiestStage].stage) + ")"
                   : std::string())
            + ".";
     add("activations", t.activations, m.activationLayers + m.activationEmbedding, act);
@@ -102,9 +97,9 @@ void addMegatronTerms(PeerComparison& c, const Breakdown& b, const Scenario& s)
                                               : "(s·b·V/tp + s·b·h) · 2 · 1.05, the 16-bit logits and final norm output"));
     add("workspace", t.workspace, 0, "Megatron's estimate has no transient matmul workspace; TrainMem keeps the widest "
                                      "intermediate and its gradient (÷ tp).");
-    add("overhead", t.overhead(), 0, "Megatron's estimate has no CUDA/PyTorch context or allocator reserve; TrainMem adds "
-                                     + by(t.framework) + " of context and a " + num(100 * s.hardware.fragmentation)
-                                     + "% fragmentation reserve.");
+    add("framework", t.framework, 0, "Megatron's estimate has no CUDA/PyTorch context; TrainMem adds " + by(t.framework) + ".");
+    add("fragmentation", t.fragmentation, 0, "Megatron's estimate has no allocator reserve; TrainMem reserves "
+                                             + num(100 * s.hardware.fragmentation) + "% of the rest.");
 }
 
 void addDeepSpeedTerms(PeerComparison& c, const char* peer, const Breakdown& b, const Scenario& s, bool stage3)
@@ -142,15 +137,20 @@ void addDeepSpeedTerms(PeerComparison& c, const char* peer, const Breakdown& b, 
     add("optimizer", t.optimizer, ds.optimizer,
         "Both keep Adam's 8 B of fp32 moments: DeepSpeed ÷ " + num(N) + "; " + layout + (zero >= 1 ? ", ÷ dp." : ", not sharded."));
     if (stage3)
-        add("gathered_layer", 0, ds.workspace,
+        add("gathered_layer", b.gatheredLayerBytes, ds.workspace,
             "DeepSpeed adds 4 B × the largest layer (" + n(dbl(c.deepspeedLargestLayer))
                 + " parameters, the largest single tensor): the gathered 16-bit weight and gradient of the layer being "
-                  "computed. TrainMem does not count ZeRO-3's gather buffers.");
+                  "computed. "
+                + (b.gatheredLayerBytes > 0
+                       ? "TrainMem gathers one whole transformer layer (its dense and, ÷ ep, expert parameters ÷ tp) in "
+                         "the weight and gradient precisions."
+                       : "TrainMem counts ZeRO-3's gathered layer only when this launch shards with ZeRO-3 over more than one rank."));
     const std::string modelStatesOnly = "DeepSpeed's estimator covers model states only (params, gradients, optimizer).";
     add("activations", t.activations, 0, modelStatesOnly + " TrainMem's tape for this launch.");
     add("logits", t.logits, 0, modelStatesOnly);
-    add("workspace", t.workspace, 0, modelStatesOnly);
-    add("overhead", t.overhead(), 0, modelStatesOnly + " TrainMem adds the CUDA context and the allocator reserve.");
+    add("workspace", t.workspace - (stage3 ? b.gatheredLayerBytes : 0), 0, modelStatesOnly);
+    add("framework", t.framework, 0, modelStatesOnly + " TrainMem adds the CUDA context.");
+    add("fragmentation", t.fragmentation, 0, modelStatesOnly + " TrainMem adds the allocator's reserve.");
 }
 
 }  // namespace
@@ -230,12 +230,8 @@ PeerComparison comparePeers(const MegatronArgs& m, const Scenario& s, const GpuS
     addDeepSpeedTerms(c, "deepspeed_zero3", launch, s, true);
 
     // What these flags use that TrainMem's scenario does not hold.
-    if (const auto vpp = m.virtualPipeline())
-        c.notes.push_back("virtual pipeline " + std::to_string(*vpp) + ": Megatron's activations carry the interleaving "
-                          "penalty; TrainMem models plain 1F1B");
-    if (m.numExperts && m.expertTensorParallel() != m.tensorModelParallelSize)
-        c.notes.push_back("expert tensor parallel " + std::to_string(m.expertTensorParallel())
-                          + " differs from tp: TrainMem divides experts by tp·ep");
+    // (Issue 13: the virtual pipeline and expert tensor parallel are now the scenario's own
+    // hardware.vpp and expert_tensor_parallel, so they need no note.)
     if (m.mtpNumLayers && *m.mtpNumLayers > 0)
         c.notes.push_back(std::to_string(*m.mtpNumLayers) + " MTP layer(s): counted by Megatron, not by TrainMem");
     if (m.contextParallelSize > 1)

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "scenarioio.h"
+#include "lora.h"
 #include "terms.h"
 #include "units.h"
 
@@ -28,6 +29,39 @@ nlohmann::json segmentsJson(const Segments& g)
     j["model_state"] = g.modelState();
     j["total"] = g.total();
     return j;
+}
+
+// Each distinct pipeline stage (issue 13): the busiest is per_gpu_bytes.
+nlohmann::json stagesJson(const Breakdown& b)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (size_t i = 0; i < b.stages.size(); ++i) {
+        const StageMemory& st = b.stages[i];
+        out.push_back({{"stage", toString(st.stage)}, {"index", st.index}, {"layers", st.layers},
+                       {"micro_batches_in_flight", st.inflight}, {"busiest", i == b.busiestStage},
+                       {"total", st.bytes.total()}, {"bytes", segmentsJson(st.bytes)}});
+    }
+    return out;
+}
+
+// The receipt's lines (issue 13): pre-training as computed, then each published phase as given.
+nlohmann::json phasesJson(const CostReceipt& c, const Scenario& s)
+{
+    nlohmann::json out = nlohmann::json::array();
+    out.push_back({{"name", "pre-training"}, {"tokens", s.cost.tokens}, {"gpu_hours", c.pretrainingGpuHours},
+                   {"cost_usd", c.pretrainingGpuHours * c.pricePerGpuHour}, {"computed", true}});
+    for (const CostPhase& p : c.phases)
+        out.push_back({{"name", p.name}, {"gpu_hours", p.gpuHours}, {"cost_usd", p.gpuHours * c.pricePerGpuHour},
+                       {"computed", false}});
+    return out;
+}
+
+// "first (stage 0 of 8: 4 layers, 8 micro-batches in flight)".
+std::string stageText(const StageMemory& st, int64_t pp)
+{
+    return std::string(toString(st.stage)) + " (stage " + std::to_string(st.index) + " of " + std::to_string(pp) + ": "
+           + formatNumber(st.layers) + " layers, " + formatNumber(st.inflight) + " micro-batch"
+           + (st.inflight == 1 ? "" : "es") + " in flight)";
 }
 
 }  // namespace
@@ -94,6 +128,9 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
     json params = {{"total", b.model.params.total}, {"active", b.model.params.active},
                    {"embedding", b.model.params.embedding}, {"routed_experts", b.model.params.routedExperts},
                    {"from_size", b.model.fromSize}};
+    // What the optimizer updates: the adapters under LoRA/QLoRA (PEFT's print_trainable_parameters), else everything.
+    params["trainable"] = s.training.adapters() ? loraParams(a, s.training.loraRank, s.training.loraTargets).total
+                                                : b.model.params.total;
     if (s.model.publishedTotal)
         params["published_total"] = *s.model.publishedTotal;
     if (s.model.publishedActive)
@@ -126,9 +163,12 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
         {"min_gpus_for_model_state", b.minGpusForModelState},
         {"min_gpus_to_fit", b.minGpusToFit},
         {"parallel",
-         {{"gpus", s.hardware.gpus}, {"data_parallel", b.dataParallel}, {"tp", s.hardware.tp}, {"pp", s.hardware.pp},
-          {"ep", s.hardware.ep}, {"zero_stage", s.hardware.zeroStage}, {"layers_per_stage", b.layersPerStage},
-          {"peak_stage", b.lastStageIsPeak ? "last" : "first"}}},
+         {{"gpus", b.layout.gpus}, {"data_parallel", b.layout.dp}, {"tp", b.layout.tp}, {"pp", b.layout.pp},
+          {"ep", b.layout.ep}, {"expert_data_parallel", b.layout.dpExpert}, {"vpp", b.layout.vpp},
+          {"etp", b.layout.etp},
+          {"micro_batches_per_step", std::max<int64_t>(s.training.gradAccum, 1)}, {"zero_stage", b.layout.zero},
+          {"layers_per_stage", b.layersPerStage}, {"busiest_stage", toString(b.stages[b.busiestStage].stage)},
+          {"peak_stage", toString(b.stages[b.busiestStage].stage)}, {"stages", stagesJson(b)}}},
         {"communication_bytes_per_step",
          {{"data_parallel", b.tax.dataParallel}, {"tensor_parallel", b.tax.tensorParallel},
           {"pipeline_parallel", b.tax.pipelineParallel}, {"expert_parallel", b.tax.expertParallel},
@@ -137,6 +177,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
          {{"tokens", s.cost.tokens}, {"flops_per_token", cost.flopsPerToken}, {"total_flops", cost.totalFlops},
           {"peak_flops_per_gpu", cost.peakFlopsPerGpu}, {"mfu", cost.mfu}, {"gpu_hours", cost.gpuHours},
           {"price_per_gpu_hour", cost.pricePerGpuHour}, {"cost_usd", cost.costUsd},
+          {"pretraining_gpu_hours", cost.pretrainingGpuHours}, {"phases", phasesJson(cost, s)},
           {"wall_clock_days", cost.wallClockDays}}},
         {"warnings", warnings},
         {"scenario", scenarioToJson(s)},
@@ -162,13 +203,23 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     std::snprintf(buf, sizeof buf, "Model state: %s (%.4g bytes per parameter, whole model)\n",
                   formatBytes(b.modelStateBytes).c_str(), b.bytesPerParam);
     out += buf;
-    out += "Per GPU (" + std::to_string(s.hardware.gpus) + " × " + gpu.id + ", ZeRO-" + std::to_string(s.hardware.zeroStage)
-           + ", tp " + std::to_string(s.hardware.tp) + ", pp " + std::to_string(s.hardware.pp) + "):\n";
+    const ParallelLayout& p = b.layout;
+    out += "Per GPU (" + std::to_string(p.gpus) + " × " + gpu.id + ", ZeRO-" + std::to_string(p.zero) + ", tp "
+           + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + (p.ep > 1 ? ", ep " + std::to_string(p.ep) : "")
+           + (p.etp != p.tp ? ", etp " + std::to_string(p.etp) : "") + (p.vpp > 1 ? ", vpp " + std::to_string(p.vpp) : "")
+           + ", dp " + std::to_string(p.dp) + "):\n";
+    if (b.stages.size() > 1) {
+        const StageMemory& busiest = b.stages[b.busiestStage];
+        out += "Busiest pipeline stage: " + stageText(busiest, p.pp) + "; totals";
+        for (const StageMemory& st : b.stages)
+            out += std::string(" ") + toString(st.stage) + " " + formatBytes(st.bytes.total()) + (&st == &b.stages.back() ? "" : ",");
+        out += "\n";
+    }
     const Segments& g = b.perGpu;
     for (SegmentKind k : kAllSegmentKinds) {
         const TermInfo& t = termInfo(k);
         if (t.textWhenZero || g.*t.field > 0)
-            line(t.label, g.*t.field);
+            line(termLabel(k, s), g.*t.field);
     }
     line("total", g.total());
     line("GPU memory", gpu.memoryBytes);

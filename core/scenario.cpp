@@ -1,5 +1,7 @@
 #include "scenario.h"
 
+#include "params.h"
+
 #include <algorithm>
 #include <array>
 #include <numeric>
@@ -36,6 +38,8 @@ constexpr Names<AttentionKind, 3> kAttentionKinds{
     {{AttentionKind::MHA, "mha"}, {AttentionKind::GQA, "gqa"}, {AttentionKind::MLA, "mla"}}};
 constexpr Names<AttentionBias, 3> kAttentionBiases{
     {{AttentionBias::None, "none"}, {AttentionBias::Qkv, "qkv"}, {AttentionBias::All, "all"}}};
+constexpr Names<FineTune, 3> kFineTunes{{{FineTune::Full, "full"}, {FineTune::Lora, "lora"}, {FineTune::QLora, "qlora"}}};
+constexpr Names<LoraTargets, 2> kLoraTargets{{{LoraTargets::Attention, "attn"}, {LoraTargets::All, "all"}}};
 constexpr Names<QkNorm, 3> kQkNorms{{{QkNorm::None, "none"}, {QkNorm::PerHead, "head"}, {QkNorm::Full, "full"}}};
 
 template <typename E, size_t N>
@@ -80,6 +84,8 @@ const char* toString(NormKind v) { return nameOf(kNormKinds, v); }
 const char* toString(AttentionKind v) { return nameOf(kAttentionKinds, v); }
 const char* toString(AttentionBias v) { return nameOf(kAttentionBiases, v); }
 const char* toString(QkNorm v) { return nameOf(kQkNorms, v); }
+const char* toString(FineTune v) { return nameOf(kFineTunes, v); }
+const char* toString(LoraTargets v) { return nameOf(kLoraTargets, v); }
 
 std::optional<Mode> modeFromString(const std::string& s) { return valueOf(kModes, s); }
 std::optional<Precision> precisionFromString(const std::string& s) { return valueOf(kPrecisions, s); }
@@ -91,16 +97,101 @@ std::optional<NormKind> normKindFromString(const std::string& s) { return valueO
 std::optional<AttentionKind> attentionKindFromString(const std::string& s) { return valueOf(kAttentionKinds, s); }
 std::optional<AttentionBias> attentionBiasFromString(const std::string& s) { return valueOf(kAttentionBiases, s); }
 std::optional<QkNorm> qkNormFromString(const std::string& s) { return valueOf(kQkNorms, s); }
+std::optional<FineTune> fineTuneFromString(const std::string& s) { return valueOf(kFineTunes, s); }
+std::optional<LoraTargets> loraTargetsFromString(const std::string& s) { return valueOf(kLoraTargets, s); }
 
 Scenario withGpuCount(Scenario s, int64_t gpus)
 {
-    HardwareSetup& hw = s.hardware;
-    hw.gpus = std::clamp<int64_t>(gpus, 1, kMaxGpus);
-    // gcd keeps a degree where it still divides the count (tp 8 on 64 GPUs stays 8) and otherwise
-    // takes its largest divisor that does (tp 8 on 12 GPUs becomes 4), so gpus % (tp·pp) == 0 holds.
+    s.hardware.gpus = std::clamp<int64_t>(gpus, 1, kMaxGpus);
+    return withValidLayout(std::move(s));
+}
+
+std::optional<int64_t> gradAccumForGlobalBatch(const Scenario& s, int64_t sequences, std::string* why)
+{
+    const HardwareSetup& hw = s.hardware;
+    const int64_t mp = std::max<int64_t>(hw.tp, 1) * std::max<int64_t>(hw.pp, 1);
+    const int64_t dp = hw.gpus >= mp && hw.gpus % mp == 0 ? hw.gpus / mp : 0;
+    const int64_t per = std::clamp<int64_t>(s.training.microBatch, 1, kMaxMicroBatch) * dp;
+    auto fail = [&](const std::string& msg) -> std::optional<int64_t> {
+        if (why)
+            *why = msg;
+        return std::nullopt;
+    };
+    if (dp == 0)
+        return fail("needs gpus to be a multiple of tp·pp (" + std::to_string(mp) + "), got " + std::to_string(hw.gpus));
+    if (sequences < 1 || sequences % per != 0)
+        return fail("must be a multiple of micro_batch × data parallel = " + std::to_string(s.training.microBatch) + " × "
+                    + std::to_string(dp) + " = " + std::to_string(per) + ", got " + std::to_string(sequences));
+    if (sequences / per > 1'000'000)
+        return fail("gives " + std::to_string(sequences / per) + " micro-batches per step; at most 1000000");
+    return sequences / per;
+}
+
+int64_t modelLayers(const ModelSpec& m)
+{
+    if (m.hasArchitecture)
+        return std::clamp<int64_t>(m.architecture.layers, 1, kMaxLayers);
+    const int64_t total = std::clamp<int64_t>(m.params, 1, kMaxParams);
+    const int64_t active = m.activeParams > 0 ? std::min(m.activeParams, total) : total;
+    return shapeForSize(active).layers;
+}
+
+int64_t modelExperts(const ModelSpec& m)
+{
+    return m.hasArchitecture && m.architecture.isMoe() ? m.architecture.moe.experts : 0;
+}
+
+namespace {
+
+// The largest divisor of n that is at most `limit` (n ≥ 1, limit ≥ 1): divisors come in pairs
+// (d, n/d) with d ≤ √n, so √n steps find it; n ≤ kMaxGpus keeps this under 3200 steps.
+int64_t largestDivisorAtMost(int64_t n, int64_t limit)
+{
+    if (n <= limit)
+        return n;
+    int64_t best = 1;
+    for (int64_t d = 1; d * d <= n; ++d) {
+        if (n % d != 0)
+            continue;
+        if (d <= limit)
+            best = std::max(best, d);
+        if (n / d <= limit)
+            best = std::max(best, n / d);
+    }
+    return best;
+}
+
+}  // namespace
+
+HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts)
+{
+    hw.gpus = std::clamp<int64_t>(hw.gpus, 1, kMaxGpus);
+    // gcd keeps a degree where it still divides (tp 8 on 64 GPUs stays 8) and otherwise takes its
+    // largest divisor that does (tp 8 on 12 GPUs becomes 4).
     hw.tp = std::gcd(std::clamp<int64_t>(hw.tp, 1, kMaxGpus), hw.gpus);
-    hw.pp = std::gcd(std::clamp<int64_t>(hw.pp, 1, kMaxGpus), hw.gpus / hw.tp);
-    hw.ep = std::clamp<int64_t>(hw.ep, 1, hw.gpus);
+    // A pipeline stage holds at least one layer: pp ≤ L, and pp divides gpus/tp.
+    hw.pp = largestDivisorAtMost(std::gcd(std::clamp<int64_t>(hw.pp, 1, kMaxGpus), hw.gpus / hw.tp),
+                                 std::max<int64_t>(layers, 1));
+    // Expert parallelism places whole experts: ep divides the experts (Megatron-LM asserts
+    // num_experts % expert_model_parallel_size == 0) and the expert grid etp·ep·pp divides the GPUs
+    // (world_size % (etp·ep·pp) == 0). An unset etp (tp) stays unset: tp·pp already divides them.
+    if (experts > 0) {
+        if (hw.etp > 0)
+            hw.etp = std::gcd(std::clamp<int64_t>(hw.etp, 1, kMaxGpus), hw.gpus / hw.pp);
+        const int64_t etp = hw.etpOrDefault();
+        hw.ep = std::gcd(std::gcd(std::clamp<int64_t>(hw.ep, 1, kMaxGpus), experts), hw.gpus / (etp * hw.pp));
+    } else {
+        hw.ep = 1;
+        hw.etp = 0;
+    }
+    // A virtual stage holds at least one layer, and there is none without a pipeline.
+    hw.vpp = hw.pp > 1 ? std::clamp<int64_t>(hw.vpp, 1, std::max<int64_t>(1, std::max<int64_t>(layers, 1) / hw.pp)) : 1;
+    return hw;
+}
+
+Scenario withValidLayout(Scenario s)
+{
+    s.hardware = layoutWithin(s.hardware, modelLayers(s.model), modelExperts(s.model));
     return s;
 }
 
@@ -109,5 +200,7 @@ std::string optimizerNames() { return joined(kOptimizers); }
 std::string checkpointingNames() { return joined(kCheckpointing); }
 std::string modeNames() { return joined(kModes); }
 std::string inferenceWeightsNames() { return joined(kInferenceWeights); }
+std::string fineTuneNames() { return joined(kFineTunes); }
+std::string loraTargetsNames() { return joined(kLoraTargets); }
 
 }  // namespace trainmem

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trainmem {
 
@@ -13,12 +14,21 @@ namespace trainmem {
 inline constexpr int64_t kMaxSeq = 1 << 24;  // 16M tokens
 inline constexpr int64_t kMaxMicroBatch = 65536;
 inline constexpr int64_t kMaxGpus = 10'000'000;
+/// LoRA ranks used in practice are 4 … 256; beyond 4096 an adapter is no longer low-rank for any model's linears.
+inline constexpr int64_t kMaxLoraRank = 4096;
+inline constexpr int64_t kDefaultLoraRank = 16;  // PEFT's examples and the QLoRA paper's 7B runs use 16 or 64
 
 enum class Mode { Training, Inference };
 enum class Precision { FP32, BF16Mixed, FP16Mixed, BF16, FP8Mixed };
 enum class Optimizer { AdamW, Adam, SGD, SGDMomentum, Lion, Adafactor, Adam8bit };
 enum class Checkpointing { None, Selective, Full };
 enum class InferenceWeights { BF16, INT8, INT4 };
+/// How training changes the weights: every parameter (full), low-rank adapters on a frozen base
+/// (LoRA, Hu et al. 2021), or adapters on a 4-bit NF4 base (QLoRA, Dettmers et al. 2023).
+enum class FineTune { Full, Lora, QLora };
+/// Which linear layers carry LoRA adapters: q, k, v, o (attention) or every linear of attention
+/// and MLP, experts included (PEFT's target_modules="all-linear", without the output head).
+enum class LoraTargets { Attention, All };
 enum class FfnKind { Gelu, SwiGLU };
 enum class NormKind { LayerNorm, RMSNorm };
 enum class AttentionKind { MHA, GQA, MLA };
@@ -110,11 +120,17 @@ struct TrainingSetup {
     Optimizer optimizer = Optimizer::AdamW;
     int64_t seqLen = 4096;
     int64_t microBatch = 1;
-    int64_t gradAccum = 1;  ///< micro-batches per optimizer step (for the communication tax)
+    int64_t gradAccum = 1;  ///< micro-batches per optimizer step m: the tax, and the pipeline's tapes in flight
     Checkpointing checkpointing = Checkpointing::None;
     bool flashAttention = true;
     bool sequenceParallel = true;  ///< with tp > 1, shard norms/dropout activations too
     InferenceWeights inferenceWeights = InferenceWeights::BF16;
+    FineTune fineTune = FineTune::Full;  ///< training only: serving ignores it (adapters merge into the weights)
+    int64_t loraRank = kDefaultLoraRank; ///< r, 1 … kMaxLoraRank
+    LoraTargets loraTargets = LoraTargets::Attention;
+
+    /// Training with adapters on a frozen base (LoRA or QLoRA).
+    bool adapters() const { return mode == Mode::Training && fineTune != FineTune::Full; }
 
     bool operator==(const TrainingSetup&) const = default;
 };
@@ -126,16 +142,33 @@ struct HardwareSetup {
     int64_t tp = 1;
     int64_t pp = 1;
     int64_t ep = 1;
+    int64_t vpp = 1;  ///< virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1 = plain 1F1B
+    /// Expert tensor parallel: the routed experts' matrices are split etp ways; 0 means tp, Megatron-LM's
+    /// default (megatron/training/arguments.py at d98e8a64ddf34856e74b24714e3bedb2f5a39553: "if
+    /// args.expert_tensor_parallel_size is None: args.expert_tensor_parallel_size = args.tensor_model_parallel_size").
+    int64_t etp = 0;
+    int64_t etpOrDefault() const { return etp > 0 ? etp : tp; }
     double frameworkBytes = 0.75e9;  ///< CUDA context + framework (PyTorch) resident memory
     double fragmentation = 0.05;     ///< allocator reserve as a fraction of everything else
 
     bool operator==(const HardwareSetup&) const = default;
 };
 
+/// \brief A phase of a published run besides pre-training, with the GPU-hours its report gives
+/// (DeepSeek-V3 technical report, Table 1: context extension 119K, post-training 5K H800-hours).
+struct CostPhase {
+    std::string name;
+    double gpuHours = 0;
+
+    bool operator==(const CostPhase&) const = default;
+};
+inline constexpr size_t kMaxCostPhases = 16;
+
 struct CostSetup {
-    double tokens = 1e12;
+    double tokens = 1e12;            ///< pre-training tokens (the receipt computes their GPU-hours)
     double mfu = 0.40;               ///< fraction of the GPU's peak for the chosen precision
     double pricePerGpuHour = 2.0;    ///< USD; 0 means the GPU catalog's typical price
+    std::vector<CostPhase> otherPhases;  ///< published phases after pre-training, added to the receipt as given
 
     bool operator==(const CostSetup&) const = default;
 };
@@ -160,6 +193,30 @@ struct Scenario {
 /// validateScenario() refuses. `gpus` is clamped to 1 … kMaxGpus.
 Scenario withGpuCount(Scenario s, int64_t gpus);
 
+/// \brief The scenario with its tensor/pipeline/expert degrees kept as far as the model and the GPU
+/// count allow (issue 13): tp divides gpus, pp divides gpus/tp and is at most the model's layers,
+/// etp divides gpus/pp, ep divides the experts and gpus/(etp·pp) (1 on a dense model, etp unset), vpp is 1 without a pipeline and
+/// pp·vpp is at most the layers. Each degree keeps its largest
+/// divisor that satisfies these, so a valid layout is returned unchanged. withGpuCount() ends with
+/// it; the window's controls apply it after every edit, so they never make a layout
+/// validateScenario() refuses.
+Scenario withValidLayout(Scenario s);
+/// \brief The same rules on the hardware alone, for a model of `layers` layers and `experts`
+/// routed experts (0: dense).
+HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts);
+
+/// Sequences per optimizer step the command line and scenario files accept (--global-batch).
+inline constexpr int64_t kMaxGlobalBatch = 1'000'000'000'000;
+/// \brief Micro-batches per step m for a global batch of `sequences`: global = micro_batch · dp · m
+/// with dp = gpus/(tp·pp) (Megatron-LM's --global-batch-size rule). nullopt with `why` set when it
+/// does not divide or m would leave 1 … 1000000.
+std::optional<int64_t> gradAccumForGlobalBatch(const Scenario& s, int64_t sequences, std::string* why);
+
+/// \brief The transformer layers of the model (the size rule's for a size-only model), at least 1.
+int64_t modelLayers(const ModelSpec& m);
+/// \brief The routed experts of a mixture-of-experts architecture; 0 for a dense or size-only model.
+int64_t modelExperts(const ModelSpec& m);
+
 // Value names as they appear in files and on the command line (docs/scenario-format.md).
 const char* toString(Mode v);
 const char* toString(Precision v);
@@ -171,6 +228,8 @@ const char* toString(NormKind v);
 const char* toString(AttentionKind v);
 const char* toString(AttentionBias v);
 const char* toString(QkNorm v);
+const char* toString(FineTune v);
+const char* toString(LoraTargets v);
 
 std::optional<Mode> modeFromString(const std::string& s);
 std::optional<Precision> precisionFromString(const std::string& s);
@@ -182,6 +241,8 @@ std::optional<NormKind> normKindFromString(const std::string& s);
 std::optional<AttentionKind> attentionKindFromString(const std::string& s);
 std::optional<AttentionBias> attentionBiasFromString(const std::string& s);
 std::optional<QkNorm> qkNormFromString(const std::string& s);
+std::optional<FineTune> fineTuneFromString(const std::string& s);
+std::optional<LoraTargets> loraTargetsFromString(const std::string& s);
 
 /// The accepted names of each enumeration, "a|b|c", for messages and --help.
 std::string precisionNames();
@@ -189,5 +250,7 @@ std::string optimizerNames();
 std::string checkpointingNames();
 std::string modeNames();
 std::string inferenceWeightsNames();
+std::string fineTuneNames();
+std::string loraTargetsNames();
 
 }  // namespace trainmem

@@ -340,36 +340,50 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         }
     }
 
+    std::optional<int64_t> globalBatch;  // sequences per optimizer step: sets grad_accum below
     const json* training = nullptr;
     if (r.object(doc, "training", "", training)) {
         const std::string p = "/training";
         TrainingSetup& t = s.training;
         r.onlyKeys(*training, p, {"mode", "precision", "optimizer", "seq_len", "micro_batch", "grad_accum",
-                                  "checkpointing", "flash_attention", "sequence_parallel", "inference_weights"});
+                                  "global_batch", "checkpointing", "flash_attention", "sequence_parallel", "inference_weights",
+                                  "finetune", "lora_rank", "lora_targets"});
         r.choice(*training, "mode", p, t.mode, modeFromString, modeNames());
         r.choice(*training, "precision", p, t.precision, precisionFromString, precisionNames());
         r.choice(*training, "optimizer", p, t.optimizer, optimizerFromString, optimizerNames());
         r.integer(*training, "seq_len", p, t.seqLen, 1, kMaxSeq, true);
         r.integer(*training, "micro_batch", p, t.microBatch, 1, kMaxMicroBatch);
         r.integer(*training, "grad_accum", p, t.gradAccum, 1, 1'000'000);
+        if (training->contains("global_batch")) {
+            globalBatch = 0;
+            r.integer(*training, "global_batch", p, *globalBatch, 1, kMaxGlobalBatch);
+            if (training->contains("grad_accum"))
+                r.error(p + "/global_batch", "give grad_accum or global_batch, not both");
+        }
         r.choice(*training, "checkpointing", p, t.checkpointing, checkpointingFromString, checkpointingNames());
         r.boolean(*training, "flash_attention", p, t.flashAttention);
         r.boolean(*training, "sequence_parallel", p, t.sequenceParallel);
         r.choice(*training, "inference_weights", p, t.inferenceWeights, inferenceWeightsFromString,
                  inferenceWeightsNames());
+        r.choice(*training, "finetune", p, t.fineTune, fineTuneFromString, fineTuneNames());
+        r.integer(*training, "lora_rank", p, t.loraRank, 1, kMaxLoraRank);
+        r.choice(*training, "lora_targets", p, t.loraTargets, loraTargetsFromString, loraTargetsNames());
     }
 
     const json* hardware = nullptr;
     if (r.object(doc, "hardware", "", hardware)) {
         const std::string p = "/hardware";
         HardwareSetup& h = s.hardware;
-        r.onlyKeys(*hardware, p, {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "framework_bytes", "fragmentation"});
+        r.onlyKeys(*hardware, p, {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "expert_tensor_parallel",
+                                  "framework_bytes", "fragmentation"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
         r.integer(*hardware, "tp", p, h.tp, 1, kMaxGpus);
         r.integer(*hardware, "pp", p, h.pp, 1, kMaxGpus);
         r.integer(*hardware, "ep", p, h.ep, 1, kMaxGpus);
+        r.integer(*hardware, "vpp", p, h.vpp, 1, kMaxLayers);
+        r.integer(*hardware, "expert_tensor_parallel", p, h.etp, 1, kMaxGpus);
         r.number(*hardware, "framework_bytes", p, h.frameworkBytes, 0, 1e12);
         r.number(*hardware, "fragmentation", p, h.fragmentation, 0, 1);
     }
@@ -377,10 +391,45 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
     const json* cost = nullptr;
     if (r.object(doc, "cost", "", cost)) {
         const std::string p = "/cost";
-        r.onlyKeys(*cost, p, {"tokens", "mfu", "price_per_gpu_hour"});
+        r.onlyKeys(*cost, p, {"tokens", "mfu", "price_per_gpu_hour", "other_phases"});
         r.number(*cost, "tokens", p, s.cost.tokens, 0, 1e18);
         r.number(*cost, "mfu", p, s.cost.mfu, 1e-6, 1);
         r.number(*cost, "price_per_gpu_hour", p, s.cost.pricePerGpuHour, 0, 1e6);
+        // Published phases after pre-training: [{"name": "context extension", "gpu_hours": 119000}, …].
+        if (cost->contains("other_phases")) {
+            const json& list = cost->at("other_phases");
+            const std::string lp = p + "/other_phases";
+            if (!list.is_array())
+                r.error(lp, "must be a list of {\"name\", \"gpu_hours\"}, got " + describe(list));
+            else if (list.size() > kMaxCostPhases)
+                r.error(lp, "lists " + std::to_string(list.size()) + " phases; at most " + std::to_string(kMaxCostPhases));
+            else
+                for (size_t i = 0; i < list.size(); ++i) {
+                    const std::string ip = lp + "/" + std::to_string(i);
+                    if (!list[i].is_object()) {
+                        r.error(ip, "must be an object {\"name\", \"gpu_hours\"}, got " + describe(list[i]));
+                        continue;
+                    }
+                    r.onlyKeys(list[i], ip, {"name", "gpu_hours"});
+                    CostPhase phase;
+                    if (!list[i].contains("name") || !list[i].contains("gpu_hours")) {
+                        r.error(ip, "needs both name and gpu_hours");
+                        continue;
+                    }
+                    r.text(list[i], "name", ip, phase.name);
+                    r.number(list[i], "gpu_hours", ip, phase.gpuHours, 0, 1e12);
+                    s.cost.otherPhases.push_back(phase);
+                }
+        }
+    }
+
+    // global_batch = micro_batch · dp · grad_accum (Megatron-LM's --global-batch-size): it must divide.
+    if (globalBatch && *globalBatch > 0) {
+        std::string why;
+        if (const std::optional<int64_t> m = gradAccumForGlobalBatch(s, *globalBatch, &why))
+            s.training.gradAccum = *m;
+        else
+            r.error("/training/global_batch", why);
     }
 
     // Cross-field rules (divisibility and ranges that depend on each other).
@@ -444,11 +493,26 @@ json scenarioToJson(const Scenario& s)
                      {"grad_accum", t.gradAccum}, {"checkpointing", toString(t.checkpointing)},
                      {"flash_attention", t.flashAttention}, {"sequence_parallel", t.sequenceParallel},
                      {"inference_weights", toString(t.inferenceWeights)}};
+    // Written only when they differ from the defaults, so that a full fine-tune's file is what it
+    // was before LoRA existed, and every value still round-trips.
+    if (t.fineTune != FineTune::Full || t.loraRank != kDefaultLoraRank || t.loraTargets != LoraTargets::Attention) {
+        j["training"]["finetune"] = toString(t.fineTune);
+        j["training"]["lora_rank"] = t.loraRank;
+        j["training"]["lora_targets"] = toString(t.loraTargets);
+    }
     const HardwareSetup& h = s.hardware;
     j["hardware"] = {{"gpu", h.gpu}, {"gpus", h.gpus}, {"zero_stage", h.zeroStage}, {"tp", h.tp},
-                     {"pp", h.pp}, {"ep", h.ep}, {"framework_bytes", h.frameworkBytes},
+                     {"pp", h.pp}, {"ep", h.ep}, {"vpp", h.vpp}, {"framework_bytes", h.frameworkBytes},
                      {"fragmentation", h.fragmentation}};
+    if (h.etp > 0)
+        j["hardware"]["expert_tensor_parallel"] = h.etp;  // unset means tp
     j["cost"] = {{"tokens", s.cost.tokens}, {"mfu", s.cost.mfu}, {"price_per_gpu_hour", s.cost.pricePerGpuHour}};
+    if (!s.cost.otherPhases.empty()) {
+        json phases = json::array();
+        for (const CostPhase& p : s.cost.otherPhases)
+            phases.push_back({{"name", p.name}, {"gpu_hours", p.gpuHours}});
+        j["cost"]["other_phases"] = phases;
+    }
     return j;
 }
 

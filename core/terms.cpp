@@ -8,14 +8,65 @@ namespace {
 
 double dbl(int64_t v) { return static_cast<double>(v); }
 
-// K and V are cached in 16 bits (DESIGN.md §2.2); the one place this size is written.
+// K and V are cached in 16 bits (docs/accounting.md, Model state); the one place this size is written.
 constexpr double kKvElementBytes = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces of the term functions. Each is a template over the expression type, so the
 // numbers-only and the explained evaluation run the same arithmetic.
 
-// "P" with its divisors: "P/(t·p·d)", or "(P_dense/(t·p·d) + P_experts/(t·p·e·d_e))" for MoE.
+// One count with its divisors, for the adapters and QLoRA's quantised share: "N/(t·p·d)"; the experts'
+// part is divided by t_e and e (and d_e). Unlike the model's own parameters (parametersHeld below) these
+// are spread evenly over the pipeline stages.
+template <class X>
+X heldPart(const TermContext& c, bool byZero, const char* name, double count, bool experts)
+{
+    const ParallelLayout& p = c.layout;
+    X div = 1;
+    bool any = false;
+    auto by = [&](const char* sym, int64_t n) {
+        if (n > 1) {
+            div = any ? div * X::sym(sym, dbl(n)) : X::sym(sym, dbl(n));
+            any = true;
+        }
+    };
+    // Routed experts are split by expert tensor parallel t_e (tp unless set), the rest by tp.
+    if (experts && p.etp != p.tp)
+        by("t_e", p.etp);
+    else
+        by("t", p.tp);
+    by("p", p.pp);
+    if (experts)
+        by("e", p.ep);
+    if (byZero && c.training)
+        by(experts ? "d_e" : "d", experts ? p.dpExpert : p.dp);
+    const X n = X::sym(name, count);
+    return any ? n / div : n;
+}
+
+// A count with its divisors: "P/(t·p·d)", or "(P_dense/(t·p·d) + P_experts/(t·p·e·d_e))" for MoE.
+// `names` are the symbols of the whole, the dense part and the experts' part.
+struct HeldNames {
+    const char *whole, *dense, *experts;
+};
+template <class X>
+X held(const TermContext& c, bool byZero, double total, double routed, HeldNames names)
+{
+    routed = std::clamp(routed, 0.0, total);
+    if (routed > 0)
+        return heldPart<X>(c, byZero, names.dense, total - routed, false)
+               + heldPart<X>(c, byZero, names.experts, routed, true);
+    return heldPart<X>(c, byZero, names.whole, total, false);
+}
+
+// "P" with its divisors: "P/(t·d)", or "(P_dense/(t·d) + P_experts/(t_e·e·d_e))" for MoE, with
+// t_e = etp and d_e = gpus/(etp·ep·pp), the expert data-parallel group (issue 13). With a
+// pipeline (issue 13) a stage holds n = ⌈L/p⌉ layers' share of the layer parameters and, on the
+// first stage, the input embedding, on the last the output head: "(P_layers·n/L + P_in)/(t·d)".
+// Megatron-LM builds the embedding on the first stage and the output layer on the last, and with
+// tied embeddings and pp > 1 the last stage keeps its own copy of the word embeddings
+// (megatron/core/models/common/language_module/language_module.py, setup_embeddings_and_output_layer,
+// at d98e8a64ddf34856e74b24714e3bedb2f5a39553).
 template <class X>
 X parametersHeld(const TermContext& c, bool byZero)
 {
@@ -24,27 +75,41 @@ X parametersHeld(const TermContext& c, bool byZero)
     const double total = dbl(m.params.total);
     const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
     const bool zero = byZero && c.training;
-    auto part = [&](const char* name, double count, bool experts) {
+    auto part = [&](X n, bool experts) {
         X div = 1;
         bool any = false;
-        auto by = [&](const char* sym, int64_t n) {
-            if (n > 1) {
-                div = any ? div * X::sym(sym, dbl(n)) : X::sym(sym, dbl(n));
+        auto by = [&](const char* sym, int64_t k) {
+            if (k > 1) {
+                div = any ? div * X::sym(sym, dbl(k)) : X::sym(sym, dbl(k));
                 any = true;
             }
         };
-        by("t", p.tp);
-        by("p", p.pp);
+        // Routed experts are split by expert tensor parallel t_e (tp unless set), the rest by tp.
+        if (experts && p.etp != p.tp)
+            by("t_e", p.etp);
+        else
+            by("t", p.tp);
         if (experts)
             by("e", p.ep);
         if (zero)
             by(experts ? "d_e" : "d", experts ? p.dpExpert : p.dp);
-        const X n = X::sym(name, count);
         return any ? n / div : n;
     };
+    if (c.stage == PipelineStage::Only) {
+        if (routed > 0)
+            return part(X::sym("P_dense", total - routed), false) + part(X::sym("P_experts", routed), true);
+        return part(X::sym("P", total), false);
+    }
+    const X share = X::sym("n", c.stageLayers) / X::sym("L", c.layers);
+    const double layerParams = std::max(0.0, total - routed - c.inputEmbedding - c.outputHead);
+    X dense = X::sym(routed > 0 ? "P_dense_layers" : "P_layers", layerParams) * share;
+    if (c.stage == PipelineStage::First)
+        dense = dense + X::sym("P_in", c.inputEmbedding);
+    else if (c.stage == PipelineStage::Last && c.outputHead > 0)
+        dense = dense + X::sym("P_out", c.outputHead);
     if (routed > 0)
-        return part("P_dense", total - routed, false) + part("P_experts", routed, true);
-    return part("P", total, false);
+        return part(dense, false) + part(X::sym("P_experts", routed) * share, true);
+    return part(dense, false);
 }
 
 std::string recipeSource(const Scenario& s)
@@ -71,9 +136,33 @@ std::string layoutAssumption(const ParallelLayout& p, int zeroThreshold, bool tr
             + " or higher would shard it).";
     else
         a = "One data-parallel rank: nothing to shard across.";
-    if (p.tp > 1 || p.pp > 1)
-        a += " Tensor ×" + std::to_string(p.tp) + " and pipeline ×" + std::to_string(p.pp) + " divide the layers' parameters.";
+    if (p.tp > 1)
+        a += " Tensor ×" + std::to_string(p.tp) + " divides every matrix (the embedding by vocabulary rows).";
+    if (p.etp != p.tp)
+        a += " The routed experts are split by expert tensor parallel ×" + std::to_string(p.etp) + " (t_e), not tp, and their "
+             "sharded state over the d_e = gpus/(etp·ep·pp) = " + std::to_string(p.dpExpert) + " expert data-parallel ranks.";
     return a;
+}
+
+// Which stage the view is, in words (the drill-down's assumption text, --text, --json).
+std::string stageSentence(const TermContext& c)
+{
+    if (c.stage == PipelineStage::Only)
+        return {};
+    const std::string n = formatNumber(c.stageLayers) + " of the " + formatNumber(c.layers) + " layers";
+    const std::string p = std::to_string(c.layout.pp);
+    switch (c.stage) {
+    case PipelineStage::First:
+        return " Pipeline ×" + p + ": the first stage (stage 0), " + n + " and the input embedding.";
+    case PipelineStage::Middle:
+        return " Pipeline ×" + p + ": a middle stage (stage 1), " + n + ", no embedding or head.";
+    case PipelineStage::Last:
+        return " Pipeline ×" + p + ": the last stage (stage " + std::to_string(c.layout.pp - 1) + "), " + n
+               + (c.outputHead > 0 ? ", the output head" : "") + " and the logits.";
+    case PipelineStage::Only:
+        break;
+    }
+    return {};
 }
 
 // One model-state term: bytes per parameter × the parameters this GPU holds; ZeRO shards it from
@@ -84,8 +173,13 @@ X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const cha
 {
     n.title([&] { return std::string(title) + " per GPU"; });
     n.assume([&] {
-        return (c.training ? what : std::string("Serving keeps no gradients, master copy or optimizer state.")) + " "
-               + layoutAssumption(c.layout, zeroStage, c.training)
+        std::string why = c.training ? what : std::string("Serving keeps no gradients, master copy or optimizer state.");
+        if (c.fineTune != FineTune::Full)
+            why = zeroStage == 3 ? "LoRA freezes the base model: forward and backward read it in the weight precision, nothing updates it."
+                                 : "LoRA freezes the base model: no gradient, master copy or optimizer state for its parameters "
+                                   "(the adapters' own are in the adapters term).";
+        return why + " "
+               + layoutAssumption(c.layout, zeroStage, c.training) + stageSentence(c)
                + " P counts every parameter, sleeping experts included: model state scales with total, not active, parameters.";
     });
     n.source([&] { return recipeSource(*c.scenario); });
@@ -141,10 +235,42 @@ X tensorSplit(const TermContext& c, X e)
 // ---------------------------------------------------------------------------------------------
 // The term functions: one per row of the table, each its bytes and its explanation at once.
 
+// QLoRA: the blocks' linear weights in NF4 with double-quantised constants, the rest (embeddings,
+// output head, norms, biases) in 16 bits (Dettmers et al. 2023 §2–3; core/lora.h).
+template <class X>
+X qloraBase(const TermContext& c, TermNotes<X>& n)
+{
+    n.title("Base weights (frozen, 4-bit NF4) per GPU");
+    n.assume([&] {
+        return "QLoRA stores the blocks' linear weights (P_q) as 4-bit NormalFloat in blocks of B₁ = 64 parameters, one "
+               "absmax constant per block; double quantisation stores those constants in 8 bits, with one fp32 constant "
+               "per B₂ = 256 blocks: 4 + 8/64 + 32/(64·256) = 4.127 bits per parameter. Embeddings, the output head, "
+               "norms and biases (P − P_q) stay in the 16-bit weight precision. The base is frozen: no gradient, master "
+               "copy or optimizer state. " + layoutAssumption(c.layout, 3, c.training);
+    });
+    n.source("Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs (arXiv 2305.14314), §2 (block-wise "
+             "quantisation, blocks of 64) and §3 (NF4, double quantisation: 8-bit constants, second-level blocks of 256); "
+             "core/lora.h");
+    const X B1 = X::sym("B₁", kNf4BlockSize), B2 = X::sym("B₂", kNf4SecondBlockSize);
+    const X bits = X(kNf4Bits) + X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2);
+    const X perParam = bits / X(8);
+    const bool byZero = c.layout.zero >= 3;
+    const double total = dbl(c.model->params.total);
+    const double q = std::min(dbl(c.quantized.total), total);
+    const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
+    const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
+    return X::mul(perParam, held<X>(c, byZero, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}), " · ", " × ")
+           + X::mul(X::bytes("b_w", c.recipe.weights),
+                    held<X>(c, byZero, total - q, routed - qRouted, {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
+                    " · ", " × ");
+}
+
 template <class X>
 X weights(const TermContext& c, TermNotes<X>& n)
 {
-    return modelState<X>(c, n, "Weights", "b_w", c.recipe.weights, 3,
+    if (c.fineTune == FineTune::QLora)
+        return qloraBase<X>(c, n);
+    return modelState<X>(c, n, c.fineTune == FineTune::Lora ? "Base weights (frozen)" : "Weights", "b_w", c.recipe.weights, 3,
                          c.training ? "The working copy forward and backward read."
                                     : "Weights stored at the serving precision (bf16 2 B, int8 1 B, int4 0.5 B).");
 }
@@ -174,6 +300,56 @@ X optimizer(const TermContext& c, TermNotes<X>& n)
     return modelState<X>(c, n, "Optimizer state", "b_o", c.recipe.optimizer, 1, what);
 }
 
+// LoRA adapters (Hu et al. 2021): r·(d_in + d_out) trainable parameters per adapted linear
+// (core/lora.h), each with a weight, a gradient, a master copy and optimizer state in the precision
+// recipe. One segment, not four: at 0.1–1% of the parameters the four would be slivers no bar can
+// show; the formula keeps them apart. Tensor and pipeline parallelism split them with their
+// linears, expert parallelism the experts' ones, and ZeRO shards each part from its stage on.
+template <class X>
+X adapters(const TermContext& c, TermNotes<X>& n)
+{
+    n.title("LoRA adapters per GPU");
+    n.source([&] {
+        return "Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1; huggingface/peft "
+               "src/peft/tuners/lora/layer.py @ b28a09c4 (lora_A = Linear(d_in, r), lora_B = Linear(r, d_out), no bias) and "
+               "src/peft/tuners/tuners_utils.py @ 831fd03e (all-linear leaves out the output head); "
+               + recipeSource(*c.scenario);
+    });
+    if (c.fineTune == FineTune::Full) {
+        n.assume(c.training ? "Full fine-tuning trains every parameter: there are no adapters."
+                            : "Serving reads merged weights: there are no separate adapters.");
+        return X::text("0", "0", 0);
+    }
+    const Scenario& s = *c.scenario;
+    n.assume([&] {
+        const double share = c.model->params.total > 0 ? dbl(c.adapterParams.total) / dbl(c.model->params.total) : 0;
+        return "Rank r = " + std::to_string(s.training.loraRank) + " on "
+               + (s.training.loraTargets == LoraTargets::All
+                      ? std::string("every linear of attention and MLP (experts included)")
+                      : std::string("the attention projections (q, k, v, o)"))
+               + ": each adapted d_in → d_out linear gains A (r × d_in) and B (d_out × r), r·(d_in + d_out) parameters. N_A = "
+               + formatCountPrecise(dbl(c.adapterParams.total)) + " trainable parameters, " + formatPercent(share)
+               + " of the model. They alone carry weights (b_w), gradients (b_g), the fp32 master copy (b_m) and optimizer "
+                 "state (b_o). " + layoutAssumption(c.layout, 1, c.training);
+    });
+    const StateRecipe& r = c.adapterRecipe;
+    const ParallelLayout& p = c.layout;
+    auto perParam = [&](int64_t ranks, const char* d) {
+        auto part = [&](const char* sym, double v, int stage) {
+            const X b = X::bytes(sym, v);
+            return p.zero >= stage && ranks > 1 ? b / X::sym(d, dbl(ranks)) : b;
+        };
+        return part("b_w", r.weights, 3) + part("b_g", r.gradients, 2) + part("b_m", r.master, 1)
+               + part("b_o", r.optimizer, 1);
+    };
+    const double total = dbl(c.adapterParams.total);
+    const double routed = std::min(dbl(c.adapterParams.routedExperts), total);
+    if (routed > 0)
+        return times(heldPart<X>(c, false, "N_A,dense", total - routed, false), perParam(p.dp, "d"))
+               + times(heldPart<X>(c, false, "N_A,experts", routed, true), perParam(p.dpExpert, "d_e"));
+    return times(heldPart<X>(c, false, "N_A", total, false), perParam(p.dp, "d"));
+}
+
 // Korthikanti et al. 2022 §4.1 (per-layer terms), §5 (selective and full recomputation); the
 // terms themselves are core/activations.h's. 1F1B keeps p micro-batches on the first stage
 // (Narayanan et al. 2021).
@@ -192,17 +368,21 @@ X activations(const TermContext& c, TermNotes<X>& n)
         return tape<X>("max over layer kinds of (attention + scores + mlp + norms + dropout), no tape kept",
                        c.largestNone());
     }
-    X layers = p.pp > 1 ? X::sym("L/p", c.stageLayers) : X::sym("L", c.stageLayers);
-    if (!c.lastStageIsPeak)
-        layers = times(layers, X::text("p in flight", [&] { return formatNumber(c.inflight); }, c.inflight));
+    X layers = p.pp > 1 ? X::sym("n", c.stageLayers) : X::sym("L", c.stageLayers);
+    if (p.pp > 1)
+        layers = times(layers, X::sym("micro-batches in flight", c.inflight));
     auto notes = [&] {
         std::string s;
         if (p.tp > 1)
             s += in.sequenceParallel ? " Tensor parallel ×" + std::to_string(p.tp) + " with sequence parallelism divides every term."
                                      : " Tensor parallel ×" + std::to_string(p.tp) + " without sequence parallelism: norms, dropout masks and block inputs stay whole.";
         if (p.pp > 1)
-            s += c.lastStageIsPeak ? " Pipeline ×" + std::to_string(p.pp) + ": the last stage (with the logits) is the peak."
-                                   : " Pipeline ×" + std::to_string(p.pp) + " with 1F1B: the first stage keeps p micro-batches in flight (Narayanan et al. 2021).";
+            s += stageSentence(c)
+                 + (p.vpp > 1 ? " Interleaved 1F1B with " + std::to_string(p.vpp)
+                                    + " virtual stages: stage i holds min(2·(p − i − 1) + (v − 1)·p + 1, m·v)/v micro-batches' tapes"
+                              : std::string(" With 1F1B stage i holds the tapes of min(p − i, m) micro-batches"))
+                 + " (m = " + std::to_string(std::max<int64_t>(c.scenario->training.gradAccum, 1))
+                 + " per step): " + formatNumber(c.inflight) + " here (Narayanan et al. 2021 §2.2; Megatron-LM schedules.py).";
         return s;
     };
     const X S = X::sym("s", in.seq), B = X::sym("b", in.microBatch), H = X::sym("h", dbl(a.hidden));
@@ -268,7 +448,7 @@ X kvCache(const TermContext& c, TermNotes<X>& n)
     n.title("KV cache");
     if (c.training) {
         n.assume("Training keeps no KV cache: keys and values are part of the activation tape.");
-        n.source("DESIGN.md §2.2");
+        n.source("docs/accounting.md, Model state (KV cache)");
         return X::text("0", "0", 0);
     }
     const Architecture& a = c.model->arch;
@@ -278,12 +458,12 @@ X kvCache(const TermContext& c, TermNotes<X>& n)
     if (a.attention == AttentionKind::MLA) {
         // DeepSeek-V2 §2.1: the compressed latent plus the shared rope key, the same on every tp rank.
         n.assume("Multi-head latent attention caches the compressed KV latent and the shared rope key, not per-head K and V.");
-        n.source("DeepSeek-V2 technical report §2.1; DESIGN.md §2.2");
+        n.source("DeepSeek-V2 technical report §2.1; docs/accounting.md, Model state (KV cache)");
         const X width = X::sym("r_kv", dbl(a.mla.kvLoraRank)) + X::sym("d_rope", dbl(a.mla.qkRopeHeadDim));
         return dot(dot(dot(L, width), sb), e);
     }
     n.assume("K and V for every past token of every layer in 16 bits; grouped-query attention shares them across heads.");
-    n.source("DESIGN.md §2.2; Ainslie et al. 2023 (GQA)");
+    n.source("Pope et al. 2022, Efficiently Scaling Transformer Inference §2 (KV cache); Ainslie et al. 2023 (GQA)");
     const X heads = dot(X::sym("kv_heads", dbl(a.kvHeadsOrDefault())), X::sym("d_head", dbl(a.headDimOrDefault())));
     const X kv = dot(dot(dot(X(2), L), heads), dot(sb, e));
     return c.layout.tp > 1 ? over(kv, X::sym("t", dbl(c.layout.tp))) : kv;
@@ -293,16 +473,16 @@ template <class X>
 X logits(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Logits");
-    n.source("DESIGN.md §2.3; Megatron-LM theoretical_memory_usage.py (output layer)");
+    n.source("docs/accounting.md, Activations (logits); Megatron-LM megatron/training/theoretical_memory_usage.py (output layer)");
     const X V = X::sym("V", dbl(c.model->arch.vocab));
     const X b = X::sym("b", c.in.microBatch);
     if (!c.training) {
         n.assume("Generation scores only the last position, in fp32.");
         return tensorSplit<X>(c, dot(dot(b, V), X::bytes("4 B", 4)));
     }
-    if (!c.lastStageIsPeak) {
-        n.assume("The logits live on the last pipeline stage; the first stage, with p micro-batches in flight, is the peak.");
-        return X::text("s · b · V · (e + 4 B) on the last stage", "0 on the first pipeline stage", 0);
+    if (!c.holdsHead()) {
+        n.assume("The logits live on the last pipeline stage; this view is another stage.");
+        return X::text("s · b · V · (e + 4 B) on the last stage", "0 on this pipeline stage", 0);
     }
     n.assume("One score per vocabulary entry per token in 16 bits, plus an fp32 copy for the softmax cross-entropy. "
              "At long context and large vocabularies this rivals the weights.");
@@ -321,21 +501,26 @@ X gatheredLayer(const TermContext& c)
     const ResolvedModel& m = *c.model;
     const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
     const double dense = std::max(0.0, dbl(m.params.total) - routed - dbl(m.params.embedding));
-    X perLayer = X::sym("P_layer", dense / c.layers);
+    X perLayer = tensorSplit<X>(c, X::sym("P_layer", dense / c.layers));
     if (c.moeLayers > 0) {
         X experts = X::sym("E_layer", routed / c.moeLayers);
-        if (c.layout.ep > 1)
+        const char* te = c.layout.etp != c.layout.tp ? "t_e" : "t";
+        if (c.layout.etp > 1 && c.layout.ep > 1)
+            experts = experts / (X::sym(te, dbl(c.layout.etp)) * X::sym("e", dbl(c.layout.ep)));
+        else if (c.layout.etp > 1)
+            experts = experts / X::sym(te, dbl(c.layout.etp));
+        else if (c.layout.ep > 1)
             experts = experts / X::sym("e", dbl(c.layout.ep));
         perLayer = perLayer + experts;
     }
-    return dot(tensorSplit<X>(c, perLayer), X::bytes("b_w", c.recipe.weights) + X::bytes("b_g", c.recipe.gradients));
+    return dot(perLayer, X::bytes("b_w", c.recipe.weights) + X::bytes("b_g", c.recipe.gradients));
 }
 
 template <class X>
 X workspace(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Workspace");
-    n.source("DESIGN.md §2.4; core/terms.cpp (widestIntermediate)");
+    n.source("docs/accounting.md, Workspace and overhead; core/terms.cpp (widestIntermediate)");
     n.assume([&] {
         return std::string("The largest transient matmul output, w_max elements per token.")
                + (c.training ? " Training also holds its gradient." : "");
@@ -353,7 +538,7 @@ X workspace(const TermContext& c, TermNotes<X>& n)
                                "(P_layer dense, E_layer expert parameters of one layer; experts are gathered only over "
                                "the ranks that share them).");
         });
-        n.source("DESIGN.md §2.4; core/terms.cpp (widestIntermediate); ZeRO paper (Rajbhandari et al. 2020) §5.3; "
+        n.source("docs/accounting.md, Workspace and overhead; core/terms.cpp (widestIntermediate); ZeRO paper (Rajbhandari et al. 2020) §5.3; "
                  "PyTorch FSDP (Zhao et al. 2023)");
         w = w + gatheredLayer<X>(c);
     }
@@ -365,7 +550,7 @@ X framework(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Framework");
     n.assume("CUDA context, cuBLAS/NCCL handles and PyTorch's own resident memory; 0.5–1 GB in practice.");
-    n.source("DESIGN.md §2.4");
+    n.source("docs/accounting.md, Workspace and overhead (/hardware/framework_bytes)");
     const double v = std::clamp(c.scenario->hardware.frameworkBytes, 0.0, 1e12);
     return X::text("framework bytes (configured)", [&] { return formatNumber(v) + " B"; }, v);
 }
@@ -375,7 +560,7 @@ X fragmentation(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Fragmentation reserve");
     n.assume("The caching allocator cannot use every byte it reserves; a fixed fraction is set aside.");
-    n.source("DESIGN.md §2.4; PyTorch CUDA caching allocator notes");
+    n.source("docs/accounting.md, Workspace and overhead (/hardware/fragmentation); PyTorch CUDA caching allocator notes");
     double rest = 0;
     for (SegmentKind k : kAllSegmentKinds)
         if (k != SegmentKind::Framework && k != SegmentKind::Fragmentation)
@@ -391,7 +576,8 @@ using G = TermGroup;
 using K = SegmentKind;
 constexpr std::array<TermInfo, kTermCount> kTerms{{
     {K::Weights, "weights", "Weights", "weights", "The parameters themselves, in the working precision.",
-     G::ModelState, 0x4e79a7, true, &Segments::weights, weights<NumExpr>, weights<TextExpr>},
+     G::ModelState, 0x4e79a7, true, &Segments::weights, weights<NumExpr>, weights<TextExpr>,
+     "Base weights (frozen)", "base (frozen)"},
     {K::Gradients, "gradients", "Gradients", "gradients", "One gradient per weight, written by the backward pass.",
      G::ModelState, 0xf28e2b, true, &Segments::gradients, gradients<NumExpr>, gradients<TextExpr>},
     {K::Master, "master_weights", "Master weights (fp32)", "master weights",
@@ -400,6 +586,9 @@ constexpr std::array<TermInfo, kTermCount> kTerms{{
     {K::Optimizer, "optimizer", "Optimizer state", "optimizer",
      "The optimizer's running averages per weight (Adam keeps two).", G::ModelState, 0xe15759, true,
      &Segments::optimizer, optimizer<NumExpr>, optimizer<TextExpr>},
+    {K::Adapters, "adapters", "LoRA adapters", "adapters",
+     "The trainable low-rank adapters with their gradients, master copy and optimizer state.", G::ModelState, 0x9c755f,
+     false, &Segments::adapters, adapters<NumExpr>, adapters<TextExpr>},
     {K::Activations, "activations", "Activations", "activations", "The tape of forward results kept for the backward pass.",
      G::Working, 0x59a14f, true, &Segments::activations, activations<NumExpr>, activations<TextExpr>},
     {K::KvCache, "kv_cache", "KV cache", "KV cache", "Keys and values of every past token, kept while generating.",
@@ -433,15 +622,21 @@ X evaluate(const TermInfo& t, const TermContext& c, TermNotes<X>& n)
         return t.bytes(c, n);
 }
 
-double numbers(SegmentKind k, const TermContext& c)
-{
-    TermNotes<NumExpr> none;
-    return termInfo(k).bytes(c, none).value;
-}
-
 }  // namespace
 
 const TermInfo& termInfo(SegmentKind k) { return kTerms[static_cast<size_t>(k)]; }
+
+const char* termName(SegmentKind k, const Scenario& s)
+{
+    const TermInfo& t = termInfo(k);
+    return s.training.adapters() && t.frozenName ? t.frozenName : t.name;
+}
+
+const char* termLabel(SegmentKind k, const Scenario& s)
+{
+    const TermInfo& t = termInfo(k);
+    return s.training.adapters() && t.frozenLabel ? t.frozenLabel : t.label;
+}
 
 const LayerActivations& TermContext::largestNone() const
 {
@@ -464,7 +659,24 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
     c.layout = layout;
     c.training = s.training.mode == Mode::Training;
     const Architecture& a = m.arch;
-    if (c.training) {
+    if (c.training && s.training.adapters()) {
+        // LoRA/QLoRA: the base keeps only its weights (bf16 in the mixed recipes); the adapters get
+        // the whole recipe. Adafactor's factored statistics of an r × d adapter matrix are about
+        // (r + d)/(r·d) ≈ 1/r per parameter, the recipe's 2/h at h = 2r.
+        const StateRecipe full = trainingRecipe(s.training.precision, s.training.optimizer, dbl(a.hidden));
+        c.fineTune = s.training.fineTune;
+        c.recipe = {};
+        c.recipe.weights = full.weights;
+        const int64_t rank = std::clamp<int64_t>(s.training.loraRank, 1, kMaxLoraRank);
+        c.adapterRecipe = trainingRecipe(s.training.precision, s.training.optimizer, 2 * dbl(rank));
+        c.adapterParams = loraParams(a, rank, s.training.loraTargets);
+        if (c.fineTune == FineTune::QLora) {
+            // A size-only model's shape is made up: everything but the embeddings counts as linear.
+            c.quantized = m.fromSize ? LinearCount{std::max<int64_t>(0, m.params.total - m.params.embedding),
+                                                   m.params.routedExperts}
+                                     : linearWeights(a);
+        }
+    } else if (c.training) {
         c.recipe = trainingRecipe(s.training.precision, s.training.optimizer, dbl(a.hidden));
     } else {
         c.recipe = {};
@@ -491,19 +703,26 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         c.moeNone = c.moe;
     }
 
-    // The peak pipeline stage (Narayanan et al. 2021, 1F1B): the first keeps p micro-batches of its
-    // layers in flight, the last one micro-batch and the logits.
-    if (c.training && layout.pp > 1) {
-        c.inflight = dbl(layout.pp);
-        c.lastStageIsPeak = false;
-        const double first = numbers(SegmentKind::Activations, c);
-        c.inflight = 1;
-        c.lastStageIsPeak = true;
-        const double last = numbers(SegmentKind::Activations, c) + numbers(SegmentKind::Logits, c);
-        if (first > last) {
-            c.inflight = dbl(layout.pp);
-            c.lastStageIsPeak = false;
-        }
+    // The embedding's parameters, split between the first stage (token + position embedding) and
+    // the last (the output head; with pp > 1 a tied embedding's copy, see parametersHeld). A
+    // size-only model's made-up embedding is half input, half head (the size rule is untied).
+    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
+    const double embedding = std::clamp(dbl(m.params.embedding), 0.0, dbl(m.params.total) - routed);
+    if (m.fromSize) {
+        c.inputEmbedding = embedding / 2;
+        c.outputHead = embedding / 2;
+    } else {
+        const double head = std::min(embedding, dbl(a.vocab) * dbl(a.hidden));
+        c.outputHead = a.tiedEmbeddings ? 0 : head;
+        c.inputEmbedding = embedding - c.outputHead;
+        if (a.tiedEmbeddings && layout.pp > 1)
+            c.outputHead = head;  // the last stage's copy of the shared word embeddings
+    }
+
+    // The view is the busiest stage (issue 13): each stage kind evaluated, the largest total kept.
+    if (layout.pp > 1) {
+        const std::vector<StageMemory> stages = pipelineStages(c);
+        placeOnStage(c, stages[busiestStage(stages)].stage);
     }
     return c;
 }

@@ -7,10 +7,12 @@
 
 #include "accounting.h"
 #include "expr.h"
+#include "lora.h"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace trainmem {
 
@@ -18,7 +20,7 @@ namespace trainmem {
 /// The order is the table's (core/terms.cpp); the fragmentation reserve, a share of all the
 /// others, stays last.
 enum class SegmentKind {
-    Weights, Gradients, Master, Optimizer, Activations, KvCache, Logits, Workspace, Framework, Fragmentation
+    Weights, Gradients, Master, Optimizer, Adapters, Activations, KvCache, Logits, Workspace, Framework, Fragmentation
 };
 inline constexpr size_t kTermCount = static_cast<size_t>(SegmentKind::Fragmentation) + 1;
 
@@ -44,12 +46,21 @@ struct TermContext {
     const ResolvedModel* model = nullptr;
     ParallelLayout layout;          ///< all ones for the one-GPU view
     bool training = true;
-    StateRecipe recipe;             ///< training recipe, or the serving weights only
+    StateRecipe recipe;             ///< training recipe, or the serving weights only (LoRA: the frozen base's)
+    FineTune fineTune = FineTune::Full;  ///< Full unless training with adapters
+    StateRecipe adapterRecipe;      ///< the adapters' training recipe (LoRA, QLoRA)
+    LinearCount adapterParams;      ///< trainable adapter parameters (LoRA, QLoRA)
+    LinearCount quantized;          ///< base weights stored in NF4 (QLoRA)
     ActivationInputs in;            ///< at this view's tensor-parallel split
     double layers = 1;              ///< L ≥ 1
-    double stageLayers = 1;         ///< layers on the peak pipeline stage (L on one GPU)
-    double inflight = 1;            ///< micro-batches in flight on the peak stage (1F1B first stage: p)
-    bool lastStageIsPeak = true;    ///< the last stage holds the logits
+    PipelineStage stage = PipelineStage::Only;  ///< the stage this view describes (placeOnStage)
+    int64_t stageIndex = 0;         ///< 0, 1 or p−1
+    double stageLayers = 1;         ///< layers on a pipeline stage, ⌈L/p⌉ (L on one GPU)
+    double inflight = 1;            ///< micro-batches whose tape this stage holds (1F1B: p − index)
+    double inputEmbedding = 0;      ///< parameters of the token (+ position) embedding
+    double outputHead = 0;          ///< parameters of the output head (the tied embedding's copy with pp > 1)
+    bool holdsEmbedding() const { return stage == PipelineStage::Only || stage == PipelineStage::First; }
+    bool holdsHead() const { return stage == PipelineStage::Only || stage == PipelineStage::Last; }
     double denseLayers = 0, moeLayers = 0;
     LayerActivations dense, moe;    ///< one layer's tape at the scenario's checkpointing
     LayerActivations denseNone, moeNone;  ///< the same without checkpointing (full's recompute, serving)
@@ -75,15 +86,34 @@ struct TermInfo {
     double Segments::*field;
     NumExpr (*bytes)(const TermContext&, TermNotes<NumExpr>&);
     TextExpr (*explain)(const TermContext&, TermNotes<TextExpr>&);
+    const char* frozenName = nullptr;  ///< the name when LoRA/QLoRA freezes what the term holds
+    const char* frozenLabel = nullptr; ///< the --text label then
 };
 
 /// \brief The table row of `k`.
 const TermInfo& termInfo(SegmentKind k);
 
+/// \brief The display name of `k` in scenario `s` ("Base weights (frozen)" under LoRA).
+const char* termName(SegmentKind k, const Scenario& s);
+/// \brief The --text label of `k` in scenario `s`.
+const char* termLabel(SegmentKind k, const Scenario& s);
+
 /// \brief The context of one view: `layout` as parallelLayout() gives it, or ParallelLayout{} for one GPU.
 TermContext termContext(const ResolvedModel& m, const Scenario& s, const ParallelLayout& layout);
 /// \brief Evaluates every term of the table, numbers only, into `c.bytes`, and returns them.
 const Segments& evaluateTerms(TermContext& c);
+
+/// \brief Tapes rank i of a p-stage pipeline holds at once, in micro-batches of its n layers, with
+/// m micro-batches per step and v virtual stages (1F1B: min(p − i, m)).
+double microBatchesInFlight(int64_t p, int64_t i, int64_t m, int64_t v);
+/// \brief Moves the view to `stage` of its pipeline (Only when pp = 1).
+void placeOnStage(TermContext& c, PipelineStage stage);
+
+/// \brief Every distinct stage of the view's pipeline, evaluated: Only for pp = 1; First and Last
+/// for pp = 2; First, Middle and Last beyond.
+std::vector<StageMemory> pipelineStages(const TermContext& c);
+/// \brief The stage with the largest total (the first of equals), the one the verdict is about.
+size_t busiestStage(const std::vector<StageMemory>& stages);
 
 /// \brief The bytes of the one layer ZeRO-3 all-gathers whole in this view (its weights, and in
 /// backward its unsharded gradients), whether or not the view's layout uses ZeRO-3; the workspace

@@ -1,6 +1,7 @@
 #include "tour.h"
 
 #include "cost.h"
+#include "lora.h"
 #include "units.h"
 
 #include <cmath>
@@ -31,13 +32,15 @@ void sized(Scenario& s, int64_t params, int64_t active)
 
 // The programmer picture (the chapter's closing paragraph): the same 7B training run, one more
 // kind of memory at a time.
-TourStep pictureStep(std::string id, std::string title, std::vector<SegmentKind> revealed, std::string added)
+TourStep pictureStep(std::string id, std::string title, std::vector<SegmentKind> revealed,
+                     std::vector<SegmentKind> newKinds, std::string added)
 {
     TourStep st;
     st.id = std::move(id);
     st.title = std::move(title);
     st.presetId = "chapter-7b";
     st.revealed = revealed;
+    st.added = std::move(newKinds);
     st.highlight = [revealed, added](const Scenario&, const Breakdown& b, const GpuSpec& gpu) {
         TourHighlight h;
         h.bytes = revealedBytes(b.perGpu, revealed);
@@ -52,20 +55,7 @@ TourStep pictureStep(std::string id, std::string title, std::vector<SegmentKind>
     return st;
 }
 
-// Three significant figures with a k/M suffix, as the DeepSeek-V3 report quotes its receipt ("2.788M").
-std::string short3(double v)
-{
-    char buf[32];
-    if (v >= 1e6)
-        std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
-    else if (v >= 1e3)
-        std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
-    else
-        std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
-}
-
-// "You cut it up. Every cut has a tax. The tax is communication." (the chapter, DESIGN.md §1):
+// "You cut it up. Every cut has a tax. The tax is communication." (the source chapter):
 // the 70B run cut over 32 GPUs with ZeRO-3, the memory each GPU keeps and what it sends per step.
 TourStep shardingStep()
 {
@@ -102,7 +92,9 @@ TourStep shardingStep()
 }
 
 // DeepSeek-V3's receipt (report §1 and Table 1): 2,048 H800s, 14.8T tokens, 2.788M H800-hours, about
-// $5.6M at $2 per GPU-hour. computeCost() reproduces it from the preset's stated MFU.
+// $5.6M at $2 per GPU-hour, of which pre-training is 2.664M, context extension 119K and
+// post-training 5K (Table 1). computeCost() reproduces the pre-training from the preset's stated
+// MFU and adds the other two as the preset lists them.
 TourStep receiptStep()
 {
     TourStep st;
@@ -113,8 +105,8 @@ TourStep receiptStep()
     st.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
         const CostReceipt r = computeCost(b.model, s, gpu);
         TourHighlight h;
-        const std::string hours = short3(r.gpuHours) + " " + gpu.id + "-hours";
-        const std::string dollars = "$" + short3(r.costUsd);
+        const std::string hours = formatCountPrecise(r.gpuHours) + " " + gpu.id + "-hours";
+        const std::string dollars = "$" + formatCountPrecise(r.costUsd);
         h.label = "Training cost";
         h.valueText = dollars;
         h.figures = {{"Training cost", 0, dollars},
@@ -122,12 +114,56 @@ TourStep receiptStep()
                      {"Training tokens", 0, formatCount(s.cost.tokens)},
                      {"Wall clock on " + std::to_string(s.hardware.gpus) + " GPUs", 0,
                       std::to_string(static_cast<long long>(std::llround(r.wallClockDays))) + " days"}};
-        char mfu[16];
-        std::snprintf(mfu, sizeof mfu, "%.1f%%", 100 * r.mfu);
+        const std::string mfu = formatPercent(r.mfu, 1);
         h.text = "Sparsity buys FLOPs: compute follows the " + formatCount(static_cast<double>(b.model.params.active))
                  + " active parameters, about 6 FLOPs each per token. " + formatCount(s.cost.tokens) + " tokens on "
-                 + std::to_string(s.hardware.gpus) + " " + gpu.id + "s at " + mfu + " of the fp8 peak take " + hours
-                 + ", " + dollars + " at $" + short3(r.pricePerGpuHour) + " per GPU-hour: the report's 2.788M hours and $5.576M.";
+                 + std::to_string(s.hardware.gpus) + " " + gpu.id + "s at " + mfu + " of the fp8 peak take "
+                 + formatCountPrecise(r.pretrainingGpuHours) + " " + gpu.id + "-hours of pre-training";
+        for (const CostPhase& p : r.phases)
+            h.text += ", plus the report's " + formatCountPrecise(p.gpuHours) + " for " + p.name;
+        h.text += ": " + hours + ", " + dollars + " at $" + formatCountPrecise(r.pricePerGpuHour)
+                  + " per GPU-hour, the report's 2.788M hours (2.664M + 119K + 5K, its Table 1) and $5.576M.";
+        return h;
+    };
+    return st;
+}
+
+// Issue 9 §2: the 70B that needs ~1.1 TB of model state to fine-tune fully fits one 80 GB GPU
+// with QLoRA, run as the QLoRA repository runs it (artidoro/qlora qlora.py @ 7f4e95a6: NF4 with
+// double quantisation, r = 64 on every linear layer but the output head, gradient checkpointing).
+TourStep qloraStep()
+{
+    TourStep st;
+    st.id = "70b-qlora";
+    st.title = "QLoRA fine-tunes the 70B on one GPU";
+    st.presetId = "llama3-70b";
+    st.configure = [](Scenario& s) {
+        s.training.fineTune = FineTune::QLora;
+        s.training.loraRank = 64;
+        s.training.loraTargets = LoraTargets::All;
+        s.training.checkpointing = Checkpointing::Full;
+        s.training.seqLen = 4096;  // the repository trains on 1024 + 256 tokens; 4k leaves room for longer samples
+        s = withGpuCount(std::move(s), 1);
+        s.hardware.zeroStage = 0;
+    };
+    st.revealed = kEverything;
+    st.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
+        const double full = static_cast<double>(b.model.params.total) * 16;
+        const double trainable = static_cast<double>(loraParams(b.model.arch, s.training.loraRank, s.training.loraTargets).total);
+        TourHighlight h;
+        h.label = "QLoRA on one " + gpu.id;
+        h.bytes = b.perGpu.total();
+        h.figures = {{"QLoRA per GPU", h.bytes},
+                     {"Full fine-tune model state", full},
+                     {"4-bit base", b.perGpu.weights},
+                     {"Adapters", b.perGpu.adapters}};
+        h.text = "Fine-tuning all of Llama 3 70B keeps 16 B per parameter, " + formatBytes(full)
+                 + ". QLoRA freezes the base in 4-bit NF4 (" + formatBytes(b.perGpu.weights)
+                 + " with its quantisation constants and the 16-bit embeddings) and trains " + formatCount(trainable)
+                 + " adapter parameters (" + formatBytes(b.perGpu.adapters)
+                 + " with their gradients, master copy and Adam state). The activations still flow through all 80 "
+                   "layers; at 4k context, keeping only each layer's input, the run needs " + formatBytes(h.bytes) + " of one "
+                 + gpu.id + "'s " + formatBytes(gpu.memoryBytes) + (b.fits ? ": it fits." : ": it still does not fit.");
         return h;
     };
     return st;
@@ -302,26 +338,46 @@ std::vector<TourStep> makeTour()
         return h;
     };
     t.push_back(ckpt);
+    t.push_back(qloraStep());  // after checkpointing: the other way to buy the memory back
 
     using K = SegmentKind;
-    t.push_back(pictureStep("picture-weights", "Programmer picture: the weights", {K::Weights},
+    t.push_back(pictureStep("picture-weights", "Programmer picture: the weights", {K::Weights}, {K::Weights},
                             "Inference needs only the weights."));
-    t.push_back(pictureStep("picture-gradients", "+ a gradient per weight", {K::Weights, K::Gradients},
+    t.push_back(pictureStep("picture-gradients", "+ a gradient per weight", {K::Weights, K::Gradients}, {K::Gradients},
                             "Backward writes one gradient for every weight."));
-    t.push_back(pictureStep("picture-master", "+ an fp32 master copy of the weights", {K::Weights, K::Gradients, K::Master},
+    t.push_back(pictureStep("picture-master", "+ an fp32 master copy of the weights", {K::Weights, K::Gradients, K::Master}, {K::Master},
                             "Mixed precision updates an fp32 master copy of every weight, 4 bytes each, so that small "
                             "updates are not rounded away in bf16."));
-    t.push_back(pictureStep("picture-adam", "+ Adam's two running averages", {K::Weights, K::Gradients, K::Master, K::Optimizer},
+    t.push_back(pictureStep("picture-adam", "+ Adam's two running averages", {K::Weights, K::Gradients, K::Master, K::Optimizer}, {K::Optimizer},
                             "Adam keeps two running averages per weight (m and v), 4 bytes each in fp32."));
     t.push_back(pictureStep("picture-activations", "+ the tape of activations",
                             {K::Weights, K::Gradients, K::Master, K::Optimizer, K::Activations, K::Logits},
-                            "Backward needs almost every activation of the forward pass, the logits included."));
+                            {K::Activations, K::Logits}, "Backward needs almost every activation of the forward pass, the logits included."));
     t.push_back(pictureStep("picture-workspace", "+ a workspace for the current matmul", kEverything,
-                            "Finally the current matmul's workspace, the CUDA context and the allocator's reserve."));
+                            {K::Workspace, K::Framework, K::Fragmentation}, "Finally the current matmul's workspace, the CUDA context and the allocator's reserve."));
     return t;
 }
 
 }  // namespace
+
+TourPicture tourPicture(const TourStage& stage)
+{
+    TourPicture p;
+    if (stage.step != nullptr) {
+        p.revealed = stage.step->revealed;
+        p.added = stage.step->added;
+    }
+    const TourHighlight& h = stage.highlight;
+    p.callout = h.label + ": " + (h.valueText.empty() ? formatBytes(h.bytes) : h.valueText);
+    return p;
+}
+
+std::string tourSlideName(size_t index, const TourStep& step)
+{
+    char number[16];
+    std::snprintf(number, sizeof number, "%02zu", index + 1);
+    return std::string(number) + "-" + step.id;
+}
 
 const std::vector<TourStep>& chapterTour()
 {

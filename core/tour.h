@@ -44,6 +44,7 @@ struct TourStep {
     std::string presetId;  ///< the preset it starts from; empty for a size-only model
     std::function<void(Scenario&)> configure;  ///< changes applied on top of the preset
     std::vector<SegmentKind> revealed;          ///< segments the bar chart shows at this step
+    std::vector<SegmentKind> added;             ///< segments this step adds to the picture (outlined); empty elsewhere
     std::function<TourHighlight(const Scenario&, const Breakdown&, const GpuSpec&)> highlight;
 };
 
@@ -55,6 +56,18 @@ struct TourStage {
     Breakdown breakdown;
     TourHighlight highlight;
 };
+
+/// \brief What the charts show at a step (issue 11 §2): only the revealed segments, the ones the
+/// step adds outlined, and the step's number in large type ("So far: 56.0 GB").
+struct TourPicture {
+    std::vector<SegmentKind> revealed;
+    std::vector<SegmentKind> added;
+    std::string callout;
+};
+TourPicture tourPicture(const TourStage& stage);
+
+/// \brief "01-7b-inference": the file name (without extension) of step `index` in an exported deck.
+std::string tourSlideName(size_t index, const TourStep& step);
 
 /// \brief The chapter's steps, in order (the source chapter, as docs/accounting.md tells it).
 const std::vector<TourStep>& chapterTour();

@@ -1,5 +1,6 @@
 #include "units.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -162,10 +163,10 @@ std::string formatFactor(double factor)
     return buf;
 }
 
-std::string formatPercent(double fraction)
+std::string formatPercent(double fraction, int decimals)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f%%", 100 * fraction);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.*f%%", std::clamp(decimals, 0, 6), 100 * fraction);
     return buf;
 }
 

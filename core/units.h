@@ -21,8 +21,8 @@ std::string formatNumber(double v);
 std::string formatRatio(double ratio);
 /// \brief "×0.5", "×12": a factor a change multiplies memory by.
 std::string formatFactor(double factor);
-/// \brief "64%" of a whole.
-std::string formatPercent(double fraction);
+/// \brief "64%" of a whole; "19.1%" with `decimals` = 1.
+std::string formatPercent(double fraction, int decimals = 0);
 /// \brief "+3%", "-12%": a change, signed.
 std::string formatPercentChange(double fraction);
 /// \brief "8k", "128k", "1M" for context lengths (binary k = 1024).

@@ -30,7 +30,7 @@ ActivationInputs inputs(double s, double b, Checkpointing c, bool flash = false,
 class TestActivations : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void korthikanti_data()
     {
         QTest::addColumn<int>("checkpointing");

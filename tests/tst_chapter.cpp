@@ -9,7 +9,7 @@ using namespace trainmem;
 class TestChapter : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void modelState_data()
     {
         QTest::addColumn<qint64>("params");

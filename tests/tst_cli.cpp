@@ -2,7 +2,9 @@
 #include "cli.h"
 
 #include "accounting.h"
+#include "tour.h"
 
+#include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -32,7 +34,7 @@ private:
         return nlohmann::json::parse(out.constData(), out.constData() + out.size());
     }
 
-private slots:
+private Q_SLOTS:
     void initTestCase()
     {
         m_lib.load(QString());  // built-in presets only, whatever the user's folder holds
@@ -102,6 +104,26 @@ private slots:
         QTest::newRow("zero GPUs") << QStringList{"--json", "--gpus", "0"} << "--gpus: must be between 1 and 10000000, got 0";
         QTest::newRow("GPUs not a multiple of tp")
             << QStringList{"--json", "--gpus", "6", "--tp", "4"} << "--gpus (/hardware/gpus): must be a multiple of tp·pp (4), got 6";
+        // Issue 13: a layout no framework can run is refused, naming the option and the numbers
+        // (presets/mixtral-8x7b.json has 8 experts, presets/llama3-8b.json 32 layers).
+        QTest::newRow("ep above the experts")
+            << QStringList{"--json", "--preset", "mixtral-8x7b", "--gpus", "64", "--ep", "16"}
+            << "--ep (/hardware/ep): must divide the model's 8 experts, got 16";
+        QTest::newRow("pp above the layers")
+            << QStringList{"--json", "--preset", "llama3-8b", "--gpus", "64", "--pp", "64"}
+            << "--pp (/hardware/pp): must not exceed the model's 32 layers (a pipeline stage holds at least one), got 64";
+        // dp = 64/8 = 8 with --batch 2: a global batch must be a multiple of 2 · 8 = 16.
+        QTest::newRow("global batch that does not divide")
+            << QStringList{"--json", "--preset", "llama2-7b", "--gpus", "64", "--pp", "8", "--batch", "2", "--global-batch", "100"}
+            << "--global-batch: must be a multiple of micro_batch × data parallel = 2 × 8 = 16, got 100";
+        QTest::newRow("grad-accum and global-batch together")
+            << QStringList{"--json", "--grad-accum", "4", "--global-batch", "64"} << "--grad-accum and --global-batch: give one or the other";
+        QTest::newRow("etp on a dense model")
+            << QStringList{"--json", "--preset", "llama3-8b", "--gpus", "8", "--etp", "2"}
+            << "--etp (/hardware/expert_tensor_parallel): must not be set: the model has no mixture-of-experts layers, got 2";
+        QTest::newRow("vpp without a pipeline")
+            << QStringList{"--json", "--preset", "llama3-8b", "--vpp", "2"}
+            << "--vpp (/hardware/vpp): must be 1 without pipeline parallelism (pp 1): the interleaved schedule splits pipeline stages, got 2";
         QTest::newRow("unknown GPU lists the catalog")
             << QStringList{"--json", "--gpu", "H900"}
             << "--gpu: unknown GPU \"H900\" (known: H100, H800, H200, B200, A100-40GB, A100-80GB, MI300X, RTX4090, L40S)";
@@ -128,6 +150,16 @@ private slots:
         QTest::newRow("tiny export") << QStringList{"--export-png", "x.png", "--width", "10"} << "--width: must be 200 to 16384 pixels, got \"10\"";
         QTest::newRow("absurd scale") << QStringList{"--export-png", "x.png", "--scale", "100"}
                                       << "--scale: must be 0.25 to 8 and keep the image under 32768 pixels, got \"100\"";
+        QTest::newRow("LoRA rank 0") << QStringList{"--json", "--finetune", "lora", "--lora-rank", "0"}
+                                     << "--lora-rank: must be between 1 and 4096, got 0";
+        QTest::newRow("unknown fine-tuning method") << QStringList{"--json", "--finetune", "dora"}
+                                                    << "--finetune: must be one of full|lora|qlora, got \"dora\"";
+        QTest::newRow("unknown LoRA target") << QStringList{"--json", "--finetune", "lora", "--lora-targets", "mlp"}
+                                             << "--lora-targets: must be one of attn|all, got \"mlp\"";
+        QTest::newRow("LoRA while serving") << QStringList{"--json", "--mode", "inference", "--finetune", "qlora"}
+                                            << "--finetune: qlora applies to training; serving reads the merged weights (add --mode training)";
+        QTest::newRow("LoRA rank on a full fine-tune") << QStringList{"--json", "--lora-rank", "8"}
+                                                       << "--lora-rank: applies only with --finetune lora or qlora";
         QTest::newRow("bad MFU") << QStringList{"--json", "--mfu", "1.5"} << "--mfu: must be a number between 1e-06 and 1, got \"1.5\"";
     }
     void badArguments()
@@ -137,6 +169,49 @@ private slots:
         const CliOutcome o = parse(args);
         QVERIFY(!o.ok);
         QCOMPARE(o.error, error);
+    }
+
+    void exportTourWritesOneSlidePerStep()
+    {
+        // Issue 11 §4: one PNG per tour step, named by its number and id, at --width × --scale, and
+        // index.md with each step's title, number and narration.
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("deck"));
+        QProcess p;
+        p.start(QStringLiteral(TRAINMEM_EXE), {"--export-tour", out, "--width", "800", "--height", "500", "--scale", "1.5"});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const auto& tour = chapterTour();
+        QVERIFY(p.readAllStandardOutput().contains(QByteArray::number(qlonglong(tour.size())) + " slides"));
+        QFile index(QDir(out).filePath(QStringLiteral("index.md")));
+        QVERIFY(index.open(QIODevice::ReadOnly));
+        const QString md = QString::fromUtf8(index.readAll());
+        QCOMPARE(QDir(out).entryList({QStringLiteral("*.png")}).size(), qsizetype(tour.size()));
+        for (size_t i = 0; i < tour.size(); ++i) {
+            const QString name = QString::fromStdString(tourSlideName(i, tour[i])) + QStringLiteral(".png");
+            const QImage img(QDir(out).filePath(name));
+            QVERIFY2(!img.isNull(), qPrintable(name));
+            QCOMPARE(img.size(), QSize(1200, 750));
+            QVERIFY2(md.contains(QString::fromStdString(tour[i].title)), qPrintable(QString::fromStdString(tour[i].title)));
+            QVERIFY(md.contains(QStringLiteral("](%1)").arg(name)));
+        }
+        QCOMPARE(QString::fromStdString(tourSlideName(0, tour[0])), QStringLiteral("01-7b-inference"));
+        QVERIFY(md.contains(QStringLiteral("Model state (16 B per parameter): 112 GB")));  // the 7B training step
+        QVERIFY(md.contains(QStringLiteral("So far: 28.0 GB")));  // weights + gradients of the 7B
+
+        QCOMPARE(parse({"--export-tour", out, "--export-png", "x.png"}).error,
+                 QStringLiteral("--export-tour: writes the tour's own slides; give it or --export-png, not both"));
+        QCOMPARE(parse({"--export-tour", out, "--width", "50"}).error,
+                 QStringLiteral("--width: must be 200 to 16384 pixels, got \"50\""));
+        // A folder that cannot be made: a file is in the way.
+        QFile blocker(dir.filePath(QStringLiteral("file")));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        QProcess bad;
+        bad.start(QStringLiteral(TRAINMEM_EXE), {"--export-tour", dir.filePath(QStringLiteral("file/deck"))});
+        QVERIFY(bad.waitForFinished(30000));
+        QCOMPARE(bad.exitCode(), 1);
+        QVERIFY(bad.readAllStandardError().contains("the folder cannot be created"));
     }
 
     void badScenarioFileNamesFileAndPath()
@@ -180,6 +255,25 @@ private slots:
         QCOMPARE(QString::fromStdString(j["scenario"]["id"].get<std::string>()), QStringLiteral("llama3-70b"));
     }
 
+    // Issue 13: `parallel` is the layout used, with the busiest pipeline stage. Llama 2 7B on 8 stages
+    // with 4 micro-batches per step (--global-batch 4 = micro-batch 1 · dp 1 · 4): the first stage
+    // holds min(8, 4) = 4 tapes and the input embedding, and is the busiest (tst_layout derives it).
+    void jsonReportsTheLayoutUsed()
+    {
+        for (const QStringList& m : {QStringList{"--grad-accum", "4"}, QStringList{"--global-batch", "4"}}) {
+            const nlohmann::json j = runJson(QStringList{"--json", "--preset", "llama2-7b", "--gpus", "8", "--pp", "8"} + m);
+            const auto& p = j["parallel"];
+            QCOMPARE(p["gpus"].get<int64_t>(), qint64(8));
+            QCOMPARE(p["tp"].get<int64_t>() * p["pp"].get<int64_t>() * p["data_parallel"].get<int64_t>(), qint64(8));
+            QCOMPARE(p["micro_batches_per_step"].get<int64_t>(), qint64(4));
+            QCOMPARE(QString::fromStdString(p["busiest_stage"].get<std::string>()), QStringLiteral("first"));
+            QCOMPARE(p["stages"].size(), size_t(3));
+            QCOMPARE(p["stages"][0]["micro_batches_in_flight"].get<double>(), 4.0);
+            QCOMPARE(p["stages"][2]["micro_batches_in_flight"].get<double>(), 1.0);
+            QCOMPARE(p["stages"][0]["total"].get<double>(), j["per_gpu_bytes"]["total"].get<double>());
+        }
+    }
+
     // Issue 10: --megatron-args makes the scenario and --json carries the peers' own numbers
     // (Llama-2 7B at tp 2 on 8 GPUs: tst_peers derives 30,324,068,352 and 8,021,622,784 by hand).
     void megatronArgsJson()
@@ -204,10 +298,29 @@ private slots:
             QVERIFY(!d["reason"].get<std::string>().empty());
             megatronTerms += d["peer"] == "megatron";
         }
-        QCOMPARE(megatronTerms, 8);
+        // weights, gradients, master, optimizer, activations, logits, workspace, framework, fragmentation
+        QCOMPARE(megatronTerms, 9);
         // Without pasted flags the scenario itself is compared.
         const nlohmann::json k = runJson({"--json", "--preset", "llama3-8b"});
         QVERIFY(k["peers"]["megatron"]["available"].get<bool>());
+    }
+
+    // Issue 9 §2: PEFT's print_trainable_parameters for meta-llama/Llama-2-7b-hf at r = 16.
+    void loraTrainableParameters()
+    {
+        const CliOutcome o = parse({"--json", "--preset", "llama2-7b", "--finetune", "qlora", "--lora-rank", "32", "--lora-targets", "all"});
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QCOMPARE(o.request.scenario.training.fineTune, FineTune::QLora);
+        QCOMPARE(o.request.scenario.training.loraRank, qint64(32));
+        QCOMPARE(o.request.scenario.training.loraTargets, LoraTargets::All);
+        const nlohmann::json attn = runJson({"--json", "--preset", "llama2-7b", "--finetune", "lora"});
+        QCOMPARE(attn["params"]["trainable"].get<int64_t>(), qint64(16777216));
+        QCOMPARE(attn["per_gpu_bytes"]["adapters"].get<double>(), 16777216.0 * 16);
+        QCOMPARE(attn["per_gpu_bytes"]["weights"].get<double>(), 6738415616.0 * 2);
+        const nlohmann::json all = runJson({"--json", "--preset", "llama2-7b", "--finetune", "lora", "--lora-targets", "all"});
+        QCOMPARE(all["params"]["trainable"].get<int64_t>(), qint64(39976960));
+        const nlohmann::json full = runJson({"--json", "--preset", "llama2-7b"});
+        QCOMPARE(full["params"]["trainable"].get<int64_t>(), qint64(6738415616));
     }
 
     void listings()

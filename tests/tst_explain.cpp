@@ -41,7 +41,7 @@ Scenario inference(Scenario s)
 class TestExplain : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void everySegmentEqualsAccount_data()
     {
         QTest::addColumn<Scenario>("scenario");

@@ -28,7 +28,7 @@ void checkSegments(const Segments& g, const char* what)
 class TestExtremes : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void sizeOnlyGrid()
     {
         const GpuSpec gpu = testdata::gpu("H100");

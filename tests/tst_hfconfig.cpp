@@ -31,7 +31,7 @@ std::string firstError(const std::string& text)
 class TestHfConfig : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     // Each row: the file, the count sum(p.numel()) gives for the model transformers builds from it
     // (derived in the row's comment from the modeling file, huggingface/transformers at commit
     // 00b676f8f0489b88652a31d70751cc540dd06305), the active count for MoE, and the publisher's figure

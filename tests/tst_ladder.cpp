@@ -32,7 +32,7 @@ const LadderRung* rung(const std::vector<LadderRung>& rs, LadderCut c)
 class TestLadder : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void denseLadderHasNoExpertRung()
     {
         QStringList labels;

@@ -15,7 +15,7 @@ constexpr const char* kSmall = "--num-layers 2 --hidden-size 1024 --num-attentio
 class TestMegatronArgs : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void megatronDefaults();
     void derivedValues_data();
     void derivedValues();

@@ -9,7 +9,7 @@ using namespace trainmem;
 class TestParams : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void presetMatchesPublished_data()
     {
         QTest::addColumn<QString>("id");

@@ -68,7 +68,7 @@ constexpr const char* kDeepSeekV3 =
 class TestPeers : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void megatron_data();
     void megatron();
     void deepspeed_data();

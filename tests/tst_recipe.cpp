@@ -9,7 +9,7 @@ Q_DECLARE_METATYPE(trainmem::Optimizer)
 class TestRecipe : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void bytesPerParam_data()
     {
         QTest::addColumn<Precision>("precision");

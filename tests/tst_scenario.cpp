@@ -9,7 +9,7 @@ using namespace trainmem;
 class TestScenario : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void withGpuCountKeepsDegreesThatDivide_data()
     {
         QTest::addColumn<QString>("preset");
@@ -23,7 +23,11 @@ private slots:
         QTest::newRow("405B on 128 GPUs: tp 8 · pp 16 kept") << "llama3.1-405b" << qint64(128) << qint64(8) << qint64(16) << qint64(1);
         QTest::newRow("405B on 12 GPUs: tp gcd(8,12)=4, pp gcd(16,3)=1") << "llama3.1-405b" << qint64(12) << qint64(4) << qint64(1) << qint64(1);
         // deepseek-v3 is pp 16 · ep 64 on 2,048 GPUs (presets/deepseek-v3.json).
-        QTest::newRow("DeepSeek-V3 on 8 GPUs: pp 8, ep 8") << "deepseek-v3" << qint64(8) << qint64(1) << qint64(8) << qint64(8);
+        // Issue 13 changed this row's ep from 8 to 1: the expert grid tp·ep·pp must divide the GPUs
+        // (Megatron-LM arguments.py: world % (etp·ep·pp) == 0), and with pp 8 on 8 GPUs it leaves
+        // gpus/(tp·pp) = 1 rank for experts, so ep = gcd(64, 256 experts, 1) = 1. Before, ep 8 was
+        // kept here and silently used as 1 by the accounting while --json reported 8.
+        QTest::newRow("DeepSeek-V3 on 8 GPUs: pp 8, ep 1") << "deepseek-v3" << qint64(8) << qint64(1) << qint64(8) << qint64(1);
         QTest::newRow("DeepSeek-V3 on 4096 GPUs: pp 16, ep 64 kept") << "deepseek-v3" << qint64(4096) << qint64(1) << qint64(16) << qint64(64);
         QTest::newRow("0 GPUs is clamped to 1") << "chapter-7b" << qint64(0) << qint64(1) << qint64(1) << qint64(1);
     }

@@ -17,7 +17,7 @@ QString withTraining(const QString& training)
 class TestScenarioIo : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void badFiles_data()
     {
         QTest::addColumn<QString>("text");
@@ -34,9 +34,10 @@ private slots:
                                           << "bad.json: /training/micro_batch: must be a positive integer, got 0";
         QTest::newRow("flash_attention must be boolean") << withTraining(QStringLiteral(R"("flash_attention": "yes")"))
                                                          << R"(bad.json: /training/flash_attention: must be true or false, got "yes")";
+        // Issue 13 added global_batch (sequences per step, setting grad_accum) to the known fields.
         QTest::newRow("typo in a field name")
             << withTraining(QStringLiteral(R"("seqlen": 4096)"))
-            << "bad.json: /training/seqlen: unknown field (known: mode, precision, optimizer, seq_len, micro_batch, grad_accum, checkpointing, flash_attention, sequence_parallel, inference_weights)";
+            << "bad.json: /training/seqlen: unknown field (known: mode, precision, optimizer, seq_len, micro_batch, grad_accum, global_batch, checkpointing, flash_attention, sequence_parallel, inference_weights, finetune, lora_rank, lora_targets)";
         QTest::newRow("not JSON names line and column") << QStringLiteral("{\"schema\": ") << "bad.json: not valid JSON: at line 1, column 12: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal";
         QTest::newRow("wrong schema") << QStringLiteral(R"({"schema": "trainmem/scenario@9", "model": {"params": 7}})")
                                       << R"(bad.json: /schema: must be "trainmem/scenario@1", got "trainmem/scenario@9")";
@@ -65,6 +66,19 @@ private slots:
         QTest::newRow("gpus not a multiple of tp*pp")
             << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "hardware": {"gpus": 6, "tp": 4}})")
             << "bad.json: /hardware/gpus: must be a multiple of tp·pp (4), got 6";
+        // Issue 13: a layout no framework can run is a field error, not a silent clamp.
+        QTest::newRow("pp above the model's layers")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8}}, "hardware": {"gpus": 4, "pp": 4}})")
+            << "bad.json: /hardware/pp: must not exceed the model's 2 layers (a pipeline stage holds at least one), got 4";
+        QTest::newRow("ep that does not divide the experts")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "moe": {"experts": 8, "active_experts": 2, "expert_ffn": 128}}}, "hardware": {"gpus": 16, "ep": 16}})")
+            << "bad.json: /hardware/ep: must divide the model's 8 experts, got 16";
+        QTest::newRow("other_phases that is not a list")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "cost": {"other_phases": 5}})")
+            << R"(bad.json: /cost/other_phases: must be a list of {"name", "gpu_hours"}, got 5)";
+        QTest::newRow("a phase without its hours")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "cost": {"other_phases": [{"name": "sft"}]}})")
+            << "bad.json: /cost/other_phases/0: needs both name and gpu_hours";
         QTest::newRow("a huge number") << withTraining(QStringLiteral(R"("seq_len": 1e300)"))
                                        << "bad.json: /training/seq_len: must be a positive integer, got 1e+300";
         QTest::newRow("a number beyond a double is bad JSON, not a crash (fuzz_gpus finding)")

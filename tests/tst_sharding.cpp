@@ -8,7 +8,7 @@ using namespace trainmem;
 class TestSharding : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void zeroStages_data()
     {
         QTest::addColumn<int>("stage");
@@ -153,7 +153,10 @@ private slots:
         QVERIFY(!errs.empty());
         QCOMPARE(QString::fromStdString(errs.front().path), QStringLiteral("/hardware/gpus"));
         const Breakdown b = account(s, testdata::gpu("H100"));  // still computes, with a warning
-        QCOMPARE(b.dataParallel, qint64(1));
+        // Issue 13 changed this from dp 1 (tp 4 on 4 of the 6 GPUs) to the nearest valid layout,
+        // which uses all six: tp = gcd(4, 6) = 2, dp = 6 / 2 = 3, so tp·pp·dp = gpus as reported.
+        QCOMPARE(b.layout.tp, qint64(2));
+        QCOMPARE(b.dataParallel, qint64(3));
         QVERIFY(!b.warnings.empty());
     }
 };

@@ -4,6 +4,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+
 using namespace trainmem;
 
 namespace {
@@ -23,7 +25,7 @@ std::optional<TourStage> stage(const std::string& id)
 class TestTour : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void stepsFollowTheChapter()
     {
         QStringList ids;
@@ -32,7 +34,7 @@ private slots:
         // Issue 14: the chapter's sharding tax and DeepSeek-V3's receipt are steps of their own, and the
         // fp32 master copy is no longer folded silently into "Adam's two running averages".
         QCOMPARE(ids, (QStringList{"7b-inference", "7b-training", "70b-training", "sharding-tax", "2.4t-moe",
-                                   "deepseek-v3", "deepseek-v3-receipt", "context-8k-128k", "checkpointing",
+                                   "deepseek-v3", "deepseek-v3-receipt", "context-8k-128k", "checkpointing", "70b-qlora",
                                    "picture-weights", "picture-gradients", "picture-master", "picture-adam",
                                    "picture-activations", "picture-workspace"}));
     }
@@ -167,6 +169,24 @@ private slots:
             last = st->step->revealed.size();
             lastBytes = st->highlight.bytes;
         }
+        // Each picture step outlines what it adds: its revealed segments less the previous step's.
+        std::vector<SegmentKind> before;
+        for (const std::string& id : ids) {
+            const TourStep& step = chapterTour()[*tourStepIndex(id)];
+            std::vector<SegmentKind> added;
+            for (SegmentKind k : step.revealed)
+                if (std::find(before.begin(), before.end(), k) == before.end())
+                    added.push_back(k);
+            // The full 7B training run has no KV cache and no LoRA adapters: nothing to outline there.
+            for (SegmentKind none : {SegmentKind::KvCache, SegmentKind::Adapters})
+                added.erase(std::remove(added.begin(), added.end(), none), added.end());
+            QVERIFY2(step.added == added, id.c_str());
+            QVERIFY(!step.added.empty());
+            before = step.revealed;
+        }
+        QCOMPARE(tourPicture(*stage("picture-adam")).callout, std::string("So far: 112 GB"));  // 16 B × 7B
+        QVERIFY(tourPicture(*stage("7b-training")).added.empty());
+
         const auto final = stage("picture-workspace");
         QCOMPARE(final->step->revealed.size(), kAllSegmentKinds.size());
         QCOMPARE(final->highlight.bytes, final->breakdown.perGpu.total());

@@ -13,6 +13,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QUndoStack>
 
 using namespace trainmem;
 using namespace trainmem::uitest;
@@ -30,6 +31,7 @@ private Q_SLOTS:
     void controlChangesScenarioAndPlots();
     void slidersEmitWhileDragging();
     void sizeOnArchitecturePresetSwitchesToSizeOnly();
+    void loraControlsEditTrainingOnlyAndUndo();
 };
 
 void TestUiControls::initTestCase()
@@ -229,22 +231,22 @@ void TestUiControls::controlChangesScenarioAndPlots()
     MemoryBarChart* bars = w.dashboard()->barChart();
     for (int key = 0; key < 3; ++key)
         for (int i = 0; i < kSegmentCount; ++i) {
-            const auto seg = static_cast<Segment>(i);
-            const double want = segmentValue(views[key], seg);
+            const auto seg = static_cast<SegmentKind>(i);
+            const double want = segmentBytes(views[key], seg);
             const double have = barValue(bars->bars(seg), key);
             if (!qFuzzyCompare(1 + have, 1 + want))
                 QFAIL(qPrintable(QStringLiteral("bar %1, %2: plotted %3, core %4").arg(key).arg(segmentName(seg)).arg(have).arg(want)));
         }
     auto stateOf = [&](int key) {
         double sum = 0;
-        for (Segment s : {Segment::Weights, Segment::Gradients, Segment::Master, Segment::Optimizer})
+        for (SegmentKind s : {SegmentKind::Weights, SegmentKind::Gradients, SegmentKind::Master, SegmentKind::Optimizer})
             sum += barValue(bars->bars(s), key);
         return sum;
     };
     if (trainingState > 0) {
         QCOMPARE(stateOf(1), trainingState);
         QCOMPARE(stateOf(2), perGpuState);
-        QCOMPARE(barValue(bars->bars(Segment::Weights), 0), inferenceWeights);
+        QCOMPARE(barValue(bars->bars(SegmentKind::Weights), 0), inferenceWeights);
     } else {
         QCOMPARE(stateOf(1), account(preset(start), gpu).modelStateBytes);
     }
@@ -289,6 +291,42 @@ void TestUiControls::sizeOnArchitecturePresetSwitchesToSizeOnly()
     // A sparse model keeps its active count when the total moves.
     QCOMPARE(w.scenario().model.activeParams, resolveModel(preset(QStringLiteral("deepseek-v3")).model).params.active);
     QVERIFY(!w.controlPanel()->activeExpertsBox()->isVisibleTo(w.controlPanel()));
+}
+
+// Issue 9 §2: fine-tuning, rank and targets in the training group, enabled only where they mean
+// something, each edit one undo step; the bars show the frozen base and the adapters apart.
+void TestUiControls::loraControlsEditTrainingOnlyAndUndo()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("llama2-7b")));
+    w.setModalErrors(false);
+    ControlPanel* panel = w.controlPanel();
+    QVERIFY(panel->fineTuneBox()->isEnabled());
+    QVERIFY(!panel->loraRankBox()->isEnabled());  // full fine-tuning: no adapters to size
+    QVERIFY(!panel->loraTargetsBox()->isEnabled());
+    const int undoBefore = w.undoStack()->count();
+    choose(panel->fineTuneBox(), static_cast<int>(FineTune::Lora));
+    QCOMPARE(w.scenario().training.fineTune, FineTune::Lora);
+    QVERIFY(panel->loraRankBox()->isEnabled());
+    choose(panel->loraTargetsBox(), static_cast<int>(LoraTargets::All));
+    QCOMPARE(w.scenario().training.loraTargets, LoraTargets::All);
+    MemoryBarChart* bars = w.dashboard()->barChart();
+    // Llama 2 7B, all linear layers at r = 16: PEFT's 39,976,960 adapters × 16 B; the base 2 B per parameter.
+    QCOMPARE(barValue(bars->bars(SegmentKind::Adapters), 1), 39976960.0 * 16);
+    QCOMPARE(barValue(bars->bars(SegmentKind::Weights), 1), 6738415616.0 * 2);
+    QCOMPARE(barValue(bars->bars(SegmentKind::Gradients), 1), 0.0);
+    QCOMPARE(bars->bars(SegmentKind::Weights)->name(), QStringLiteral("Base weights (frozen)"));
+    QCOMPARE(w.undoStack()->count(), undoBefore + 2);
+    w.undoStack()->undo();
+    QCOMPARE(w.scenario().training.loraTargets, LoraTargets::Attention);
+    w.undoStack()->undo();
+    QCOMPARE(w.scenario().training.fineTune, FineTune::Full);
+    QCOMPARE(panel->fineTuneBox()->currentData().toInt(), static_cast<int>(FineTune::Full));
+    QCOMPARE(barValue(bars->bars(SegmentKind::Adapters), 1), 0.0);
+    QCOMPARE(bars->bars(SegmentKind::Weights)->name(), segmentName(SegmentKind::Weights));
+    // Serving: the fine-tuning choice is disabled (and ignored by the core).
+    choose(panel->modeBox(), static_cast<int>(Mode::Inference));
+    QVERIFY(!panel->fineTuneBox()->isEnabled());
+    QVERIFY(!panel->loraRankBox()->isEnabled());
 }
 
 QTEST_MAIN(TestUiControls)

@@ -66,13 +66,13 @@ void TestUiExport::pngHasAskedSizeAndIsNotBlank()
     QVERIFY(image.load(file, "PNG"));
     QCOMPARE(image.width(), qRound(width * scale));
     QCOMPARE(image.height(), qRound(height * scale));
-    // Segment colours, text and antialiasing: a drawn chart has hundreds of colours; a blank has one.
+    // SegmentKind colours, text and antialiasing: a drawn chart has hundreds of colours; a blank has one.
     const int colours = distinctColours(image);
     QVERIFY2(colours > 40, qPrintable(QStringLiteral("only %1 colours").arg(colours)));
     // The weights' blue is on every bars chart (the first segment of every bar).
     if (static_cast<ChartKind>(kind) != ChartKind::Seq) {
         bool blue = false;
-        const QRgb weights = ChartTheme::segmentColor(Segment::Weights).rgb();
+        const QRgb weights = ChartTheme::segmentColor(SegmentKind::Weights).rgb();
         for (int y = 0; y < image.height() && !blue; y += 2)
             for (int x = 0; x < image.width() && !blue; x += 2)
                 blue = image.pixel(x, y) == weights;

@@ -141,7 +141,7 @@ void TestUiMainWindow::undoRedoRestoresSnapshots()
     QCOMPARE(w.controlPanel()->zeroBox()->currentData().toInt(), 0);  // the controls follow undo
     w.undoStack()->redo();
     QCOMPARE(w.scenario().hardware.zeroStage, 3);
-    QCOMPARE(barValue(w.dashboard()->barChart()->bars(Segment::Weights), 2), 14e9 / 8);
+    QCOMPARE(barValue(w.dashboard()->barChart()->bars(SegmentKind::Weights), 2), 14e9 / 8);
 }
 
 void TestUiMainWindow::pinAddsBarsUpToEight()
@@ -158,8 +158,8 @@ void TestUiMainWindow::pinAddsBarsUpToEight()
     MemoryBarChart* bars = w.dashboard()->barChart();
     QCOMPARE(bars->columns().size(), size_t{4});
     // The pin keeps the 7B per-GPU bar while the scenario moved to 70B.
-    QCOMPARE(barValue(bars->bars(Segment::Optimizer), 3), 56e9);
-    QCOMPARE(barValue(bars->bars(Segment::Optimizer), 2), 560e9);
+    QCOMPARE(barValue(bars->bars(SegmentKind::Optimizer), 3), 56e9);
+    QCOMPARE(barValue(bars->bars(SegmentKind::Optimizer), 2), 560e9);
     // Issue 14: a preset pinned as it is goes by its name; the edited 70B by its size.
     QVERIFY2(bars->columns()[3].label.startsWith(QStringLiteral("Pin 1: The chapter's 7B\ntraining\n1 × H100")),
              qPrintable(bars->columns()[3].label));

@@ -4,6 +4,7 @@
 #include "uitestutil.h"
 
 #include "controlpanel.h"
+#include "ladderchart.h"
 #include "dashboard.h"
 #include "logsliderfield.h"
 #include "mainwindow.h"
@@ -13,6 +14,11 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QListWidget>
+#include <QPushButton>
+#include <QTreeWidget>
 #include <QLineEdit>
 #include <QRandomGenerator>
 #include <QSlider>
@@ -20,6 +26,7 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -72,13 +79,14 @@ const QStringList kContextTexts = {QStringLiteral("128k"), QStringLiteral("8k"),
 class Monkey
 {
 public:
-    Monkey(MainWindow& w, quint32 seed) : m_w(w), m_p(*w.controlPanel()), m_rng(seed) {}
+    /// `docks`: every dock is open and half the steps drive a dock's controls instead of the panel's.
+    Monkey(MainWindow& w, quint32 seed, bool docks = false) : m_w(w), m_p(*w.controlPanel()), m_rng(seed), m_docks(docks) {}
 
     /// One random action on one reachable control; returns what it did, for failure messages.
     QString step()
     {
         for (int attempt = 0; attempt < 32; ++attempt) {
-            const QString did = tryOne(static_cast<int>(m_rng.bounded(17)));
+            const QString did = m_docks && m_rng.bounded(2) ? dockControl() : tryOne(static_cast<int>(m_rng.bounded(17)));
             if (!did.isEmpty())
                 return did;
         }
@@ -200,6 +208,81 @@ private:
         return QStringLiteral("%1 index %2 (%3)").arg(name).arg(i).arg(b->itemText(i));
     }
 
+    /// One control of one open dock (tour, formula, ladder, receipt, fixes, peers), as a user reaches
+    /// it: the dock is raised (docks share tabs), then one of its spin boxes, combo boxes, buttons,
+    /// lists or ladder rungs is used. Buttons that open a dialog ("…") are left alone.
+    QString dockControl()
+    {
+        QList<QDockWidget*> docks;
+        for (QDockWidget* d : m_w.findChildren<QDockWidget*>())
+            if (!d->toggleViewAction()->isChecked() || d->widget() == nullptr)
+                continue;
+            else
+                docks << d;
+        if (docks.isEmpty())
+            return {};
+        QDockWidget* dock = docks[static_cast<int>(m_rng.bounded(docks.size()))];
+        dock->raise();
+        QCoreApplication::processEvents();
+        QList<QWidget*> controls;
+        for (QWidget* c : dock->widget()->findChildren<QWidget*>()) {
+            if (!reachable(c))
+                continue;
+            auto* button = qobject_cast<QPushButton*>(c);
+            if ((button && !button->text().endsWith(QChar(0x2026))) || qobject_cast<QAbstractSpinBox*>(c)
+                || qobject_cast<QComboBox*>(c) || qobject_cast<QListWidget*>(c) || qobject_cast<QTreeWidget*>(c)
+                || qobject_cast<LadderChart*>(c))
+                controls << c;
+        }
+        if (controls.isEmpty())
+            return {};
+        QWidget* c = controls[static_cast<int>(m_rng.bounded(controls.size()))];
+        const QString where = dock->objectName() + QLatin1Char(' ');
+        if (auto* b = qobject_cast<QSpinBox*>(c))
+            return spin(b, where + QStringLiteral("spin box"));
+        if (auto* b = qobject_cast<QDoubleSpinBox*>(c)) {
+            const double lo = b->minimum(), hi = b->maximum();
+            const double v = m_rng.bounded(4) == 0 ? (m_rng.bounded(2) ? lo : hi) : lo + m_rng.generateDouble() * (hi - lo);
+            b->setValue(v);
+            return where + QStringLiteral("value %1").arg(v);
+        }
+        if (auto* b = qobject_cast<QComboBox*>(c)) {
+            const QString did = combo(b, where + QStringLiteral("combo box"));
+            if (!did.isEmpty())
+                Q_EMIT b->activated(b->currentIndex());  // what a user's pick sends
+            return did;
+        }
+        if (auto* b = qobject_cast<QPushButton*>(c)) {
+            QTest::mouseClick(b, Qt::LeftButton);
+            return where + QStringLiteral("button %1").arg(b->text());
+        }
+        if (auto* l = qobject_cast<QListWidget*>(c)) {
+            if (l->count() == 0)
+                return {};
+            QListWidgetItem* item = l->item(static_cast<int>(m_rng.bounded(l->count())));
+            const QString did = where + QStringLiteral("list item %1").arg(item->text());
+            QTest::mouseClick(l->viewport(), Qt::LeftButton, {}, l->visualItemRect(item).center());
+            return did;
+        }
+        if (auto* t = qobject_cast<QTreeWidget*>(c)) {
+            if (t->topLevelItemCount() == 0)
+                return {};
+            QTreeWidgetItem* item = t->topLevelItem(static_cast<int>(m_rng.bounded(t->topLevelItemCount())));
+            const QString did = where + QStringLiteral("row %1").arg(item->text(0));
+            t->setCurrentItem(item);
+            if (m_rng.bounded(2))
+                Q_EMIT t->itemDoubleClicked(item, 0);  // double-click applies the row (and may rebuild the list)
+            return did;
+        }
+        auto* ladder = qobject_cast<LadderChart*>(c);
+        if (ladder->rungs().empty())
+            return {};
+        const int rung = static_cast<int>(m_rng.bounded(static_cast<quint32>(ladder->rungs().size())));
+        const QPoint at(qRound(ladder->xAxis->coordToPixel(rung)), ladder->yAxis->axisRect()->center().y());
+        QTest::mouseDClick(ladder, Qt::LeftButton, {}, at);
+        return where + QStringLiteral("ladder rung %1").arg(rung);
+    }
+
     /// The range's ends one time in four each, otherwise uniform inside.
     int edgeOr(int lo, int hi)
     {
@@ -213,6 +296,7 @@ private:
     MainWindow& m_w;
     ControlPanel& m_p;
     QRandomGenerator m_rng;
+    bool m_docks = false;
 };
 
 bool sound(double v)
@@ -285,9 +369,14 @@ QString checkWindow(const MainWindow& w)
     for (size_t c = 0; c < st.columns.size(); ++c) {
         double stacked = 0;
         for (int i = 0; i < kSegmentCount; ++i)
-            stacked += barValue(bars->bars(static_cast<Segment>(i)), double(c));
-        if (!close(stacked, st.columns[c].segments.total()))
-            return QStringLiteral("bar %1 stacks to %2, its column totals %3").arg(c).arg(stacked).arg(st.columns[c].segments.total());
+            stacked += barValue(bars->bars(static_cast<SegmentKind>(i)), double(c));
+        // On a tour step's picture the bars stack only the revealed segments (issue 11 §2).
+        double want = 0;
+        for (SegmentKind k : kAllSegmentKinds)
+            if (!bars->picture() || std::count(bars->picture()->revealed.begin(), bars->picture()->revealed.end(), k))
+                want += segmentBytes(st.columns[c].segments, k);
+        if (!close(stacked, want))
+            return QStringLiteral("bar %1 stacks to %2, its column's shown segments total %3").arg(c).arg(stacked).arg(want);
     }
     if (!close(st.sequence.currentTotal, st.current.perGpu.total()))
         return QStringLiteral("context marker at %1, per-GPU total %2").arg(st.sequence.currentTotal).arg(st.current.perGpu.total());
@@ -320,13 +409,20 @@ void TestUiMonkey::randomStepsKeepInvariants_data()
     QTest::addColumn<QString>("start");
     QTest::addColumn<int>("steps");
     QTest::addColumn<quint32>("seedOffset");
+    QTest::addColumn<bool>("docks");
     const QString what = QStringLiteral(": segments finite, non-negative, summing to totals; sweep sound; "
                                         "scenario valid; undo/redo returns to the same scenario");
     // Three starts: a size-only dense model, a mixture of experts with an architecture, and a preset
     // with tensor and pipeline parallelism. The seeds differ so the rows explore different paths.
-    QTest::newRow(qPrintable(QStringLiteral("from chapter-7b, 1000 steps") + what)) << "chapter-7b" << 1000 << 0u;
-    QTest::newRow(qPrintable(QStringLiteral("from deepseek-v3, 1000 steps") + what)) << "deepseek-v3" << 1000 << 1u;
-    QTest::newRow(qPrintable(QStringLiteral("from llama3.1-405b, 1000 steps") + what)) << "llama3.1-405b" << 1000 << 2u;
+    QTest::newRow(qPrintable(QStringLiteral("from chapter-7b, 1000 steps") + what)) << "chapter-7b" << 1000 << 0u << false;
+    QTest::newRow(qPrintable(QStringLiteral("from deepseek-v3, 1000 steps") + what)) << "deepseek-v3" << 1000 << 1u << false;
+    QTest::newRow(qPrintable(QStringLiteral("from llama3.1-405b, 1000 steps") + what)) << "llama3.1-405b" << 1000 << 2u << false;
+    // Every dock open, half the steps in a dock: the receipt's GPU count once made tp·pp exceed the
+    // GPUs (issue 12 §2); every editor now goes through the core's rules.
+    QTest::newRow(qPrintable(QStringLiteral("from llama3.1-405b with every dock, 800 steps") + what))
+        << "llama3.1-405b" << 800 << 3u << true;
+    QTest::newRow(qPrintable(QStringLiteral("from deepseek-v3 with every dock, 800 steps") + what))
+        << "deepseek-v3" << 800 << 4u << true;
 }
 
 void TestUiMonkey::randomStepsKeepInvariants()
@@ -334,6 +430,7 @@ void TestUiMonkey::randomStepsKeepInvariants()
     QFETCH(QString, start);
     QFETCH(int, steps);
     QFETCH(quint32, seedOffset);
+    QFETCH(bool, docks);
 
     const quint32 seed = baseSeed() + seedOffset;
     MainWindow w(PresetLibrary::instance(), preset(start));
@@ -342,7 +439,11 @@ void TestUiMonkey::randomStepsKeepInvariants()
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QUndoStack* undo = w.undoStack();
-    Monkey monkey(w, seed);
+    if (docks)
+        for (QDockWidget* d : w.findChildren<QDockWidget*>())
+            if (!d->toggleViewAction()->isChecked())
+                d->toggleViewAction()->trigger();
+    Monkey monkey(w, seed, docks);
 
     // The scenario after each undo index, to check undo lands where the history says.
     std::map<int, std::string> history{{undo->index(), scenarioToText(w.scenario())}};
@@ -401,8 +502,14 @@ void TestUiMonkey::gpuCountKeepsFileLayoutValid_data()
     QTest::newRow("regression: llama3.1-405b on 3606 GPUs keeps tp 2 = gcd(8, 3606), pp 1") << "llama3.1-405b" << 3606 << false << 2 << 1 << 1;
     QTest::newRow("llama3.1-405b on 2048 GPUs keeps tp 8, pp 16") << "llama3.1-405b" << 2048 << false << 8 << 16 << 1;
     QTest::newRow("regression: typing 2048 keeps tp 8, pp 16 (no commit per keystroke through 2 GPUs)") << "llama3.1-405b" << 2048 << true << 8 << 16 << 1;
-    QTest::newRow("regression: deepseek-v3 (pp 16, ep 64) on 9 GPUs is pp 1, ep 9") << "deepseek-v3" << 9 << false << 1 << 1 << 9;
-    QTest::newRow("deepseek-v3 on 48 GPUs keeps pp 16, ep 48") << "deepseek-v3" << 48 << false << 1 << 16 << 48;
+    // Issue 13 changed these two rows' ep (9 -> 1, 48 -> 1): ep must divide the 256 experts and the
+    // gpus/(tp·pp) ranks the expert grid leaves (Megatron-LM: num_experts % ep == 0 and
+    // world % (etp·ep·pp) == 0). 9 GPUs: pp gcd(16, 9) = 1, ep gcd(64, 256, 9) = 1 (ep 9 divides no
+    // 256 experts). 48 GPUs: pp 16 leaves 3 ranks, ep gcd(64, 256, 3) = 1 (ep 48 was used as 3).
+    QTest::newRow("regression: deepseek-v3 (pp 16, ep 64) on 9 GPUs is pp 1, ep 1") << "deepseek-v3" << 9 << false << 1 << 1 << 1;
+    QTest::newRow("deepseek-v3 on 48 GPUs keeps pp 16, ep 1") << "deepseek-v3" << 48 << false << 1 << 16 << 1;
+    // 2048 GPUs (the preset's own): pp 16, ep 64 kept, 2048/(1·64·16) = 2 expert data-parallel ranks.
+    QTest::newRow("deepseek-v3 on 2048 GPUs keeps pp 16, ep 64") << "deepseek-v3" << 2048 << false << 1 << 16 << 64;
     // clang-format on
 }
 

@@ -32,7 +32,7 @@ constexpr const char* kLlama2 =
 class TestUiPeers : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
     void dialogRejectsBadTextAndNamesTheFlag();
     void panelShowsThePeersNumbersAndReasons();
@@ -79,10 +79,11 @@ void TestUiPeers::panelShowsThePeersNumbersAndReasons()
     QVERIFY(!chart->highlighted().empty());
     QVERIFY(chart->columns()[PeersChart::kMegatron].label.contains(QStringLiteral("TrainMem: ")));
 
-    // The Megatron table: one row per term plus the total, each with its reason as tooltip.
+    // The Megatron table: one row per term (the nine of the table but the KV cache, which training has
+    // none of) plus the total, each with its reason as tooltip.
     QTableWidget* t = panel.table();
     QCOMPARE(panel.peerChoice()->currentData().toString(), QStringLiteral("megatron"));
-    QCOMPARE(t->rowCount(), 9);
+    QCOMPARE(t->rowCount(), 10);
     QCOMPARE(t->item(1, 0)->text(), QStringLiteral("gradients"));
     QVERIFY(t->item(1, 0)->toolTip().contains(QStringLiteral("fp32 main gradients")));
     t->setCurrentCell(1, 0);

@@ -11,7 +11,7 @@ using namespace trainmem;
 class TestUiTeachDrillDown : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void gpt3ActivationsShowKorthikanti()
     {
         DrillDownPanel panel;
@@ -28,7 +28,7 @@ private slots:
     {
         DrillDownPanel panel;
         panel.setScenario(testdata::preset("chapter-7b"), testdata::gpu("H100"));
-        panel.showChartSegment(Segment::Optimizer);
+        panel.showSegment(SegmentKind::Optimizer);
         QVERIFY(std::get<SegmentKind>(panel.item()) == SegmentKind::Optimizer);
         QCOMPARE(panel.explanation().value, 56e9);  // 2 slots × 4 B × 7B
         auto* picker = panel.findChild<QComboBox*>();

@@ -13,7 +13,7 @@ Q_DECLARE_METATYPE(trainmem::Scenario)
 class TestUiTeachFixes : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void initTestCase() { qRegisterMetaType<trainmem::Scenario>(); }
 
     void listsEveryFixAndAppliesOne()

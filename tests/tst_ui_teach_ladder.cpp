@@ -13,7 +13,7 @@ Q_DECLARE_METATYPE(trainmem::Scenario)
 class TestUiTeachLadder : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void initTestCase() { qRegisterMetaType<trainmem::Scenario>(); }
 
     void barsAreTheRungs()
@@ -26,11 +26,11 @@ private slots:
         chart.setOptions(o);
         chart.setScenario(testdata::preset("chapter-7b"), testdata::gpu("H100"));
         QCOMPARE(chart.rungs().size(), size_t(6));
-        QCPBars* w = chart.bars(Segment::Weights);
+        QCPBars* w = chart.bars(SegmentKind::Weights);
         QCOMPARE(w->data()->size(), 6);
         QCOMPARE(w->data()->at(0)->value, 14e9);   // 1 GPU
         QCOMPARE(w->data()->at(3)->value, 1.75e9); // ZeRO-3 on 8
-        QCOMPARE(chart.bars(Segment::Optimizer)->data()->at(1)->value, 7e9);  // ZeRO-1 shards the moments
+        QCOMPARE(chart.bars(SegmentKind::Optimizer)->data()->at(1)->value, 7e9);  // ZeRO-1 shards the moments
         QCOMPARE(chart.capacityLine()->point1->value(), 80e9);
         // ZeRO-3's label names the extra half all-reduce it costs; ZeRO-2 adds no traffic.
         const QString zero3 = chart.taxLabel(3)->text();

@@ -15,7 +15,7 @@ Q_DECLARE_METATYPE(trainmem::Scenario)
 class TestUiTeachReceipt : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void initTestCase() { qRegisterMetaType<trainmem::Scenario>(); }
 
     void deepseekV3Receipt()
@@ -26,22 +26,29 @@ private slots:
         QVERIFY(std::abs(panel.receipt().costUsd / 5.576e6 - 1) < 0.005);
         QCOMPARE(panel.gpuHoursText(), QStringLiteral("2.79M H800-hours"));
         QVERIFY2(panel.costText().startsWith(QStringLiteral("$5.58M")), qPrintable(panel.costText()));
-        QCOMPARE(panel.mfuEditor()->value(), 19.08);
+        // Issue 13: the preset's MFU is 0.1996, the one its 2.664M pre-training hours imply (tst_cost).
+        QCOMPARE(panel.mfuEditor()->value(), 19.96);
         QCOMPARE(panel.gpusEditor()->value(), 2048);
         QCOMPARE(panel.gpuEditor()->currentText(), QStringLiteral("H800"));
+        // The report's Table 1, three lines: 2.664M + 119K + 5K = 2.788M H800-hours.
+        QCOMPARE(panel.phaseLines(), QStringList({QStringLiteral("Pre-training (14.8T tokens): 2.66M H800-hours, computed"),
+                                                  QStringLiteral("context extension: 119k H800-hours, as published"),
+                                                  QStringLiteral("post-training: 5k H800-hours, as published")}));
     }
 
     void editsRequestTheScenarioAndRecompute()
     {
         ReceiptPanel panel;
         panel.setScenario(testdata::preset("deepseek-v3"), testdata::gpu("H800"));
-        const double hours = panel.receipt().gpuHours;
+        const double hours = panel.receipt().pretrainingGpuHours;
         QSignalSpy spy(&panel, &ReceiptPanel::scenarioRequested);
-        panel.mfuEditor()->setValue(38.16);  // double the MFU: half the hours
+        // Double the MFU: half the pre-training hours (issue 13: the published phases stay as given).
+        panel.mfuEditor()->setValue(39.92);
         QCOMPARE(spy.count(), 1);
         const auto s = spy.at(0).at(0).value<Scenario>();
-        QCOMPARE(s.cost.mfu, 0.3816);
-        QVERIFY(std::abs(panel.receipt().gpuHours / (hours / 2) - 1) < 1e-9);
+        QCOMPARE(s.cost.mfu, 0.3992);
+        QVERIFY(std::abs(panel.receipt().pretrainingGpuHours / (hours / 2) - 1) < 1e-9);
+        QCOMPARE(panel.receipt().gpuHours, panel.receipt().pretrainingGpuHours + 124e3);
         panel.gpusEditor()->setValue(4096);  // twice the GPUs: same hours, half the days
         QCOMPARE(spy.last().at(0).value<Scenario>().hardware.gpus, qint64(4096));
         QVERIFY(std::abs(panel.receipt().wallClockDays - panel.receipt().gpuHours / 4096 / 24) < 1e-9);

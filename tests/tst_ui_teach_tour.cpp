@@ -14,7 +14,7 @@ Q_DECLARE_METATYPE(trainmem::Scenario)
 class TestUiTeachTour : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void initTestCase() { qRegisterMetaType<trainmem::Scenario>(); }
 
     void nextWalksTheChapterAndRequestsEachScenario()

@@ -3,6 +3,8 @@
 #include "uitestutil.h"
 
 #include "controlpanel.h"
+#include "dashboard.h"
+#include "drilldownpanel.h"
 #include "fixespanel.h"
 #include "ladderchart.h"
 #include "logsliderfield.h"
@@ -24,7 +26,7 @@ using namespace trainmem::uitest;
 namespace {
 
 // TeachingDocks' order: tour, formula, ladder, receipt, fixes.
-constexpr int kLadderDock = 2, kReceiptDock = 3, kFixesDock = 4;
+constexpr int kDrillDock = 1, kLadderDock = 2, kReceiptDock = 3, kFixesDock = 4;
 
 void openDock(MainWindow& w, int dock)
 {
@@ -63,7 +65,7 @@ private Q_SLOTS:
         ReceiptPanel* r = w.teaching()->receipt();
         QCOMPARE(r->tokensEditor()->value(), 14.8);
         QVERIFY2(r->tokensEditor()->text().startsWith(QStringLiteral("14.800")), qPrintable(r->tokensEditor()->text()));
-        QCOMPARE(r->mfuEditor()->value(), 19.08);
+        QCOMPARE(r->mfuEditor()->value(), 19.96);  // issue 13: the MFU of the 2.664M pre-training hours (tst_cost)
         QCOMPARE(r->gpusEditor()->value(), 2048);
         QCOMPARE(r->gpuEditor()->currentText(), QStringLiteral("H800"));
         QCOMPARE(r->gpuHoursText(), QStringLiteral("2.79M H800-hours"));
@@ -81,6 +83,63 @@ private Q_SLOTS:
         QVERIFY(w.teaching()->fixes()->list()->topLevelItemCount() > 0);
         openDock(w, kLadderDock);
         QCOMPARE(w.teaching()->ladder()->rungs().front().breakdown.modelStateBytes, 112e9);
+    }
+
+    void docksReuseTheDashboardsBreakdown()
+    {
+        // The formula and fixes docks take the breakdown the dashboard computed instead of running
+        // account() again (issue 12 §2). Proof: hand them the dashboard's breakdown of the 7B with
+        // the model resolved at 1B parameters; what they show follows that breakdown, not the scenario.
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.show();
+        openDock(w, kDrillDock);
+        openDock(w, kFixesDock);
+        const Scenario s = w.scenario();
+        const GpuSpec gpu = PresetLibrary::instance().gpuFor(s);
+        const Breakdown& shown = w.dashboard()->state().current;
+        QCOMPARE(shown.modelStateBytes, 112e9);  // the dashboard's own: 16 B × 7B
+        w.teaching()->drillDown()->showSegment(SegmentKind::Weights);
+        QCOMPARE(w.teaching()->drillDown()->explanation().value, 14e9);  // 2 B × 7B, from the dashboard's breakdown
+
+        Breakdown other = shown;
+        other.model.params.total = 1'000'000'000;
+        other.perGpu.optimizer = 1e9;
+        w.teaching()->setScenario(s, gpu, other);
+        QCOMPARE(w.teaching()->drillDown()->explanation().value, 2e9);  // 2 B × 1B: the given breakdown's model
+        const double total = other.perGpu.total();
+        QVERIFY2(w.teaching()->fixes()->statusText().contains(QString::fromStdString(formatBytes(total))),
+                 qPrintable(w.teaching()->fixes()->statusText()));
+    }
+
+    void tourBuildsThePictureOnTheBars()
+    {
+        // Issue 11 §2: at "+ a gradient per weight" the bars stack only weights and gradients of the
+        // 7B (2 B + 2 B per parameter = 14 GB + 14 GB), the gradients outlined, "So far: 28.0 GB" in
+        // large type; leaving the tour shows every segment again.
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.show();
+        TourPanel* tour = w.teaching()->tour();
+        tour->setStep(static_cast<int>(*tourStepIndex("picture-gradients")));
+        MemoryBarChart* bars = w.dashboard()->barChart();
+        const int perGpu = 2;  // inference, training, training per GPU
+        QCOMPARE(barValue(bars->bars(SegmentKind::Weights), perGpu), 14e9);
+        QCOMPARE(barValue(bars->bars(SegmentKind::Gradients), perGpu), 14e9);
+        for (SegmentKind k : {SegmentKind::Master, SegmentKind::Optimizer, SegmentKind::Activations, SegmentKind::Framework})
+            QCOMPARE(barValue(bars->bars(k), perGpu), 0.0);
+        QCOMPARE(bars->columns()[perGpu].segments.total(), 28e9);
+        int outlined = 0;
+        for (SegmentKind k : kAllSegmentKinds)
+            outlined += bars->bars(k)->pen().widthF() > 1.5;
+        QCOMPARE(outlined, 1);
+        QVERIFY(bars->bars(SegmentKind::Gradients)->pen().widthF() > 1.5);
+        QVERIFY(bars->calloutLabel()->visible());
+        QCOMPARE(bars->calloutLabel()->text(), QStringLiteral("So far: 28.0 GB"));
+
+        dragParamsTo(w, 70'000'000'000);  // any edit leaves the tour
+        QVERIFY(tour->hasLeft());
+        QVERIFY(!bars->picture().has_value());
+        QVERIFY(!bars->calloutLabel()->visible());
+        QVERIFY(barValue(bars->bars(SegmentKind::Optimizer), perGpu) > 0);
     }
 
     void tourSaysWhenAnotherPresetReplacesItsStep()

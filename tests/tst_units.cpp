@@ -7,7 +7,7 @@ using namespace trainmem;
 class TestUnits : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void parseCount_data()
     {
         QTest::addColumn<QString>("text");

@@ -4,6 +4,7 @@
 #include "dashboard.h"
 #include "memorybarchart.h"
 #include "peerschart.h"
+#include "presetlibrary.h"
 #include "sequencechart.h"
 
 #include <QCoreApplication>
@@ -42,7 +43,7 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
     Scene sc;
     sc.state = computeDashboard(s, gpu, x.pins, x.units);
     sc.theme = o.slideTheme ? ChartTheme::slide(o.width, o.height) : ChartTheme::fromPalette(QGuiApplication::palette());
-    sc.title = QString::fromStdString(s.name.empty() ? s.id : s.name);
+    sc.title = !x.title.isEmpty() ? x.title : QString::fromStdString(s.name.empty() ? s.id : s.name);
     const bool single = kind != ChartKind::Dashboard;
     if (kind == ChartKind::Peers) {
         sc.peers = std::make_unique<PeersChart>();
@@ -61,6 +62,7 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.bars->setUnits(x.units);
         sc.bars->setAxisScale(x.axisScale);
         sc.bars->fitLabelsTo(single || o.width < o.height * 1.2 ? o.width : o.width / 2);
+        sc.bars->setPicture(x.picture);
         sc.bars->setColumns(sc.state.columns, gpu.memoryBytes, sc.state.capacityLabel);
         if (single && !sc.title.isEmpty())
             sc.bars->setTitle(tr("Where the memory goes: %1").arg(sc.title));
@@ -227,6 +229,55 @@ bool exportChartPng(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const
     ChartExtras extras;
     extras.megatron = megatron;
     return exportChart(s, gpu, kind, file, ExportFormat::Png, options, extras, error);
+}
+
+bool exportTour(const QString& dir, const ExportOptions& o, QStringList* written, QString* error)
+{
+    if (dir.isEmpty())
+        return fail(error, tr("no folder given for the tour's slides"));
+    if (!QDir().mkpath(dir))
+        return fail(error, tr("%1: the folder cannot be created").arg(QDir::toNativeSeparators(dir)));
+    const PresetLookup presets = [](const std::string& id) -> std::optional<Scenario> {
+        if (const PresetEntry* e = PresetLibrary::instance().find(QString::fromStdString(id)))
+            return e->scenario;
+        return std::nullopt;
+    };
+    const GpuLookup gpus = [](const std::string& id) -> std::optional<GpuSpec> {
+        if (const GpuSpec* g = PresetLibrary::instance().gpus().find(id))
+            return *g;
+        return std::nullopt;
+    };
+    const QDir out(dir);
+    const std::vector<TourStep>& tour = chapterTour();
+    QString index = tr("# The chapter tour\n\nWritten by TrainMem: one slide per step of Teach ▸ Chapter tour, %1 × %2 "
+                       "pixels. Each slide shows only the memory the step has revealed so far, outlines what it adds, "
+                       "and states its number.\n\n")
+                        .arg(qRound(o.width * o.scale))
+                        .arg(qRound(o.height * o.scale));
+    for (size_t i = 0; i < tour.size(); ++i) {
+        const std::optional<TourStage> stage = evaluateTourStep(tour[i], presets, gpus);
+        if (!stage)
+            return fail(error, tr("tour step %1 (%2): its preset or GPU is missing").arg(i + 1).arg(QString::fromStdString(tour[i].id)));
+        ChartExtras x;
+        x.picture = tourPicture(*stage);
+        x.title = QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(tour[i].title));
+        const QString name = QString::fromStdString(tourSlideName(i, tour[i])) + QStringLiteral(".png");
+        const QString path = out.filePath(name);
+        if (!exportChart(stage->scenario, stage->gpu, ChartKind::Dashboard, path, ExportFormat::Png, o, x, error))
+            return false;
+        if (written)
+            written->append(path);
+        index += QStringLiteral("## %1\n\n![%2](%3)\n\n**%4**\n\n%5\n\n")
+                     .arg(x.title, QString::fromStdString(tour[i].title), name, QString::fromStdString(x.picture->callout),
+                          QString::fromStdString(stage->highlight.text));
+    }
+    const QString indexPath = out.filePath(QStringLiteral("index.md"));
+    QSaveFile file(indexPath);
+    if (!file.open(QIODevice::WriteOnly) || file.write(index.toUtf8()) < 0 || !file.commit())
+        return fail(error, tr("%1: cannot be written: %2").arg(indexPath, file.errorString()));
+    if (written)
+        written->append(indexPath);
+    return true;
 }
 
 PeerComparison peerComparisonFor(const Scenario& s, const GpuSpec& gpu, const std::optional<MegatronArgs>& megatron)

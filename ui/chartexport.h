@@ -31,6 +31,8 @@ struct ChartExtras {
     UnitSystem units = UnitSystem::Decimal;
     AxisScale axisScale = AxisScale::Linear;
     std::optional<MegatronArgs> megatron;  ///< the pasted launch for the peers chart (else the scenario's flags)
+    std::optional<TourPicture> picture;    ///< a tour step's picture for the bars (else every segment)
+    QString title;                         ///< replaces the scenario's name as the title (a tour step's)
 };
 
 enum class ExportFormat { Png, Pdf };
@@ -48,6 +50,12 @@ PeerComparison peerComparisonFor(const Scenario& s, const GpuSpec& gpu, const st
 /// The same with pins and view choices, as PNG or PDF (vector). The file is replaced atomically.
 bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file, ExportFormat format,
                  const ExportOptions& options, const ChartExtras& extras, QString* error);
+
+/// The tour as a slide deck (issue 11 §4): one dashboard PNG per step, named "01-7b-inference.png" …,
+/// each with the step's picture and title, and index.md with every step's title, number and narration.
+/// Steps start from the built-in presets and GPUs. `dir` is created if missing; `written` lists the
+/// files. On failure returns false with a message naming the file.
+bool exportTour(const QString& dir, const ExportOptions& options, QStringList* written, QString* error);
 
 /// The image exportChart would write as PNG (the clipboard copy uses it).
 QImage renderChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& options,

@@ -12,70 +12,12 @@
 
 namespace trainmem {
 
-QString segmentName(Segment s)
-{
-    switch (s) {
-    case Segment::Weights: return QCoreApplication::translate("trainmem", "Weights");
-    case Segment::Gradients: return QCoreApplication::translate("trainmem", "Gradients");
-    case Segment::Master: return QCoreApplication::translate("trainmem", "Master weights (fp32)");
-    case Segment::Optimizer: return QCoreApplication::translate("trainmem", "Optimizer state");
-    case Segment::Activations: return QCoreApplication::translate("trainmem", "Activations");
-    case Segment::KvCache: return QCoreApplication::translate("trainmem", "KV cache");
-    case Segment::Logits: return QCoreApplication::translate("trainmem", "Logits");
-    case Segment::Workspace: return QCoreApplication::translate("trainmem", "Workspace");
-    case Segment::Overhead: return QCoreApplication::translate("trainmem", "Overhead");
-    }
-    return {};
-}
+// The core's table holds the English texts; they are translated here, in the "trainmem" context.
+QString segmentName(SegmentKind k) { return QCoreApplication::translate("trainmem", termInfo(k).name); }
 
-QString segmentExplanation(Segment s)
-{
-    switch (s) {
-    case Segment::Weights:
-        return QCoreApplication::translate("trainmem", "The parameters themselves, in the working precision.");
-    case Segment::Gradients:
-        return QCoreApplication::translate("trainmem", "One gradient per weight, written by the backward pass.");
-    case Segment::Master:
-        return QCoreApplication::translate("trainmem", "The fp32 copy mixed precision updates, so small steps are not rounded away.");
-    case Segment::Optimizer:
-        return QCoreApplication::translate("trainmem", "The optimizer's running averages per weight (Adam keeps two).");
-    case Segment::Activations:
-        return QCoreApplication::translate("trainmem", "The tape of forward results kept for the backward pass.");
-    case Segment::KvCache:
-        return QCoreApplication::translate("trainmem", "Keys and values of every past token, kept while generating.");
-    case Segment::Logits:
-        return QCoreApplication::translate("trainmem", "One score per vocabulary entry per token, plus fp32 for the loss.");
-    case Segment::Workspace:
-        return QCoreApplication::translate("trainmem", "The largest temporary matmul buffer and its gradient.");
-    case Segment::Overhead:
-        return QCoreApplication::translate("trainmem", "CUDA context, framework and the allocator's fragmentation reserve.");
-    }
-    return {};
-}
+QString segmentExplanation(SegmentKind k) { return QCoreApplication::translate("trainmem", termInfo(k).hint); }
 
-double segmentValue(const Segments& g, Segment s)
-{
-    switch (s) {
-    case Segment::Weights: return g.weights;
-    case Segment::Gradients: return g.gradients;
-    case Segment::Master: return g.master;
-    case Segment::Optimizer: return g.optimizer;
-    case Segment::Activations: return g.activations;
-    case Segment::KvCache: return g.kvCache;
-    case Segment::Logits: return g.logits;
-    case Segment::Workspace: return g.workspace;
-    case Segment::Overhead: return g.overhead();
-    }
-    return 0;
-}
-
-QColor ChartTheme::segmentColor(Segment s)
-{
-    // Tableau 10: distinguishable for most colour-vision deficiencies and on projectors.
-    static constexpr std::array<QRgb, kSegmentCount> colours{0x4e79a7, 0xf28e2b, 0x76b7b2, 0xe15759, 0x59a14f,
-                                                             0xedc948, 0xb07aa1, 0xff9da7, 0x9c9c9c};
-    return QColor::fromRgb(colours[static_cast<size_t>(s)]);
-}
+QColor ChartTheme::segmentColor(SegmentKind k) { return QColor::fromRgb(termInfo(k).colour); }
 
 QColor ChartTheme::checkpointColor(int mode)
 {

@@ -2,6 +2,8 @@
 // Colours and fonts shared by every chart: one fixed colour per memory segment (so a colour means
 // the same thing on every bar, curve and slide), and a palette-following or light "slide" theme.
 
+#include "segmentkind.h"
+
 #include <QColor>
 #include <QFont>
 #include <QPalette>
@@ -18,18 +20,14 @@ class QPointF;
 
 namespace trainmem {
 
-struct Segments;
-
-/// The stacked segments, bottom to top, in the order the bars draw them.
-enum class Segment { Weights, Gradients, Master, Optimizer, Activations, KvCache, Logits, Workspace, Overhead };
-inline constexpr int kSegmentCount = 9;
+/// Bars, curves and legends stack the core's memory terms (core/terms.h) in the table's order; the
+/// names, hints and colours below are read from that table.
+inline constexpr int kSegmentCount = static_cast<int>(kTermCount);
 
 /// Translated display name ("Optimizer state").
-QString segmentName(Segment s);
+QString segmentName(SegmentKind k);
 /// One sentence explaining the segment, for hover text.
-QString segmentExplanation(Segment s);
-/// The segment's bytes in a breakdown (overhead = framework + fragmentation).
-double segmentValue(const Segments& g, Segment s);
+QString segmentExplanation(SegmentKind k);
 
 struct ChartTheme {
     QColor background = Qt::white;
@@ -43,7 +41,7 @@ struct ChartTheme {
     bool dark = false;
 
     QFont font(double factor = 1.0, bool bold = false) const;
-    static QColor segmentColor(Segment s);
+    static QColor segmentColor(SegmentKind k);
     /// The three checkpointing modes' curves (none, selective, full).
     static QColor checkpointColor(int mode);
 

@@ -109,6 +109,9 @@ QString ControlPanel::controlName(Control c)
     case Control::GpuCount: return tr("GPU count");
     case Control::Zero: return tr("ZeRO stage");
     case Control::Weights: return tr("Inference weights");
+    case Control::FineTune: return tr("Fine-tuning");
+    case Control::LoraRank: return tr("LoRA rank");
+    case Control::LoraTargets: return tr("LoRA targets");
     }
     return {};
 }
@@ -235,6 +238,29 @@ void ControlPanel::build()
     m_flash->setToolTip(tr("A fused attention kernel never stores the s×s score matrix, only softmax statistics, "
                            "so attention memory grows linearly with the context."));
     form->addRow(m_flash);
+    m_fineTune = new QComboBox(this);
+    m_fineTune->setObjectName(QStringLiteral("fineTune"));
+    m_fineTune->addItem(tr("Full (every parameter)"), static_cast<int>(FineTune::Full));
+    m_fineTune->addItem(tr("LoRA (frozen base)"), static_cast<int>(FineTune::Lora));
+    m_fineTune->addItem(tr("QLoRA (4-bit NF4 base)"), static_cast<int>(FineTune::QLora));
+    m_fineTune->setToolTip(tr("LoRA freezes the base model and trains small low-rank adapters: the base keeps its "
+                              "weights only, no gradients, master copy or optimizer state. QLoRA also stores the "
+                              "base in 4 bits. The activations still flow through the whole model."));
+    form->addRow(tr("Fine-tuning"), m_fineTune);
+    m_loraRank = new QSpinBox(this);
+    m_loraRank->setObjectName(QStringLiteral("loraRank"));
+    m_loraRank->setRange(1, static_cast<int>(kMaxLoraRank));
+    m_loraRank->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+    m_loraRank->setToolTip(tr("The adapters' rank r: each adapted d_in → d_out layer gains r·(d_in + d_out) "
+                              "trainable parameters."));
+    form->addRow(tr("LoRA rank"), m_loraRank);
+    m_loraTargets = new QComboBox(this);
+    m_loraTargets->setObjectName(QStringLiteral("loraTargets"));
+    m_loraTargets->addItem(tr("Attention (q, k, v, o)"), static_cast<int>(LoraTargets::Attention));
+    m_loraTargets->addItem(tr("All linear layers"), static_cast<int>(LoraTargets::All));
+    m_loraTargets->setToolTip(tr("Which layers carry adapters: the attention projections, or every linear layer "
+                                 "of attention and MLP (experts included)."));
+    form->addRow(tr("LoRA targets"), m_loraTargets);
     layout->addWidget(trainingBox);
 
     // Hardware
@@ -288,6 +314,9 @@ void ControlPanel::build()
     combo(m_optimizer, Control::Optimizer, [](Scenario& s, int v) { s.training.optimizer = static_cast<Optimizer>(v); });
     combo(m_checkpointing, Control::Checkpointing,
           [](Scenario& s, int v) { s.training.checkpointing = static_cast<Checkpointing>(v); });
+    combo(m_fineTune, Control::FineTune, [](Scenario& s, int v) { s.training.fineTune = static_cast<FineTune>(v); });
+    combo(m_loraTargets, Control::LoraTargets,
+          [](Scenario& s, int v) { s.training.loraTargets = static_cast<LoraTargets>(v); });
     combo(m_zero, Control::Zero, [](Scenario& s, int v) { s.hardware.zeroStage = v; });
     combo(m_weights, Control::Weights,
           [](Scenario& s, int v) { s.training.inferenceWeights = static_cast<InferenceWeights>(v); });
@@ -332,6 +361,9 @@ void ControlPanel::build()
     connect(m_microBatch, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
         edit(Control::MicroBatch, true, [v](Scenario& s) { s.training.microBatch = v; });
     });
+    connect(m_loraRank, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
+        edit(Control::LoraRank, true, [v](Scenario& s) { s.training.loraRank = v; });
+    });
     // Typed counts commit on Enter, not per keystroke: "2048" must not pass through 2, whose layout
     // (below) would lose the preset's tensor and pipeline split on the way.
     m_gpuCount->setKeyboardTracking(false);
@@ -340,7 +372,7 @@ void ControlPanel::build()
     });
     for (LogSliderField* f : {m_params, m_active, m_context})
         connect(f, &LogSliderField::editFinished, this, &ControlPanel::editFinished);
-    for (QSpinBox* b : {m_experts, m_microBatch, m_gpuCount})
+    for (QSpinBox* b : {m_experts, m_microBatch, m_loraRank, m_gpuCount})
         connect(b, &QSpinBox::editingFinished, this, &ControlPanel::editFinished);
 }
 
@@ -348,6 +380,8 @@ void ControlPanel::edit(Control c, bool continuous, const std::function<void(Sce
 {
     Scenario next = m_scenario;
     change(next);
+    // A new model can have fewer layers or no experts: keep the layout one validateScenario() accepts.
+    next = withValidLayout(std::move(next));
     m_scenario = next;
     updateEnabled();
     Q_EMIT scenarioEdited(next, c, continuous);
@@ -386,6 +420,9 @@ void ControlPanel::setScenario(const Scenario& s)
     m_context->setValue(s.training.seqLen);
     setSpin(m_microBatch, static_cast<int>(s.training.microBatch));
     selectData(m_checkpointing, s.training.checkpointing);
+    selectData(m_fineTune, s.training.fineTune);
+    setSpin(m_loraRank, static_cast<int>(std::clamp<int64_t>(s.training.loraRank, 1, kMaxLoraRank)));
+    selectData(m_loraTargets, s.training.loraTargets);
     {
         const QSignalBlocker block(m_flash);
         m_flash->setChecked(s.training.flashAttention);
@@ -409,8 +446,11 @@ void ControlPanel::updateEnabled()
     m_active->setVisible(!moeArch);
     m_activeLabel->setVisible(!moeArch);
     const bool training = m_scenario.training.mode == Mode::Training;
-    for (QWidget* w : std::initializer_list<QWidget*>{m_precision, m_optimizer, m_checkpointing, m_zero})
+    for (QWidget* w : std::initializer_list<QWidget*>{m_precision, m_optimizer, m_checkpointing, m_fineTune, m_zero})
         w->setEnabled(training);
+    // Rank and targets mean something only with adapters (serving ignores the fine-tuning choice).
+    for (QWidget* w : std::initializer_list<QWidget*>{m_loraRank, m_loraTargets})
+        w->setEnabled(m_scenario.training.adapters());
     m_weights->setEnabled(!training);
 }
 

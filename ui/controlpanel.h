@@ -24,7 +24,8 @@ class ControlPanel : public QWidget
 public:
     /// Which control made an edit: consecutive continuous edits of one control merge into one undo step.
     enum class Control { Preset, Mode, Params, ActiveParams, ActiveExperts, Precision, Optimizer, Context,
-                         MicroBatch, Checkpointing, Flash, Gpu, GpuCount, Zero, Weights };
+                         MicroBatch, Checkpointing, Flash, Gpu, GpuCount, Zero, Weights, FineTune, LoraRank,
+                         LoraTargets };
     Q_ENUM(Control)
 
     explicit ControlPanel(const PresetLibrary& library, QWidget* parent = nullptr);
@@ -47,6 +48,9 @@ public:
     QSpinBox* microBatchBox() const { return m_microBatch; }
     QComboBox* checkpointingBox() const { return m_checkpointing; }
     QCheckBox* flashBox() const { return m_flash; }
+    QComboBox* fineTuneBox() const { return m_fineTune; }
+    QSpinBox* loraRankBox() const { return m_loraRank; }
+    QComboBox* loraTargetsBox() const { return m_loraTargets; }
     QComboBox* gpuBox() const { return m_gpu; }
     QSpinBox* gpuCountBox() const { return m_gpuCount; }
     QComboBox* zeroBox() const { return m_zero; }
@@ -78,6 +82,9 @@ private:
     QSpinBox* m_microBatch = nullptr;
     QComboBox* m_checkpointing = nullptr;
     QCheckBox* m_flash = nullptr;
+    QComboBox* m_fineTune = nullptr;
+    QSpinBox* m_loraRank = nullptr;
+    QComboBox* m_loraTargets = nullptr;
     QComboBox* m_gpu = nullptr;
     QSpinBox* m_gpuCount = nullptr;
     QComboBox* m_zero = nullptr;

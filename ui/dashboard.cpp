@@ -225,6 +225,12 @@ void Dashboard::setAxisScale(AxisScale scale)
     m_bars->refresh();
 }
 
+void Dashboard::setPicture(const std::optional<TourPicture>& picture)
+{
+    m_bars->setPicture(picture);
+    redraw();
+}
+
 void Dashboard::setFontScale(double scale)
 {
     m_fontScale = scale;

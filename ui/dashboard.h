@@ -60,6 +60,9 @@ public:
     void setAxisScale(AxisScale scale);
     AxisScale axisScale() const { return m_axisScale; }
     void setFontScale(double scale);
+    /// A tour step's picture on the bars (revealed segments, the added ones outlined, its number);
+    /// nullopt shows every segment again.
+    void setPicture(const std::optional<TourPicture>& picture);
 
     MemoryBarChart* barChart() const { return m_bars; }
     SequenceChart* sequenceChart() const { return m_seq; }

@@ -84,10 +84,11 @@ DrillDownPanel::DrillDownPanel(QWidget* parent)
     refresh();
 }
 
-void DrillDownPanel::setScenario(const Scenario& s, const GpuSpec& gpu)
+void DrillDownPanel::setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b)
 {
     m_scenario = s;
     m_gpu = gpu;
+    m_breakdown = b;
     m_hasScenario = true;
     refresh();
 }
@@ -95,21 +96,6 @@ void DrillDownPanel::setScenario(const Scenario& s, const GpuSpec& gpu)
 void DrillDownPanel::showSegment(SegmentKind k) { show(k); }
 
 void DrillDownPanel::showCurve(CurveKind c) { show(c); }
-
-void DrillDownPanel::showChartSegment(Segment s)
-{
-    switch (s) {
-    case Segment::Weights: show(SegmentKind::Weights); break;
-    case Segment::Gradients: show(SegmentKind::Gradients); break;
-    case Segment::Master: show(SegmentKind::Master); break;
-    case Segment::Optimizer: show(SegmentKind::Optimizer); break;
-    case Segment::Activations: show(SegmentKind::Activations); break;
-    case Segment::KvCache: show(SegmentKind::KvCache); break;
-    case Segment::Logits: show(SegmentKind::Logits); break;
-    case Segment::Workspace: show(SegmentKind::Workspace); break;
-    case Segment::Overhead: show(SegmentKind::Framework); break;
-    }
-}
 
 void DrillDownPanel::show(const Item& item)
 {
@@ -137,7 +123,7 @@ void DrillDownPanel::refresh()
         return;
     }
     if (const auto* k = std::get_if<SegmentKind>(&m_item))
-        m_explanation = explainSegment(*k, m_scenario, account(m_scenario, m_gpu));
+        m_explanation = explainSegment(*k, m_scenario, m_breakdown);
     else
         m_explanation = explainCurve(std::get<CurveKind>(m_item), m_scenario, m_gpu);
     m_title->setText(QString::fromStdString(m_explanation.title));

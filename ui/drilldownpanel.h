@@ -23,8 +23,11 @@ public:
 
     explicit DrillDownPanel(QWidget* parent = nullptr);
 
-    /// The scenario whose numbers are substituted; recomputes the shown explanation.
-    void setScenario(const Scenario& s, const GpuSpec& gpu);
+    /// The scenario whose numbers are substituted, with the breakdown the caller already computed
+    /// for it (the dashboard's); recomputes the shown explanation.
+    void setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b);
+    /// The same, computing the breakdown (for a panel used on its own).
+    void setScenario(const Scenario& s, const GpuSpec& gpu) { setScenario(s, gpu, account(s, gpu)); }
     const Explanation& explanation() const { return m_explanation; }
     Item item() const { return m_item; }
 
@@ -33,11 +36,9 @@ public:
     QString substitutedText() const;
     QString resultText() const;
 
-public slots:
+public Q_SLOTS:
     void showSegment(trainmem::SegmentKind k);
     void showCurve(trainmem::CurveKind c);
-    /// A segment of the main bar chart (Overhead shows the framework; the fragmentation reserve is one pick away).
-    void showChartSegment(trainmem::Segment s);
 
 private:
     void show(const Item& item);
@@ -52,6 +53,7 @@ private:
     QLabel* m_source = nullptr;
     Scenario m_scenario;
     GpuSpec m_gpu;
+    Breakdown m_breakdown;
     bool m_hasScenario = false;
     Item m_item = SegmentKind::Weights;
     Explanation m_explanation;

@@ -8,6 +8,9 @@
 #include <QSpinBox>
 
 namespace trainmem {
+namespace {
+constexpr int kTourSlides = -1;  // the chart box's entry for the tour's slides (no ChartKind)
+}  // namespace
 
 ExportDialog::ExportDialog(ChartKind kind, const ExportOptions& options, QWidget* parent) : QDialog(parent)
 {
@@ -18,6 +21,7 @@ ExportDialog::ExportDialog(ChartKind kind, const ExportOptions& options, QWidget
     m_chart->addItem(tr("Stacked memory bars"), static_cast<int>(ChartKind::Bars));
     m_chart->addItem(tr("Memory against context length"), static_cast<int>(ChartKind::Seq));
     m_chart->addItem(tr("Megatron-LM and DeepSpeed beside TrainMem"), static_cast<int>(ChartKind::Peers));
+    m_chart->addItem(tr("The chapter tour as slides (one PNG per step and index.md)"), kTourSlides);
     m_chart->setCurrentIndex(m_chart->findData(static_cast<int>(kind)));
     m_chart->setToolTip(tr("The dashboard puts the verdict above both charts, ready for one slide."));
     form->addRow(tr("Chart"), m_chart);
@@ -82,8 +86,10 @@ void ExportDialog::updateSummary()
 
 ChartKind ExportDialog::chart() const
 {
-    return static_cast<ChartKind>(m_chart->currentData().toInt());
+    return tourSlides() ? ChartKind::Dashboard : static_cast<ChartKind>(m_chart->currentData().toInt());
 }
+
+bool ExportDialog::tourSlides() const { return m_chart->currentData().toInt() == kTourSlides; }
 
 ExportOptions ExportDialog::options() const
 {

@@ -19,6 +19,8 @@ public:
     ExportDialog(ChartKind kind, const ExportOptions& options, QWidget* parent = nullptr);
 
     ChartKind chart() const;
+    /// "The chapter tour as slides" was picked: a folder of one PNG per step (exportTour), not one chart.
+    bool tourSlides() const;
     ExportOptions options() const;
 
 private:

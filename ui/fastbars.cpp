@@ -31,7 +31,7 @@ std::array<QCPBars*, kSegmentCount> addSegmentBars(QCustomPlot* plot, double wid
     std::array<QCPBars*, kSegmentCount> bars{};
     QCPBars* below = nullptr;
     for (int i = 0; i < kSegmentCount; ++i) {
-        const auto seg = static_cast<Segment>(i);
+        const auto seg = static_cast<SegmentKind>(i);
         auto* b = new FastBars(plot->xAxis, plot->yAxis);
         b->setName(segmentName(seg));
         b->setWidth(width);

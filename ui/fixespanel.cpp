@@ -45,10 +45,9 @@ FixesPanel::FixesPanel(QWidget* parent)
             [this] { applyFix(m_list->indexOfTopLevelItem(m_list->currentItem())); });
 }
 
-void FixesPanel::setScenario(const Scenario& s, const GpuSpec& gpu)
+void FixesPanel::setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b)
 {
-    const Breakdown b = account(s, gpu);
-    m_fixes = cheapestFixes(s, gpu);
+    m_fixes = cheapestFixes(s, gpu, b);
     m_list->clear();
     const QString perGpu = QString::fromStdString(formatBytes(b.perGpu.total()));
     const QString cap = QString::fromStdString(formatBytes(gpu.memoryBytes));
@@ -80,7 +79,7 @@ void FixesPanel::applyFix(int index)
 {
     if (index < 0 || index >= static_cast<int>(m_fixes.size()))
         return;
-    emit scenarioRequested(m_fixes[static_cast<size_t>(index)].scenario);
+    Q_EMIT scenarioRequested(m_fixes[static_cast<size_t>(index)].scenario);
 }
 
 }  // namespace trainmem

@@ -21,18 +21,21 @@ class FixesPanel : public QWidget
 public:
     explicit FixesPanel(QWidget* parent = nullptr);
 
-    void setScenario(const Scenario& s, const GpuSpec& gpu);
+    /// The scenario to fix, with the breakdown the caller already computed for it (the dashboard's).
+    void setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b);
+    /// The same, computing the breakdown (for a panel used on its own).
+    void setScenario(const Scenario& s, const GpuSpec& gpu) { setScenario(s, gpu, account(s, gpu)); }
     const std::vector<Fix>& fixes() const { return m_fixes; }
 
     // Read-back for tests.
     QTreeWidget* list() const { return m_list; }
     QString statusText() const;
 
-public slots:
+public Q_SLOTS:
     /// Emits scenarioRequested with fix `index`'s scenario.
     void applyFix(int index);
 
-signals:
+Q_SIGNALS:
     void scenarioRequested(const trainmem::Scenario& scenario);
 
 private:

@@ -51,7 +51,7 @@ LadderChart::LadderChart(QWidget* parent)
 
     m_bars = addSegmentBars(this, kBarWidth);
     for (int i = 0; i < kSegmentCount; ++i) {
-        m_bars[static_cast<size_t>(i)]->setPen(QPen(ChartTheme::segmentColor(static_cast<Segment>(i)).darker(130), 1));
+        m_bars[static_cast<size_t>(i)]->setPen(QPen(ChartTheme::segmentColor(static_cast<SegmentKind>(i)).darker(130), 1));
         addCachedLegendItem(legend, m_bars[static_cast<size_t>(i)]);
     }
 
@@ -180,8 +180,8 @@ void LadderChart::mouseDoubleClickEvent(QMouseEvent* e)
 {
     const int i = rungAt(e->position());
     if (i >= 0) {
-        emit rungActivated(i);
-        emit scenarioRequested(m_rungs[static_cast<size_t>(i)].scenario);
+        Q_EMIT rungActivated(i);
+        Q_EMIT scenarioRequested(m_rungs[static_cast<size_t>(i)].scenario);
     }
     QCustomPlot::mouseDoubleClickEvent(e);
 }
@@ -218,7 +218,7 @@ void LadderChart::rebuild()
     for (int s = 0; s < kSegmentCount; ++s) {
         QVector<double> values(n);
         for (int i = 0; i < n; ++i)
-            values[i] = segmentValue(m_rungs[static_cast<size_t>(i)].perGpu, static_cast<Segment>(s));
+            values[i] = segmentBytes(m_rungs[static_cast<size_t>(i)].perGpu, static_cast<SegmentKind>(s));
         m_bars[static_cast<size_t>(s)]->setData(keys, values, true);
     }
 

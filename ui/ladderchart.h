@@ -33,13 +33,13 @@ public:
 
     // Read-back for tests.
     const std::vector<LadderRung>& rungs() const { return m_rungs; }
-    QCPBars* bars(Segment s) const { return m_bars[static_cast<size_t>(s)]; }
+    QCPBars* bars(SegmentKind s) const { return m_bars[static_cast<size_t>(s)]; }
     QCPItemText* taxLabel(int rung) const;
     QCPItemStraightLine* capacityLine() const { return m_capacity; }
     /// The hover text of rung `i`: per-segment bytes, what the cut removed and its tax.
     QString rungToolTip(int i) const;
 
-signals:
+Q_SIGNALS:
     /// The user double-clicked rung `index`: show its layout in the main window.
     void scenarioRequested(const trainmem::Scenario& scenario);
     void rungActivated(int index);

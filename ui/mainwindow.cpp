@@ -300,7 +300,7 @@ void MainWindow::setScenario(const Scenario& s)
     if (!gpuError.isEmpty())
         statusBar()->showMessage(gpuError, 5000);
     m_dashboard->showScenario(s, gpu);
-    m_teaching->setScenario(s, gpu);
+    m_teaching->setScenario(s, gpu, m_dashboard->state().current);
     updateTitle();
     Q_EMIT scenarioChanged(m_scenario);
 }
@@ -451,9 +451,25 @@ bool MainWindow::exportTo(const QString& path, ChartKind kind, const ExportOptio
     return true;
 }
 
+bool MainWindow::exportTourTo(const QString& dir, const ExportOptions& options)
+{
+    QStringList written;
+    QString error;
+    if (!exportTour(dir, options, &written, &error)) {
+        showError(tr("Export failed"), {error}, true);
+        return false;
+    }
+    statusBar()->showMessage(tr("Wrote %1 slides and index.md to %2").arg(written.size() - 1).arg(QDir::toNativeSeparators(dir)), 6000);
+    return true;
+}
+
 void MainWindow::copyToClipboard()
 {
-    ChartExtras extras{m_dashboard->pins(), m_dashboard->units(), m_dashboard->axisScale(), m_peers->pastedArgs()};
+    ChartExtras extras;
+    extras.pins = m_dashboard->pins();
+    extras.units = m_dashboard->units();
+    extras.axisScale = m_dashboard->axisScale();
+    extras.megatron = m_peers->pastedArgs();
     const QImage image = renderChart(m_scenario, m_library.gpuFor(m_scenario), m_settings.exportChart(),
                                      m_settings.exportOptions(), extras);
     if (image.isNull()) {
@@ -488,6 +504,12 @@ void MainWindow::exportDialog()
         return;
     m_settings.setExportChart(dialog.chart());
     m_settings.setExportOptions(dialog.options());
+    if (dialog.tourSlides()) {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the tour as slides into"), m_settings.lastDirectory());
+        if (!dir.isEmpty() && exportTourTo(dir, dialog.options()))
+            m_settings.setLastDirectory(dir);
+        return;
+    }
     QString filter = tr("PNG image (*.png)");
     const QString suggested = m_settings.lastDirectory() + QLatin1Char('/')
                               + QString::fromStdString(m_scenario.id.empty() ? "trainmem" : m_scenario.id)

@@ -39,6 +39,8 @@ public:
     /// Writes the scenario as a user preset (`dir` defaults to PresetLibrary::userPresetDir()).
     bool saveUserPreset(const QString& dir = QString());
     bool exportTo(const QString& path, ChartKind kind, const ExportOptions& options);
+    /// The chapter tour as slides into `dir` (exportTour); false with the error shown.
+    bool exportTourTo(const QString& dir, const ExportOptions& options);
     void copyToClipboard();
     void setPresentationMode(bool on);
     bool presentationMode() const { return m_presentation; }

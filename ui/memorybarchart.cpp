@@ -4,6 +4,7 @@
 #include "fastbars.h"
 
 #include <QContextMenuEvent>
+#include <QCoreApplication>
 #include <QLocale>
 #include <QMenu>
 #include <QToolTip>
@@ -68,6 +69,12 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     m_capacityText->position->setType(QCPItemPosition::ptAbsolute);  // placed in pixels by placeTotals()
     m_capacityText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     m_capacityText->setPadding(QMargins(4, 1, 4, 1));
+    m_callout = new CachedTextItem(this);
+    m_callout->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_callout->position->setCoords(0.02, 0.02);
+    m_callout->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_callout->setPadding(QMargins(6, 2, 6, 2));
+    m_callout->setVisible(false);
 
     connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
         const QString text = toolTipAt(e->position());
@@ -89,8 +96,9 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
     m_title->setTextColor(theme.foreground);
     xAxis->setTickLabelFont(theme.font(1.0));
     fitLabelsTo(m_fitWidth > 0 ? m_fitWidth : width());
-    for (QCPBars* b : m_bars)
-        b->setPen(QPen(theme.background, 1));
+    applyPens();
+    m_callout->setFont(theme.font(2.2, true));
+    m_callout->setColor(theme.foreground);
     QColor totalHalo = theme.background;
     totalHalo.setAlpha(200);
     for (CachedTextItem* t : m_totals) {
@@ -298,9 +306,36 @@ void MemoryBarChart::setAxisScale(AxisScale scale)
     rebuildRanges();
 }
 
+void MemoryBarChart::setPicture(const std::optional<TourPicture>& picture)
+{
+    m_picture = picture;
+    m_callout->setVisible(picture.has_value() && !picture->callout.empty());
+    if (picture)
+        m_callout->setText(QString::fromStdString(picture->callout));
+    applyPens();
+    rebuildRanges();
+}
+
+void MemoryBarChart::applyPens()
+{
+    // The segments a tour step adds are outlined in the text colour; the others keep a hairline
+    // in the background colour that separates the stacked segments.
+    for (int i = 0; i < kSegmentCount; ++i) {
+        const auto k = static_cast<SegmentKind>(i);
+        const bool added = m_picture && std::find(m_picture->added.begin(), m_picture->added.end(), k) != m_picture->added.end();
+        m_bars[static_cast<size_t>(i)]->setPen(added ? QPen(m_theme.foreground, std::max(2.0, m_theme.fontPx / 5))
+                                                     : QPen(m_theme.background, 1));
+    }
+}
+
 void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double capacity, const QString& capacityLabel)
 {
     m_columns.assign(columns.begin(), columns.begin() + std::min<ptrdiff_t>(ptrdiff_t(columns.size()), kMaxColumns));
+    if (m_picture)  // a tour step's picture: the segments it has not revealed yet are not drawn or counted
+        for (BarColumn& c : m_columns)
+            for (SegmentKind k : kAllSegmentKinds)
+                if (std::find(m_picture->revealed.begin(), m_picture->revealed.end(), k) == m_picture->revealed.end())
+                    setSegmentBytes(c.segments, k, 0);
     m_capacity = capacity;
     m_capacityLabel = capacityLabel;
     const int n = static_cast<int>(m_columns.size());
@@ -312,13 +347,22 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
     for (int i = 0; i < kSegmentCount; ++i) {
         QVector<double> values(n);
         for (int k = 0; k < n; ++k) {
-            values[k] = segmentValue(m_columns[static_cast<size_t>(k)].segments, static_cast<Segment>(i));
+            values[k] = segmentBytes(m_columns[static_cast<size_t>(k)].segments, static_cast<SegmentKind>(i));
             used[static_cast<size_t>(i)] = used[static_cast<size_t>(i)] || values[k] > 0;
         }
         m_bars[static_cast<size_t>(i)]->setData(keys, values, true);
     }
-    // The legend lists the segments some bar has, in stacking order (top of the stack last).
+    // The legend lists the segments some bar has, in stacking order (top of the stack last). With
+    // LoRA adapters the weights are the frozen base (core/terms.cpp names it the same way).
     bool legendChanged = legend->itemCount() != static_cast<int>(std::count(used.begin(), used.end(), true));
+    QCPBars* weights = m_bars[static_cast<size_t>(SegmentKind::Weights)];
+    const QString weightsName = used[static_cast<size_t>(SegmentKind::Adapters)]
+                                    ? QCoreApplication::translate("trainmem", termInfo(SegmentKind::Weights).frozenName)
+                                                                              : segmentName(SegmentKind::Weights);
+    if (weights->name() != weightsName) {
+        weights->setName(weightsName);
+        legendChanged = true;
+    }
     for (int i = 0; i < kSegmentCount && !legendChanged; ++i)
         legendChanged = used[static_cast<size_t>(i)] != m_bars[static_cast<size_t>(i)]->visible();
     if (legendChanged) {
@@ -379,7 +423,8 @@ void MemoryBarChart::rebuildRanges()
     } else {
         yAxis->setScaleType(QCPAxis::stLinear);
         yAxis->setTicker(m_linearTicker);
-        yAxis->setRange(0, top * (1 + head));
+        // A tour step's number sits top left: 0.3 more of the plot above the tallest bar for it.
+        yAxis->setRange(0, top * (1 + head + (m_callout->visible() ? 0.3 : 0.0)));
     }
     // On a log axis the stack starts at 1 byte (below the visible range) instead of at 0.
     m_bars[0]->setBaseValue(log ? 1.0 : 0.0);
@@ -408,8 +453,8 @@ QString MemoryBarChart::toolTipAt(const QPointF& pos) const
     title.replace(QLatin1Char('\n'), QStringLiteral(" · "));
     double base = 0;
     for (int i = 0; i < kSegmentCount; ++i) {
-        const auto seg = static_cast<Segment>(i);
-        const double v = segmentValue(c.segments, seg);
+        const auto seg = static_cast<SegmentKind>(i);
+        const double v = segmentBytes(c.segments, seg);
         if (v > 0 && value >= base && value <= base + v) {
             return tr("<b>%1</b><br><b>%2: %3</b> (%4% of %5)<br>%6 bytes<br><i>%7</i>")
                 .arg(title.toHtmlEscaped(), segmentName(seg), bytes(v))

@@ -5,6 +5,7 @@
 
 #include "coreapi.h"
 #include "charttheme.h"
+#include "tour.h"
 #include "units.h"
 
 #include "liveplot.h"
@@ -13,6 +14,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace trainmem {
@@ -48,12 +50,18 @@ public:
     void setAxisScale(AxisScale scale);
     void setTheme(const ChartTheme& theme);
     void setTitle(const QString& title);
+    /// A tour step's picture (issue 11 §2): the bars stack only its revealed segments, the ones it
+    /// adds are outlined, and its number is drawn in large type; nullopt shows every segment.
+    /// Applies to the columns set next (setColumns).
+    void setPicture(const std::optional<TourPicture>& picture);
+    const std::optional<TourPicture>& picture() const { return m_picture; }
+    CachedTextItem* calloutLabel() const { return m_callout; }
     /// Fits the legend and title to a chart this wide (exports call it); the bar titles get a first
     /// guess, refitted to the laid-out slots by arrangeLabels().
     void fitLabelsTo(int widthPx);
 
     // Read-back for tests and hover: the plotted objects themselves.
-    QCPBars* bars(Segment s) const { return m_bars[static_cast<size_t>(s)]; }
+    QCPBars* bars(SegmentKind s) const { return m_bars[static_cast<size_t>(s)]; }
     const std::vector<BarColumn>& columns() const { return m_columns; }
     QCPItemStraightLine* capacityLine() const { return m_capacityLine; }
     CachedTextItem* totalLabel(int column) const { return m_totals[static_cast<size_t>(column)]; }
@@ -76,6 +84,7 @@ protected:
 
 private:
     void rebuildRanges();
+    void applyPens();
     int columnAt(const QPointF& pos) const;
     /// The bar titles for slots `slotPx` wide: the font shrinks (to 0.55) until the widest line
     /// fits, then longer lines are elided (the hover text has them whole). True when they changed.
@@ -88,6 +97,8 @@ private:
     std::array<CachedTextItem*, kMaxColumns> m_totals{};
     QCPItemStraightLine* m_capacityLine = nullptr;
     CachedTextItem* m_capacityText = nullptr;
+    CachedTextItem* m_callout = nullptr;  ///< the tour step's number, top left of the plot
+    std::optional<TourPicture> m_picture;
     QCPItemStraightLine* m_pinSeparator = nullptr;  ///< between the scenario's bars and the pins
     QSharedPointer<QCPAxisTickerText> m_keyTicker;
     QSharedPointer<BytesTicker> m_linearTicker;

@@ -8,23 +8,14 @@
 
 namespace trainmem {
 
-Segment segmentOfTerm(const std::string& t)
+SegmentKind segmentOfTerm(const std::string& t)
 {
-    if (t == "weights")
-        return Segment::Weights;
-    if (t == "gradients")
-        return Segment::Gradients;
-    if (t == "master_weights")
-        return Segment::Master;
-    if (t == "optimizer")
-        return Segment::Optimizer;
-    if (t == "activations")
-        return Segment::Activations;
-    if (t == "logits")
-        return Segment::Logits;
-    if (t == "workspace" || t == "gathered_layer")
-        return Segment::Workspace;
-    return Segment::Overhead;
+    // The peers' difference terms are the table's JSON keys, plus DeepSpeed's gathered layer (drawn
+    // with the workspace, where TrainMem counts it).
+    for (SegmentKind k : kAllSegmentKinds)
+        if (t == termInfo(k).key)
+            return k;
+    return SegmentKind::Workspace;  // "gathered_layer"
 }
 
 PeersChart::PeersChart(QWidget* parent) : MemoryBarChart(parent)
@@ -41,7 +32,7 @@ QString PeersChart::peerOf(int column) const
     return {};
 }
 
-const PeerDifference* PeersChart::differenceAt(int column, Segment s) const
+const PeerDifference* PeersChart::differenceAt(int column, SegmentKind s) const
 {
     const std::string peer = peerOf(column).toStdString();
     for (const PeerDifference& d : m_c.differences)
@@ -81,11 +72,11 @@ void PeersChart::setComparison(const PeerComparison& c, int deepspeedStage, doub
     m_marks.clear();
     m_highlighted.clear();
     const bool log = isLogarithmic();
-    auto outline = [&](int column, Segment seg) {
+    auto outline = [&](int column, SegmentKind seg) {
         double base = log ? 1.0 : 0.0;
         for (int i = 0; i < static_cast<int>(seg); ++i)
-            base += segmentValue(cols[static_cast<size_t>(column)].segments, static_cast<Segment>(i));
-        const double v = segmentValue(cols[static_cast<size_t>(column)].segments, seg);
+            base += segmentBytes(cols[static_cast<size_t>(column)].segments, static_cast<SegmentKind>(i));
+        const double v = segmentBytes(cols[static_cast<size_t>(column)].segments, seg);
         auto* r = new QCPItemRect(this);
         r->topLeft->setCoords(column - kBarWidth / 2, base + v);
         r->bottomRight->setCoords(column + kBarWidth / 2, std::max(base, log ? 1.0 : 0.0));
@@ -102,13 +93,13 @@ void PeersChart::setComparison(const PeerComparison& c, int deepspeedStage, doub
             continue;
         const double scale = std::max(peerTotal, c.trainmem.total());
         for (int i = 0; i < kSegmentCount; ++i) {
-            const auto seg = static_cast<Segment>(i);
+            const auto seg = static_cast<SegmentKind>(i);
             const PeerDifference* d = differenceAt(column, seg);
             if (!d || std::fabs(d->trainmemBytes - d->peerBytes) < 0.02 * scale)
                 continue;
-            if (segmentValue(cols[static_cast<size_t>(column)].segments, seg) > 0)
+            if (segmentBytes(cols[static_cast<size_t>(column)].segments, seg) > 0)
                 outline(column, seg);
-            else if (segmentValue(c.trainmem, seg) > 0
+            else if (segmentBytes(c.trainmem, seg) > 0
                      && std::find(m_highlighted.begin(), m_highlighted.end(), std::pair{kTrainMem, seg}) == m_highlighted.end())
                 outline(kTrainMem, seg);
         }
@@ -125,8 +116,8 @@ QString PeersChart::toolTipAt(const QPointF& pos) const
     const Segments& g = columns()[static_cast<size_t>(k)].segments;
     double stack = 0;
     for (int i = 0; i < kSegmentCount; ++i) {
-        const auto seg = static_cast<Segment>(i);
-        const double v = segmentValue(g, seg);
+        const auto seg = static_cast<SegmentKind>(i);
+        const double v = segmentBytes(g, seg);
         if (v > 0 && value >= stack && value <= stack + v) {
             QStringList reasons;
             for (int column : {kMegatron, kDeepSpeed}) {

@@ -27,18 +27,18 @@ public:
 
     QString toolTipAt(const QPointF& pos) const override;
     /// The outlined segments, by column (for tests): one rectangle per highlighted term.
-    const std::vector<std::pair<int, Segment>>& highlighted() const { return m_highlighted; }
+    const std::vector<std::pair<int, SegmentKind>>& highlighted() const { return m_highlighted; }
 
 private:
-    const PeerDifference* differenceAt(int column, Segment s) const;
+    const PeerDifference* differenceAt(int column, SegmentKind s) const;
 
     PeerComparison m_c;
     int m_stage = 2;
     std::vector<QCPItemRect*> m_marks;
-    std::vector<std::pair<int, Segment>> m_highlighted;
+    std::vector<std::pair<int, SegmentKind>> m_highlighted;
 };
 
 /// The segment a difference term belongs to ("gathered_layer" is drawn as workspace).
-Segment segmentOfTerm(const std::string& term);
+SegmentKind segmentOfTerm(const std::string& term);
 
 }  // namespace trainmem

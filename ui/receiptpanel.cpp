@@ -61,6 +61,9 @@ ReceiptPanel::ReceiptPanel(QWidget* parent)
     m_hours = result(this);
     m_cost = result(this);
     m_days = result(this);
+    m_phases = new QLabel(this);
+    m_phases->setTextFormat(Qt::PlainText);
+    m_phases->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_note = new QLabel(this);
     m_note->setWordWrap(true);
 
@@ -73,6 +76,7 @@ ReceiptPanel::ReceiptPanel(QWidget* parent)
     form->addRow(tr("FLOPs per token"), m_flopsPerToken);
     form->addRow(tr("Training FLOPs"), m_flops);
     form->addRow(tr("GPU-hours"), m_hours);
+    form->addRow(QString(), m_phases);
     form->addRow(tr("Cost"), m_cost);
     form->addRow(tr("Wall clock"), m_days);
     form->addRow(m_note);
@@ -133,13 +137,17 @@ void ReceiptPanel::edited()
     m_scenario = withGpuCount(std::move(m_scenario), m_count->value());
     m_scenario.cost.pricePerGpuHour = m_price->value();
     recompute();
-    emit scenarioRequested(m_scenario);
+    Q_EMIT scenarioRequested(m_scenario);
 }
 
 QString ReceiptPanel::gpuHoursText() const { return m_hours->text(); }
 QString ReceiptPanel::costText() const { return m_cost->text(); }
 QString ReceiptPanel::daysText() const { return m_days->text(); }
 QString ReceiptPanel::flopsText() const { return m_flops->text(); }
+QStringList ReceiptPanel::phaseLines() const
+{
+    return m_phases->text().isEmpty() ? QStringList() : m_phases->text().split(QLatin1Char('\n'));
+}
 
 void ReceiptPanel::recompute()
 {
@@ -149,6 +157,19 @@ void ReceiptPanel::recompute()
     m_flopsPerToken->setText(tr("%1 FLOP").arg(loc.toString(m_receipt.flopsPerToken, 'g', 4)));
     m_flops->setText(tr("%1 FLOP").arg(loc.toString(m_receipt.totalFlops, 'g', 4)));
     m_hours->setText(tr("%1 %2-hours").arg(short3(m_receipt.gpuHours), QString::fromStdString(gpu.id)));
+    // A run with published phases besides pre-training shows one line each (issue 13): the
+    // pre-training hours computed from the tokens, the others as the report gives them.
+    QStringList phases;
+    if (!m_receipt.phases.empty()) {
+        phases << tr("Pre-training (%1 tokens): %2 %3-hours, computed")
+                      .arg(QString::fromStdString(formatCount(m_scenario.cost.tokens)), short3(m_receipt.pretrainingGpuHours),
+                           QString::fromStdString(gpu.id));
+        for (const CostPhase& p : m_receipt.phases)
+            phases << tr("%1: %2 %3-hours, as published")
+                          .arg(QString::fromStdString(p.name), short3(p.gpuHours), QString::fromStdString(gpu.id));
+    }
+    m_phases->setText(phases.join(QLatin1Char('\n')));
+    m_phases->setVisible(!phases.isEmpty());
     m_cost->setText(tr("%1 at $%2 per GPU-hour").arg(usd(m_receipt.costUsd), loc.toString(m_receipt.pricePerGpuHour, 'f', 2)));
     const int64_t n = std::max<int64_t>(m_scenario.hardware.gpus, 1);
     m_days->setText(n == 1 ? tr("%1 days on one GPU").arg(loc.toString(m_receipt.wallClockDays, 'f', 1))

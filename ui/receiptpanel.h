@@ -36,8 +36,10 @@ public:
     QString costText() const;
     QString daysText() const;
     QString flopsText() const;
+    /// One line per phase when the scenario lists published phases (pre-training first), else empty.
+    QStringList phaseLines() const;
 
-signals:
+Q_SIGNALS:
     /// The user edited a cost input; the scenario carries the new tokens, MFU, GPU, count and price.
     void scenarioRequested(const trainmem::Scenario& scenario);
 
@@ -57,6 +59,7 @@ private:
     QLabel* m_hours = nullptr;
     QLabel* m_cost = nullptr;
     QLabel* m_days = nullptr;
+    QLabel* m_phases = nullptr;  ///< pre-training, then each published phase (DeepSeek-V3 Table 1)
     QLabel* m_note = nullptr;
     Scenario m_scenario;
     GpuSpec m_fallback;

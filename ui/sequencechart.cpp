@@ -113,7 +113,7 @@ void SequenceChart::setTheme(const ChartTheme& theme)
     m_diesText->setFont(theme.font(1.1, true));
     m_diesText->setColor(theme.capacity);
 
-    m_floor->setPen(QPen(ChartTheme::segmentColor(Segment::Weights), lineW, Qt::DashLine));
+    m_floor->setPen(QPen(ChartTheme::segmentColor(SegmentKind::Weights), lineW, Qt::DashLine));
     m_current->setPen(QPen(theme.marker, lineW));
     m_current->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme.marker, theme.background,
                                                theme.fontPx * 0.9));

@@ -76,10 +76,14 @@ TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, 
     // The tour's keys work from anywhere in the window; starting it shows its dock.
     window->addAction(m_tour->nextAction());
     window->addAction(m_tour->previousAction());
-    connect(m_tour, &TourPanel::stepChanged, this, [this] {
+    // The tour builds the picture where the class is looking: the bars show the step's segments.
+    connect(m_tour, &TourPanel::stepChanged, this, [this, dashboard] {
         m_docks[TourDock]->show();
         m_docks[TourDock]->raise();
+        if (m_tour->currentStage())
+            dashboard->setPicture(tourPicture(*m_tour->currentStage()));
     });
+    m_dashboard = dashboard;
     connectDrillDown(dashboard);
 }
 
@@ -105,8 +109,8 @@ void TeachingDocks::connectDrillDown(Dashboard* dashboard)
     MemoryBarChart* bars = dashboard->barChart();
     connect(bars, &QCustomPlot::plottableClick, this, [this, bars](QCPAbstractPlottable* p, int, QMouseEvent*) {
         for (int i = 0; i < kSegmentCount; ++i) {
-            if (bars->bars(static_cast<Segment>(i)) == p) {
-                m_drill->showChartSegment(static_cast<Segment>(i));
+            if (bars->bars(static_cast<SegmentKind>(i)) == p) {
+                m_drill->showSegment(static_cast<SegmentKind>(i));
                 m_docks[DrillDock]->show();
                 m_docks[DrillDock]->raise();
                 return;
@@ -131,12 +135,16 @@ void TeachingDocks::connectDrillDown(Dashboard* dashboard)
     });
 }
 
-void TeachingDocks::setScenario(const Scenario& s, const GpuSpec& gpu)
+void TeachingDocks::setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b)
 {
     m_scenario = s;
     m_gpu = gpu;
-    if (!m_fromTour)
+    m_breakdown = b;
+    if (!m_fromTour) {
         m_tour->leave();
+        if (m_dashboard->barChart()->picture())  // leaving the tour shows every segment again
+            m_dashboard->setPicture(std::nullopt);
+    }
     for (int i = 0; i < kDockCount; ++i) {
         m_stale[static_cast<size_t>(i)] = true;
         if (m_docks[static_cast<size_t>(i)]->isVisible())
@@ -151,7 +159,7 @@ void TeachingDocks::refresh(int dock)
     case TourDock:
         break;  // the tour sets scenarios; it does not follow them
     case DrillDock:
-        m_drill->setScenario(m_scenario, m_gpu);
+        m_drill->setScenario(m_scenario, m_gpu, m_breakdown);
         break;
     case LadderDock:
         m_ladder->setScenario(m_scenario, m_gpu);
@@ -160,7 +168,7 @@ void TeachingDocks::refresh(int dock)
         m_receipt->setScenario(m_scenario, m_gpu);
         break;
     case FixesDock:
-        m_fixes->setScenario(m_scenario, m_gpu);
+        m_fixes->setScenario(m_scenario, m_gpu, m_breakdown);
         break;
     default:
         break;

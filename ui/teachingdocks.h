@@ -3,6 +3,7 @@
 // scale-out ladder, the cost receipt and the cheapest fixes, each in a dock of the main window.
 // MainWindow only forwards the scenario and listens for requests, so it stays small.
 
+#include "accounting.h"
 #include "gpu.h"
 #include "scenario.h"
 
@@ -32,7 +33,8 @@ public:
     TeachingDocks(QMainWindow* window, const PresetLibrary& library, Dashboard* dashboard);
 
     /// The window's scenario changed: refresh the panels that are visible (the others on show).
-    void setScenario(const Scenario& s, const GpuSpec& gpu);
+    /// `b` is the breakdown the dashboard computed for it, reused by the drill-down and the fixes.
+    void setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b);
     /// Large fonts for projectors.
     void setFontScale(double scale);
 
@@ -65,6 +67,8 @@ private:
     std::array<bool, kDockCount> m_stale{};
     Scenario m_scenario;
     GpuSpec m_gpu;
+    Breakdown m_breakdown;
+    Dashboard* m_dashboard = nullptr;
     bool m_fromTour = false;  ///< the scenario being applied is the tour's own
 };
 

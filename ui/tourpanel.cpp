@@ -113,8 +113,8 @@ void TourPanel::setStep(int index)
     }
     updateTexts();
     if (m_stage)
-        emit scenarioRequested(m_stage->scenario);
-    emit stepChanged(m_step);
+        Q_EMIT scenarioRequested(m_stage->scenario);
+    Q_EMIT stepChanged(m_step);
 }
 
 void TourPanel::nextStep() { setStep(m_step < 0 ? 0 : m_step + 1); }

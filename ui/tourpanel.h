@@ -39,7 +39,7 @@ public:
     QString highlightText() const;
     QString explanationText() const;
 
-public slots:
+public Q_SLOTS:
     /// Goes to step `index` (clamped) and emits scenarioRequested and stepChanged.
     void setStep(int index);
     void nextStep();
@@ -48,7 +48,7 @@ public slots:
     void leave();
     bool hasLeft() const { return m_left; }
 
-signals:
+Q_SIGNALS:
     /// The window should show this scenario (it is the step's, ready to use).
     void scenarioRequested(const trainmem::Scenario& scenario);
     /// The step changed; revealedSegments() and currentStage() describe it.

@@ -1,0 +1,53 @@
+#pragma once
+// Parameter-efficient fine-tuning: the trainable LoRA adapter parameters of an architecture and
+// the linear weights QLoRA stores in 4-bit NF4 (docs/accounting.md, "Fine-tuning").
+
+#include "scenario.h"
+
+#include <cstdint>
+
+namespace trainmem {
+
+/// \brief A count split the way sharding needs it: expert parallelism divides the routed experts' part.
+struct LinearCount {
+    int64_t total = 0;
+    int64_t routedExperts = 0;  ///< the part on routed experts' linears
+};
+
+/// \brief Trainable parameters LoRA adds: r·(d_in + d_out) for each adapted linear d_in → d_out
+/// (Hu et al. 2021 §4.1: W + B·A with A r×d_in and B d_out×r; PEFT's lora_A = Linear(d_in, r,
+/// bias=False), lora_B = Linear(r, d_out, bias=False), huggingface/peft
+/// src/peft/tuners/lora/layer.py @ b28a09c4 LoraLayer.update_layer).
+///  - attn: the attention projections, q, k, v and o (for MLA every projection: q_a, q_b or q,
+///    kv_a_proj_with_mqa, kv_b, o).
+///  - all: those and every MLP linear, gate, up and down of dense, shared and routed experts
+///    (PEFT's "all-linear", which leaves out the output head: tuners_utils.py @ 831fd03e
+///    _maybe_include_all_linear_layers). The MoE router stays untouched (h·E, under 0.1%).
+/// q, k and v count as separate projections, as in Llama; a model that fuses them (GPT-2's c_attn)
+/// has one adapter of r·(h + q + 2·kv) instead.
+LinearCount loraParams(const Architecture& a, int64_t rank, LoraTargets targets);
+
+/// \brief The weights of every linear layer of the transformer blocks (routers included): what
+/// QLoRA quantises to NF4. Embeddings, the output head, norms and biases stay in 16 bits
+/// (transformers' bitsandbytes integration replaces nn.Linear modules and keeps the output head).
+LinearCount linearWeights(const Architecture& a);
+
+/// QLoRA's storage (Dettmers et al. 2023, arXiv 2305.14314, §2 "Block-wise k-bit Quantization" and
+/// §3 "4-bit NormalFloat", "Double Quantization"): 4-bit NF4 values in blocks of 64, one absmax
+/// constant per block; double quantisation stores those constants in 8 bits with one fp32
+/// constant per 256 of them, 8/64 + 32/(64·256) = 0.127 bit per parameter instead of 32/64 = 0.5.
+inline constexpr double kNf4Bits = 4;
+inline constexpr double kNf4BlockSize = 64;            ///< parameters per first-level block
+inline constexpr double kNf4ConstantBits = 8;          ///< the double-quantised absmax
+inline constexpr double kNf4SecondBlockSize = 256;     ///< first-level constants per second-level block
+inline constexpr double kNf4SecondConstantBits = 32;   ///< the fp32 second-level constant
+
+/// \brief Bytes per NF4 parameter with double quantisation: (4 + 8/64 + 32/(64·256)) / 8 = 0.515869140625.
+constexpr double nf4BytesPerParam()
+{
+    return (kNf4Bits + kNf4ConstantBits / kNf4BlockSize
+            + kNf4SecondConstantBits / (kNf4BlockSize * kNf4SecondBlockSize))
+           / 8;
+}
+
+}  // namespace trainmem
