@@ -29,7 +29,12 @@ QStringList labelProblems(const LivePlot* chart)
     auto show = [](const ChartLabel& l) {
         QString t = l.text;
         t.replace(QLatin1Char('\n'), QLatin1Char('|'));
-        return QStringLiteral("“%1” (%2,%3 %4×%5)").arg(t).arg(l.rect.x()).arg(l.rect.y()).arg(l.rect.width()).arg(l.rect.height());
+        return QStringLiteral("“%1” (%2,%3 %4×%5)")
+            .arg(t)
+            .arg(l.rect.x())
+            .arg(l.rect.y())
+            .arg(l.rect.width())
+            .arg(l.rect.height());
     };
     for (size_t i = 0; i < labels.size(); ++i) {
         if (!labels[i].bounds.contains(labels[i].rect))
@@ -52,7 +57,7 @@ void paint(QWidget* chart)
     chart->grab();
 }
 
-}  // namespace
+} // namespace
 
 class TestUiSlides : public QObject
 {
@@ -86,7 +91,7 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
     // A teacher's window: the ladder and the tour open besides the controls.
     w.teaching()->dock(2)->show();
     w.teaching()->dock(0)->show();
-    QTest::qWait(100);  // the docks' first layout and the tour's first page
+    QTest::qWait(100); // the docks' first layout and the tour's first page
     const QRect geometry = w.geometry();
     QList<QDockWidget*> docks = w.findChildren<QDockWidget*>();
     QList<bool> visible;
@@ -95,7 +100,7 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
         visible << d->isVisible();
         dockGeometry << d->geometry();
     }
-    QVERIFY(visible.count(true) >= 3);  // controls, ladder, tour
+    QVERIFY(visible.count(true) >= 3); // controls, ladder, tour
     auto* toolBar = w.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
     QVERIFY(toolBar && toolBar->isVisible());
     const QRect toolBarGeometry = toolBar->geometry();
@@ -115,8 +120,11 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
     // The dashboard is all there is: it fills the window but for its own margins.
     QCoreApplication::processEvents();
     QVERIFY2(w.dashboard()->width() >= w.width() - 2 && w.dashboard()->height() >= w.height() - 2,
-             qPrintable(QStringLiteral("%1×%2 in %3×%4").arg(w.dashboard()->width()).arg(w.dashboard()->height())
-                            .arg(w.width()).arg(w.height())));
+             qPrintable(QStringLiteral("%1×%2 in %3×%4")
+                            .arg(w.dashboard()->width())
+                            .arg(w.dashboard()->height())
+                            .arg(w.width())
+                            .arg(w.height())));
     QTest::keyClick(&w, Qt::Key_Escape);
     QVERIFY(!w.presentationMode());
     QVERIFY(!w.action(QStringLiteral("presentation"))->isChecked());
@@ -158,7 +166,8 @@ void TestUiSlides::labelsStayInsideAndApart_data()
         QTest::addRow("%s, F5 on a 1920×1080 screen", qPrintable(id)) << id << true << QSize(1920, 1080) << false;
         QTest::addRow("%s, F5 on a 1024×768 projector", qPrintable(id)) << id << true << QSize(1024, 768) << false;
         QTest::addRow("%s, window at 1600×1000", qPrintable(id)) << id << false << QSize(1600, 1000) << false;
-        QTest::addRow("%s, window at 1024×700 with the ladder open", qPrintable(id)) << id << false << QSize(1024, 700) << true;
+        QTest::addRow("%s, window at 1024×700 with the ladder open", qPrintable(id))
+            << id << false << QSize(1024, 700) << true;
     }
 }
 
@@ -196,8 +205,9 @@ void TestUiSlides::labelsStayInsideAndApart()
     for (LivePlot* chart : charts) {
         paint(chart);
         const QStringList problems = labelProblems(chart);
-        QVERIFY2(problems.isEmpty(), qPrintable(chart->objectName() + QStringLiteral(" at %1×%2: ").arg(chart->width()).arg(chart->height())
-                                                + problems.join(QStringLiteral("; "))));
+        QVERIFY2(problems.isEmpty(), qPrintable(chart->objectName() +
+                                                QStringLiteral(" at %1×%2: ").arg(chart->width()).arg(chart->height()) +
+                                                problems.join(QStringLiteral("; "))));
         // Not vacuous: the tick labels, the axis labels, the legend and the annotations are there.
         QVERIFY2(chart->labelRects().size() >= 8, qPrintable(chart->objectName()));
     }
@@ -238,17 +248,19 @@ void TestUiSlides::labelCheckSeesALabelOnAnother()
 void TestUiSlides::windowFitsASmallProjector()
 {
     MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
-    w.teaching()->dock(2)->show();  // the ladder, the dock that took the most height
+    w.teaching()->dock(2)->show(); // the ladder, the dock that took the most height
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     const QSize least = w.minimumSizeHint().expandedTo(w.minimumSize());
 
-    QVERIFY2(least.width() <= 1024 && least.height() <= 700, qPrintable(QStringLiteral("%1×%2").arg(least.width()).arg(least.height())));
+    QVERIFY2(least.width() <= 1024 && least.height() <= 700,
+             qPrintable(QStringLiteral("%1×%2").arg(least.width()).arg(least.height())));
     w.resize(1024, 700);
     QCoreApplication::processEvents();
     QCOMPARE(w.size(), QSize(1024, 700));
 
-    for (LivePlot* chart : std::initializer_list<LivePlot*>{w.dashboard()->barChart(), w.dashboard()->sequenceChart()}) {
+    for (LivePlot* chart :
+         std::initializer_list<LivePlot*>{w.dashboard()->barChart(), w.dashboard()->sequenceChart()}) {
         paint(chart);
         const QRect plot = chart->axisRect()->rect();
         QVERIFY2(plot.width() >= 300 && plot.height() >= 200,
@@ -256,8 +268,9 @@ void TestUiSlides::windowFitsASmallProjector()
     }
     LadderChart* ladder = w.teaching()->ladder();
     paint(ladder);
-    QVERIFY2(ladder->axisRect()->rect().height() >= 110,
-             qPrintable(QStringLiteral("ladder plot %1×%2").arg(ladder->axisRect()->rect().width()).arg(ladder->axisRect()->rect().height())));
+    QVERIFY2(ladder->axisRect()->rect().height() >= 110, qPrintable(QStringLiteral("ladder plot %1×%2")
+                                                                        .arg(ladder->axisRect()->rect().width())
+                                                                        .arg(ladder->axisRect()->rect().height())));
 }
 
 int main(int argc, char** argv)

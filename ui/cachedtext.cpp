@@ -99,7 +99,8 @@ QRect CachedTextItem::localBox(QRect* textRect) const
 
 QRect CachedTextItem::boxAt(const QPointF& pixel) const
 {
-    if (!std::isfinite(pixel.x()) || !std::isfinite(pixel.y()) || std::fabs(pixel.x()) > 1e6 || std::fabs(pixel.y()) > 1e6)
+    if (!std::isfinite(pixel.x()) || !std::isfinite(pixel.y()) || std::fabs(pixel.x()) > 1e6 ||
+        std::fabs(pixel.y()) > 1e6)
         return {}; // no data yet, or far off the chart: draw() draws nothing
     return localBox().translated(qRound(pixel.x()), qRound(pixel.y()));
 }

@@ -32,13 +32,14 @@ void appendAxisLabel(const QCPAxis* axis, int tickLabelExtent, const QRect& boun
     if (axis->axisType() == QCPAxis::atBottom)
         r = QRect(ar.center().x() - text.width() / 2, ar.bottom() + distance, text.width(), text.height());
     else if (axis->axisType() == QCPAxis::atLeft)
-        r = QRect(ar.left() - distance - text.height(), ar.center().y() - text.width() / 2, text.height(), text.width());
+        r = QRect(ar.left() - distance - text.height(), ar.center().y() - text.width() / 2, text.height(),
+                  text.width());
     else
-        return;  // the charts label only the bottom and left axes
+        return; // the charts label only the bottom and left axes
     out.push_back({axis->label(), r, bounds});
 }
 
-}  // namespace
+} // namespace
 
 void appendTickLabels(const QCPAxis* axis, const QRect& bounds, ChartLabels& out)
 {
@@ -48,7 +49,8 @@ void appendTickLabels(const QCPAxis* axis, const QRect& bounds, ChartLabels& out
     const QFontMetrics fm(axis->tickLabelFont());
     const QVector<double> ticks = axis->tickVector();
     const QVector<QString> labels = axis->tickVectorLabels();
-    const int distance = axis->offset() + axis->tickLabelPadding() + std::max(axis->tickLengthOut(), axis->subTickLengthOut());
+    const int distance =
+        axis->offset() + axis->tickLabelPadding() + std::max(axis->tickLengthOut(), axis->subTickLengthOut());
     int extent = 0;
     for (int i = 0; i < std::min(ticks.size(), labels.size()); ++i) {
         if (labels[i].isEmpty())
@@ -62,7 +64,8 @@ void appendTickLabels(const QCPAxis* axis, const QRect& bounds, ChartLabels& out
             extent = std::max(extent, text.height());
             break;
         case QCPAxis::atLeft:
-            r = QRect(ar.left() - distance - text.width(), qRound(px - text.height() / 2.0), text.width(), text.height());
+            r = QRect(ar.left() - distance - text.width(), qRound(px - text.height() / 2.0), text.width(),
+                      text.height());
             extent = std::max(extent, text.width());
             break;
         default:
@@ -123,7 +126,7 @@ bool placeLabel(CachedTextItem* item, const std::vector<LabelSpot>& spots, const
     QFont smaller = font;
     smaller.setPixelSize(std::max(6, qRound(font.pixelSize() * shrink)));
     for (const QFont& f : {font, smaller}) {
-        if (item->font() != f)  // only on change: a new font re-renders the cached text
+        if (item->font() != f) // only on change: a new font re-renders the cached text
             item->setFont(f);
         for (const LabelSpot& s : spots) {
             item->setPositionAlignment(s.alignment);
@@ -140,4 +143,4 @@ bool placeLabel(CachedTextItem* item, const std::vector<LabelSpot>& spots, const
     return false;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

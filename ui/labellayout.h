@@ -51,4 +51,4 @@ bool placeLabel(CachedTextItem* item, const std::vector<LabelSpot>& spots, const
 /// True when `r` meets one of `taken`.
 bool meetsAny(const QRect& r, const std::vector<QRect>& taken);
 
-}  // namespace trainmem
+} // namespace trainmem

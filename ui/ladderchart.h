@@ -52,7 +52,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent* e) override;
 
 private:
-    static constexpr int kLegendMinHeight = 280;  ///< below this the legend's row goes to the plot
+    static constexpr int kLegendMinHeight = 280; ///< below this the legend's row goes to the plot
 
     void rebuild();
     int rungAt(const QPointF& pos) const;
@@ -74,4 +74,4 @@ private:
     std::vector<LadderRung> m_rungs;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

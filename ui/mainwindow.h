@@ -92,13 +92,13 @@ private:
     QDockWidget* m_peersDock = nullptr;
     QUndoStack* m_undo = nullptr;
     QActionGroup* m_axisGroup = nullptr;
-    int m_mergeEpoch = 0;  ///< bumped when a drag ends, so the next drag is its own undo step
+    int m_mergeEpoch = 0; ///< bumped when a drag ends, so the next drag is its own undo step
     bool m_presentation = false;
     bool m_modalErrors = true;
     bool m_wasMaximized = false;
-    QByteArray m_beforePresentation;          ///< docks and tool bars as they were before F5
-    QRect m_geometryBeforePresentation;  ///< and the window's normal geometry
+    QByteArray m_beforePresentation;    ///< docks and tool bars as they were before F5
+    QRect m_geometryBeforePresentation; ///< and the window's normal geometry
     bool m_statusBeforePresentation = false;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -19,7 +19,7 @@ namespace {
 constexpr double kTitleShare = 0.92;
 constexpr double kTotalShare = 0.96;
 
-}  // namespace
+} // namespace
 
 MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
 {
@@ -66,7 +66,7 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     m_pinSeparator->setVisible(false);
     m_capacityLine = new QCPItemStraightLine(this);
     m_capacityText = new CachedTextItem(this);
-    m_capacityText->position->setType(QCPItemPosition::ptAbsolute);  // placed in pixels by placeTotals()
+    m_capacityText->position->setType(QCPItemPosition::ptAbsolute); // placed in pixels by placeTotals()
     m_capacityText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     m_capacityText->setPadding(QMargins(4, 1, 4, 1));
     m_callout = new CachedTextItem(this);
@@ -102,9 +102,9 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
     QColor totalHalo = theme.background;
     totalHalo.setAlpha(200);
     for (CachedTextItem* t : m_totals) {
-        t->setFont(theme.font(1.05, true));  // placeTotals() may shrink it to fit the bars
+        t->setFont(theme.font(1.05, true)); // placeTotals() may shrink it to fit the bars
         t->setColor(theme.foreground);
-        t->setBrush(totalHalo);  // stays readable where it crosses the capacity line
+        t->setBrush(totalHalo); // stays readable where it crosses the capacity line
     }
     m_capacityLine->setPen(QPen(theme.capacity, std::max(2.0, theme.fontPx / 7), Qt::DashLine));
     m_pinSeparator->setPen(QPen(theme.grid, std::max(1.0, theme.fontPx / 10)));
@@ -200,8 +200,8 @@ bool MemoryBarChart::arrangeLabels()
     // Room above the tallest bar for its total (and the capacity label above the line): a share
     // of the plot that grows as the plot gets lower than the font is large.
     const int need = m_totals[0]->boxAt(QPointF(0, 0)).height() + qRound(m_theme.fontPx * 0.4);
-    const double fraction = plot.height() > 0 ? std::clamp(need / static_cast<double>(plot.height()), 0.15 / 1.15, 0.5)
-                                              : 0.15 / 1.15;
+    const double fraction =
+        plot.height() > 0 ? std::clamp(need / static_cast<double>(plot.height()), 0.15 / 1.15, 0.5) : 0.15 / 1.15;
     if (std::fabs(fraction - m_headFraction) > 1e-6) {
         m_headFraction = fraction;
         rebuildRanges();
@@ -322,7 +322,8 @@ void MemoryBarChart::applyPens()
     // in the background colour that separates the stacked segments.
     for (int i = 0; i < kSegmentCount; ++i) {
         const auto k = static_cast<SegmentKind>(i);
-        const bool added = m_picture && std::find(m_picture->added.begin(), m_picture->added.end(), k) != m_picture->added.end();
+        const bool added =
+            m_picture && std::find(m_picture->added.begin(), m_picture->added.end(), k) != m_picture->added.end();
         m_bars[static_cast<size_t>(i)]->setPen(added ? QPen(m_theme.foreground, std::max(2.0, m_theme.fontPx / 5))
                                                      : QPen(m_theme.background, 1));
     }
@@ -331,7 +332,7 @@ void MemoryBarChart::applyPens()
 void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double capacity, const QString& capacityLabel)
 {
     m_columns.assign(columns.begin(), columns.begin() + std::min<ptrdiff_t>(ptrdiff_t(columns.size()), kMaxColumns));
-    if (m_picture)  // a tour step's picture: the segments it has not revealed yet are not drawn or counted
+    if (m_picture) // a tour step's picture: the segments it has not revealed yet are not drawn or counted
         for (BarColumn& c : m_columns)
             for (SegmentKind k : kAllSegmentKinds)
                 if (std::find(m_picture->revealed.begin(), m_picture->revealed.end(), k) == m_picture->revealed.end())
@@ -358,7 +359,7 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
     QCPBars* weights = m_bars[static_cast<size_t>(SegmentKind::Weights)];
     const QString weightsName = used[static_cast<size_t>(SegmentKind::Adapters)]
                                     ? QCoreApplication::translate("trainmem", termInfo(SegmentKind::Weights).frozenName)
-                                                                              : segmentName(SegmentKind::Weights);
+                                    : segmentName(SegmentKind::Weights);
     if (weights->name() != weightsName) {
         weights->setName(weightsName);
         legendChanged = true;
@@ -409,7 +410,7 @@ void MemoryBarChart::rebuildRanges()
     m_yLabels = log ? QStringList{tr("Memory per GPU (log: totals, not segment shares)"), tr("Memory per GPU (log)"),
                                   tr("Log scale")}
                     : QStringList{tr("Memory per GPU"), tr("Memory")};
-    if (!m_yLabels.contains(yAxis->label()))  // only on a change: a new label re-lays out the axis
+    if (!m_yLabels.contains(yAxis->label())) // only on a change: a new label re-lays out the axis
         yAxis->setLabel(m_yLabels.front());
     m_log = log;
     // The top of the axis leaves m_headFraction of the plot above the tallest bar (arrangeLabels()
@@ -464,8 +465,8 @@ QString MemoryBarChart::toolTipAt(const QPointF& pos) const
         base += v;
     }
     if (value > total && value < total * (m_log ? 3 : 1.1))
-        return tr("<b>%1</b><br>Total: %2<br>%3 bytes").arg(title.toHtmlEscaped(), bytes(total),
-                                                           locale.toString(static_cast<qlonglong>(std::llround(total))));
+        return tr("<b>%1</b><br>Total: %2<br>%3 bytes")
+            .arg(title.toHtmlEscaped(), bytes(total), locale.toString(static_cast<qlonglong>(std::llround(total))));
     return {};
 }
 
@@ -488,4 +489,4 @@ void MemoryBarChart::contextMenuEvent(QContextMenuEvent* e)
     menu.exec(e->globalPos());
 }
 
-}  // namespace trainmem
+} // namespace trainmem

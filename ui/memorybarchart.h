@@ -3,8 +3,8 @@
 // after sharding, pinned scenarios), one fixed colour per segment, the GPU's capacity as a line.
 // The chart only maps bytes to plot coordinates; every number comes from the core's Breakdown.
 
-#include "coreapi.h"
 #include "charttheme.h"
+#include "coreapi.h"
 #include "tour.h"
 #include "units.h"
 
@@ -97,9 +97,9 @@ private:
     std::array<CachedTextItem*, kMaxColumns> m_totals{};
     QCPItemStraightLine* m_capacityLine = nullptr;
     CachedTextItem* m_capacityText = nullptr;
-    CachedTextItem* m_callout = nullptr;  ///< the tour step's number, top left of the plot
+    CachedTextItem* m_callout = nullptr; ///< the tour step's number, top left of the plot
     std::optional<TourPicture> m_picture;
-    QCPItemStraightLine* m_pinSeparator = nullptr;  ///< between the scenario's bars and the pins
+    QCPItemStraightLine* m_pinSeparator = nullptr; ///< between the scenario's bars and the pins
     QSharedPointer<QCPAxisTickerText> m_keyTicker;
     QSharedPointer<BytesTicker> m_linearTicker;
     QSharedPointer<LogBytesTicker> m_logTicker;
@@ -113,11 +113,11 @@ private:
     ChartTheme m_theme;
     bool m_log = false;
     int m_fitWidth = 0;
-    int m_labelSlot = -1;        ///< the slot width (px) the bar titles were fitted to
-    QString m_labelKey;          ///< and the titles they were fitted from
-    double m_headFraction = 0.15 / 1.15;  ///< the share of the plot's height above the tallest bar
-    double m_totalFactor = 1.0;  ///< the totals' font, as a share of their theme font
-    QStringList m_yLabels;       ///< the value axis' label, long to short: the first that fits is shown
+    int m_labelSlot = -1;                ///< the slot width (px) the bar titles were fitted to
+    QString m_labelKey;                  ///< and the titles they were fitted from
+    double m_headFraction = 0.15 / 1.15; ///< the share of the plot's height above the tallest bar
+    double m_totalFactor = 1.0;          ///< the totals' font, as a share of their theme font
+    QStringList m_yLabels;               ///< the value axis' label, long to short: the first that fits is shown
 };
 
-}  // namespace trainmem
+} // namespace trainmem

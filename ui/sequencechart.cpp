@@ -8,20 +8,23 @@
 namespace trainmem {
 namespace {
 
-constexpr int kMinExp = 9;   // 512
-constexpr int kMaxExp = 20;  // 1M
+constexpr int kMinExp = 9;  // 512
+constexpr int kMaxExp = 20; // 1M
 
 QString curveName(int mode)
 {
     switch (static_cast<Checkpointing>(mode)) {
-    case Checkpointing::None: return SequenceChart::tr("No checkpointing");
-    case Checkpointing::Selective: return SequenceChart::tr("Selective recompute");
-    case Checkpointing::Full: return SequenceChart::tr("Full recompute");
+    case Checkpointing::None:
+        return SequenceChart::tr("No checkpointing");
+    case Checkpointing::Selective:
+        return SequenceChart::tr("Selective recompute");
+    case Checkpointing::Full:
+        return SequenceChart::tr("Full recompute");
     }
     return {};
 }
 
-}  // namespace
+} // namespace
 
 SequenceChart::SequenceChart(QWidget* parent) : LivePlot(parent)
 {
@@ -115,8 +118,8 @@ void SequenceChart::setTheme(const ChartTheme& theme)
 
     m_floor->setPen(QPen(ChartTheme::segmentColor(SegmentKind::Weights), lineW, Qt::DashLine));
     m_current->setPen(QPen(theme.marker, lineW));
-    m_current->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme.marker, theme.background,
-                                               theme.fontPx * 0.9));
+    m_current->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, theme.marker, theme.background, theme.fontPx * 0.9));
     m_capacityLine->setPen(QPen(theme.capacity, lineW, Qt::DashLine));
     m_capacityText->setFont(theme.font(1.0, true));
     m_capacityText->setColor(theme.capacity);
@@ -175,7 +178,8 @@ bool SequenceChart::applyTickStride(double octavePx)
 bool SequenceChart::arrangeLabels()
 {
     m_laidOut = true;
-    bool relayout = applyTickStride(std::fabs(xAxis->coordToPixel(2.0 * kSweepMinSeq) - xAxis->coordToPixel(kSweepMinSeq)));
+    bool relayout =
+        applyTickStride(std::fabs(xAxis->coordToPixel(2.0 * kSweepMinSeq) - xAxis->coordToPixel(kSweepMinSeq)));
     // Memory ticks at least two and a half font heights apart: fewer decades labelled on a low plot.
     const int ticks = std::clamp(static_cast<int>(axisRect()->height() / (m_theme.fontPx * 2.5)), 2, 5);
     if (m_bytesTicker->tickCount() != ticks) {
@@ -206,15 +210,17 @@ bool SequenceChart::arrangeLabels()
         const LabelSpot left{point + QPointF(-dx, dy), Qt::AlignRight | Qt::AlignTop};
         const LabelSpot leftUp{point + QPointF(-dx, -dy), Qt::AlignRight | Qt::AlignBottom};
         const bool leftHalf = point.x() < plot.center().x();
-        placeLabel(m_markerText, leftHalf ? std::vector<LabelSpot>{right, rightUp, left, leftUp}
-                                          : std::vector<LabelSpot>{left, leftUp, right, rightUp},
+        placeLabel(m_markerText,
+                   leftHalf ? std::vector<LabelSpot>{right, rightUp, left, leftUp}
+                            : std::vector<LabelSpot>{left, leftUp, right, rightUp},
                    plot, m_theme.font(1.0, true), taken);
     } else {
         m_markerText->setSkipped(true);
     }
     if (m_diesText->visible()) {
         // In the shaded region above the line, at its top left or right.
-        const QRect dies(plot.topLeft(), QPoint(plot.right(), std::clamp(static_cast<int>(capY) - 1, plot.top(), plot.bottom())));
+        const QRect dies(plot.topLeft(),
+                         QPoint(plot.right(), std::clamp(static_cast<int>(capY) - 1, plot.top(), plot.bottom())));
         const QPointF gap(plot.width() * 0.015, plot.height() * 0.02);
         placeLabel(m_diesText,
                    {{QPointF(plot.left() + gap.x(), plot.top() + gap.y()), Qt::AlignLeft | Qt::AlignTop},
@@ -311,8 +317,9 @@ void SequenceChart::rebuild()
     m_markerSeq = std::clamp(m_data.currentSeq, kSweepMinSeq, kSweepMaxSeq);
     m_marker->point1->setCoords(m_markerSeq, lower);
     m_marker->point2->setCoords(m_markerSeq, upper);
-    m_markerText->setText(QStringLiteral("%1: %2").arg(QString::fromStdString(formatContext(static_cast<int64_t>(m_data.currentSeq))),
-                                                       tickBytes(m_data.currentTotal, m_units)));
+    m_markerText->setText(
+        QStringLiteral("%1: %2").arg(QString::fromStdString(formatContext(static_cast<int64_t>(m_data.currentSeq))),
+                                     tickBytes(m_data.currentTotal, m_units)));
 
     const bool cross = sw.crossoverSeq.has_value() && *sw.crossoverSeq > kSweepMinSeq;
     m_crossLine->setVisible(cross);
@@ -327,4 +334,4 @@ void SequenceChart::rebuild()
     }
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -3,8 +3,8 @@
 // core's ContextSweep, the model-state floor, the capacity line with the "dies" region above it,
 // a marker at the current context and the crossover where activations pass model state.
 
-#include "coreapi.h"
 #include "charttheme.h"
+#include "coreapi.h"
 #include "units.h"
 
 #include "liveplot.h"
@@ -19,11 +19,11 @@ class LogBytesTicker;
 struct SequenceChartData {
     ContextSweep sweep;
     double currentSeq = 4096;
-    double currentTotal = 0;  ///< perGpu.total() of the scenario at currentSeq
+    double currentTotal = 0; ///< perGpu.total() of the scenario at currentSeq
     Checkpointing checkpointing = Checkpointing::None;
     bool inference = false;
-    QString gpuName;          ///< "H100", for "Out of memory on one H100"
-    QString capacityLabel;    ///< "H100 · 80 GB"; the capacity itself is sweep.capacity
+    QString gpuName;       ///< "H100", for "Out of memory on one H100"
+    QString capacityLabel; ///< "H100 · 80 GB"; the capacity itself is sweep.capacity
 };
 
 class SequenceChart : public LivePlot
@@ -81,10 +81,10 @@ private:
     SequenceChartData m_data;
     UnitSystem m_units = UnitSystem::Decimal;
     ChartTheme m_theme;
-    int m_tickStride = 0;  ///< 0 until the labels are made
-    bool m_laidOut = false;  ///< a layout has measured the axis; before it the stride is a guess
-    int m_fitWidth = 0;  ///< an export's width; 0 follows the widget
-    double m_markerSeq = 4096;  ///< where the marker is (the context clamped to the sweep)
+    int m_tickStride = 0;      ///< 0 until the labels are made
+    bool m_laidOut = false;    ///< a layout has measured the axis; before it the stride is a guess
+    int m_fitWidth = 0;        ///< an export's width; 0 follows the widget
+    double m_markerSeq = 4096; ///< where the marker is (the context clamped to the sweep)
 };
 
-}  // namespace trainmem
+} // namespace trainmem
