@@ -1,13 +1,12 @@
 #include "cli.h"
 
-#include "coreapi.h"
 #include "chartkind.h"
+#include "coreapi.h"
 #include "units.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFile>
-
 
 #include <cmath>
 #include <cstdio>
@@ -18,50 +17,118 @@ namespace {
 struct Options {
     QCommandLineOption json{QStringLiteral("json"), QStringLiteral("Print the full breakdown as JSON and exit.")};
     QCommandLineOption text{QStringLiteral("text"), QStringLiteral("Print the breakdown as a table and exit.")};
-    QCommandLineOption preset{QStringLiteral("preset"), QStringLiteral("Start from a built-in or user preset (see --list-presets)."), QStringLiteral("id")};
-    QCommandLineOption scenario{QStringLiteral("scenario"), QStringLiteral("Start from a scenario JSON file."), QStringLiteral("file")};
-    QCommandLineOption hfConfig{QStringLiteral("hf-config"), QStringLiteral("Use the model of a Hugging Face config.json (the file, or a folder holding one); the rest of the setup comes from the preset or scenario and the other options."), QStringLiteral("path")};
-    QCommandLineOption exportPng{QStringLiteral("export-png"), QStringLiteral("Render a chart to a PNG file offscreen and exit."), QStringLiteral("file")};
-    QCommandLineOption exportTour{QStringLiteral("export-tour"), QStringLiteral("Write the chapter tour as slides: one PNG per step and index.md with the narration, into a folder, and exit."), QStringLiteral("folder")};
-    QCommandLineOption chart{QStringLiteral("chart"), QStringLiteral("Chart to export: bars, seq, dashboard (default) or peers (Megatron and DeepSpeed beside TrainMem)."), QStringLiteral("bars|seq|dashboard|peers"), QStringLiteral("dashboard")};
-    QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Export width in pixels (default 1600)."), QStringLiteral("px"), QStringLiteral("1600")};
-    QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Export height in pixels (default 1000)."), QStringLiteral("px"), QStringLiteral("1000")};
-    QCommandLineOption scale{QStringLiteral("scale"), QStringLiteral("Export scale factor, e.g. 2 for a high-DPI slide (default 1)."), QStringLiteral("factor"), QStringLiteral("1")};
-    QCommandLineOption params{QStringLiteral("params"), QStringLiteral("Total parameters: 7e9, 7B, 70b, 2.4T. Replaces a preset's architecture with the size rule."), QStringLiteral("count")};
-    QCommandLineOption activeParams{QStringLiteral("active-params"), QStringLiteral("Active parameters per token (mixture of experts)."), QStringLiteral("count")};
+    QCommandLineOption preset{QStringLiteral("preset"),
+                              QStringLiteral("Start from a built-in or user preset (see --list-presets)."),
+                              QStringLiteral("id")};
+    QCommandLineOption scenario{QStringLiteral("scenario"), QStringLiteral("Start from a scenario JSON file."),
+                                QStringLiteral("file")};
+    QCommandLineOption hfConfig{
+        QStringLiteral("hf-config"),
+        QStringLiteral("Use the model of a Hugging Face config.json (the file, or a folder holding one); the rest of "
+                       "the setup comes from the preset or scenario and the other options."),
+        QStringLiteral("path")};
+    QCommandLineOption exportPng{QStringLiteral("export-png"),
+                                 QStringLiteral("Render a chart to a PNG file offscreen and exit."),
+                                 QStringLiteral("file")};
+    QCommandLineOption exportTour{QStringLiteral("export-tour"),
+                                  QStringLiteral("Write the chapter tour as slides: one PNG per step and index.md with "
+                                                 "the narration, into a folder, and exit."),
+                                  QStringLiteral("folder")};
+    QCommandLineOption chart{
+        QStringLiteral("chart"),
+        QStringLiteral(
+            "Chart to export: bars, seq, dashboard (default) or peers (Megatron and DeepSpeed beside TrainMem)."),
+        QStringLiteral("bars|seq|dashboard|peers"), QStringLiteral("dashboard")};
+    QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Export width in pixels (default 1600)."),
+                             QStringLiteral("px"), QStringLiteral("1600")};
+    QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Export height in pixels (default 1000)."),
+                              QStringLiteral("px"), QStringLiteral("1000")};
+    QCommandLineOption scale{QStringLiteral("scale"),
+                             QStringLiteral("Export scale factor, e.g. 2 for a high-DPI slide (default 1)."),
+                             QStringLiteral("factor"), QStringLiteral("1")};
+    QCommandLineOption params{
+        QStringLiteral("params"),
+        QStringLiteral("Total parameters: 7e9, 7B, 70b, 2.4T. Replaces a preset's architecture with the size rule."),
+        QStringLiteral("count")};
+    QCommandLineOption activeParams{QStringLiteral("active-params"),
+                                    QStringLiteral("Active parameters per token (mixture of experts)."),
+                                    QStringLiteral("count")};
     QCommandLineOption mode{QStringLiteral("mode"), QStringLiteral("training or inference."), QStringLiteral("mode")};
-    QCommandLineOption precision{QStringLiteral("precision"), QStringLiteral("fp32, bf16-mixed, fp16-mixed, bf16 or fp8-mixed."), QStringLiteral("recipe")};
-    QCommandLineOption optimizer{QStringLiteral("optimizer"), QStringLiteral("adamw, adam, sgd, sgd-momentum, lion, adafactor or adam8bit."), QStringLiteral("name")};
-    QCommandLineOption weights{QStringLiteral("weights"), QStringLiteral("Inference weight format: bf16, int8 or int4."), QStringLiteral("format")};
-    QCommandLineOption seq{QStringLiteral("seq"), QStringLiteral("Context length in tokens: 8192, 8k, 128k, 1M."), QStringLiteral("tokens")};
-    QCommandLineOption batch{QStringLiteral("batch"), QStringLiteral("Micro-batch size (sequences per GPU per step)."), QStringLiteral("n")};
-    QCommandLineOption checkpointing{QStringLiteral("checkpointing"), QStringLiteral("Activation checkpointing: none, selective or full."), QStringLiteral("mode")};
-    QCommandLineOption finetune{QStringLiteral("finetune"), QStringLiteral("Fine-tuning: full (every parameter), lora (adapters on a frozen base) or qlora (adapters on a 4-bit NF4 base)."), QStringLiteral("full|lora|qlora")};
-    QCommandLineOption loraRank{QStringLiteral("lora-rank"), QStringLiteral("LoRA rank r, 1-4096 (default 16)."), QStringLiteral("n")};
-    QCommandLineOption loraTargets{QStringLiteral("lora-targets"), QStringLiteral("Layers with adapters: attn (q, k, v, o) or all (every linear of attention and MLP, experts included)."), QStringLiteral("attn|all")};
-    QCommandLineOption flash{QStringLiteral("flash"), QStringLiteral("Fused (flash) attention: on or off."), QStringLiteral("on|off")};
+    QCommandLineOption precision{QStringLiteral("precision"),
+                                 QStringLiteral("fp32, bf16-mixed, fp16-mixed, bf16 or fp8-mixed."),
+                                 QStringLiteral("recipe")};
+    QCommandLineOption optimizer{QStringLiteral("optimizer"),
+                                 QStringLiteral("adamw, adam, sgd, sgd-momentum, lion, adafactor or adam8bit."),
+                                 QStringLiteral("name")};
+    QCommandLineOption weights{QStringLiteral("weights"),
+                               QStringLiteral("Inference weight format: bf16, int8 or int4."),
+                               QStringLiteral("format")};
+    QCommandLineOption seq{QStringLiteral("seq"), QStringLiteral("Context length in tokens: 8192, 8k, 128k, 1M."),
+                           QStringLiteral("tokens")};
+    QCommandLineOption batch{QStringLiteral("batch"), QStringLiteral("Micro-batch size (sequences per GPU per step)."),
+                             QStringLiteral("n")};
+    QCommandLineOption checkpointing{QStringLiteral("checkpointing"),
+                                     QStringLiteral("Activation checkpointing: none, selective or full."),
+                                     QStringLiteral("mode")};
+    QCommandLineOption finetune{QStringLiteral("finetune"),
+                                QStringLiteral("Fine-tuning: full (every parameter), lora (adapters on a frozen base) "
+                                               "or qlora (adapters on a 4-bit NF4 base)."),
+                                QStringLiteral("full|lora|qlora")};
+    QCommandLineOption loraRank{QStringLiteral("lora-rank"), QStringLiteral("LoRA rank r, 1-4096 (default 16)."),
+                                QStringLiteral("n")};
+    QCommandLineOption loraTargets{
+        QStringLiteral("lora-targets"),
+        QStringLiteral(
+            "Layers with adapters: attn (q, k, v, o) or all (every linear of attention and MLP, experts included)."),
+        QStringLiteral("attn|all")};
+    QCommandLineOption flash{QStringLiteral("flash"), QStringLiteral("Fused (flash) attention: on or off."),
+                             QStringLiteral("on|off")};
     QCommandLineOption gpu{QStringLiteral("gpu"), QStringLiteral("GPU type (see --list-gpus)."), QStringLiteral("id")};
     QCommandLineOption gpus{QStringLiteral("gpus"), QStringLiteral("Number of GPUs."), QStringLiteral("n")};
-    QCommandLineOption zero{QStringLiteral("zero"), QStringLiteral("ZeRO stage 0-3 (3 = FSDP)."), QStringLiteral("stage")};
+    QCommandLineOption zero{QStringLiteral("zero"), QStringLiteral("ZeRO stage 0-3 (3 = FSDP)."),
+                            QStringLiteral("stage")};
     QCommandLineOption tp{QStringLiteral("tp"), QStringLiteral("Tensor-parallel degree."), QStringLiteral("n")};
     QCommandLineOption pp{QStringLiteral("pp"), QStringLiteral("Pipeline-parallel degree."), QStringLiteral("n")};
     QCommandLineOption ep{QStringLiteral("ep"), QStringLiteral("Expert-parallel degree."), QStringLiteral("n")};
-    QCommandLineOption etp{QStringLiteral("etp"), QStringLiteral("Expert tensor-parallel degree: how many ways each routed expert's matrices are split (default: --tp, as Megatron-LM)."), QStringLiteral("n")};
-    QCommandLineOption vpp{QStringLiteral("vpp"), QStringLiteral("Virtual pipeline stages per GPU (interleaved 1F1B); 1 = plain 1F1B."), QStringLiteral("n")};
-    QCommandLineOption gradAccum{QStringLiteral("grad-accum"), QStringLiteral("Micro-batches per optimizer step (gradient accumulation): the pipeline's tapes in flight and the communication tax."), QStringLiteral("n")};
-    QCommandLineOption globalBatch{QStringLiteral("global-batch"), QStringLiteral("Sequences per optimizer step, micro-batch × data parallel × grad-accum (sets --grad-accum)."), QStringLiteral("n")};
-    QCommandLineOption tokens{QStringLiteral("tokens"), QStringLiteral("Training tokens for the cost receipt: 15T, 1.4e12."), QStringLiteral("count")};
-    QCommandLineOption mfu{QStringLiteral("mfu"), QStringLiteral("Model FLOPs utilisation for the cost receipt, 0-1."), QStringLiteral("fraction")};
-    QCommandLineOption price{QStringLiteral("price"), QStringLiteral("USD per GPU-hour for the cost receipt."), QStringLiteral("usd")};
+    QCommandLineOption etp{QStringLiteral("etp"),
+                           QStringLiteral("Expert tensor-parallel degree: how many ways each routed expert's matrices "
+                                          "are split (default: --tp, as Megatron-LM)."),
+                           QStringLiteral("n")};
+    QCommandLineOption vpp{QStringLiteral("vpp"),
+                           QStringLiteral("Virtual pipeline stages per GPU (interleaved 1F1B); 1 = plain 1F1B."),
+                           QStringLiteral("n")};
+    QCommandLineOption gradAccum{QStringLiteral("grad-accum"),
+                                 QStringLiteral("Micro-batches per optimizer step (gradient accumulation): the "
+                                                "pipeline's tapes in flight and the communication tax."),
+                                 QStringLiteral("n")};
+    QCommandLineOption globalBatch{
+        QStringLiteral("global-batch"),
+        QStringLiteral("Sequences per optimizer step, micro-batch × data parallel × grad-accum (sets --grad-accum)."),
+        QStringLiteral("n")};
+    QCommandLineOption tokens{QStringLiteral("tokens"),
+                              QStringLiteral("Training tokens for the cost receipt: 15T, 1.4e12."),
+                              QStringLiteral("count")};
+    QCommandLineOption mfu{QStringLiteral("mfu"), QStringLiteral("Model FLOPs utilisation for the cost receipt, 0-1."),
+                           QStringLiteral("fraction")};
+    QCommandLineOption price{QStringLiteral("price"), QStringLiteral("USD per GPU-hour for the cost receipt."),
+                             QStringLiteral("usd")};
     QCommandLineOption listPresets{QStringLiteral("list-presets"), QStringLiteral("List the presets and exit.")};
-    QCommandLineOption megatron{QStringLiteral("megatron-args"), QStringLiteral("Megatron-LM flags, a torchrun … pretrain_gpt.py line or a shell script (@FILE reads a file): the model, batch and layout come from them, and --json adds Megatron's and DeepSpeed's own estimates."), QStringLiteral("flags")};
+    QCommandLineOption megatron{
+        QStringLiteral("megatron-args"),
+        QStringLiteral(
+            "Megatron-LM flags, a torchrun … pretrain_gpt.py line or a shell script (@FILE reads a file): the model, "
+            "batch and layout come from them, and --json adds Megatron's and DeepSpeed's own estimates."),
+        QStringLiteral("flags")};
     QCommandLineOption listGpus{QStringLiteral("list-gpus"), QStringLiteral("List the GPU catalog and exit.")};
 
     void addTo(QCommandLineParser& p) const
     {
-        p.addOptions({json, text, preset, scenario, hfConfig, exportPng, exportTour, chart, width, height, scale, params, activeParams, mode,
-                      precision, optimizer, weights, seq, batch, checkpointing, finetune, loraRank, loraTargets, flash, gpu, gpus, zero, tp, pp, ep,
-                      etp, vpp, gradAccum, globalBatch, tokens, mfu, price, megatron, listPresets, listGpus});
+        p.addOptions({json,      text,        preset,   scenario,    hfConfig,  exportPng,     exportTour,
+                      chart,     width,       height,   scale,       params,    activeParams,  mode,
+                      precision, optimizer,   weights,  seq,         batch,     checkpointing, finetune,
+                      loraRank,  loraTargets, flash,    gpu,         gpus,      zero,          tp,
+                      pp,        ep,          etp,      vpp,         gradAccum, globalBatch,   tokens,
+                      mfu,       price,       megatron, listPresets, listGpus});
     }
 };
 
@@ -71,7 +138,8 @@ QString fail(const QString& option, const QString& message)
 }
 
 // Each override: read, check, apply; the first error ends parsing with a message naming the option.
-class Overrides {
+class Overrides
+{
 public:
     Overrides(const QCommandLineParser& p, Scenario& s) : m_p(p), m_s(s) {}
     QString error;
@@ -89,7 +157,8 @@ public:
             if (neg && d <= 0)
                 error = fail(name, QStringLiteral("must be a positive integer, got %1").arg(v));
             else
-                error = fail(name, QStringLiteral("must be a whole number such as 8192, 7B or 2.4T, got \"%1\"").arg(v));
+                error =
+                    fail(name, QStringLiteral("must be a whole number such as 8192, 7B or 2.4T, got \"%1\"").arg(v));
             return false;
         }
         if (*n < min || *n > max) {
@@ -107,8 +176,9 @@ public:
         bool ok = false;
         const double d = m_p.value(o).toDouble(&ok);
         if (!ok || !std::isfinite(d) || d < min || d > max) {
-            error = fail(o.names().constFirst(),
-                         QStringLiteral("must be a number between %1 and %2, got \"%3\"").arg(min).arg(max).arg(m_p.value(o)));
+            error = fail(
+                o.names().constFirst(),
+                QStringLiteral("must be a number between %1 and %2, got \"%3\"").arg(min).arg(max).arg(m_p.value(o)));
             return false;
         }
         out = d;
@@ -122,8 +192,9 @@ public:
             return;
         const auto v = parse(m_p.value(o).toStdString());
         if (!v) {
-            error = fail(o.names().constFirst(), QStringLiteral("must be one of %1, got \"%2\"")
-                                                     .arg(QString::fromStdString(names), m_p.value(o)));
+            error =
+                fail(o.names().constFirst(),
+                     QStringLiteral("must be one of %1, got \"%2\"").arg(QString::fromStdString(names), m_p.value(o)));
             return;
         }
         out = *v;
@@ -142,7 +213,8 @@ bool readMegatron(const QString& value, int64_t gpus, CliRequest& r, QString& er
     if (value.startsWith(QLatin1Char('@'))) {
         QFile f(value.mid(1));
         if (!f.open(QIODevice::ReadOnly)) {
-            error = fail(QStringLiteral("megatron-args"), QStringLiteral("cannot read %1: %2").arg(value.mid(1), f.errorString()));
+            error = fail(QStringLiteral("megatron-args"),
+                         QStringLiteral("cannot read %1: %2").arg(value.mid(1), f.errorString()));
             return false;
         }
         text = QString::fromUtf8(f.readAll());
@@ -164,20 +236,20 @@ bool readMegatron(const QString& value, int64_t gpus, CliRequest& r, QString& er
     for (const std::string& n : parsed.notes)
         r.megatronNotes << QString::fromStdString(n);
     if (!r.megatronIgnored.isEmpty())
-        r.warnings << QStringLiteral("--megatron-args: ignored (not used by the estimates): %1").arg(r.megatronIgnored.join(QStringLiteral(", ")));
+        r.warnings << QStringLiteral("--megatron-args: ignored (not used by the estimates): %1")
+                          .arg(r.megatronIgnored.join(QStringLiteral(", ")));
     return true;
 }
 
-}  // namespace
+} // namespace
 
 CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& library)
 {
     CliOutcome out;
     CliRequest& r = out.request;
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral(
-        "TrainMem shows why training a large model does not fit on one GPU.\n"
-        "Without a headless option it opens the window."));
+    p.setApplicationDescription(QStringLiteral("TrainMem shows why training a large model does not fit on one GPU.\n"
+                                               "Without a headless option it opens the window."));
     const QCommandLineOption help = p.addHelpOption();
     const QCommandLineOption version = p.addVersionOption();
     const Options o;
@@ -236,7 +308,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             for (const PresetEntry& pe : library.presets())
                 ids << QString::fromStdString(pe.scenario.id);
             out.ok = false;
-            out.error = QStringLiteral("--preset: unknown preset \"%1\" (known: %2)").arg(id, ids.join(QStringLiteral(", ")));
+            out.error =
+                QStringLiteral("--preset: unknown preset \"%1\" (known: %2)").arg(id, ids.join(QStringLiteral(", ")));
             return out;
         }
         r.scenario = e->scenario;
@@ -266,7 +339,10 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     const int64_t presetActive = s.model.activeParams > 0 ? s.model.activeParams : s.model.params;
     bool sizeChanged = false;
     int64_t total = presetTotal, active = presetActive;
-    if (ov.count(o.params, 1, kMaxParams, [&](int64_t n) { total = n; active = p.isSet(o.activeParams) ? active : n; }))
+    if (ov.count(o.params, 1, kMaxParams, [&](int64_t n) {
+            total = n;
+            active = p.isSet(o.activeParams) ? active : n;
+        }))
         sizeChanged = true;
     if (ov.count(o.activeParams, 1, kMaxParams, [&](int64_t n) { active = n; }))
         sizeChanged = true;
@@ -293,7 +369,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.choice(o.finetune, s.training.fineTune, fineTuneFromString, fineTuneNames());
     ov.count(o.loraRank, 1, kMaxLoraRank, [&](int64_t n) { s.training.loraRank = n; });
     ov.choice(o.loraTargets, s.training.loraTargets, loraTargetsFromString, loraTargetsNames());
-    ov.count(o.seq, 1, kMaxSeq, [&](int64_t n) { s.training.seqLen = n; }, true);
+    ov.count(
+        o.seq, 1, kMaxSeq, [&](int64_t n) { s.training.seqLen = n; }, true);
     ov.count(o.batch, 1, kMaxMicroBatch, [&](int64_t n) { s.training.microBatch = n; });
     // --gpus alone keeps the file's tp/pp/ep as far as they still divide it (the core's rule, as in the
     // window); --tp/--pp given too are taken as asked and checked below.
@@ -325,7 +402,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
             s.training.flashAttention = false;
         else
-            ov.error = fail(QStringLiteral("flash"), QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.flash)));
+            ov.error =
+                fail(QStringLiteral("flash"), QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.flash)));
     }
     if (ov.error.isEmpty() && p.isSet(o.gpu)) {
         const GpuSpec* g = library.gpus().find(p.value(o.gpu).toStdString());
@@ -333,16 +411,19 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             QStringList ids;
             for (const GpuSpec& gs : library.gpus().gpus)
                 ids << QString::fromStdString(gs.id);
-            ov.error = fail(QStringLiteral("gpu"), QStringLiteral("unknown GPU \"%1\" (known: %2)")
-                                                       .arg(p.value(o.gpu), ids.join(QStringLiteral(", "))));
+            ov.error = fail(
+                QStringLiteral("gpu"),
+                QStringLiteral("unknown GPU \"%1\" (known: %2)").arg(p.value(o.gpu), ids.join(QStringLiteral(", "))));
         } else {
             s.hardware.gpu = g->id;
         }
     }
     // Adapter options that would change nothing are refused rather than silently dropped.
-    if (ov.error.isEmpty() && p.isSet(o.finetune) && s.training.fineTune != FineTune::Full && s.training.mode == Mode::Inference)
-        ov.error = fail(QStringLiteral("finetune"), QStringLiteral("%1 applies to training; serving reads the merged weights (add --mode training)")
-                                                        .arg(p.value(o.finetune)));
+    if (ov.error.isEmpty() && p.isSet(o.finetune) && s.training.fineTune != FineTune::Full &&
+        s.training.mode == Mode::Inference)
+        ov.error = fail(QStringLiteral("finetune"),
+                        QStringLiteral("%1 applies to training; serving reads the merged weights (add --mode training)")
+                            .arg(p.value(o.finetune)));
     for (const QCommandLineOption* lora : {&o.loraRank, &o.loraTargets})
         if (ov.error.isEmpty() && p.isSet(*lora) && s.training.fineTune == FineTune::Full)
             ov.error = fail(lora->names().constFirst(), QStringLiteral("applies only with --finetune lora or qlora"));
@@ -351,7 +432,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         out.error = ov.error;
         return out;
     }
-    if (p.isSet(o.megatron) && !readMegatron(p.value(o.megatron), p.isSet(o.gpus) ? s.hardware.gpus : 0, r, out.error)) {
+    if (p.isSet(o.megatron) &&
+        !readMegatron(p.value(o.megatron), p.isSet(o.gpus) ? s.hardware.gpus : 0, r, out.error)) {
         out.ok = false;
         return out;
     }
@@ -371,18 +453,21 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             option = QStringLiteral("grad-accum");
         else if (option == QLatin1String("expert_tensor_parallel"))
             option = QStringLiteral("etp");
-        out.error = QStringLiteral("--%1 (%2): %3").arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
+        out.error = QStringLiteral("--%1 (%2): %3")
+                        .arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
         return out;
     }
-    for (const QCommandLineOption* override : {&o.params, &o.activeParams, &o.mode, &o.precision, &o.optimizer, &o.weights,
-                                                &o.seq, &o.batch, &o.checkpointing, &o.finetune, &o.loraRank,
-                                                &o.loraTargets, &o.flash, &o.gpu, &o.gpus, &o.zero,
-                                                &o.tp, &o.pp, &o.ep, &o.etp, &o.vpp, &o.gradAccum, &o.globalBatch, &o.tokens, &o.mfu, &o.price})
+    for (const QCommandLineOption* override :
+         {&o.params,    &o.activeParams,  &o.mode,     &o.precision, &o.optimizer,   &o.weights, &o.seq,
+          &o.batch,     &o.checkpointing, &o.finetune, &o.loraRank,  &o.loraTargets, &o.flash,   &o.gpu,
+          &o.gpus,      &o.zero,          &o.tp,       &o.pp,        &o.ep,          &o.etp,     &o.vpp,
+          &o.gradAccum, &o.globalBatch,   &o.tokens,   &o.mfu,       &o.price})
         r.scenarioGiven = r.scenarioGiven || p.isSet(*override);
 
     if (p.isSet(o.exportPng) && p.isSet(o.exportTour)) {
         out.ok = false;
-        out.error = fail(QStringLiteral("export-tour"), QStringLiteral("writes the tour's own slides; give it or --export-png, not both"));
+        out.error = fail(QStringLiteral("export-tour"),
+                         QStringLiteral("writes the tour's own slides; give it or --export-png, not both"));
         return out;
     }
     if (p.isSet(o.exportPng) || p.isSet(o.exportTour)) {
@@ -397,7 +482,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         }
         if (chartKindFromName(r.chart) == std::nullopt) {
             out.ok = false;
-            out.error = fail(QStringLiteral("chart"), QStringLiteral("must be bars, seq, dashboard or peers, got \"%1\"").arg(r.chart));
+            out.error = fail(QStringLiteral("chart"),
+                             QStringLiteral("must be bars, seq, dashboard or peers, got \"%1\"").arg(r.chart));
             return out;
         }
         bool okW = false, okH = false, okS = false;
@@ -406,14 +492,18 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         r.scale = p.value(o.scale).toDouble(&okS);
         if (!okW || r.width < 200 || r.width > 16384) {
             out.ok = false;
-            out.error = fail(QStringLiteral("width"), QStringLiteral("must be 200 to 16384 pixels, got \"%1\"").arg(p.value(o.width)));
+            out.error = fail(QStringLiteral("width"),
+                             QStringLiteral("must be 200 to 16384 pixels, got \"%1\"").arg(p.value(o.width)));
         } else if (!okH || r.height < 150 || r.height > 16384) {
             out.ok = false;
-            out.error = fail(QStringLiteral("height"), QStringLiteral("must be 150 to 16384 pixels, got \"%1\"").arg(p.value(o.height)));
-        } else if (!okS || !std::isfinite(r.scale) || r.scale < 0.25 || r.scale > 8 || r.width * r.scale > 32768
-                   || r.height * r.scale > 32768) {
+            out.error = fail(QStringLiteral("height"),
+                             QStringLiteral("must be 150 to 16384 pixels, got \"%1\"").arg(p.value(o.height)));
+        } else if (!okS || !std::isfinite(r.scale) || r.scale < 0.25 || r.scale > 8 || r.width * r.scale > 32768 ||
+                   r.height * r.scale > 32768) {
             out.ok = false;
-            out.error = fail(QStringLiteral("scale"), QStringLiteral("must be 0.25 to 8 and keep the image under 32768 pixels, got \"%1\"").arg(p.value(o.scale)));
+            out.error = fail(QStringLiteral("scale"),
+                             QStringLiteral("must be 0.25 to 8 and keep the image under 32768 pixels, got \"%1\"")
+                                 .arg(p.value(o.scale)));
         }
     } else if (p.isSet(o.json)) {
         r.action = CliRequest::Action::Json;
@@ -423,4 +513,4 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     return out;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

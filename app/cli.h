@@ -1,8 +1,8 @@
 #pragma once
 // The command line (README, "Command line"): one parser for the window and the headless modes.
 
-#include "presetlibrary.h"
 #include "megatronargs.h"
+#include "presetlibrary.h"
 #include "scenario.h"
 
 #include <QString>
@@ -16,23 +16,23 @@ struct CliRequest {
     enum class Action { Window, Json, Text, ExportPng, ExportTour, ListPresets, ListGpus, Help, Version };
     Action action = Action::Window;
     Scenario scenario;
-    bool scenarioGiven = false;  ///< --preset, --scenario or an override was given
-    QString exportFile;          ///< --export-png's file, or --export-tour's folder
+    bool scenarioGiven = false; ///< --preset, --scenario or an override was given
+    QString exportFile;         ///< --export-png's file, or --export-tour's folder
     QString chart = QStringLiteral("dashboard");
     int width = 1600;
     int height = 1000;
     double scale = 1.0;
     QString helpText;
-    QStringList warnings;        ///< printed to stderr, not fatal
-    std::optional<MegatronArgs> megatron;  ///< --megatron-args, read (the scenario is made from it)
-    QStringList megatronIgnored;           ///< flags of --megatron-args TrainMem does not read
-    QStringList megatronNotes;             ///< assumptions made reading them
+    QStringList warnings;                 ///< printed to stderr, not fatal
+    std::optional<MegatronArgs> megatron; ///< --megatron-args, read (the scenario is made from it)
+    QStringList megatronIgnored;          ///< flags of --megatron-args TrainMem does not read
+    QStringList megatronNotes;            ///< assumptions made reading them
 };
 
 struct CliOutcome {
     bool ok = true;
     CliRequest request;
-    QString error;               ///< "--seq: must be a positive integer, got -4"
+    QString error; ///< "--seq: must be a positive integer, got -4"
 };
 
 /// Parses arguments (argv[0] first). Overrides apply on top of the preset or scenario file.
@@ -41,4 +41,4 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
 /// Runs a headless action, writing to stdout/stderr. Returns the process exit code.
 int runHeadless(const CliRequest& request, const PresetLibrary& library);
 
-}  // namespace trainmem
+} // namespace trainmem

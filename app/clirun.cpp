@@ -43,7 +43,7 @@ void addPeers(nlohmann::json& j, const CliRequest& r, const Breakdown& b, const 
     j["peers"] = peers;
 }
 
-}  // namespace
+} // namespace
 
 int runHeadless(const CliRequest& r, const PresetLibrary& library)
 {
@@ -52,20 +52,23 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
         print(stdout, r.helpText);
         return 0;
     case CliRequest::Action::Version:
-        print(stdout, QStringLiteral("%1 %2\n").arg(QCoreApplication::applicationName(), QCoreApplication::applicationVersion()));
+        print(stdout, QStringLiteral("%1 %2\n").arg(QCoreApplication::applicationName(),
+                                                    QCoreApplication::applicationVersion()));
         return 0;
     case CliRequest::Action::ListPresets: {
         QString out;
         for (const PresetEntry& e : library.presets()) {
             const Breakdown b = account(e.scenario, library.gpuFor(e.scenario));
-            out += QStringLiteral("%1  %2  (%3 params%4)%5\n")
-                       .arg(QString::fromStdString(e.scenario.id).leftJustified(14),
-                            QString::fromStdString(e.scenario.name).leftJustified(40),
-                            QString::fromStdString(formatCount(static_cast<double>(b.model.params.total))),
-                            b.model.params.active != b.model.params.total
-                                ? QStringLiteral(", %1 active").arg(QString::fromStdString(formatCount(static_cast<double>(b.model.params.active))))
-                                : QString(),
-                            e.builtIn ? QString() : QStringLiteral("  [user: %1]").arg(e.file));
+            out +=
+                QStringLiteral("%1  %2  (%3 params%4)%5\n")
+                    .arg(QString::fromStdString(e.scenario.id).leftJustified(14),
+                         QString::fromStdString(e.scenario.name).leftJustified(40),
+                         QString::fromStdString(formatCount(static_cast<double>(b.model.params.total))),
+                         b.model.params.active != b.model.params.total
+                             ? QStringLiteral(", %1 active")
+                                   .arg(QString::fromStdString(formatCount(static_cast<double>(b.model.params.active))))
+                             : QString(),
+                         e.builtIn ? QString() : QStringLiteral("  [user: %1]").arg(e.file));
         }
         print(stdout, out);
         for (const QString& err : library.errors())
@@ -76,7 +79,8 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
         QString out;
         for (const GpuSpec& g : library.gpus().gpus)
             out += QStringLiteral("%1  %2  %3  bf16 %4 TFLOP/s  fp8 %5 TFLOP/s  $%6/h\n")
-                       .arg(QString::fromStdString(g.id).leftJustified(10), QString::fromStdString(g.name).leftJustified(30),
+                       .arg(QString::fromStdString(g.id).leftJustified(10),
+                            QString::fromStdString(g.name).leftJustified(30),
                             QString::fromStdString(formatBytes(g.memoryBytes)).rightJustified(7))
                        .arg(g.bf16Tflops, 7, 'f', 1)
                        .arg(g.fp8Tflops > 0 ? QString::number(g.fp8Tflops, 'f', 1) : QStringLiteral("  —"), 7)
@@ -144,4 +148,4 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
     return 0;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

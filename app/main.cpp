@@ -15,15 +15,15 @@ bool wantsHeadless(int argc, char** argv)
 {
     for (int i = 1; i < argc; ++i) {
         const QByteArray a(argv[i]);
-        for (const char* flag : {"--json", "--text", "--export-png", "--export-tour", "--list-presets", "--list-gpus", "--help", "-h",
-                                 "--version", "-v", "--help-all"})
+        for (const char* flag : {"--json", "--text", "--export-png", "--export-tour", "--list-presets", "--list-gpus",
+                                 "--help", "-h", "--version", "-v", "--help-all"})
             if (a == flag || a.startsWith(QByteArray(flag) + '='))
                 return true;
     }
     return false;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -38,7 +38,8 @@ int main(int argc, char** argv)
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationDisplayName(QStringLiteral("TrainMem"));
-    QGuiApplication::setDesktopFileName(QStringLiteral("org.trainmem.TrainMem"));  // Wayland matches the window to its .desktop entry
+    QGuiApplication::setDesktopFileName(
+        QStringLiteral("org.trainmem.TrainMem")); // Wayland matches the window to its .desktop entry
 
     const trainmem::PresetLibrary& library = trainmem::PresetLibrary::instance();
     const trainmem::CliOutcome parsed = trainmem::parseCommandLine(QCoreApplication::arguments(), library);

@@ -42,4 +42,4 @@ int runWindow(const CliRequest& request, const PresetLibrary& library)
     return QApplication::exec();
 }
 
-}  // namespace trainmem
+} // namespace trainmem

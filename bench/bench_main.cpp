@@ -14,7 +14,6 @@
 
 #include <QApplication>
 
-#include <qcustomplot.h>
 #include <QElapsedTimer>
 #include <QPaintEvent>
 #include <QProcess>
@@ -22,6 +21,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <qcustomplot.h>
 
 #include <nlohmann/json.hpp>
 
@@ -40,8 +40,11 @@ namespace {
 nlohmann::json stats(std::vector<double> v, const char* unit)
 {
     std::sort(v.begin(), v.end());
-    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))]; };
-    return {{"unit", unit}, {"runs", v.size()}, {"median", at(0.5)}, {"p99", at(0.99)}, {"min", v.front()}, {"max", v.back()}};
+    auto at = [&](double q) {
+        return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
+    };
+    return {{"unit", unit},    {"runs", v.size()}, {"median", at(0.5)},
+            {"p99", at(0.99)}, {"min", v.front()}, {"max", v.back()}};
 }
 
 double since(Clock::time_point t0, double scale)
@@ -74,14 +77,14 @@ int startupOnce(int argc, char** argv, Clock::time_point started)
     return app.exec();
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv)
 {
     const Clock::time_point started = Clock::now();
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    QCoreApplication::setOrganizationName(QStringLiteral("TrainMem-bench"));  // keep the user's settings out of it
+    QCoreApplication::setOrganizationName(QStringLiteral("TrainMem-bench")); // keep the user's settings out of it
     QCoreApplication::setApplicationName(QStringLiteral("trainmem-bench"));
     for (int i = 1; i < argc; ++i)
         if (QByteArray(argv[i]) == "--startup-once")
@@ -95,13 +98,16 @@ int main(int argc, char** argv)
         } else if (a == "--only" && i + 1 < argc) {
             only = argv[++i];
         } else {
-            std::fprintf(stderr, "trainmem-bench: unknown argument '%s'\n"
-                                 "usage: trainmem-bench [--quick] [--only core|steps|export|startup]\n", argv[i]);
+            std::fprintf(stderr,
+                         "trainmem-bench: unknown argument '%s'\n"
+                         "usage: trainmem-bench [--quick] [--only core|steps|export|startup]\n",
+                         argv[i]);
             return 2;
         }
     }
     if (!only.isEmpty() && only != "core" && only != "steps" && only != "export" && only != "startup") {
-        std::fprintf(stderr, "trainmem-bench: --only takes core, steps, export or startup, got '%s'\n", only.constData());
+        std::fprintf(stderr, "trainmem-bench: --only takes core, steps, export or startup, got '%s'\n",
+                     only.constData());
         return 2;
     }
     auto wanted = [&](const char* section) { return only.isEmpty() || only == section; };
@@ -109,7 +115,8 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     const PresetLibrary& lib = PresetLibrary::instance();
     nlohmann::json out;
-    out["machine"] = {{"cores", QThread::idealThreadCount()}, {"platform", QGuiApplication::platformName().toStdString()}};
+    out["machine"] = {{"cores", QThread::idealThreadCount()},
+                      {"platform", QGuiApplication::platformName().toStdString()}};
 
     // 1. Core: one full breakdown plus every curve of the sequence chart.
     if (wanted("core")) {
@@ -142,7 +149,11 @@ int main(int argc, char** argv)
         w.show();
         QCoreApplication::processEvents();
         ControlPanel* panel = w.controlPanel();
-        struct Target { const char* name; QAbstractSlider* slider; QSpinBox* spin; };
+        struct Target {
+            const char* name;
+            QAbstractSlider* slider;
+            QSpinBox* spin;
+        };
         const std::vector<Target> targets{
             {"params", panel->paramsField()->slider(), nullptr},
             {"context", panel->contextField()->slider(), nullptr},
@@ -177,7 +188,7 @@ int main(int argc, char** argv)
         paints.bars = bars;
         paints.seq = seq;
         app.installEventFilter(&paints);
-        int replots = 0;  // QCustomPlot::replot(): the live path should need none
+        int replots = 0; // QCustomPlot::replot(): the live path should need none
         QObject::connect(bars, &QCustomPlot::afterReplot, [&] { ++replots; });
         QObject::connect(seq, &QCustomPlot::afterReplot, [&] { ++replots; });
         const int n = quick ? 100 : 1000;
@@ -204,14 +215,14 @@ int main(int argc, char** argv)
                 else
                     t.spin->setValue(v);
                 const auto t1 = Clock::now();
-                QCoreApplication::sendPostedEvents();  // layout requests, queued updates
-                QCoreApplication::processEvents();     // and the paint of everything that changed
+                QCoreApplication::sendPostedEvents(); // layout requests, queued updates
+                QCoreApplication::processEvents();    // and the paint of everything that changed
                 const auto t2 = Clock::now();
                 ms.push_back(std::chrono::duration<double>(t2 - t0).count() * 1e3);
                 editMs.push_back(std::chrono::duration<double>(t1 - t0).count() * 1e3);
                 paintMs.push_back(std::chrono::duration<double>(t2 - t1).count() * 1e3);
-                chartMs.push_back((bars->paintCount() > barsBefore ? bars->lastPaintMs() : 0)
-                                  + (seq->paintCount() > seqBefore ? seq->lastPaintMs() : 0));
+                chartMs.push_back((bars->paintCount() > barsBefore ? bars->lastPaintMs() : 0) +
+                                  (seq->paintCount() > seqBefore ? seq->lastPaintMs() : 0));
             }
             nlohmann::json& r = steps[t.name];
             r = stats(ms, "ms");

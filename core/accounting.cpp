@@ -8,9 +8,12 @@
 namespace trainmem {
 namespace {
 
-double dbl(int64_t v) { return static_cast<double>(v); }
+double dbl(int64_t v)
+{
+    return static_cast<double>(v);
+}
 
-}  // namespace
+} // namespace
 
 ActivationInputs activationInputs(const Scenario& s, double tp)
 {
@@ -55,8 +58,9 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
     if (warnings) {
         auto changed = [&](const char* path, const char* what, int64_t from, int64_t to) {
             if (from != to)
-                warnings->push_back({"", path, std::string(what) + " " + std::to_string(from) + " is not a valid layout here; "
-                                                   + std::to_string(to) + " is used"});
+                warnings->push_back({"", path,
+                                     std::string(what) + " " + std::to_string(from) + " is not a valid layout here; " +
+                                         std::to_string(to) + " is used"});
         };
         changed("/hardware/gpus", "gpus", hw.gpus, p.gpus);
         changed("/hardware/tp", "tp", asked.tp, p.tp);
@@ -93,7 +97,7 @@ int64_t minInferenceGpus(const ResolvedModel& m, const Scenario& s, const GpuSpe
             return 0;
         hi = std::min(hi * 2, kMaxGpus);
     }
-    int64_t lo = hi / 2;  // does not fit (or 0)
+    int64_t lo = hi / 2; // does not fit (or 0)
     while (hi - lo > 1) {
         const int64_t mid = lo + (hi - lo) / 2;
         (fits(mid) ? hi : lo) = mid;
@@ -101,7 +105,7 @@ int64_t minInferenceGpus(const ResolvedModel& m, const Scenario& s, const GpuSpe
     return hi;
 }
 
-}  // namespace
+} // namespace
 
 Breakdown account(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu)
 {
@@ -124,8 +128,8 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
     const double dense = total - routed;
     const double mp = dbl(par.tp * par.pp);
-    const double denseShare = dense / mp;                    // per model-parallel rank
-    const double expertShare = routed / (dbl(par.etp * par.pp) * dbl(par.ep));  // experts split etp ways, not tp
+    const double denseShare = dense / mp;                                      // per model-parallel rank
+    const double expertShare = routed / (dbl(par.etp * par.pp) * dbl(par.ep)); // experts split etp ways, not tp
     const double L = dbl(std::max<int64_t>(a.layers, 1));
     const int64_t layersPerStage = (std::max<int64_t>(a.layers, 1) + par.pp - 1) / par.pp;
     r.layersPerStage = layersPerStage;
@@ -138,13 +142,13 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     const double nMoe = L - dbl(denseLayers);
 
     // Every segment, of both views, from the table of terms (core/terms.cpp).
-    double zero3Gather = 0;  // the layer ZeRO-3 gathers whole (in the workspace term), for the fit search
-    StateRecipe adapterRecipe;  // LoRA/QLoRA: the adapters' recipe and count, for the tax
+    double zero3Gather = 0;    // the layer ZeRO-3 gathers whole (in the workspace term), for the fit search
+    StateRecipe adapterRecipe; // LoRA/QLoRA: the adapters' recipe and count, for the tax
     LinearCount adapterParams;
     {
         TermContext one = termContext(m, s, ParallelLayout{});
         r.singleGpu = evaluateTerms(one);
-        TermContext peak = termContext(m, s, par);  // the busiest pipeline stage
+        TermContext peak = termContext(m, s, par); // the busiest pipeline stage
         r.perGpu = evaluateTerms(peak);
         r.recipe = peak.recipe;
         r.stages = pipelineStages(peak);
@@ -199,8 +203,8 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         if (par.pp > 1)
             r.tax.pipelineParallel = micro * 2 * e * sb * h;
         if (par.ep > 1 && a.isMoe())
-            r.tax.expertParallel = micro * (nMoe / dbl(par.pp)) * 4 * dbl(par.ep - 1) / dbl(par.ep) * e * sb
-                                   * dbl(a.moe.activeExperts) * h;
+            r.tax.expertParallel = micro * (nMoe / dbl(par.pp)) * 4 * dbl(par.ep - 1) / dbl(par.ep) * e * sb *
+                                   dbl(a.moe.activeExperts) * h;
     } else if (par.tp > 1) {
         r.tax.tensorParallel = dbl(layersPerStage) * 2 * 2 * (t - 1) / t * in.elementBytes * sb * h;
     }
@@ -229,7 +233,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     return r;
 }
 
-}  // namespace
+} // namespace
 
 ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOctave)
 {
@@ -295,8 +299,8 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
         if (s.model.params < 1 || s.model.params > kMaxParams)
             bad("/model/params", "must be between 1 and 10^15, got " + std::to_string(s.model.params));
         if (s.model.activeParams < 0 || s.model.activeParams > s.model.params)
-            bad("/model/active_params", "must be between 0 and params (" + std::to_string(s.model.params)
-                                            + "), got " + std::to_string(s.model.activeParams));
+            bad("/model/active_params", "must be between 0 and params (" + std::to_string(s.model.params) + "), got " +
+                                            std::to_string(s.model.activeParams));
     }
     if (t.seqLen < 1 || t.seqLen > kMaxSeq)
         bad("/training/seq_len", "must be between 1 and 16777216, got " + std::to_string(t.seqLen));
@@ -305,59 +309,65 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
     if (t.gradAccum < 1 || t.gradAccum > 1'000'000)
         bad("/training/grad_accum", "must be between 1 and 1000000, got " + std::to_string(t.gradAccum));
     if (t.loraRank < 1 || t.loraRank > kMaxLoraRank)
-        bad("/training/lora_rank", "must be between 1 and " + std::to_string(kMaxLoraRank) + ", got "
-                                       + std::to_string(t.loraRank));
+        bad("/training/lora_rank",
+            "must be between 1 and " + std::to_string(kMaxLoraRank) + ", got " + std::to_string(t.loraRank));
     if (hw.gpus < 1 || hw.gpus > kMaxGpus)
         bad("/hardware/gpus", "must be between 1 and 10000000, got " + std::to_string(hw.gpus));
     if (hw.zeroStage < 0 || hw.zeroStage > 3)
         bad("/hardware/zero_stage", "must be 0, 1, 2 or 3, got " + std::to_string(hw.zeroStage));
     for (auto [path, v] : {std::pair{"/hardware/tp", hw.tp}, {"/hardware/pp", hw.pp}, {"/hardware/ep", hw.ep}})
         if (v < 1 || v > hw.gpus)
-            bad(path, "must be between 1 and the GPU count (" + std::to_string(hw.gpus) + "), got "
-                          + std::to_string(v));
-    const bool degreesInRange = hw.gpus >= 1 && hw.gpus <= kMaxGpus && hw.tp >= 1 && hw.tp <= hw.gpus && hw.pp >= 1
-                                && hw.pp <= hw.gpus && hw.ep >= 1 && hw.ep <= hw.gpus;
+            bad(path,
+                "must be between 1 and the GPU count (" + std::to_string(hw.gpus) + "), got " + std::to_string(v));
+    const bool degreesInRange = hw.gpus >= 1 && hw.gpus <= kMaxGpus && hw.tp >= 1 && hw.tp <= hw.gpus && hw.pp >= 1 &&
+                                hw.pp <= hw.gpus && hw.ep >= 1 && hw.ep <= hw.gpus;
     if (degreesInRange && hw.gpus % (hw.tp * hw.pp) != 0)
-        bad("/hardware/gpus", "must be a multiple of tp·pp (" + std::to_string(hw.tp * hw.pp) + "), got "
-                                  + std::to_string(hw.gpus));
+        bad("/hardware/gpus",
+            "must be a multiple of tp·pp (" + std::to_string(hw.tp * hw.pp) + "), got " + std::to_string(hw.gpus));
     // The layout must be one a framework can run, so that what is reported is what was asked
     // (issue 13): a pipeline stage holds at least one layer, and expert parallelism places whole
     // experts (Megatron-LM's arguments.py asserts num_experts % expert_model_parallel_size == 0 and
     // world_size % (expert_tensor_parallel_size · ep · pp) == 0; expert tensor parallel is tp here).
-    const bool modelCounted = s.model.hasArchitecture ? s.model.architecture.layers >= 1 && s.model.architecture.layers <= kMaxLayers
-                                                      : s.model.params >= 1 && s.model.params <= kMaxParams;
+    const bool modelCounted = s.model.hasArchitecture
+                                  ? s.model.architecture.layers >= 1 && s.model.architecture.layers <= kMaxLayers
+                                  : s.model.params >= 1 && s.model.params <= kMaxParams;
     if (hw.vpp < 1 || hw.vpp > kMaxLayers)
         bad("/hardware/vpp", "must be between 1 and 10000, got " + std::to_string(hw.vpp));
     else if (hw.vpp > 1 && hw.pp == 1)
         bad("/hardware/vpp", "must be 1 without pipeline parallelism (pp 1): the interleaved schedule splits pipeline "
-                             "stages, got " + std::to_string(hw.vpp));
+                             "stages, got " +
+                                 std::to_string(hw.vpp));
     if (degreesInRange && modelCounted) {
         const int64_t layers = modelLayers(s.model);
         if (hw.pp > layers)
-            bad("/hardware/pp", "must not exceed the model's " + std::to_string(layers)
-                                    + " layers (a pipeline stage holds at least one), got " + std::to_string(hw.pp));
+            bad("/hardware/pp", "must not exceed the model's " + std::to_string(layers) +
+                                    " layers (a pipeline stage holds at least one), got " + std::to_string(hw.pp));
         else if (hw.vpp > 1 && hw.vpp <= kMaxLayers && hw.pp * hw.vpp > layers)
-            bad("/hardware/vpp", "pp·vpp = " + std::to_string(hw.pp) + "·" + std::to_string(hw.vpp) + " = "
-                                     + std::to_string(hw.pp * hw.vpp) + " must not exceed the model's " + std::to_string(layers)
-                                     + " layers (a virtual stage holds at least one), got " + std::to_string(hw.vpp));
+            bad("/hardware/vpp", "pp·vpp = " + std::to_string(hw.pp) + "·" + std::to_string(hw.vpp) + " = " +
+                                     std::to_string(hw.pp * hw.vpp) + " must not exceed the model's " +
+                                     std::to_string(layers) + " layers (a virtual stage holds at least one), got " +
+                                     std::to_string(hw.vpp));
         const int64_t experts = modelExperts(s.model);
         const int64_t etp = hw.etpOrDefault();
         if (experts == 0 && hw.etp > 0)
-            bad("/hardware/expert_tensor_parallel", "must not be set: the model has no mixture-of-experts layers, got "
-                                                        + std::to_string(hw.etp));
-        else if (experts > 0 && hw.etp > 0 && (hw.etp > hw.gpus || (hw.gpus / hw.pp) % hw.etp != 0 || hw.gpus % hw.pp != 0))
-            bad("/hardware/expert_tensor_parallel", "must divide gpus/pp = " + std::to_string(hw.gpus) + "/"
-                                                        + std::to_string(hw.pp) + " = " + std::to_string(hw.gpus / hw.pp)
-                                                        + ", got " + std::to_string(hw.etp));
+            bad("/hardware/expert_tensor_parallel",
+                "must not be set: the model has no mixture-of-experts layers, got " + std::to_string(hw.etp));
+        else if (experts > 0 && hw.etp > 0 &&
+                 (hw.etp > hw.gpus || (hw.gpus / hw.pp) % hw.etp != 0 || hw.gpus % hw.pp != 0))
+            bad("/hardware/expert_tensor_parallel",
+                "must divide gpus/pp = " + std::to_string(hw.gpus) + "/" + std::to_string(hw.pp) + " = " +
+                    std::to_string(hw.gpus / hw.pp) + ", got " + std::to_string(hw.etp));
         else if (experts == 0 && hw.ep > 1)
-            bad("/hardware/ep", "must be 1: the model has no mixture-of-experts layers to split, got " + std::to_string(hw.ep));
+            bad("/hardware/ep",
+                "must be 1: the model has no mixture-of-experts layers to split, got " + std::to_string(hw.ep));
         else if (experts > 0 && experts % hw.ep != 0)
-            bad("/hardware/ep", "must divide the model's " + std::to_string(experts) + " experts, got " + std::to_string(hw.ep));
+            bad("/hardware/ep",
+                "must divide the model's " + std::to_string(experts) + " experts, got " + std::to_string(hw.ep));
         else if (experts > 0 && hw.gpus % (etp * hw.pp) == 0 && (hw.gpus / (etp * hw.pp)) % hw.ep != 0)
-            bad("/hardware/ep", "must divide gpus/(etp·pp) = " + std::to_string(hw.gpus) + "/" + std::to_string(etp * hw.pp)
-                                    + " = " + std::to_string(hw.gpus / (etp * hw.pp)) + " (the expert grid etp·ep·pp = "
-                                    + std::to_string(etp * hw.ep * hw.pp) + " must divide the GPUs; etp is tp unless set), got "
-                                    + std::to_string(hw.ep));
+            bad("/hardware/ep", "must divide gpus/(etp·pp) = " + std::to_string(hw.gpus) + "/" +
+                                    std::to_string(etp * hw.pp) + " = " + std::to_string(hw.gpus / (etp * hw.pp)) +
+                                    " (the expert grid etp·ep·pp = " + std::to_string(etp * hw.ep * hw.pp) +
+                                    " must divide the GPUs; etp is tp unless set), got " + std::to_string(hw.ep));
     }
     if (!(hw.fragmentation >= 0 && hw.fragmentation <= 1))
         bad("/hardware/fragmentation", "must be a fraction between 0 and 1");
@@ -372,4 +382,4 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
     return errs;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -22,16 +22,16 @@ struct Segments {
     double gradients = 0;
     double master = 0;
     double optimizer = 0;
-    double adapters = 0;     ///< LoRA/QLoRA adapters: their weights, gradients, master copy and optimizer state
-    double activations = 0;  ///< the tape (training) or one layer's working set (inference)
-    double kvCache = 0;      ///< inference only
+    double adapters = 0;    ///< LoRA/QLoRA adapters: their weights, gradients, master copy and optimizer state
+    double activations = 0; ///< the tape (training) or one layer's working set (inference)
+    double kvCache = 0;     ///< inference only
     double logits = 0;
-    double workspace = 0;    ///< the largest transient matmul output and its gradient
-    double framework = 0;    ///< CUDA context + framework
-    double fragmentation = 0;///< allocator reserve
-    double modelState() const;  ///< the terms of group ModelState
-    double overhead() const;    ///< the terms of group Overhead
-    double total() const;       ///< every term
+    double workspace = 0;      ///< the largest transient matmul output and its gradient
+    double framework = 0;      ///< CUDA context + framework
+    double fragmentation = 0;  ///< allocator reserve
+    double modelState() const; ///< the terms of group ModelState
+    double overhead() const;   ///< the terms of group Overhead
+    double total() const;      ///< every term
 };
 
 /// \brief Bytes each GPU sends per optimizer step for each cut (ring collectives).
@@ -48,8 +48,8 @@ struct CommTax {
 /// tp·pp·dp = gpus and etp·ep·pp·dpExpert = gpus.
 struct ParallelLayout {
     int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
-    int64_t vpp = 1;  ///< virtual pipeline stages per GPU
-    int64_t etp = 1;  ///< expert tensor parallel (tp unless set)
+    int64_t vpp = 1; ///< virtual pipeline stages per GPU
+    int64_t etp = 1; ///< expert tensor parallel (tp unless set)
     int zero = 0;
 };
 
@@ -63,33 +63,33 @@ const char* toString(PipelineStage s);
 /// \brief One pipeline stage's memory per GPU.
 struct StageMemory {
     PipelineStage stage = PipelineStage::Only;
-    int64_t index = 0;      ///< 0-based stage number
+    int64_t index = 0; ///< 0-based stage number
     double layers = 0;
-    double inflight = 1;    ///< micro-batches in flight
+    double inflight = 1; ///< micro-batches in flight
     Segments bytes;
 };
 /// \brief Everything the charts, the verdict and --json show.
 struct Breakdown {
     ResolvedModel model;
-    StateRecipe recipe;          ///< training recipe (inference: weights only)
-    double bytesPerParam = 0;    ///< model state per parameter
-    double modelStateBytes = 0;  ///< whole model, unsharded
-    Segments singleGpu;          ///< the same scenario on one GPU with no parallelism
-    Segments perGpu;             ///< after sharding
-    LayerActivations layer;      ///< one layer's tape (the largest layer kind), per GPU
-    ParallelLayout layout;       ///< the layout used (--json's `parallel`)
+    StateRecipe recipe;         ///< training recipe (inference: weights only)
+    double bytesPerParam = 0;   ///< model state per parameter
+    double modelStateBytes = 0; ///< whole model, unsharded
+    Segments singleGpu;         ///< the same scenario on one GPU with no parallelism
+    Segments perGpu;            ///< after sharding
+    LayerActivations layer;     ///< one layer's tape (the largest layer kind), per GPU
+    ParallelLayout layout;      ///< the layout used (--json's `parallel`)
     int64_t dataParallel = 1;
     int64_t layersPerStage = 0;
-    bool lastStageIsPeak = true; ///< perGpu is the last stage (or the only one)
-    std::vector<StageMemory> stages;  ///< each distinct pipeline stage (issue 13): perGpu is the busiest
-    size_t busiestStage = 0;          ///< index into stages
+    bool lastStageIsPeak = true;     ///< perGpu is the last stage (or the only one)
+    std::vector<StageMemory> stages; ///< each distinct pipeline stage (issue 13): perGpu is the busiest
+    size_t busiestStage = 0;         ///< index into stages
     double gatheredLayerBytes = 0; ///< part of perGpu.workspace: the layer ZeRO-3 all-gathers whole (0 without ZeRO-3)
     double gpuMemoryBytes = 0;
     bool fits = false;
-    int64_t minGpusForModelState = 1;  ///< ⌈model state / one GPU⌉, the chapter's count
-    int64_t minGpusToFit = 0;          ///< with ZeRO-3 at this tp/pp; 0 = never (activations alone exceed)
+    int64_t minGpusForModelState = 1; ///< ⌈model state / one GPU⌉, the chapter's count
+    int64_t minGpusToFit = 0;         ///< with ZeRO-3 at this tp/pp; 0 = never (activations alone exceed)
     CommTax tax;
-    FieldErrors warnings;              ///< adjustments made to a layout validateScenario() refuses
+    FieldErrors warnings; ///< adjustments made to a layout validateScenario() refuses
 };
 
 ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldErrors* warnings = nullptr);
@@ -103,10 +103,10 @@ Breakdown account(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu)
 
 /// \brief Memory per GPU against context length for every checkpointing mode.
 struct ContextSweep {
-    std::vector<double> seq;                          ///< 512 … 1M, `pointsPerOctave` per doubling
-    std::array<std::vector<double>, 3> totalPerGpu;   ///< indexed by Checkpointing
-    std::array<std::vector<double>, 3> activationsPerGpu;  ///< tape + logits + KV
-    double modelStatePerGpu = 0;                      ///< the floor
+    std::vector<double> seq;                              ///< 512 … 1M, `pointsPerOctave` per doubling
+    std::array<std::vector<double>, 3> totalPerGpu;       ///< indexed by Checkpointing
+    std::array<std::vector<double>, 3> activationsPerGpu; ///< tape + logits + KV
+    double modelStatePerGpu = 0;                          ///< the floor
     double capacity = 0;
     /// Context where activations (tape + logits) pass model state, for the scenario's mode.
     std::optional<double> crossoverSeq;
@@ -123,5 +123,4 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
 /// \brief Semantic checks after parsing and overrides: ranges and divisibility.
 FieldErrors validateScenario(const Scenario& s, const std::string& where);
 
-
-}  // namespace trainmem
+} // namespace trainmem

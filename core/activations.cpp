@@ -9,11 +9,11 @@ namespace {
 double ffnInner(const Architecture& a, double sb, double f, double e, double lin)
 {
     if (a.ffnKind == FfnKind::Gelu)
-        return e * sb * f + lin * sb * f;   // GeLU input + second linear input
-    return e * sb * 2 * f + lin * sb * f;    // fused gate‖up + down-projection input
+        return e * sb * f + lin * sb * f; // GeLU input + second linear input
+    return e * sb * 2 * f + lin * sb * f; // fused gate‖up + down-projection input
 }
 
-}  // namespace
+} // namespace
 
 LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in)
 {
@@ -50,7 +50,7 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
 
     if (in.checkpointing == Checkpointing::None) {
         if (in.flashAttention)
-            r.scores = 4 * heads * sb;  // fp32 log-sum-exp per row (FlashAttention-2)
+            r.scores = 4 * heads * sb; // fp32 log-sum-exp per row (FlashAttention-2)
         else
             r.scores = (dropout ? (2 * e + 1) : e) * heads * s * s * b;
     }
@@ -60,8 +60,8 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
         const double f = static_cast<double>(a.moe.expertFfn);
         const double k = static_cast<double>(a.moe.activeExperts);
         const double shared = static_cast<double>(a.moe.sharedExperts);
-        r.mlp = mlpInput + 4 * sb * static_cast<double>(a.moe.experts)
-                + k * (lin * sb * h + ffnInner(a, sb, f, e, lin)) + shared * ffnInner(a, sb, f, e, lin);
+        r.mlp = mlpInput + 4 * sb * static_cast<double>(a.moe.experts) +
+                k * (lin * sb * h + ffnInner(a, sb, f, e, lin)) + shared * ffnInner(a, sb, f, e, lin);
     } else {
         const double f = static_cast<double>(moeLayer || a.moe.denseFfn <= 0 ? a.ffn : a.moe.denseFfn);
         r.mlp = mlpInput + ffnInner(a, sb, f, e, lin);
@@ -71,7 +71,11 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
 
     if (in.tp > 1) {
         if (in.sequenceParallel) {
-            r.attention /= in.tp; r.scores /= in.tp; r.mlp /= in.tp; r.norms /= in.tp; r.dropout /= in.tp;
+            r.attention /= in.tp;
+            r.scores /= in.tp;
+            r.mlp /= in.tp;
+            r.norms /= in.tp;
+            r.dropout /= in.tp;
         } else {
             // Only the block inputs, norms and dropout masks stay whole on every rank.
             r.attention = attnInput + (r.attention - attnInput) / in.tp;
@@ -93,4 +97,4 @@ double korthikantiLayerBytes(double s, double b, double h, double a)
     return s * b * h * (34 + 5 * a * s / h);
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -1,5 +1,6 @@
 #pragma once
-// The activation tape kept for backward, per transformer layer and micro-batch (Korthikanti et al. 2022; docs/accounting.md, "Activations").
+// The activation tape kept for backward, per transformer layer and micro-batch (Korthikanti et al. 2022;
+// docs/accounting.md, "Activations").
 //
 // Anchor: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
 // Models", §4.1: a GPT layer with 16-bit activations, dropout and a 4h GeLU MLP keeps
@@ -42,11 +43,11 @@ struct ActivationInputs {
 
 /// \brief Bytes one layer keeps for one micro-batch on one GPU, by term.
 struct LayerActivations {
-    double attention = 0;  ///< sbh-type attention tensors (Q, K, V, projections' inputs)
-    double scores = 0;     ///< the s² attention scores, or flash softmax statistics
-    double mlp = 0;        ///< FFN or MoE tensors, router logits included
+    double attention = 0; ///< sbh-type attention tensors (Q, K, V, projections' inputs)
+    double scores = 0;    ///< the s² attention scores, or flash softmax statistics
+    double mlp = 0;       ///< FFN or MoE tensors, router logits included
     double norms = 0;
-    double dropout = 0;    ///< dropout masks
+    double dropout = 0; ///< dropout masks
     double total() const { return attention + scores + mlp + norms + dropout; }
 };
 
@@ -60,4 +61,4 @@ double layerInputCheckpoint(const Architecture& a, const ActivationInputs& in);
 /// \brief Korthikanti's closed form, s·b·h·(34 + 5·a·s/h), for checking and for the drill-down.
 double korthikantiLayerBytes(double s, double b, double h, double a);
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -29,7 +29,7 @@ CostReceipt computeCost(const ResolvedModel& m, const Scenario& s, const GpuSpec
         r.peakFlopsPerGpu = (gpu.fp8Tflops > 0 ? gpu.fp8Tflops : gpu.bf16Tflops) * 1e12;
         break;
     case Precision::FP32:
-        r.peakFlopsPerGpu = gpu.bf16Tflops * 1e12 / 2;  // TF32 tensor cores run at half the bf16 rate
+        r.peakFlopsPerGpu = gpu.bf16Tflops * 1e12 / 2; // TF32 tensor cores run at half the bf16 rate
         break;
     default:
         r.peakFlopsPerGpu = gpu.bf16Tflops * 1e12;
@@ -52,4 +52,4 @@ CostReceipt computeCost(const ResolvedModel& m, const Scenario& s, const GpuSpec
     return r;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -8,9 +8,9 @@ namespace trainmem {
 
 /// \brief One problem in a file or argument.
 struct FieldError {
-    std::string file;     ///< file name, "<command line>" or "<text>"
-    std::string path;     ///< JSON pointer ("/training/seq_len") or option ("--seq")
-    std::string message;  ///< "must be a positive integer, got -4"
+    std::string file;    ///< file name, "<command line>" or "<text>"
+    std::string path;    ///< JSON pointer ("/training/seq_len") or option ("--seq")
+    std::string message; ///< "must be a positive integer, got -4"
 
     /// "file: /training/seq_len: must be a positive integer, got -4"
     std::string toString() const
@@ -24,4 +24,4 @@ struct FieldError {
 
 using FieldErrors = std::vector<FieldError>;
 
-}  // namespace trainmem
+} // namespace trainmem

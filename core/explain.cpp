@@ -10,8 +10,14 @@
 namespace trainmem {
 namespace {
 
-double dbl(int64_t v) { return static_cast<double>(v); }
-std::string num(double v) { return formatNumber(v); }
+double dbl(int64_t v)
+{
+    return static_cast<double>(v);
+}
+std::string num(double v)
+{
+    return formatNumber(v);
+}
 
 // The model-state floor cites what the model-state terms cite.
 std::string recipeSource(const Scenario& s, const Breakdown& b)
@@ -20,9 +26,12 @@ std::string recipeSource(const Scenario& s, const Breakdown& b)
     return explainTerm(SegmentKind::Weights, c).notes.sourceText;
 }
 
-}  // namespace
+} // namespace
 
-std::string explainResult(double bytes) { return formatBytes(bytes); }
+std::string explainResult(double bytes)
+{
+    return formatBytes(bytes);
+}
 
 Explanation explainSegment(SegmentKind k, const Scenario& s, const Breakdown& b)
 {
@@ -90,11 +99,13 @@ Explanation explainCurve(CurveKind c, const Scenario& s, const GpuSpec& gpu)
         e.formula = "M(s) = model state";
         for (SegmentKind k : kAllSegmentKinds)
             if (termInfo(k).group != TermGroup::ModelState)
-                e.formula += std::string(" + ") + termInfo(k).label
-                             + (termInfo(k).group == TermGroup::Working ? "(s)" : "");
-        e.assumptions = "Each term at " + at + "; the activations follow Korthikanti's terms for this checkpointing mode. "
-                        + explainSegment(SegmentKind::Activations, x, b).assumptions;
-        e.source = "Korthikanti et al. 2022 §4–5; docs/accounting.md, Activations and Workspace and overhead; core/accounting.cpp (sweepContext)";
+                e.formula +=
+                    std::string(" + ") + termInfo(k).label + (termInfo(k).group == TermGroup::Working ? "(s)" : "");
+        e.assumptions = "Each term at " + at +
+                        "; the activations follow Korthikanti's terms for this checkpointing mode. " +
+                        explainSegment(SegmentKind::Activations, x, b).assumptions;
+        e.source = "Korthikanti et al. 2022 §4–5; docs/accounting.md, Activations and Workspace and overhead; "
+                   "core/accounting.cpp (sweepContext)";
     }
     e.substituted = subs.empty() ? "0" : subs + " at " + at;
     e.value = sum;
@@ -102,4 +113,4 @@ Explanation explainCurve(CurveKind c, const Scenario& s, const GpuSpec& gpu)
     return e;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -16,13 +16,13 @@ namespace trainmem {
 
 /// \brief One formula, explained.
 struct Explanation {
-    std::string title;        ///< "Activations (no checkpointing)"
-    std::string formula;      ///< symbolic: "s·b·h·(34 + 5·a·s/h) × L"
-    std::string substituted;  ///< the same with numbers: "2048·1·12288·(34 + 5·96·2048/12288) × 96"
-    std::string result;       ///< formatted: "1.03 TB"
-    double value = 0;         ///< bytes, evaluated from the formula above
-    std::string assumptions;  ///< what the formula takes for granted
-    std::string source;       ///< paper, section, or file
+    std::string title;       ///< "Activations (no checkpointing)"
+    std::string formula;     ///< symbolic: "s·b·h·(34 + 5·a·s/h) × L"
+    std::string substituted; ///< the same with numbers: "2048·1·12288·(34 + 5·96·2048/12288) × 96"
+    std::string result;      ///< formatted: "1.03 TB"
+    double value = 0;        ///< bytes, evaluated from the formula above
+    std::string assumptions; ///< what the formula takes for granted
+    std::string source;      ///< paper, section, or file
 };
 
 /// \brief The curves of the sequence-length chart.
@@ -38,4 +38,4 @@ Explanation explainCurve(CurveKind c, const Scenario& s, const GpuSpec& gpu);
 /// \brief "2.00 GB" style result text for any explanation value.
 std::string explainResult(double bytes);
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -24,7 +24,7 @@ struct NumExpr {
     double value = 0;
 
     constexpr NumExpr() = default;
-    constexpr NumExpr(double v) : value(v) {}  // NOLINT(google-explicit-constructor): literals in formulas
+    constexpr NumExpr(double v) : value(v) {} // NOLINT(google-explicit-constructor): literals in formulas
 
     /// A named quantity ("s" = 2048).
     static constexpr NumExpr sym(const char*, double v) { return v; }
@@ -34,18 +34,29 @@ struct NumExpr {
     static constexpr NumExpr total(const char*, double v) { return v; }
     /// Free text: `symbolic` and `substituted` (strings, or callables returning one, so that no
     /// text is built here) are what the drill-down shows for the value `v`.
-    template <class A, class B>
-    static constexpr NumExpr text(A&&, B&&, double v) { return v; }
+    template <class A, class B> static constexpr NumExpr text(A&&, B&&, double v) { return v; }
     /// a then b with their own separators in the symbolic and the substituted text (a product).
     static constexpr NumExpr mul(NumExpr a, NumExpr b, const char*, const char*) { return a.value * b.value; }
     /// a divided by b, with its own separators (" / ").
     static constexpr NumExpr div(NumExpr a, NumExpr b, const char*, const char*) { return a.value / b.value; }
 };
 
-constexpr NumExpr operator+(NumExpr a, NumExpr b) { return a.value + b.value; }
-constexpr NumExpr operator-(NumExpr a, NumExpr b) { return a.value - b.value; }
-constexpr NumExpr operator*(NumExpr a, NumExpr b) { return a.value * b.value; }
-constexpr NumExpr operator/(NumExpr a, NumExpr b) { return a.value / b.value; }
+constexpr NumExpr operator+(NumExpr a, NumExpr b)
+{
+    return a.value + b.value;
+}
+constexpr NumExpr operator-(NumExpr a, NumExpr b)
+{
+    return a.value - b.value;
+}
+constexpr NumExpr operator*(NumExpr a, NumExpr b)
+{
+    return a.value * b.value;
+}
+constexpr NumExpr operator/(NumExpr a, NumExpr b)
+{
+    return a.value / b.value;
+}
 
 /// \brief The value with both texts: what the drill-down shows.
 struct TextExpr {
@@ -56,7 +67,7 @@ struct TextExpr {
     Precedence precedence = Atom;
 
     TextExpr() = default;
-    TextExpr(double v) : value(v), symbolic(formatNumber(v)), substituted(symbolic) {}  // NOLINT: literals
+    TextExpr(double v) : value(v), symbolic(formatNumber(v)), substituted(symbolic) {} // NOLINT: literals
     TextExpr(double v, std::string sym, std::string sub, Precedence p = Atom)
         : value(v), symbolic(std::move(sym)), substituted(std::move(sub)), precedence(p)
     {
@@ -65,14 +76,12 @@ struct TextExpr {
     static TextExpr sym(const char* name, double v) { return {v, name, formatNumber(v)}; }
     static TextExpr bytes(const char* name, double v) { return {v, name, formatNumber(v) + " B"}; }
     static TextExpr total(const char* name, double v) { return {v, name, formatBytes(v)}; }
-    template <class A, class B>
-    static TextExpr text(A&& symbolic, B&& substituted, double v)
+    template <class A, class B> static TextExpr text(A&& symbolic, B&& substituted, double v)
     {
         return {v, str(symbolic), str(substituted)};
     }
     /// A string, or what a callable returns.
-    template <class F>
-    static std::string str(F&& f)
+    template <class F> static std::string str(F&& f)
     {
         if constexpr (std::is_invocable_v<F>)
             return std::string(f());
@@ -108,7 +117,10 @@ inline TextExpr operator-(const TextExpr& a, const TextExpr& b)
     return {a.value - b.value, a.symbolic + " − " + b.operand(TextExpr::Product, false),
             a.substituted + " − " + b.operand(TextExpr::Product, true), TextExpr::Sum};
 }
-inline TextExpr operator*(const TextExpr& a, const TextExpr& b) { return TextExpr::mul(a, b, "·", "·"); }
+inline TextExpr operator*(const TextExpr& a, const TextExpr& b)
+{
+    return TextExpr::mul(a, b, "·", "·");
+}
 inline TextExpr operator/(const TextExpr& a, const TextExpr& b)
 {
     return {a.value / b.value, a.operand(TextExpr::Product, false) + "/" + b.operand(TextExpr::Atom, false),
@@ -116,31 +128,35 @@ inline TextExpr operator/(const TextExpr& a, const TextExpr& b)
 }
 
 /// \brief a · b with spaces, as the model-state and KV formulas read ("b_w · P").
-template <class X>
-X dot(const X& a, const X& b) { return X::mul(a, b, " · ", " · "); }
+template <class X> X dot(const X& a, const X& b)
+{
+    return X::mul(a, b, " · ", " · ");
+}
 /// \brief a × b, for "per layer × layers" ("s·b·h·(34 + …) × L").
-template <class X>
-X times(const X& a, const X& b) { return X::mul(a, b, " × ", " × "); }
+template <class X> X times(const X& a, const X& b)
+{
+    return X::mul(a, b, " × ", " × ");
+}
 
 /// \brief a / b with spaces ("… · 2 B / t").
-template <class X>
-X over(const X& a, const X& b) { return X::div(a, b, " / ", " / "); }
+template <class X> X over(const X& a, const X& b)
+{
+    return X::div(a, b, " / ", " / ");
+}
 
 /// \brief What a term says about itself besides its formula; numbers-only evaluation ignores it,
 /// and never calls the callables it is given, so no text is built on the live path.
-template <class X>
-struct TermNotes {
+template <class X> struct TermNotes {
     template <class F> void title(F&&) {}
     template <class F> void assume(F&&) {}
     template <class F> void source(F&&) {}
 };
 
-template <>
-struct TermNotes<TextExpr> {
+template <> struct TermNotes<TextExpr> {
     std::string titleText, assumptions, sourceText;
     template <class F> void title(F&& f) { titleText = TextExpr::str(f); }
     template <class F> void assume(F&& f) { assumptions = TextExpr::str(f); }
     template <class F> void source(F&& f) { sourceText = TextExpr::str(f); }
 };
 
-}  // namespace trainmem
+} // namespace trainmem

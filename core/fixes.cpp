@@ -18,8 +18,14 @@ constexpr double kSelectiveOverhead = 0.027;
 constexpr double kFullOverhead = 0.33;
 
 // Changes and factors as core/units.h formats them everywhere.
-std::string pct(double f) { return formatPercentChange(f); }
-std::string times(double x) { return formatFactor(x); }
+std::string pct(double f)
+{
+    return formatPercentChange(f);
+}
+std::string times(double x)
+{
+    return formatFactor(x);
+}
 
 // Largest integer in [lo, hi] for which `fits` holds, assuming it holds for small values and
 // fails past some point (memory grows monotonically with context and micro-batch).
@@ -37,16 +43,21 @@ std::optional<int64_t> largestFitting(int64_t lo, int64_t hi, const std::functio
     return lo;
 }
 
-}  // namespace
+} // namespace
 
 std::string fixTierName(FixTier t)
 {
     switch (t) {
-    case FixTier::MemoryLayout: return "memory layout";
-    case FixTier::Throughput: return "throughput";
-    case FixTier::Numerics: return "numerics";
-    case FixTier::Capability: return "capability";
-    case FixTier::Hardware: return "hardware";
+    case FixTier::MemoryLayout:
+        return "memory layout";
+    case FixTier::Throughput:
+        return "throughput";
+    case FixTier::Numerics:
+        return "numerics";
+    case FixTier::Capability:
+        return "capability";
+    case FixTier::Hardware:
+        return "hardware";
     }
     return {};
 }
@@ -99,8 +110,8 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
             x.training.checkpointing = Checkpointing::Selective;
             consider(FixKind::SelectiveCheckpointing, FixTier::MemoryLayout, "Selective checkpointing",
                      "checkpointing none → selective", x, kSelectiveOverhead, [&](const Breakdown& a) {
-                         return to(a) + ". Recomputes the attention scores in backward: about " + pct(kSelectiveOverhead)
-                                + " compute (Korthikanti et al. 2022, Table 4).";
+                         return to(a) + ". Recomputes the attention scores in backward: about " +
+                                pct(kSelectiveOverhead) + " compute (Korthikanti et al. 2022, Table 4).";
                      });
         }
         if (s.training.checkpointing != Checkpointing::Full) {
@@ -109,8 +120,8 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
             consider(FixKind::FullCheckpointing, FixTier::Throughput, "Full checkpointing",
                      std::string("checkpointing ") + toString(s.training.checkpointing) + " → full", x, kFullOverhead,
                      [&](const Breakdown& a) {
-                         return to(a) + ". Reruns every layer's forward in backward: about " + pct(kFullOverhead)
-                                + " compute (Chen et al. 2016; Korthikanti et al. 2022 §5).";
+                         return to(a) + ". Reruns every layer's forward in backward: about " + pct(kFullOverhead) +
+                                " compute (Chen et al. 2016; Korthikanti et al. 2022 §5).";
                      });
         }
         if (before.dataParallel > 1 && s.hardware.zeroStage < 3) {
@@ -120,15 +131,16 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
                 if (!account(m, x, gpu).fits)
                     continue;
                 consider(FixKind::HigherZeroStage, FixTier::MemoryLayout, "ZeRO-" + std::to_string(z),
-                         "ZeRO stage " + std::to_string(s.hardware.zeroStage) + " → " + std::to_string(z) + " on the same "
-                             + std::to_string(gpus) + " GPUs",
+                         "ZeRO stage " + std::to_string(s.hardware.zeroStage) + " → " + std::to_string(z) +
+                             " on the same " + std::to_string(gpus) + " GPUs",
                          x, 0, [&](const Breakdown& a) {
                              const double extra = a.tax.total() - before.tax.total();
-                             return to(a) + ". Data-parallel traffic " + formatBytes(before.tax.dataParallel) + " → "
-                                    + formatBytes(a.tax.dataParallel) + " per GPU per step"
-                                    + (extra > 0 ? " (+" + formatBytes(extra) + ": weights are all-gathered twice)." : " (the same volume).");
+                             return to(a) + ". Data-parallel traffic " + formatBytes(before.tax.dataParallel) + " → " +
+                                    formatBytes(a.tax.dataParallel) + " per GPU per step" +
+                                    (extra > 0 ? " (+" + formatBytes(extra) + ": weights are all-gathered twice)."
+                                               : " (the same volume).");
                          });
-                break;  // the lowest stage that fits is the cheapest
+                break; // the lowest stage that fits is the cheapest
             }
         }
     }
@@ -142,9 +154,11 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
         if (b) {
             x.training.microBatch = *b;
             consider(FixKind::SmallerMicroBatch, FixTier::Throughput, "Smaller micro-batch",
-                     "micro-batch " + std::to_string(batch) + " → " + std::to_string(*b), x, 0, [&](const Breakdown& a) {
-                         return to(a) + ". Keep the global batch with " + times(static_cast<double>(batch) / static_cast<double>(*b))
-                                + " gradient-accumulation steps; smaller matmuls use the GPU less efficiently.";
+                     "micro-batch " + std::to_string(batch) + " → " + std::to_string(*b), x, 0,
+                     [&](const Breakdown& a) {
+                         return to(a) + ". Keep the global batch with " +
+                                times(static_cast<double>(batch) / static_cast<double>(*b)) +
+                                " gradient-accumulation steps; smaller matmuls use the GPU less efficiently.";
                      });
         }
     }
@@ -154,19 +168,21 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
             Scenario x = s;
             x.training.optimizer = Optimizer::Adam8bit;
             consider(FixKind::EightBitOptimizer, FixTier::Numerics, "8-bit Adam",
-                     std::string("optimizer ") + toString(s.training.optimizer) + " → adam8bit", x, 0, [&](const Breakdown& a) {
+                     std::string("optimizer ") + toString(s.training.optimizer) + " → adam8bit", x, 0,
+                     [&](const Breakdown& a) {
                          return to(a) + ". Adam's moments quantised block-wise to 1 byte each (Dettmers et al. 2021): "
-                                "close to 32-bit Adam on their benchmarks, but a risk for unusual runs.";
+                                        "close to 32-bit Adam on their benchmarks, but a risk for unusual runs.";
                      });
         }
-        if (s.training.precision == Precision::BF16Mixed || s.training.precision == Precision::FP16Mixed
-            || s.training.precision == Precision::FP32) {
+        if (s.training.precision == Precision::BF16Mixed || s.training.precision == Precision::FP16Mixed ||
+            s.training.precision == Precision::FP32) {
             Scenario x = s;
             x.training.precision = Precision::BF16;
             consider(FixKind::PureBf16, FixTier::Numerics, "Pure bf16 (no fp32 master)",
-                     std::string("precision ") + toString(s.training.precision) + " → bf16", x, 0, [&](const Breakdown& a) {
+                     std::string("precision ") + toString(s.training.precision) + " → bf16", x, 0,
+                     [&](const Breakdown& a) {
                          return to(a) + ". Without an fp32 master copy, updates smaller than bf16's 8-bit mantissa are "
-                                "rounded away; needs stochastic rounding or Kahan summation to train well.";
+                                        "rounded away; needs stochastic rounding or Kahan summation to train well.";
                      });
             if (gpu.fp8Tflops > 0 && s.training.precision != Precision::FP32) {
                 Scenario y = s;
@@ -174,7 +190,8 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
                 consider(FixKind::Fp8Mixed, FixTier::Numerics, "fp8 mixed precision",
                          std::string("precision ") + toString(s.training.precision) + " → fp8-mixed", y, 0,
                          [&](const Breakdown& a) {
-                             return to(a) + ". fp8 GEMMs with fine-grained scaling (DeepSeek-V3 §3.3); needs fp8 tensor "
+                             return to(a) +
+                                    ". fp8 GEMMs with fine-grained scaling (DeepSeek-V3 §3.3); needs fp8 tensor "
                                     "cores and careful scaling to keep the loss on track.";
                          });
             }
@@ -190,7 +207,7 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
                      std::string("weights ") + toString(s.training.inferenceWeights) + " → " + name, x, 0,
                      [&](const Breakdown& a) {
                          return to(a) + ". Quantised weights lose some accuracy, more at 4 bits than at 8 "
-                                "(Dettmers et al. 2022, LLM.int8(); Frantar et al. 2023, GPTQ).";
+                                        "(Dettmers et al. 2022, LLM.int8(); Frantar et al. 2023, GPTQ).";
                      });
         }
     }
@@ -208,12 +225,14 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
                 c = *c / 256 * 256;
             x.training.seqLen = *c;
             consider(FixKind::ShorterContext, FixTier::Capability, "Shorter context",
-                     "context " + std::to_string(seq) + " → " + std::to_string(*c) + " tokens", x, 0, [&](const Breakdown& a) {
-                         return to(a) + ". The model no longer " + (training ? "learns" : "sees")
-                                + " dependencies longer than " + std::to_string(*c) + " tokens"
-                                + (training ? "; keeping the tokens per step needs " + times(static_cast<double>(seq) / static_cast<double>(*c))
-                                                  + " more micro-batches."
-                                            : ".");
+                     "context " + std::to_string(seq) + " → " + std::to_string(*c) + " tokens", x, 0,
+                     [&](const Breakdown& a) {
+                         return to(a) + ". The model no longer " + (training ? "learns" : "sees") +
+                                " dependencies longer than " + std::to_string(*c) + " tokens" +
+                                (training ? "; keeping the tokens per step needs " +
+                                                times(static_cast<double>(seq) / static_cast<double>(*c)) +
+                                                " more micro-batches."
+                                          : ".");
                      });
         }
     }
@@ -223,8 +242,8 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
     if (training && before.minGpusToFit > gpus) {
         Scenario x = s;
         x.hardware.zeroStage = 3;
-        const int64_t mp = std::max<int64_t>(1, std::clamp<int64_t>(s.hardware.tp, 1, kMaxGpus))
-                           * std::max<int64_t>(1, std::clamp<int64_t>(s.hardware.pp, 1, kMaxGpus));
+        const int64_t mp = std::max<int64_t>(1, std::clamp<int64_t>(s.hardware.tp, 1, kMaxGpus)) *
+                           std::max<int64_t>(1, std::clamp<int64_t>(s.hardware.pp, 1, kMaxGpus));
         int64_t n = before.minGpusToFit;
         n = (n + mp - 1) / mp * mp;
         // The core's estimate is exact for ZeRO-3; the loop is only a guard against rounding.
@@ -238,9 +257,9 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
                  [&](const Breakdown& a) {
                      char usd[64];
                      std::snprintf(usd, sizeof usd, "$%.2f", static_cast<double>(x.hardware.gpus - gpus) * price);
-                     return to(a) + ". " + std::to_string(x.hardware.gpus - gpus) + " more GPUs (" + usd
-                            + " more per hour) and the communication tax: " + formatBytes(a.tax.total())
-                            + " sent per GPU per step (was " + formatBytes(before.tax.total()) + ").";
+                     return to(a) + ". " + std::to_string(x.hardware.gpus - gpus) + " more GPUs (" + usd +
+                            " more per hour) and the communication tax: " + formatBytes(a.tax.total()) +
+                            " sent per GPU per step (was " + formatBytes(before.tax.total()) + ").";
                  });
     } else if (!training && before.minGpusToFit > gpus) {
         // Serving splits the weights by tensor parallelism over the GPUs (core/accounting.cpp);
@@ -249,18 +268,19 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
         x.hardware.gpus = before.minGpusToFit;
         x.hardware.tp = x.hardware.pp = x.hardware.ep = 1;
         consider(FixKind::MoreGpus, FixTier::Hardware, "More GPUs (tensor parallel)",
-                 std::to_string(gpus) + " → " + std::to_string(x.hardware.gpus) + " " + gpu.id + ", weights split across them",
+                 std::to_string(gpus) + " → " + std::to_string(x.hardware.gpus) + " " + gpu.id +
+                     ", weights split across them",
                  x, 0, [&](const Breakdown& a) {
-                     return to(a) + ". " + std::to_string(x.hardware.gpus - gpus) + " more GPUs and "
-                            + formatBytes(a.tax.tensorParallel) + " of all-reduces per GPU per forward pass.";
+                     return to(a) + ". " + std::to_string(x.hardware.gpus - gpus) + " more GPUs and " +
+                            formatBytes(a.tax.tensorParallel) + " of all-reduces per GPU per forward pass.";
                  });
     }
 
     std::stable_sort(out.begin(), out.end(), [](const Fix& a, const Fix& b) {
-        return std::tuple{static_cast<int>(a.tier), a.computeOverhead, a.extraTaxBytes, a.extraGpus, -a.freedBytes}
-               < std::tuple{static_cast<int>(b.tier), b.computeOverhead, b.extraTaxBytes, b.extraGpus, -b.freedBytes};
+        return std::tuple{static_cast<int>(a.tier), a.computeOverhead, a.extraTaxBytes, a.extraGpus, -a.freedBytes} <
+               std::tuple{static_cast<int>(b.tier), b.computeOverhead, b.extraTaxBytes, b.extraGpus, -b.freedBytes};
     });
     return out;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -25,8 +25,17 @@ namespace trainmem {
 
 /// \brief The single changes considered.
 enum class FixKind {
-    SelectiveCheckpointing, FullCheckpointing, HigherZeroStage, SmallerMicroBatch, EightBitOptimizer,
-    PureBf16, Fp8Mixed, Int8Weights, Int4Weights, ShorterContext, MoreGpus
+    SelectiveCheckpointing,
+    FullCheckpointing,
+    HigherZeroStage,
+    SmallerMicroBatch,
+    EightBitOptimizer,
+    PureBf16,
+    Fp8Mixed,
+    Int8Weights,
+    Int4Weights,
+    ShorterContext,
+    MoreGpus
 };
 
 /// \brief What kind of price a change pays (see the ordering above).
@@ -36,15 +45,15 @@ enum class FixTier { MemoryLayout, Throughput, Numerics, Capability, Hardware };
 struct Fix {
     FixKind kind = FixKind::SelectiveCheckpointing;
     FixTier tier = FixTier::MemoryLayout;
-    std::string title;        ///< "Selective checkpointing"
-    std::string change;       ///< "checkpointing none → selective"
-    std::string cost;         ///< what it costs, in words and numbers
-    Scenario scenario;        ///< the changed scenario (apply it to the window as is)
-    Breakdown after;          ///< account(scenario, gpu); after.fits is always true
-    double perGpuBefore = 0;  ///< bytes per GPU of the original
-    double freedBytes = 0;    ///< per GPU, original − changed
-    double computeOverhead = 0;  ///< extra compute as a fraction (0.33 = +33%)
-    double extraTaxBytes = 0;    ///< more bytes sent per GPU per step
+    std::string title;          ///< "Selective checkpointing"
+    std::string change;         ///< "checkpointing none → selective"
+    std::string cost;           ///< what it costs, in words and numbers
+    Scenario scenario;          ///< the changed scenario (apply it to the window as is)
+    Breakdown after;            ///< account(scenario, gpu); after.fits is always true
+    double perGpuBefore = 0;    ///< bytes per GPU of the original
+    double freedBytes = 0;      ///< per GPU, original − changed
+    double computeOverhead = 0; ///< extra compute as a fraction (0.33 = +33%)
+    double extraTaxBytes = 0;   ///< more bytes sent per GPU per step
     int64_t extraGpus = 0;
 };
 
@@ -57,4 +66,4 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
 /// \brief "memory layout", "throughput" …
 std::string fixTierName(FixTier t);
 
-}  // namespace trainmem
+} // namespace trainmem

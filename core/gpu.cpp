@@ -13,13 +13,12 @@ namespace {
 
 bool sameText(std::string_view a, std::string_view b)
 {
-    return a.size() == b.size()
-           && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-                  return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-              });
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
 }
 
-}  // namespace
+} // namespace
 
 const GpuSpec* GpuCatalog::find(std::string_view idOrName) const
 {
@@ -83,8 +82,9 @@ GpuCatalog parseGpuCatalog(std::string_view text, const std::string& file)
             }
             const double v = g[key].is_number() ? g[key].get<double>() : NAN;
             if (!std::isfinite(v) || v < min || v > max) {
-                out.errors.push_back({file, p + "/" + key, "must be a number between " + jsonText(json(min)) + " and "
-                                                               + jsonText(json(max)) + ", got " + jsonText(g[key])});
+                out.errors.push_back({file, p + "/" + key,
+                                      "must be a number between " + jsonText(json(min)) + " and " +
+                                          jsonText(json(max)) + ", got " + jsonText(g[key])});
                 good = false;
                 return;
             }
@@ -101,8 +101,8 @@ GpuCatalog parseGpuCatalog(std::string_view text, const std::string& file)
         num("fp8_tflops", spec.fp8Tflops, 0, 1e6, false);
         num("price_per_hour", spec.pricePerHour, 0, 1e4, true);
         for (const auto& [k, v] : g.items())
-            if (k != "id" && k != "name" && k != "source" && k != "memory_gb" && k != "bf16_tflops"
-                && k != "fp8_tflops" && k != "price_per_hour" && k != "note")
+            if (k != "id" && k != "name" && k != "source" && k != "memory_gb" && k != "bf16_tflops" &&
+                k != "fp8_tflops" && k != "price_per_hour" && k != "note")
                 out.errors.push_back({file, p + "/" + k, "unknown field"});
         if (good && out.find(spec.id)) {
             out.errors.push_back({file, p + "/id", "duplicates an earlier GPU id \"" + spec.id + "\""});
@@ -114,4 +114,4 @@ GpuCatalog parseGpuCatalog(std::string_view text, const std::string& file)
     return out;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -33,4 +33,4 @@ struct GpuCatalog {
 /// \brief Parses presets/gpus.json text (schema "trainmem/gpus@1"). `file` names it in errors.
 GpuCatalog parseGpuCatalog(std::string_view text, const std::string& file);
 
-}  // namespace trainmem
+} // namespace trainmem

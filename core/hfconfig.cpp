@@ -37,7 +37,10 @@ namespace {
 using nlohmann::json;
 
 // At most 40 characters of the value, written without dump()'s unbounded recursion (jsontext.h).
-std::string describe(const json& v) { return jsonSnippet(v, 40); }
+std::string describe(const json& v)
+{
+    return jsonSnippet(v, 40);
+}
 
 // Reads the fields of one config object; `base` prefixes every JSON pointer ("" or "/text_config").
 class HfReader

@@ -37,7 +37,7 @@ inline void jsonSnippetInto(const nlohmann::json& j, std::string& out, size_t st
     }
     out += jsonText(j);
 }
-}  // namespace detail
+} // namespace detail
 
 /// \brief j's compact text cut to `limit` characters ("..." ending a cut one) for error messages.
 /// dump() recurses once per nesting level, so a file nested 300000 deep ("[[[[…") would overflow the
@@ -63,4 +63,4 @@ inline std::string jsonErrorText(const nlohmann::json::exception& e)
     return what;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -33,22 +33,24 @@ std::string taxText(LadderCut c, const CommTax& now, const CommTax& before)
     case LadderCut::SingleGpu:
         return "One GPU sends nothing.";
     case LadderCut::Zero1:
-        return "Gradient all-reduce over the data-parallel ranks: " + formatBytes(now.dataParallel) + " per GPU per step.";
+        return "Gradient all-reduce over the data-parallel ranks: " + formatBytes(now.dataParallel) +
+               " per GPU per step.";
     case LadderCut::Zero2:
-        return "Reduce-scatter of gradients + all-gather of updated weights: the same volume as an all-reduce, "
-               + formatBytes(now.dataParallel) + ".";
+        return "Reduce-scatter of gradients + all-gather of updated weights: the same volume as an all-reduce, " +
+               formatBytes(now.dataParallel) + ".";
     case LadderCut::Zero3:
-        return "Weights all-gathered for forward and again for backward, gradients reduce-scattered: "
-               + formatBytes(now.dataParallel) + ", " + formatBytes(now.dataParallel - before.dataParallel) + " more than ZeRO-2.";
+        return "Weights all-gathered for forward and again for backward, gradients reduce-scattered: " +
+               formatBytes(now.dataParallel) + ", " + formatBytes(now.dataParallel - before.dataParallel) +
+               " more than ZeRO-2.";
     case LadderCut::Tensor:
-        return "Four all-reduces of the activations per layer and micro-batch (Megatron): "
-               + formatBytes(now.tensorParallel) + ", on the fastest links.";
+        return "Four all-reduces of the activations per layer and micro-batch (Megatron): " +
+               formatBytes(now.tensorParallel) + ", on the fastest links.";
     case LadderCut::Pipeline:
-        return "Activations forward and gradients backward across each stage boundary: "
-               + formatBytes(now.pipelineParallel) + ", plus the pipeline bubble.";
+        return "Activations forward and gradients backward across each stage boundary: " +
+               formatBytes(now.pipelineParallel) + ", plus the pipeline bubble.";
     case LadderCut::Expert:
-        return "All-to-all dispatch and combine of tokens to their experts, forward and backward: "
-               + formatBytes(now.expertParallel) + ".";
+        return "All-to-all dispatch and combine of tokens to their experts, forward and backward: " +
+               formatBytes(now.expertParallel) + ".";
     }
     return {};
 }
@@ -61,36 +63,45 @@ std::string description(LadderCut c, const LadderRung& r)
         return "Everything on one GPU.";
     case LadderCut::Zero1:
         return std::to_string(s.hardware.gpus) + " data-parallel copies; ZeRO-1 shards the master weights and "
-               "optimizer state across them.";
+                                                 "optimizer state across them.";
     case LadderCut::Zero2:
         return "ZeRO-2 also shards the gradients.";
     case LadderCut::Zero3:
-        return "ZeRO-3 (FSDP) also shards the weights: each GPU keeps 1/" + std::to_string(s.hardware.gpus)
-               + " of the model state.";
+        return "ZeRO-3 (FSDP) also shards the weights: each GPU keeps 1/" + std::to_string(s.hardware.gpus) +
+               " of the model state.";
     case LadderCut::Tensor:
-        return "Tensor parallel ×" + std::to_string(s.hardware.tp) + " splits every matmul (and, with sequence "
+        return "Tensor parallel ×" + std::to_string(s.hardware.tp) +
+               " splits every matmul (and, with sequence "
                "parallelism, the activations).";
     case LadderCut::Pipeline:
-        return "Pipeline parallel ×" + std::to_string(s.hardware.pp) + " gives each stage " + std::to_string(r.breakdown.layersPerStage)
-               + " layers; with 1F1B the first stage holds p micro-batches in flight.";
+        return "Pipeline parallel ×" + std::to_string(s.hardware.pp) + " gives each stage " +
+               std::to_string(r.breakdown.layersPerStage) +
+               " layers; with 1F1B the first stage holds p micro-batches in flight.";
     case LadderCut::Expert:
         return "Expert parallel ×" + std::to_string(s.hardware.ep) + " places whole experts on different GPUs.";
     }
     return {};
 }
 
-}  // namespace
+} // namespace
 
 std::string ladderCutName(LadderCut c)
 {
     switch (c) {
-    case LadderCut::SingleGpu: return "1 GPU";
-    case LadderCut::Zero1: return "ZeRO-1";
-    case LadderCut::Zero2: return "ZeRO-2";
-    case LadderCut::Zero3: return "ZeRO-3";
-    case LadderCut::Tensor: return "+ tensor parallel";
-    case LadderCut::Pipeline: return "+ pipeline parallel";
-    case LadderCut::Expert: return "+ expert parallel";
+    case LadderCut::SingleGpu:
+        return "1 GPU";
+    case LadderCut::Zero1:
+        return "ZeRO-1";
+    case LadderCut::Zero2:
+        return "ZeRO-2";
+    case LadderCut::Zero3:
+        return "ZeRO-3";
+    case LadderCut::Tensor:
+        return "+ tensor parallel";
+    case LadderCut::Pipeline:
+        return "+ pipeline parallel";
+    case LadderCut::Expert:
+        return "+ expert parallel";
     }
     return {};
 }
@@ -122,11 +133,21 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
     const ResolvedModel m = resolveModel(s.model);
     const int64_t d = std::clamp<int64_t>(options.dataParallel, 1, kMaxGpus);
     const int64_t t = std::clamp<int64_t>(options.tensorParallel, 1, kMaxGpus / d);
-    const int64_t p = std::clamp<int64_t>(options.pipelineParallel, 1, std::max<int64_t>(1, std::min(m.arch.layers, kMaxGpus / (d * t))));
+    const int64_t p = std::clamp<int64_t>(options.pipelineParallel, 1,
+                                          std::max<int64_t>(1, std::min(m.arch.layers, kMaxGpus / (d * t))));
     // ep divides the experts and the d ranks the expert grid leaves (issue 13: tp·ep·pp divides the GPUs).
-    const int64_t e = m.arch.isMoe() ? std::gcd(std::gcd(std::clamp<int64_t>(options.expertParallel, 1, kMaxGpus), m.arch.moe.experts), d) : 1;
+    const int64_t e =
+        m.arch.isMoe()
+            ? std::gcd(std::gcd(std::clamp<int64_t>(options.expertParallel, 1, kMaxGpus), m.arch.moe.experts), d)
+            : 1;
 
-    struct Layout { LadderCut cut; int64_t gpus; int zero; int64_t tp, pp, ep; std::string label; };
+    struct Layout {
+        LadderCut cut;
+        int64_t gpus;
+        int zero;
+        int64_t tp, pp, ep;
+        std::string label;
+    };
     std::vector<Layout> layouts{{LadderCut::SingleGpu, 1, 0, 1, 1, 1, "1 GPU"}};
     const std::string ds = std::to_string(d);
     if (d > 1) {
@@ -153,7 +174,7 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
         r.scenario.hardware.tp = l.tp;
         r.scenario.hardware.pp = l.pp;
         r.scenario.hardware.ep = l.ep;
-        r.scenario = withValidLayout(std::move(r.scenario));  // the scenario's vpp and etp, kept where they still fit
+        r.scenario = withValidLayout(std::move(r.scenario)); // the scenario's vpp and etp, kept where they still fit
         r.breakdown = account(m, r.scenario, gpu);
         r.perGpu = r.breakdown.perGpu;
         r.tax = r.breakdown.tax;
@@ -166,13 +187,25 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
         r.removed = rungs.empty() ? Segments{} : subtractSegments(rungs.back().perGpu, r.perGpu);
         r.addedTax = r.tax.total() - before.total();
         switch (l.cut) {
-        case LadderCut::SingleGpu: r.cutTax = 0; break;
-        case LadderCut::Zero1: r.cutTax = r.tax.dataParallel; break;  // the data-parallel all-reduce itself
+        case LadderCut::SingleGpu:
+            r.cutTax = 0;
+            break;
+        case LadderCut::Zero1:
+            r.cutTax = r.tax.dataParallel;
+            break; // the data-parallel all-reduce itself
         case LadderCut::Zero2:
-        case LadderCut::Zero3: r.cutTax = r.tax.dataParallel - before.dataParallel; break;
-        case LadderCut::Tensor: r.cutTax = r.tax.tensorParallel; break;
-        case LadderCut::Pipeline: r.cutTax = r.tax.pipelineParallel; break;
-        case LadderCut::Expert: r.cutTax = r.tax.expertParallel; break;
+        case LadderCut::Zero3:
+            r.cutTax = r.tax.dataParallel - before.dataParallel;
+            break;
+        case LadderCut::Tensor:
+            r.cutTax = r.tax.tensorParallel;
+            break;
+        case LadderCut::Pipeline:
+            r.cutTax = r.tax.pipelineParallel;
+            break;
+        case LadderCut::Expert:
+            r.cutTax = r.tax.expertParallel;
+            break;
         }
         r.taxText = taxText(l.cut, r.tax, before);
         r.description = description(l.cut, r);
@@ -181,4 +214,4 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
     return rungs;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -1,6 +1,6 @@
 #pragma once
-// The scale-out ladder: one model, cut up one way more at each rung (docs/accounting.md, "Sharding and the tax": "every cut
-// has a tax"): 1 GPU → data parallel with ZeRO-1 → ZeRO-2 → ZeRO-3 → + tensor parallel →
+// The scale-out ladder: one model, cut up one way more at each rung (docs/accounting.md, "Sharding and the tax": "every
+// cut has a tax"): 1 GPU → data parallel with ZeRO-1 → ZeRO-2 → ZeRO-3 → + tensor parallel →
 // + pipeline parallel → + expert parallel (MoE). Each rung is account() of a scenario, so the
 // ladder shows exactly what the main chart would show for that layout.
 
@@ -20,7 +20,7 @@ struct LadderOptions {
     int64_t dataParallel = 8;
     int64_t tensorParallel = 8;
     int64_t pipelineParallel = 4;
-    int64_t expertParallel = 8;  ///< capped by the data-parallel degree and the expert count
+    int64_t expertParallel = 8; ///< capped by the data-parallel degree and the expert count
 };
 
 /// \brief The cuts, in ladder order.
@@ -29,18 +29,18 @@ enum class LadderCut { SingleGpu, Zero1, Zero2, Zero3, Tensor, Pipeline, Expert 
 /// \brief One rung: a layout, its memory per GPU, what the cut removed and what it costs.
 struct LadderRung {
     LadderCut cut = LadderCut::SingleGpu;
-    std::string label;          ///< "ZeRO-3 ×8"
-    std::string description;    ///< what this cut divides, in words
-    Scenario scenario;          ///< the layout, ready for the main window
+    std::string label;       ///< "ZeRO-3 ×8"
+    std::string description; ///< what this cut divides, in words
+    Scenario scenario;       ///< the layout, ready for the main window
     Breakdown breakdown;
-    Segments perGpu;            ///< = breakdown.perGpu
-    Segments removed;           ///< previous rung's perGpu − this rung's, by segment (negative = grew)
-    std::vector<SegmentKind> replicated;  ///< segments every GPU of a data-parallel group holds whole
-    double replicatedBytes = 0; ///< their sum
-    CommTax tax;                ///< bytes each GPU sends per optimizer step
-    double addedTax = 0;        ///< tax.total() − previous rung's (can fall: a cut also shrinks what others send)
-    double cutTax = 0;          ///< what this cut's own collective sends per GPU per step
-    std::string taxText;        ///< which collective this cut adds
+    Segments perGpu;                     ///< = breakdown.perGpu
+    Segments removed;                    ///< previous rung's perGpu − this rung's, by segment (negative = grew)
+    std::vector<SegmentKind> replicated; ///< segments every GPU of a data-parallel group holds whole
+    double replicatedBytes = 0;          ///< their sum
+    CommTax tax;                         ///< bytes each GPU sends per optimizer step
+    double addedTax = 0; ///< tax.total() − previous rung's (can fall: a cut also shrinks what others send)
+    double cutTax = 0;   ///< what this cut's own collective sends per GPU per step
+    std::string taxText; ///< which collective this cut adds
     int64_t gpus = 1;
     bool fits = false;
 };
@@ -59,4 +59,4 @@ LadderOptions ladderOptionsFor(const Scenario& s, const GpuSpec& gpu, const Ladd
 /// \brief "ZeRO-1", "+ tensor parallel" …
 std::string ladderCutName(LadderCut c);
 
-}  // namespace trainmem
+} // namespace trainmem

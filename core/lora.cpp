@@ -6,7 +6,10 @@
 namespace trainmem {
 namespace {
 
-double dbl(int64_t v) { return static_cast<double>(v); }
+double dbl(int64_t v)
+{
+    return static_cast<double>(v);
+}
 
 int64_t toCount(double v)
 {
@@ -21,7 +24,7 @@ int64_t toCount(double v)
 struct Linears {
     double rank = 0;
     bool adaptMlp = false;
-    bool lora = true;     // accumulate r·(d_in + d_out), or d_in·d_out
+    bool lora = true; // accumulate r·(d_in + d_out), or d_in·d_out
     double total = 0, routed = 0;
 
     void add(double in, double out, double count, bool adapted, bool routedExpert = false)
@@ -38,9 +41,9 @@ struct Linears {
     {
         const double h = dbl(a.hidden);
         if (a.ffnKind == FfnKind::SwiGLU)
-            add(h, f, count, adaptMlp, routedExpert);  // gate
-        add(h, f, count, adaptMlp, routedExpert);      // up
-        add(f, h, count, adaptMlp, routedExpert);      // down
+            add(h, f, count, adaptMlp, routedExpert); // gate
+        add(h, f, count, adaptMlp, routedExpert);     // up
+        add(f, h, count, adaptMlp, routedExpert);     // down
     }
 
     void walk(const Architecture& a)
@@ -65,10 +68,10 @@ struct Linears {
         } else {
             const double hd = dbl(a.headDimOrDefault());
             const double q = heads * hd, kv = dbl(a.kvHeadsOrDefault()) * hd;
-            add(h, q, L, true);   // q_proj
-            add(h, kv, L, true);  // k_proj
-            add(h, kv, L, true);  // v_proj
-            add(q, h, L, true);   // o_proj
+            add(h, q, L, true);  // q_proj
+            add(h, kv, L, true); // k_proj
+            add(h, kv, L, true); // v_proj
+            add(q, h, L, true);  // o_proj
         }
         if (!a.isMoe()) {
             ffn(a, dbl(a.ffn), L);
@@ -87,7 +90,7 @@ struct Linears {
     }
 };
 
-}  // namespace
+} // namespace
 
 LinearCount loraParams(const Architecture& a, int64_t rank, LoraTargets targets)
 {
@@ -106,4 +109,4 @@ LinearCount linearWeights(const Architecture& a)
     return {toCount(l.total), toCount(l.routed)};
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -11,7 +11,7 @@ namespace trainmem {
 /// \brief A count split the way sharding needs it: expert parallelism divides the routed experts' part.
 struct LinearCount {
     int64_t total = 0;
-    int64_t routedExperts = 0;  ///< the part on routed experts' linears
+    int64_t routedExperts = 0; ///< the part on routed experts' linears
 };
 
 /// \brief Trainable parameters LoRA adds: r·(d_in + d_out) for each adapted linear d_in → d_out
@@ -37,17 +37,17 @@ LinearCount linearWeights(const Architecture& a);
 /// constant per block; double quantisation stores those constants in 8 bits with one fp32
 /// constant per 256 of them, 8/64 + 32/(64·256) = 0.127 bit per parameter instead of 32/64 = 0.5.
 inline constexpr double kNf4Bits = 4;
-inline constexpr double kNf4BlockSize = 64;            ///< parameters per first-level block
-inline constexpr double kNf4ConstantBits = 8;          ///< the double-quantised absmax
-inline constexpr double kNf4SecondBlockSize = 256;     ///< first-level constants per second-level block
-inline constexpr double kNf4SecondConstantBits = 32;   ///< the fp32 second-level constant
+inline constexpr double kNf4BlockSize = 64;          ///< parameters per first-level block
+inline constexpr double kNf4ConstantBits = 8;        ///< the double-quantised absmax
+inline constexpr double kNf4SecondBlockSize = 256;   ///< first-level constants per second-level block
+inline constexpr double kNf4SecondConstantBits = 32; ///< the fp32 second-level constant
 
 /// \brief Bytes per NF4 parameter with double quantisation: (4 + 8/64 + 32/(64·256)) / 8 = 0.515869140625.
 constexpr double nf4BytesPerParam()
 {
-    return (kNf4Bits + kNf4ConstantBits / kNf4BlockSize
-            + kNf4SecondConstantBits / (kNf4BlockSize * kNf4SecondBlockSize))
-           / 8;
+    return (kNf4Bits + kNf4ConstantBits / kNf4BlockSize +
+            kNf4SecondConstantBits / (kNf4BlockSize * kNf4SecondBlockSize)) /
+           8;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -34,7 +34,10 @@ int64_t MegatronArgs::kvChannelsOrDefault() const
     return numAttentionHeads > 0 ? hiddenSize / numAttentionHeads : 0;
 }
 
-int64_t MegatronArgs::queryGroups() const { return groupQueryAttention ? numQueryGroups : numAttentionHeads; }
+int64_t MegatronArgs::queryGroups() const
+{
+    return groupQueryAttention ? numQueryGroups : numAttentionHeads;
+}
 
 int64_t MegatronArgs::paddedVocab() const
 {
@@ -58,7 +61,7 @@ std::optional<int64_t> MegatronArgs::virtualPipeline() const
     else if (virtualPipelineModelParallelSize)
         v = virtualPipelineModelParallelSize;
     if (v && *v == 1)
-        v.reset();  // arguments.py: "if args.virtual_pipeline_model_parallel_size == 1: ... = None"
+        v.reset(); // arguments.py: "if args.virtual_pipeline_model_parallel_size == 1: ... = None"
     return v;
 }
 
@@ -82,7 +85,10 @@ int64_t MegatronArgs::numMicrobatches() const
     return std::max<int64_t>(1, *globalBatchSize / per);
 }
 
-int64_t MegatronArgs::moeFfn() const { return moeFfnHiddenSize.value_or(ffn()); }
+int64_t MegatronArgs::moeFfn() const
+{
+    return moeFfnHiddenSize.value_or(ffn());
+}
 
 std::vector<int> MegatronArgs::layerPattern() const
 {
@@ -133,7 +139,8 @@ std::string shown(const std::string& v)
     return out;
 }
 
-class FlagReader {
+class FlagReader
+{
 public:
     FlagReader(MegatronParse& out, std::string source) : m_out(out), m_source(std::move(source))
     {
@@ -192,7 +199,7 @@ public:
         boolFlag("--untie-embeddings-and-output-weights", [&a] { a.untieEmbeddingsAndOutputWeights = true; });
         boolFlag("--disable-bias-linear", [&a] { a.addBiasLinear = false; });
         boolFlag("--no-bias-linear", [&a] { a.addBiasLinear = false; });
-        boolFlag("--add-bias-linear", [&a] { a.addBiasLinear = true; });  // older releases; the default
+        boolFlag("--add-bias-linear", [&a] { a.addBiasLinear = true; }); // older releases; the default
         boolFlag("--moe-shared-expert-gate", [&a] { a.moeSharedExpertGate = true; });
         boolFlag("--multi-latent-attention", [&a] { a.multiLatentAttention = true; });
         boolFlag("--sequence-parallel", [&a] { a.sequenceParallel = true; });
@@ -228,8 +235,8 @@ public:
             }
             const auto n = parseInt(v);
             if (!n || *n < 1)
-                return error(f, "must be a positive integer or a list expression such as \"([0]*3+[1]*58)\", got "
-                                    + shown(v));
+                return error(f, "must be a positive integer or a list expression such as \"([0]*3+[1]*58)\", got " +
+                                    shown(v));
             a.moeLayerFreq = *n;
             a.moeLayerPattern.clear();
         };
@@ -242,7 +249,7 @@ public:
         for (size_t i = 0; i < words.size(); ++i) {
             const std::string& w = words[i];
             if (w.size() < 3 || w.compare(0, 2, "--") != 0)
-                continue;  // the launcher, the script, variable assignments
+                continue; // the launcher, the script, variable assignments
             std::string flag = w, value;
             bool inlineValue = false;
             if (const size_t eq = w.find('='); eq != std::string::npos) {
@@ -254,7 +261,8 @@ public:
                 if (i + 1 >= words.size())
                     return false;
                 const std::string& n = words[i + 1];
-                return n.empty() || n[0] != '-' || (n.size() > 1 && (std::isdigit(static_cast<unsigned char>(n[1])) || n[1] == '.'));
+                return n.empty() || n[0] != '-' ||
+                       (n.size() > 1 && (std::isdigit(static_cast<unsigned char>(n[1])) || n[1] == '.'));
             };
             if (const auto b = m_bool.find(flag); b != m_bool.end()) {
                 if (inlineValue)
@@ -282,7 +290,10 @@ public:
         }
     }
 
-    void error(const std::string& flag, const std::string& message) { m_out.errors.push_back({m_source, flag, message}); }
+    void error(const std::string& flag, const std::string& message)
+    {
+        m_out.errors.push_back({m_source, flag, message});
+    }
 
 private:
     void intFlag(const char* name, int64_t min, int64_t max, std::function<void(int64_t)> set)
@@ -292,8 +303,8 @@ private:
             if (!n)
                 return error(f, "must be an integer, got " + shown(v));
             if (*n < min || *n > max)
-                return error(f, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got "
-                                    + std::to_string(*n));
+                return error(f, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                                    std::to_string(*n));
             set(*n);
         };
     }
@@ -314,14 +325,19 @@ private:
     std::map<std::string, std::function<void()>> m_bool;
 };
 
-double dblLimit() { return static_cast<double>(kMaxParams); }
+double dblLimit()
+{
+    return static_cast<double>(kMaxParams);
+}
 
 // Megatron's own assertions (arguments.py, theoretical_memory_usage.py), each naming its flag.
 void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
 {
     MegatronArgs& a = out.args;
-    for (auto [flag, v] : {std::pair{"--num-layers", a.numLayers}, {"--hidden-size", a.hiddenSize},
-                           {"--num-attention-heads", a.numAttentionHeads}, {"--seq-length", a.seqLength}})
+    for (auto [flag, v] : {std::pair{"--num-layers", a.numLayers},
+                           {"--hidden-size", a.hiddenSize},
+                           {"--num-attention-heads", a.numAttentionHeads},
+                           {"--seq-length", a.seqLength}})
         if (v <= 0)
             r.error(flag, "missing: Megatron-LM needs it");
     if (!a.vocabSize && !a.paddedVocabSize)
@@ -330,11 +346,12 @@ void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
     if (!out.ok())
         return;
     if (!a.kvChannels && a.hiddenSize % a.numAttentionHeads != 0)
-        r.error("--num-attention-heads", "must divide --hidden-size (" + std::to_string(a.hiddenSize)
-                                             + ") when --kv-channels is not given, got " + std::to_string(a.numAttentionHeads));
+        r.error("--num-attention-heads", "must divide --hidden-size (" + std::to_string(a.hiddenSize) +
+                                             ") when --kv-channels is not given, got " +
+                                             std::to_string(a.numAttentionHeads));
     if (a.groupQueryAttention && a.numAttentionHeads % a.numQueryGroups != 0)
-        r.error("--num-query-groups", "must divide --num-attention-heads (" + std::to_string(a.numAttentionHeads)
-                                          + "), got " + std::to_string(a.numQueryGroups));
+        r.error("--num-query-groups", "must divide --num-attention-heads (" + std::to_string(a.numAttentionHeads) +
+                                          "), got " + std::to_string(a.numQueryGroups));
     if (a.multiLatentAttention && a.groupQueryAttention)
         r.error("--multi-latent-attention", "cannot be combined with --group-query-attention");
     if (a.bf16 && a.fp16)
@@ -353,12 +370,12 @@ void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
         return product;
     };
     std::string replicaShown, expertShown;
-    if (grid({a.tensorModelParallelSize, a.pipelineModelParallelSize, a.contextParallelSize}, replicaShown)
-        > static_cast<double>(kMaxGpus))
+    if (grid({a.tensorModelParallelSize, a.pipelineModelParallelSize, a.contextParallelSize}, replicaShown) >
+        static_cast<double>(kMaxGpus))
         return r.error("--tensor-model-parallel-size",
                        "tp·pp·cp = " + replicaShown + " is more than " + std::to_string(kMaxGpus) + " GPUs");
-    if (grid({a.expertTensorParallel(), a.expertModelParallelSize, a.pipelineModelParallelSize}, expertShown)
-        > static_cast<double>(kMaxGpus))
+    if (grid({a.expertTensorParallel(), a.expertModelParallelSize, a.pipelineModelParallelSize}, expertShown) >
+        static_cast<double>(kMaxGpus))
         return r.error("--expert-model-parallel-size",
                        "etp·ep·pp = " + expertShown + " is more than " + std::to_string(kMaxGpus) + " GPUs");
 
@@ -374,48 +391,50 @@ void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
         out.notes.push_back("GPUs: " + std::to_string(gpus) + " (the text gives no GPU count)");
     } else if (a.worldSize == 0) {
         a.worldSize = replica;
-        out.notes.push_back("GPUs: one model replica, tp·pp·cp = " + std::to_string(replica)
-                            + " (the text gives no GPU count; add --gpus N)");
+        out.notes.push_back("GPUs: one model replica, tp·pp·cp = " + std::to_string(replica) +
+                            " (the text gives no GPU count; add --gpus N)");
     }
     if (a.worldSize > kMaxGpus)
         return r.error(gpuFlag, "gives more than " + std::to_string(kMaxGpus) + " GPUs");
     if (a.worldSize % replica != 0)
-        return r.error(gpuFlag, std::to_string(a.worldSize) + " GPUs are not divisible by tp·pp·cp = "
-                                    + std::to_string(replica) + " (arguments.py asserts it)");
+        return r.error(gpuFlag, std::to_string(a.worldSize) + " GPUs are not divisible by tp·pp·cp = " +
+                                    std::to_string(replica) + " (arguments.py asserts it)");
     if (!a.unevenPipeline && a.numLayers % a.pipelineModelParallelSize != 0)
-        r.error("--pipeline-model-parallel-size", "must divide --num-layers (" + std::to_string(a.numLayers) + "), got "
-                                                       + std::to_string(a.pipelineModelParallelSize));
-    else if (a.numLayersPerVirtualPipelineStage
-             && (a.numLayers / a.pipelineModelParallelSize) % *a.numLayersPerVirtualPipelineStage != 0)
-        r.error("--num-layers-per-virtual-pipeline-stage", "must divide the layers per pipeline stage ("
-                                                                + std::to_string(a.numLayers / a.pipelineModelParallelSize) + ")");
+        r.error("--pipeline-model-parallel-size", "must divide --num-layers (" + std::to_string(a.numLayers) +
+                                                      "), got " + std::to_string(a.pipelineModelParallelSize));
+    else if (a.numLayersPerVirtualPipelineStage &&
+             (a.numLayers / a.pipelineModelParallelSize) % *a.numLayersPerVirtualPipelineStage != 0)
+        r.error("--num-layers-per-virtual-pipeline-stage",
+                "must divide the layers per pipeline stage (" +
+                    std::to_string(a.numLayers / a.pipelineModelParallelSize) + ")");
     if (a.virtualPipeline() && a.pipelineModelParallelSize == 1)
         r.error("--virtual-pipeline-model-parallel-size", "needs --pipeline-model-parallel-size above 1");
     if (a.globalBatchSize && *a.globalBatchSize % (a.microBatchSize * a.dataParallel()) != 0)
-        r.error("--global-batch-size", "must be a multiple of micro-batch × data-parallel size ("
-                                           + std::to_string(a.microBatchSize * a.dataParallel()) + "), got "
-                                           + std::to_string(*a.globalBatchSize));
+        r.error("--global-batch-size", "must be a multiple of micro-batch × data-parallel size (" +
+                                           std::to_string(a.microBatchSize * a.dataParallel()) + "), got " +
+                                           std::to_string(*a.globalBatchSize));
     // TrainMem's counting limit (params.h): beyond it the arithmetic stops being exact in double.
     if (out.ok() && !a.hybrid && !(megatronEstimate(a).totalParams <= dblLimit()))
         r.error("--num-layers", "the model these flags describe has more than 10^15 parameters");
     if (a.numExperts) {
         if (!a.moeLayerPattern.empty() && static_cast<int64_t>(a.moeLayerPattern.size()) != a.numLayers)
-            r.error("--moe-layer-freq", "lists " + std::to_string(a.moeLayerPattern.size()) + " layers, expected --num-layers = "
-                                            + std::to_string(a.numLayers));
+            r.error("--moe-layer-freq", "lists " + std::to_string(a.moeLayerPattern.size()) +
+                                            " layers, expected --num-layers = " + std::to_string(a.numLayers));
         if (a.moeRouterTopk > *a.numExperts)
-            r.error("--moe-router-topk", "must not exceed --num-experts (" + std::to_string(*a.numExperts) + "), got "
-                                             + std::to_string(a.moeRouterTopk));
+            r.error("--moe-router-topk", "must not exceed --num-experts (" + std::to_string(*a.numExperts) + "), got " +
+                                             std::to_string(a.moeRouterTopk));
         const int64_t expertGrid = a.expertTensorParallel() * a.expertModelParallelSize * a.pipelineModelParallelSize;
         if (a.worldSize % expertGrid != 0)
-            r.error("--expert-model-parallel-size", std::to_string(a.worldSize) + " GPUs are not divisible by etp·ep·pp = "
-                                                        + std::to_string(expertGrid));
+            r.error("--expert-model-parallel-size",
+                    std::to_string(a.worldSize) +
+                        " GPUs are not divisible by etp·ep·pp = " + std::to_string(expertGrid));
         if (*a.numExperts % a.expertModelParallelSize != 0)
-            r.error("--expert-model-parallel-size", "must divide --num-experts (" + std::to_string(*a.numExperts)
-                                                        + "), got " + std::to_string(a.expertModelParallelSize));
+            r.error("--expert-model-parallel-size", "must divide --num-experts (" + std::to_string(*a.numExperts) +
+                                                        "), got " + std::to_string(a.expertModelParallelSize));
     }
 }
 
-}  // namespace
+} // namespace
 
 MegatronParse parseMegatronArgs(const std::string& text, int64_t gpus, const std::string& source)
 {
@@ -432,4 +451,4 @@ MegatronParse parseMegatronArgs(const std::string& text, int64_t gpus, const std
     return out;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -28,14 +28,14 @@ struct MegatronArgs {
     std::optional<int64_t> ffnHiddenSize;
     std::optional<int64_t> kvChannels;
     bool groupQueryAttention = false;
-    int64_t numQueryGroups = 1;  ///< argparse default 1; used only with --group-query-attention
+    int64_t numQueryGroups = 1; ///< argparse default 1; used only with --group-query-attention
     bool swiglu = false;
     std::string normalization = "LayerNorm";
     bool untieEmbeddingsAndOutputWeights = false;
     std::optional<int64_t> vocabSize;
     std::optional<int64_t> paddedVocabSize;
     int64_t makeVocabSizeDivisibleBy = 128;
-    bool addBiasLinear = true;   ///< --disable-bias-linear turns it off
+    bool addBiasLinear = true; ///< --disable-bias-linear turns it off
     std::string positionEmbeddingType = "learned_absolute";
     std::optional<int64_t> maxPositionEmbeddings;
     double hiddenDropout = 0.1;
@@ -44,8 +44,8 @@ struct MegatronArgs {
     std::optional<int64_t> numExperts;
     std::optional<int64_t> moeFfnHiddenSize;
     int64_t moeRouterTopk = 2;
-    int64_t moeLayerFreq = 1;            ///< used when moeLayerPattern is empty
-    std::vector<int> moeLayerPattern;    ///< --moe-layer-freq given as a list expression
+    int64_t moeLayerFreq = 1;         ///< used when moeLayerPattern is empty
+    std::vector<int> moeLayerPattern; ///< --moe-layer-freq given as a list expression
     std::optional<int64_t> moeSharedExpertIntermediateSize;
     bool moeSharedExpertGate = false;
     std::optional<int64_t> moeLatentSize;
@@ -61,7 +61,7 @@ struct MegatronArgs {
     int64_t seqLength = 0;
     int64_t microBatchSize = 1;
     std::optional<int64_t> globalBatchSize;
-    std::optional<std::string> recomputeGranularity;  ///< "selective" or "full"
+    std::optional<std::string> recomputeGranularity; ///< "selective" or "full"
     bool useDistributedOptimizer = false;
     bool bf16 = false;
     bool fp16 = false;
@@ -74,12 +74,12 @@ struct MegatronArgs {
     int64_t expertModelParallelSize = 1;
     std::optional<int64_t> expertTensorParallelSize;
     bool sequenceParallel = false;
-    bool unevenPipeline = false;  ///< --decoder-first/last-pipeline-num-layers: no divisibility check
-    bool hybrid = false;  ///< --hybrid-layer-pattern / --hybrid-override-pattern (Mamba): no estimate
+    bool unevenPipeline = false; ///< --decoder-first/last-pipeline-num-layers: no divisibility check
+    bool hybrid = false;         ///< --hybrid-layer-pattern / --hybrid-override-pattern (Mamba): no estimate
     // The launch.
-    int64_t worldSize = 0;     ///< GPUs; 0 = not given
-    int64_t gpusPerNode = 0;   ///< torchrun --nproc_per_node; 0 = not given
-    int64_t nodes = 0;         ///< torchrun --nnodes; 0 = not given
+    int64_t worldSize = 0;   ///< GPUs; 0 = not given
+    int64_t gpusPerNode = 0; ///< torchrun --nproc_per_node; 0 = not given
+    int64_t nodes = 0;       ///< torchrun --nnodes; 0 = not given
 
     // Derived exactly as arguments.py derives them.
     int64_t ffn() const;                 ///< 4h, or int(4h·2/3 / 64)·64 with --swiglu
@@ -87,11 +87,11 @@ struct MegatronArgs {
     int64_t queryGroups() const;         ///< heads unless --group-query-attention
     int64_t paddedVocab() const;         ///< ⌈V / (divisible-by · tp)⌉ · divisible-by · tp
     int64_t expertTensorParallel() const;
-    std::optional<int64_t> virtualPipeline() const;  ///< None when 1, as arguments.py sets it
-    int64_t dataParallel() const;        ///< world / (tp · pp · cp)
-    int64_t expertDataParallel() const;  ///< world / (etp · ep · pp)
-    int64_t numMicrobatches() const;     ///< global / (micro · dp)
-    int64_t moeFfn() const;              ///< moe-ffn-hidden-size, else ffn
+    std::optional<int64_t> virtualPipeline() const; ///< None when 1, as arguments.py sets it
+    int64_t dataParallel() const;                   ///< world / (tp · pp · cp)
+    int64_t expertDataParallel() const;             ///< world / (etp · ep · pp)
+    int64_t numMicrobatches() const;                ///< global / (micro · dp)
+    int64_t moeFfn() const;                         ///< moe-ffn-hidden-size, else ffn
     bool sequenceParallelEffective() const { return sequenceParallel && tensorModelParallelSize > 1; }
     /// 1 for an MoE layer, 0 for dense, per layer (the estimator's moe_layer_pattern).
     std::vector<int> layerPattern() const;
@@ -100,9 +100,9 @@ struct MegatronArgs {
 /// \brief The result of reading a command line.
 struct MegatronParse {
     MegatronArgs args;
-    std::vector<std::string> ignored;  ///< flags TrainMem does not read, as given ("--lr 3e-4")
-    std::vector<std::string> notes;    ///< assumptions made (e.g. the GPU count)
-    FieldErrors errors;                ///< path = the flag ("--num-layers")
+    std::vector<std::string> ignored; ///< flags TrainMem does not read, as given ("--lr 3e-4")
+    std::vector<std::string> notes;   ///< assumptions made (e.g. the GPU count)
+    FieldErrors errors;               ///< path = the flag ("--num-layers")
     bool ok() const { return errors.empty(); }
 };
 
@@ -121,4 +121,4 @@ Scenario scenarioFromMegatron(const MegatronArgs& m, const Scenario& base);
 /// pasted, so the dock compares the current scenario). Size-only models use their made-up shape.
 MegatronArgs megatronFromScenario(const Scenario& s, const Architecture& arch);
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -32,7 +32,7 @@ Scenario scenarioFromMegatron(const MegatronArgs& m, const Scenario& base)
     a.learnedPositions = m.positionEmbeddingType == "learned_absolute";
     a.maxPositions = a.learnedPositions ? m.maxPositionEmbeddings.value_or(m.seqLength) : 0;
     a.dropout = m.hiddenDropout > 0 || m.attentionDropout > 0;
-    a.attention = m.multiLatentAttention ? AttentionKind::MLA
+    a.attention = m.multiLatentAttention                  ? AttentionKind::MLA
                   : m.queryGroups() < m.numAttentionHeads ? AttentionKind::GQA
                                                           : AttentionKind::MHA;
     if (m.multiLatentAttention) {
@@ -47,9 +47,10 @@ Scenario scenarioFromMegatron(const MegatronArgs& m, const Scenario& base)
         a.moe.activeExperts = m.moeRouterTopk;
         a.moe.expertFfn = m.moeFfn();
         // TrainMem counts shared experts in units of the routed expert's width.
-        a.moe.sharedExperts = m.moeSharedExpertIntermediateSize
-                                  ? std::max<int64_t>(1, (*m.moeSharedExpertIntermediateSize + a.moe.expertFfn / 2) / a.moe.expertFfn)
-                                  : 0;
+        a.moe.sharedExperts =
+            m.moeSharedExpertIntermediateSize
+                ? std::max<int64_t>(1, (*m.moeSharedExpertIntermediateSize + a.moe.expertFfn / 2) / a.moe.expertFfn)
+                : 0;
         // TrainMem's dense layers lead the stack; Megatron's pattern may place them anywhere
         // (peers.cpp reports the difference when it does).
         const std::vector<int> p = m.layerPattern();
@@ -63,8 +64,8 @@ Scenario scenarioFromMegatron(const MegatronArgs& m, const Scenario& base)
     t.optimizer = Optimizer::AdamW;
     t.seqLen = m.seqLength;
     t.microBatch = m.microBatchSize;
-    t.gradAccum = std::min<int64_t>(m.numMicrobatches(), 1'000'000);  // validateScenario's range
-    t.checkpointing = !m.recomputeGranularity ? Checkpointing::None
+    t.gradAccum = std::min<int64_t>(m.numMicrobatches(), 1'000'000); // validateScenario's range
+    t.checkpointing = !m.recomputeGranularity             ? Checkpointing::None
                       : *m.recomputeGranularity == "full" ? Checkpointing::Full
                                                           : Checkpointing::Selective;
     t.sequenceParallel = m.sequenceParallelEffective();
@@ -74,7 +75,7 @@ Scenario scenarioFromMegatron(const MegatronArgs& m, const Scenario& base)
     hw.tp = m.tensorModelParallelSize;
     hw.pp = m.pipelineModelParallelSize;
     hw.ep = m.numExperts ? m.expertModelParallelSize : 1;
-    hw.vpp = m.virtualPipeline().value_or(1);  // the interleaved schedule's virtual stages
+    hw.vpp = m.virtualPipeline().value_or(1); // the interleaved schedule's virtual stages
     hw.etp = m.numExperts && m.expertTensorParallelSize ? *m.expertTensorParallelSize : 0;
     // The distributed optimizer shards the fp32 master weights and Adam moments over data
     // parallel ranks: ZeRO stage 1 (docs/user-guide/features/dist_optimizer.md).
@@ -92,7 +93,8 @@ MegatronArgs megatronFromScenario(const Scenario& s, const Architecture& a)
     m.groupQueryAttention = a.kvHeadsOrDefault() != a.heads;
     m.numQueryGroups = a.kvHeadsOrDefault();
     m.swiglu = a.ffnKind == FfnKind::SwiGLU;
-    m.ffnHiddenSize = a.ffn > 0 ? a.ffn : (a.ffnKind == FfnKind::SwiGLU ? ((8 * a.hidden / 3 + 255) / 256) * 256 : 4 * a.hidden);
+    m.ffnHiddenSize =
+        a.ffn > 0 ? a.ffn : (a.ffnKind == FfnKind::SwiGLU ? ((8 * a.hidden / 3 + 255) / 256) * 256 : 4 * a.hidden);
     m.normalization = a.norm == NormKind::RMSNorm ? "RMSNorm" : "LayerNorm";
     m.untieEmbeddingsAndOutputWeights = !a.tiedEmbeddings;
     m.vocabSize = a.vocab;
@@ -146,4 +148,4 @@ MegatronArgs megatronFromScenario(const Scenario& s, const Architecture& a)
     return m;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

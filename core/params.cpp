@@ -48,10 +48,10 @@ double attentionParams(const Architecture& a)
     double p = h * q + 2 * h * kv + q * h;
     switch (a.attentionBiasOrDefault()) {
     case AttentionBias::All:
-        p += h;  // the output projection's bias, then q/k/v's
+        p += h; // the output projection's bias, then q/k/v's
         [[fallthrough]];
     case AttentionBias::Qkv:
-        p += q + 2 * kv;  // Qwen2: q_proj, k_proj, v_proj with bias, o_proj without
+        p += q + 2 * kv; // Qwen2: q_proj, k_proj, v_proj with bias, o_proj without
         break;
     case AttentionBias::None:
         break;
@@ -72,7 +72,7 @@ int64_t toCount(double v)
     return static_cast<int64_t>(std::min(v, 9.0e18));
 }
 
-}  // namespace
+} // namespace
 
 ParamCount countParams(const Architecture& a)
 {
@@ -84,7 +84,7 @@ ParamCount countParams(const Architecture& a)
     if (a.learnedPositions)
         embedding += static_cast<double>(a.maxPositions) * h;
     if (!a.tiedEmbeddings)
-        embedding += V * h;  // separate output head
+        embedding += V * h; // separate output head
     const double finalNorm = normParams(a, h);
 
     const double perLayerCommon = attentionParams(a) + static_cast<double>(a.normsPerLayer) * normParams(a, h);
@@ -106,8 +106,7 @@ ParamCount countParams(const Architecture& a)
         routed = moeLayers * static_cast<double>(m.experts) * expert;
         const double sharedAndRouter = moeLayers * (static_cast<double>(m.sharedExperts) * expert + router);
         total += denseLayers * leadFfn + routed + sharedAndRouter;
-        active += denseLayers * leadFfn + sharedAndRouter
-                  + moeLayers * static_cast<double>(m.activeExperts) * expert;
+        active += denseLayers * leadFfn + sharedAndRouter + moeLayers * static_cast<double>(m.activeExperts) * expert;
     } else {
         total += L * denseFfn;
         active += L * denseFfn;
@@ -138,7 +137,7 @@ Architecture shapeForSize(int64_t activeParams)
         L += 1;
     a.layers = static_cast<int64_t>(L);
     a.hidden = 128 * a.layers;
-    a.heads = a.layers;  // head_dim 128
+    a.heads = a.layers; // head_dim 128
     a.kvHeads = a.heads;
     a.headDim = 128;
     const int64_t f = (8 * a.hidden + 2) / 3;
@@ -167,4 +166,4 @@ ResolvedModel resolveModel(const ModelSpec& m)
     return r;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

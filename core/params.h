@@ -10,20 +10,20 @@ namespace trainmem {
 /// \brief Parameters of a model, split the way sharding needs them.
 struct ParamCount {
     int64_t total = 0;
-    int64_t active = 0;      ///< touched per token (routed experts counted k of E)
-    int64_t embedding = 0;   ///< token (+position) embedding and the output head
-    int64_t routedExperts = 0;  ///< the part expert parallelism divides
+    int64_t active = 0;        ///< touched per token (routed experts counted k of E)
+    int64_t embedding = 0;     ///< token (+position) embedding and the output head
+    int64_t routedExperts = 0; ///< the part expert parallelism divides
 };
 
 /// \brief A model ready for accounting: counts plus a shape for activations.
 struct ResolvedModel {
-    Architecture arch;   ///< the preset's, or one made by shapeForSize()
+    Architecture arch; ///< the preset's, or one made by shapeForSize()
     ParamCount params;
     bool fromSize = false;
 };
 
 /// Counting limits: beyond these the accounting would stop being meaningful (or exact in double).
-inline constexpr int64_t kMaxParams = 1'000'000'000'000'000;  // 10^15
+inline constexpr int64_t kMaxParams = 1'000'000'000'000'000; // 10^15
 inline constexpr int64_t kMaxLayers = 10'000;
 inline constexpr int64_t kMaxHidden = 1'000'000;
 
@@ -42,4 +42,4 @@ Architecture shapeForSize(int64_t activeParams);
 /// only drives activations, logits and workspace.
 ResolvedModel resolveModel(const ModelSpec& m);
 
-}  // namespace trainmem
+} // namespace trainmem

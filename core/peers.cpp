@@ -10,7 +10,10 @@
 namespace trainmem {
 namespace {
 
-double dbl(int64_t v) { return static_cast<double>(v); }
+double dbl(int64_t v)
+{
+    return static_cast<double>(v);
+}
 
 // Python's int() of a non-negative float, saturated instead of undefined beyond int64.
 int64_t pyInt(double v)
@@ -21,9 +24,12 @@ int64_t pyInt(double v)
 }
 
 // Python's min(1, x) / max(a, b): the first argument wins a tie; values are what matter here.
-double pyMin1(double x) { return 1 <= x ? 1.0 : x; }
+double pyMin1(double x)
+{
+    return 1 <= x ? 1.0 : x;
+}
 
-}  // namespace
+} // namespace
 
 MegatronEstimate megatronEstimate(const MegatronArgs& a)
 {
@@ -43,7 +49,7 @@ MegatronEstimate megatronEstimate(const MegatronArgs& a)
     const int64_t groups = a.queryGroups();
     const bool moe = a.numExperts.has_value();
     const int64_t numExperts = moe ? *a.numExperts : 1;
-    const double gated = a.swiglu ? 1.5 : 1.0;  // 3 / 2 if args.swiglu else 1
+    const double gated = a.swiglu ? 1.5 : 1.0; // 3 / 2 if args.swiglu else 1
     const int64_t sharedFfn = a.moeSharedExpertIntermediateSize.value_or(0);
 
     const std::vector<int> pattern = a.layerPattern();
@@ -84,10 +90,13 @@ MegatronEstimate megatronEstimate(const MegatronArgs& a)
     const double sharedGate = sharedFfn > 0 && a.moeSharedExpertGate ? dbl(h) : 0.0;
 
     const double layerDense = attention + denseMlp + layernorm;
-    const double layerMoe = attention + sharedExpert + routedExpert + latentProjection + layernorm + router + sharedGate;
-    const double layerMoeActive = attention + sharedExpert + activeRouted + latentProjection + layernorm + router + sharedGate;
+    const double layerMoe =
+        attention + sharedExpert + routedExpert + latentProjection + layernorm + router + sharedGate;
+    const double layerMoeActive =
+        attention + sharedExpert + activeRouted + latentProjection + layernorm + router + sharedGate;
     const double block = layerDense * dbl(numDenseLayers) + layerMoe * dbl(numMoeLayers) + dbl(finalLayernorm);
-    const double blockActive = layerDense * dbl(numDenseLayers) + layerMoeActive * dbl(numMoeLayers) + dbl(finalLayernorm);
+    const double blockActive =
+        layerDense * dbl(numDenseLayers) + layerMoeActive * dbl(numMoeLayers) + dbl(finalLayernorm);
     const double mtpBlock = layerDense * dbl(mtpDense) + layerMoe * dbl(mtpMoe);
     r.totalParams = block + mtpBlock + dbl(embeddingLayers);
     r.activeParams = blockActive + mtpBlock + dbl(embeddingLayers);
@@ -95,12 +104,15 @@ MegatronEstimate megatronEstimate(const MegatronArgs& a)
     const int64_t etp = a.expertTensorParallel(), ep = a.expertModelParallelSize;
     const int64_t dp = a.dataParallel(), edp = a.expertDataParallel();
 
-    const double tpBlock = (attention + denseMlp) * dbl(numDenseLayers) + (attention + sharedExpert) * dbl(numMoeLayers);
-    const double replBlock = layernorm * dbl(numDenseLayers)
-                             + (layernorm + latentProjection + router + sharedGate) * dbl(numMoeLayers) + dbl(finalLayernorm);
+    const double tpBlock =
+        (attention + denseMlp) * dbl(numDenseLayers) + (attention + sharedExpert) * dbl(numMoeLayers);
+    const double replBlock = layernorm * dbl(numDenseLayers) +
+                             (layernorm + latentProjection + router + sharedGate) * dbl(numMoeLayers) +
+                             dbl(finalLayernorm);
     const double expertBlock = routedExpert * dbl(numMoeLayers);
     const double tpMtp = (attention + denseMlp) * dbl(mtpDense) + (attention + sharedExpert) * dbl(mtpMoe);
-    const double replMtp = layernorm * dbl(mtpDense) + (layernorm + latentProjection + router + sharedGate) * dbl(mtpMoe);
+    const double replMtp =
+        layernorm * dbl(mtpDense) + (layernorm + latentProjection + router + sharedGate) * dbl(mtpMoe);
     const double expertMtp = routedExpert * dbl(mtpMoe);
 
     // Most loaded shard: 1/pp of the layers, the MTP block and the embedding.
@@ -122,7 +134,8 @@ MegatronEstimate megatronEstimate(const MegatronArgs& a)
     r.bytesPerExpertParam = bytesPerParameter(edp);
     r.weightAndOptimizerBytes = (tpShard + replShard) * r.bytesPerParam + expertShard * r.bytesPerExpertParam;
     // The components of 18 = 2 + 4 + 4 + 8 (÷ dp for the last two with the distributed optimizer).
-    const double stateDiv = a.useDistributedOptimizer ? dbl(dp) : 1, expertDiv = a.useDistributedOptimizer ? dbl(edp) : 1;
+    const double stateDiv = a.useDistributedOptimizer ? dbl(dp) : 1,
+                 expertDiv = a.useDistributedOptimizer ? dbl(edp) : 1;
     const double all = tpShard + replShard + expertShard;
     r.weights = 2 * all;
     r.gradients = 4 * all;
@@ -228,7 +241,7 @@ DeepSpeedEstimate deepspeedZero3(int64_t P, int64_t largest, int64_t gpusPerNode
 {
     DeepSpeedEstimate r;
     r.offloadOptimizer = cpuOffload;
-    r.offloadParam = cpuOffload && cpuOffloadParams;  // offload_param needs offload_optimizer there
+    r.offloadParam = cpuOffload && cpuOffloadParams; // offload_param needs offload_optimizer there
     r.zeroInit = zeroInit;
     const int64_t totalGpus = nodes * gpusPerNode;
     const double gpusFactor = 1 / dbl(nodes);
@@ -278,13 +291,13 @@ int64_t megatronModelParams(const MegatronArgs& a)
         // Biases of linear_qkv/linear_proj (or MLA's projections), linear_fc1 and linear_fc2.
         int64_t attn = (heads + 2 * g) * kv + h;
         if (a.multiLatentAttention)
-            attn = (a.qLoraRank ? *a.qLoraRank + heads * (a.qkHeadDim + a.qkPosEmbHeadDim) : heads * (a.qkHeadDim + a.qkPosEmbHeadDim))
-                   + a.kvLoraRank + a.qkPosEmbHeadDim + heads * (a.qkHeadDim + a.vHeadDim) + h;
+            attn = (a.qLoraRank ? *a.qLoraRank + heads * (a.qkHeadDim + a.qkPosEmbHeadDim)
+                                : heads * (a.qkHeadDim + a.qkPosEmbHeadDim)) +
+                   a.kvLoraRank + a.qkPosEmbHeadDim + heads * (a.qkHeadDim + a.vHeadDim) + h;
         const int64_t denseMlp = fc1 * a.ffn() + h;
         const int64_t expert = fc1 * a.moeFfn() + h;
         const int64_t shared = a.moeSharedExpertIntermediateSize ? fc1 * *a.moeSharedExpertIntermediateSize + h : 0;
-        n += (denseAll + moeAll) * attn + denseAll * denseMlp
-             + moeAll * (a.numExperts.value_or(0) * expert + shared);
+        n += (denseAll + moeAll) * attn + denseAll * denseMlp + moeAll * (a.numExperts.value_or(0) * expert + shared);
     }
     if (a.positionEmbeddingType == "learned_absolute")
         n += a.maxPositionEmbeddings.value_or(a.seqLength) * h;
@@ -294,7 +307,7 @@ int64_t megatronModelParams(const MegatronArgs& a)
 int64_t megatronLargestTensor(const MegatronArgs& a)
 {
     const int64_t h = a.hiddenSize, kv = a.kvChannelsOrDefault(), heads = a.numAttentionHeads, g = a.queryGroups();
-    const int64_t fc1 = a.swiglu ? 2 : 1;  // Megatron fuses gate and up into one linear_fc1
+    const int64_t fc1 = a.swiglu ? 2 : 1; // Megatron fuses gate and up into one linear_fc1
     int64_t m = std::max(a.paddedVocab() * h, a.ffn() * h * fc1);
     if (a.multiLatentAttention) {
         const int64_t qk = a.qkHeadDim + a.qkPosEmbHeadDim;
@@ -302,16 +315,16 @@ int64_t megatronLargestTensor(const MegatronArgs& a)
                       (a.kvLoraRank + a.qkPosEmbHeadDim) * h, a.kvLoraRank * heads * (a.qkHeadDim + a.vHeadDim),
                       heads * a.vHeadDim * h});
     } else {
-        m = std::max({m, (heads + 2 * g) * kv * h, heads * kv * h});  // linear_qkv, linear_proj
+        m = std::max({m, (heads + 2 * g) * kv * h, heads * kv * h}); // linear_qkv, linear_proj
     }
     if (a.numExperts) {
         const int64_t eh = a.moeLatentSize.value_or(h);
-        m = std::max({m, a.moeFfn() * eh * fc1, *a.numExperts * h,
-                      a.moeSharedExpertIntermediateSize.value_or(0) * h * fc1});
+        m = std::max(
+            {m, a.moeFfn() * eh * fc1, *a.numExperts * h, a.moeSharedExpertIntermediateSize.value_or(0) * h * fc1});
     }
     if (a.positionEmbeddingType == "learned_absolute")
         m = std::max(m, a.maxPositionEmbeddings.value_or(a.seqLength) * h);
     return m;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

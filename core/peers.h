@@ -25,29 +25,29 @@ namespace trainmem {
 /// \brief What report_theoretical_memory computes, in bytes (it prints them ÷ 2^20 as "MB").
 struct MegatronEstimate {
     bool available = true;
-    std::string unavailableReason;         ///< hybrid Mamba models: Megatron prints no estimate
-    double weightAndOptimizerBytes = 0;    ///< compute_weight_and_optimizer_memory
-    double activationBytes = 0;            ///< the branch report_theoretical_memory picks
+    std::string unavailableReason;      ///< hybrid Mamba models: Megatron prints no estimate
+    double weightAndOptimizerBytes = 0; ///< compute_weight_and_optimizer_memory
+    double activationBytes = 0;         ///< the branch report_theoretical_memory picks
     double totalBytes() const { return weightAndOptimizerBytes + activationBytes; }
-    bool sequenceParallelBranch = false;   ///< sequence parallel and selective recompute
+    bool sequenceParallelBranch = false; ///< sequence parallel and selective recompute
     // Parameter counts as Megatron computes them (floats in Python).
     double totalParams = 0;
     double activeParams = 0;
     double mostLoadedShardParams = 0;
-    double denseShardParams = 0;           ///< tp-sharded + replicated on the most loaded shard
-    double expertShardParams = 0;          ///< expert-sharded on the most loaded shard
-    double bytesPerParam = 18;             ///< 18, or 6 + 12/dp with the distributed optimizer
-    double bytesPerExpertParam = 18;       ///< the same with the expert data-parallel size
+    double denseShardParams = 0;     ///< tp-sharded + replicated on the most loaded shard
+    double expertShardParams = 0;    ///< expert-sharded on the most loaded shard
+    double bytesPerParam = 18;       ///< 18, or 6 + 12/dp with the distributed optimizer
+    double bytesPerExpertParam = 18; ///< the same with the expert data-parallel size
     // Its model-state bytes by component: bf16 weights 2, fp32 main gradients 4, fp32 main
     // weights 4 and Adam 8 (÷ dp with the distributed optimizer), per the estimator's comment.
     double weights = 0, gradients = 0, master = 0, optimizer = 0;
     // Its activation bytes by part (the factors of the chosen branch applied to each).
-    double activationLayers = 0;     ///< transformer layers
-    double activationEmbedding = 0;  ///< embedding input and dropout, pp micro-batches
-    double activationOutput = 0;     ///< output layer and loss inputs (pp = 1 only)
-    double interleavePenalty = 1;    ///< 1 + (pp − 1)/(pp · vpp) with a virtual pipeline
+    double activationLayers = 0;    ///< transformer layers
+    double activationEmbedding = 0; ///< embedding input and dropout, pp micro-batches
+    double activationOutput = 0;    ///< output layer and loss inputs (pp = 1 only)
+    double interleavePenalty = 1;   ///< 1 + (pp − 1)/(pp · vpp) with a virtual pipeline
     int64_t numMicrobatches = 1;
-    std::string printed;             ///< the line Megatron prints
+    std::string printed; ///< the line Megatron prints
 };
 
 /// \brief The estimate report_theoretical_memory(args, num_microbatches) makes for these flags.
@@ -57,10 +57,10 @@ MegatronEstimate megatronEstimate(const MegatronArgs& m);
 struct DeepSpeedEstimate {
     int64_t gpuBytes = 0;
     int64_t cpuBytes = 0;
-    int64_t largestLayerBytes = 0;   ///< ZeRO-3: 4 × largest layer parameters
+    int64_t largestLayerBytes = 0; ///< ZeRO-3: 4 × largest layer parameters
     bool offloadOptimizer = false;
-    bool offloadParam = false;       ///< ZeRO-3 only
-    bool zeroInit = true;            ///< ZeRO-3 only
+    bool offloadParam = false; ///< ZeRO-3 only
+    bool zeroInit = true;      ///< ZeRO-3 only
 };
 
 /// \brief estimate_zero2_model_states_mem_needs (cpu_offload = offloadOptimizer).
@@ -79,8 +79,8 @@ int64_t megatronLargestTensor(const MegatronArgs& m);
 
 /// \brief One term of the gap between TrainMem and a peer, per GPU.
 struct PeerDifference {
-    std::string peer;   ///< "megatron", "deepspeed_zero2", "deepspeed_zero3"
-    std::string term;   ///< a term's JSON key ("weights", …, "fragmentation"), or "gathered_layer"
+    std::string peer; ///< "megatron", "deepspeed_zero2", "deepspeed_zero3"
+    std::string term; ///< a term's JSON key ("weights", …, "fragmentation"), or "gathered_layer"
     double trainmemBytes = 0;
     double peerBytes = 0;
     std::string reason;
@@ -90,13 +90,13 @@ struct PeerDifference {
 struct PeerComparison {
     MegatronArgs args;
     MegatronEstimate megatron;
-    int64_t gpusPerNode = 1, nodes = 1;  ///< DeepSpeed's hardware description
+    int64_t gpusPerNode = 1, nodes = 1; ///< DeepSpeed's hardware description
     int64_t deepspeedParams = 0, deepspeedLargestLayer = 0;
-    DeepSpeedEstimate zero2, zero3;      ///< the scenario's offload choice: none
-    std::vector<DeepSpeedEstimate> zero2Variants, zero3Variants;  ///< what DeepSpeed's *_all_cold print
-    Segments trainmem;                   ///< TrainMem, this launch: what every peer is compared with
+    DeepSpeedEstimate zero2, zero3;                              ///< the scenario's offload choice: none
+    std::vector<DeepSpeedEstimate> zero2Variants, zero3Variants; ///< what DeepSpeed's *_all_cold print
+    Segments trainmem; ///< TrainMem, this launch: what every peer is compared with
     std::vector<PeerDifference> differences;
-    std::vector<std::string> notes;      ///< what TrainMem does not model for these flags
+    std::vector<std::string> notes; ///< what TrainMem does not model for these flags
 };
 
 /// \brief Compares the peers with TrainMem on `s` (the scenario the flags convert to). Every
@@ -116,4 +116,4 @@ Segments deepspeedSegments(const PeerComparison& c, int stage);
 /// \brief The `peers` object of --json.
 nlohmann::json peersToJson(const PeerComparison& c);
 
-}  // namespace trainmem
+} // namespace trainmem

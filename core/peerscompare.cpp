@@ -16,14 +16,29 @@ namespace {
 
 constexpr const char* kMegatronSource =
     "NVIDIA/Megatron-LM megatron/training/theoretical_memory_usage.py @ d98e8a64ddf34856e74b24714e3bedb2f5a39553";
-constexpr const char* kDeepSpeedSource =
-    "deepspeedai/DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py and stage3.py @ edaa7221267243c7be7fb49c5d5f5c4fb97b4641";
+constexpr const char* kDeepSpeedSource = "deepspeedai/DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py and stage3.py "
+                                         "@ edaa7221267243c7be7fb49c5d5f5c4fb97b4641";
 
-double dbl(int64_t v) { return static_cast<double>(v); }
-std::string n(double count) { return formatCount(count); }
-std::string by(double bytes) { return formatBytes(bytes); }
-std::string num(double v) { return formatNumber(v); }
-std::string precisionWord(const StateRecipe& r) { return r.weights >= 4 ? "fp32" : "16-bit"; }
+double dbl(int64_t v)
+{
+    return static_cast<double>(v);
+}
+std::string n(double count)
+{
+    return formatCount(count);
+}
+std::string by(double bytes)
+{
+    return formatBytes(bytes);
+}
+std::string num(double v)
+{
+    return formatNumber(v);
+}
+std::string precisionWord(const StateRecipe& r)
+{
+    return r.weights >= 4 ? "fp32" : "16-bit";
+}
 
 // What one GPU holds in TrainMem's accounting, in parameters.
 double paramsOnGpu(const Breakdown& b)
@@ -40,66 +55,80 @@ void addMegatronTerms(PeerComparison& c, const Breakdown& b, const Scenario& s)
     auto add = [&](const char* term, double tm, double peer, std::string reason) {
         c.differences.push_back({"megatron", term, tm, peer, std::move(reason)});
     };
-    std::string shard = "1/" + std::to_string(a.pipelineModelParallelSize) + " of the layers ÷ tp "
-                        + std::to_string(a.tensorModelParallelSize) + " plus the whole input embedding ÷ tp";
+    std::string shard = "1/" + std::to_string(a.pipelineModelParallelSize) + " of the layers ÷ tp " +
+                        std::to_string(a.tensorModelParallelSize) + " plus the whole input embedding ÷ tp";
     if (a.untieEmbeddingsAndOutputWeights && a.pipelineModelParallelSize == 1)
         shard += " and the output layer ÷ tp";
     if (a.mtpNumLayers && *a.mtpNumLayers > 0)
         shard += ", all " + std::to_string(*a.mtpNumLayers) + " MTP layer(s)";
     if (a.numExperts)
         shard += ", routed experts ÷ etp·ep = " + std::to_string(a.expertTensorParallel() * a.expertModelParallelSize);
-    const std::string counts = "TrainMem holds " + n(paramsOnGpu(b)) + " parameters on this GPU (the model of "
-                               + n(dbl(b.model.params.total)) + " split evenly over tp·pp, experts also ÷ ep"
-                               + (zero >= 3 ? ", then ÷ dp by ZeRO-3" : "") + "); Megatron's most-loaded shard holds "
-                               + n(m.mostLoadedShardParams) + " (" + shard
-                               + "; its count of " + n(m.totalParams) + " leaves out linear biases and position embeddings).";
+    const std::string counts = "TrainMem holds " + n(paramsOnGpu(b)) + " parameters on this GPU (the model of " +
+                               n(dbl(b.model.params.total)) + " split evenly over tp·pp, experts also ÷ ep" +
+                               (zero >= 3 ? ", then ÷ dp by ZeRO-3" : "") + "); Megatron's most-loaded shard holds " +
+                               n(m.mostLoadedShardParams) + " (" + shard + "; its count of " + n(m.totalParams) +
+                               " leaves out linear biases and position embeddings).";
     add("weights", t.weights, m.weights,
-        "Both keep a " + precisionWord(b.recipe) + " working copy (" + num(b.recipe.weights) + " B vs 2 B per parameter). " + counts);
+        "Both keep a " + precisionWord(b.recipe) + " working copy (" + num(b.recipe.weights) +
+            " B vs 2 B per parameter). " + counts);
     add("gradients", t.gradients, m.gradients,
-        "TrainMem: " + num(b.recipe.gradients) + " B per parameter (gradients in the training precision, the ZeRO paper's 16 B recipe"
-            + (zero >= 2 ? ", sharded by ZeRO-" + std::to_string(zero) : "") + "); Megatron: 4 B fp32 main gradients "
+        "TrainMem: " + num(b.recipe.gradients) +
+            " B per parameter (gradients in the training precision, the ZeRO paper's 16 B recipe" +
+            (zero >= 2 ? ", sharded by ZeRO-" + std::to_string(zero) : "") +
+            "); Megatron: 4 B fp32 main gradients "
             "(its gradient-accumulation buffer), not sharded even by the distributed optimizer.");
-    const std::string sharding = a.useDistributedOptimizer
-        ? "the distributed optimizer shards them ÷ dp " + std::to_string(a.dataParallel()) + " in Megatron, ZeRO-"
-              + std::to_string(zero) + " in TrainMem"
-        : "neither shards them (no --use-distributed-optimizer)";
+    const std::string sharding =
+        a.useDistributedOptimizer ? "the distributed optimizer shards them ÷ dp " + std::to_string(a.dataParallel()) +
+                                        " in Megatron, ZeRO-" + std::to_string(zero) + " in TrainMem"
+                                  : "neither shards them (no --use-distributed-optimizer)";
     add("master_weights", t.master, m.master,
-        "Both keep a 4 B fp32 master copy per parameter; " + sharding + ". The rest of the gap is the parameter count.");
+        "Both keep a 4 B fp32 master copy per parameter; " + sharding +
+            ". The rest of the gap is the parameter count.");
     add("optimizer", t.optimizer, m.optimizer,
         "Both keep Adam's two fp32 moments (8 B per parameter); " + sharding + ".");
 
     std::string act;
     if (m.sequenceParallelBranch)
-        act = "Megatron (sequence parallel + selective recompute): Korthikanti et al. Table 2, s·b·h·(18 + 4·ffn/h) per layer "
-              "for all " + std::to_string(a.numLayers) + " layers (the first stage keeps pp micro-batches of L/pp layers) ÷ tp, "
+        act = "Megatron (sequence parallel + selective recompute): Korthikanti et al. Table 2, s·b·h·(18 + 4·ffn/h) "
+              "per layer "
+              "for all " +
+              std::to_string(a.numLayers) +
+              " layers (the first stage keeps pp micro-batches of L/pp layers) ÷ tp, "
               "with no correction for GQA, SwiGLU's third matrix, MoE's top-k experts or MLA (its own TODO).";
     else
-        act = "Megatron (its other branch, used whenever not both sequence parallel and selective recompute, so also for "
-              "full or no recompute): s·b·h·(10 + 24/tp) per layer for all " + std::to_string(a.numLayers)
-              + " layers, × 1.05 for temporaries; it does not change with the recompute setting.";
+        act =
+            "Megatron (its other branch, used whenever not both sequence parallel and selective recompute, so also for "
+            "full or no recompute): s·b·h·(10 + 24/tp) per layer for all " +
+            std::to_string(a.numLayers) +
+            " layers, × 1.05 for temporaries; it does not change with the recompute setting.";
     if (m.interleavePenalty != 1)
-        act += " It multiplies by the interleaved-schedule penalty " + num(m.interleavePenalty)
-               + "; TrainMem holds the interleaved schedule's tapes stage by stage (Megatron-LM schedules.py).";
-    act += " TrainMem: its own tape for " + std::string(toString(s.training.checkpointing)) + " checkpointing"
-           + (s.training.flashAttention ? " with flash attention" : " with the s² attention scores")
-           + ", at the real widths (GQA, SwiGLU, k routed experts, MLA), dropout masks only when dropout is on"
-           + (a.pipelineModelParallelSize > 1
-                  ? std::string(", on its busiest stage (") + toString(b.stages[b.busiestStage].stage) + ")"
-                  : std::string())
-           + ".";
+        act += " It multiplies by the interleaved-schedule penalty " + num(m.interleavePenalty) +
+               "; TrainMem holds the interleaved schedule's tapes stage by stage (Megatron-LM schedules.py).";
+    act += " TrainMem: its own tape for " + std::string(toString(s.training.checkpointing)) + " checkpointing" +
+           (s.training.flashAttention ? " with flash attention" : " with the s² attention scores") +
+           ", at the real widths (GQA, SwiGLU, k routed experts, MLA), dropout masks only when dropout is on" +
+           (a.pipelineModelParallelSize > 1
+                ? std::string(", on its busiest stage (") + toString(b.stages[b.busiestStage].stage) + ")"
+                : std::string()) +
+           ".";
     add("activations", t.activations, m.activationLayers + m.activationEmbedding, act);
     add("logits", t.logits, m.activationOutput,
         a.pipelineModelParallelSize > 1
-            ? "Megatron reports the first pipeline stage, which has no output layer; TrainMem counts the logits on the last "
+            ? "Megatron reports the first pipeline stage, which has no output layer; TrainMem counts the logits on the "
+              "last "
               "stage when that stage is the peak (s·b·V in 16-bit plus fp32 for the loss, ÷ tp)."
-            : std::string("TrainMem: s·b·V logits in 16-bit plus fp32 for the loss, ÷ tp; Megatron: ")
-                  + (m.sequenceParallelBranch ? "s·b·h·4·(1 + V/h) ÷ tp for the output layer's input and the loss"
-                                              : "(s·b·V/tp + s·b·h) · 2 · 1.05, the 16-bit logits and final norm output"));
-    add("workspace", t.workspace, 0, "Megatron's estimate has no transient matmul workspace; TrainMem keeps the widest "
-                                     "intermediate and its gradient (÷ tp).");
-    add("framework", t.framework, 0, "Megatron's estimate has no CUDA/PyTorch context; TrainMem adds " + by(t.framework) + ".");
-    add("fragmentation", t.fragmentation, 0, "Megatron's estimate has no allocator reserve; TrainMem reserves "
-                                             + num(100 * s.hardware.fragmentation) + "% of the rest.");
+            : std::string("TrainMem: s·b·V logits in 16-bit plus fp32 for the loss, ÷ tp; Megatron: ") +
+                  (m.sequenceParallelBranch
+                       ? "s·b·h·4·(1 + V/h) ÷ tp for the output layer's input and the loss"
+                       : "(s·b·V/tp + s·b·h) · 2 · 1.05, the 16-bit logits and final norm output"));
+    add("workspace", t.workspace, 0,
+        "Megatron's estimate has no transient matmul workspace; TrainMem keeps the widest "
+        "intermediate and its gradient (÷ tp).");
+    add("framework", t.framework, 0,
+        "Megatron's estimate has no CUDA/PyTorch context; TrainMem adds " + by(t.framework) + ".");
+    add("fragmentation", t.fragmentation, 0,
+        "Megatron's estimate has no allocator reserve; TrainMem reserves " + num(100 * s.hardware.fragmentation) +
+            "% of the rest.");
 }
 
 void addDeepSpeedTerms(PeerComparison& c, const char* peer, const Breakdown& b, const Scenario& s, bool stage3)
@@ -111,41 +140,50 @@ void addDeepSpeedTerms(PeerComparison& c, const char* peer, const Breakdown& b, 
         c.differences.push_back({peer, term, tm, ds, std::move(reason)});
     };
     const int zero = s.hardware.zeroStage;
-    const std::string layout = "TrainMem, this launch: " + n(paramsOnGpu(b)) + " parameters on this GPU (tp "
-                               + std::to_string(s.hardware.tp) + " · pp " + std::to_string(s.hardware.pp)
-                               + (b.model.arch.isMoe() ? ", experts ÷ ep " + std::to_string(s.hardware.ep) : std::string())
-                               + ", ZeRO-" + std::to_string(zero) + " over dp " + std::to_string(b.dataParallel) + ")";
-    const std::string dsLayout = std::string("DeepSpeed's estimator knows only ZeRO-") + (stage3 ? "3" : "2") + " data parallelism over "
-                                 + num(N) + " GPUs (no tensor or pipeline split) and is given " + n(P)
-                                 + " parameters (the parameters() of the model these flags build; TrainMem counts "
-                                 + n(dbl(b.model.params.total)) + ").";
+    const std::string layout =
+        "TrainMem, this launch: " + n(paramsOnGpu(b)) + " parameters on this GPU (tp " + std::to_string(s.hardware.tp) +
+        " · pp " + std::to_string(s.hardware.pp) +
+        (b.model.arch.isMoe() ? ", experts ÷ ep " + std::to_string(s.hardware.ep) : std::string()) + ", ZeRO-" +
+        std::to_string(zero) + " over dp " + std::to_string(b.dataParallel) + ")";
+    const std::string dsLayout = std::string("DeepSpeed's estimator knows only ZeRO-") + (stage3 ? "3" : "2") +
+                                 " data parallelism over " + num(N) +
+                                 " GPUs (no tensor or pipeline split) and is given " + n(P) +
+                                 " parameters (the parameters() of the model these flags build; TrainMem counts " +
+                                 n(dbl(b.model.params.total)) + ").";
     if (stage3)
-        add("weights", t.weights, ds.weights, "DeepSpeed: 2 B fp16 weights ÷ " + num(N) + ". " + layout + ", "
-                                                        + num(b.recipe.weights) + " B each. " + dsLayout);
+        add("weights", t.weights, ds.weights,
+            "DeepSpeed: 2 B fp16 weights ÷ " + num(N) + ". " + layout + ", " + num(b.recipe.weights) + " B each. " +
+                dsLayout);
     else
-        add("weights", t.weights, ds.weights, "DeepSpeed: 2 B fp16 weights, all of them on every GPU. " + layout + ", "
-                                             + num(b.recipe.weights) + " B each. " + dsLayout);
+        add("weights", t.weights, ds.weights,
+            "DeepSpeed: 2 B fp16 weights, all of them on every GPU. " + layout + ", " + num(b.recipe.weights) +
+                " B each. " + dsLayout);
     add("gradients", t.gradients, ds.gradients,
-        std::string(stage3 ? "DeepSpeed's ZeRO-3 18 B per parameter leaves 4 B for gradients (2 B fp16 weights + the 16 B its "
-                             "offload branch moves: gradients, fp32 weights, Adam)"
-                           : "DeepSpeed's ZeRO-2 18 B per sharded parameter counts 2 B fp16 and 4 B fp32 gradients")
-            + ", ÷ " + num(N) + "; TrainMem keeps "
-            + num(b.recipe.gradients) + " B (gradients in the training precision)" + (zero >= 2 ? ", ÷ dp" : ", not sharded at ZeRO-" + std::to_string(zero))
-            + ". " + layout + ".");
+        std::string(
+            stage3 ? "DeepSpeed's ZeRO-3 18 B per parameter leaves 4 B for gradients (2 B fp16 weights + the 16 B its "
+                     "offload branch moves: gradients, fp32 weights, Adam)"
+                   : "DeepSpeed's ZeRO-2 18 B per sharded parameter counts 2 B fp16 and 4 B fp32 gradients") +
+            ", ÷ " + num(N) + "; TrainMem keeps " + num(b.recipe.gradients) +
+            " B (gradients in the training precision)" +
+            (zero >= 2 ? ", ÷ dp" : ", not sharded at ZeRO-" + std::to_string(zero)) + ". " + layout + ".");
     add("master_weights", t.master, ds.master,
-        "Both keep a 4 B fp32 master copy: DeepSpeed ÷ " + num(N) + "; " + layout + (zero >= 1 ? ", ÷ dp." : ", not sharded."));
+        "Both keep a 4 B fp32 master copy: DeepSpeed ÷ " + num(N) + "; " + layout +
+            (zero >= 1 ? ", ÷ dp." : ", not sharded."));
     add("optimizer", t.optimizer, ds.optimizer,
-        "Both keep Adam's 8 B of fp32 moments: DeepSpeed ÷ " + num(N) + "; " + layout + (zero >= 1 ? ", ÷ dp." : ", not sharded."));
+        "Both keep Adam's 8 B of fp32 moments: DeepSpeed ÷ " + num(N) + "; " + layout +
+            (zero >= 1 ? ", ÷ dp." : ", not sharded."));
     if (stage3)
         add("gathered_layer", b.gatheredLayerBytes, ds.workspace,
-            "DeepSpeed adds 4 B × the largest layer (" + n(dbl(c.deepspeedLargestLayer))
-                + " parameters, the largest single tensor): the gathered 16-bit weight and gradient of the layer being "
-                  "computed. "
-                + (b.gatheredLayerBytes > 0
-                       ? "TrainMem gathers one whole transformer layer (its dense and, ÷ ep, expert parameters ÷ tp) in "
-                         "the weight and gradient precisions."
-                       : "TrainMem counts ZeRO-3's gathered layer only when this launch shards with ZeRO-3 over more than one rank."));
-    const std::string modelStatesOnly = "DeepSpeed's estimator covers model states only (params, gradients, optimizer).";
+            "DeepSpeed adds 4 B × the largest layer (" + n(dbl(c.deepspeedLargestLayer)) +
+                " parameters, the largest single tensor): the gathered 16-bit weight and gradient of the layer being "
+                "computed. " +
+                (b.gatheredLayerBytes > 0
+                     ? "TrainMem gathers one whole transformer layer (its dense and, ÷ ep, expert parameters ÷ tp) in "
+                       "the weight and gradient precisions."
+                     : "TrainMem counts ZeRO-3's gathered layer only when this launch shards with ZeRO-3 over more "
+                       "than one rank."));
+    const std::string modelStatesOnly =
+        "DeepSpeed's estimator covers model states only (params, gradients, optimizer).";
     add("activations", t.activations, 0, modelStatesOnly + " TrainMem's tape for this launch.");
     add("logits", t.logits, 0, modelStatesOnly);
     add("workspace", t.workspace - (stage3 ? b.gatheredLayerBytes : 0), 0, modelStatesOnly);
@@ -153,7 +191,7 @@ void addDeepSpeedTerms(PeerComparison& c, const char* peer, const Breakdown& b, 
     add("fragmentation", t.fragmentation, 0, modelStatesOnly + " TrainMem adds the allocator's reserve.");
 }
 
-}  // namespace
+} // namespace
 
 Segments megatronSegments(const MegatronEstimate& m)
 {
@@ -173,7 +211,7 @@ Segments deepspeedSegments(const PeerComparison& c, int stage)
     Segments s;
     s.workspace = dbl(d.largestLayerBytes);
     if (stage == 3) {
-        const double sharded = dbl(d.gpuBytes - d.largestLayerBytes);  // 18 B per parameter ÷ GPUs
+        const double sharded = dbl(d.gpuBytes - d.largestLayerBytes); // 18 B per parameter ÷ GPUs
         s.weights = sharded * 2 / 18;
         s.gradients = sharded * 4 / 18;
         s.master = sharded * 4 / 18;
@@ -235,13 +273,14 @@ PeerComparison comparePeers(const MegatronArgs& m, const Scenario& s, const GpuS
     if (m.mtpNumLayers && *m.mtpNumLayers > 0)
         c.notes.push_back(std::to_string(*m.mtpNumLayers) + " MTP layer(s): counted by Megatron, not by TrainMem");
     if (m.contextParallelSize > 1)
-        c.notes.push_back("context parallel " + std::to_string(m.contextParallelSize)
-                          + ": Megatron's data-parallel size excludes it; TrainMem does not model context parallelism");
+        c.notes.push_back("context parallel " + std::to_string(m.contextParallelSize) +
+                          ": Megatron's data-parallel size excludes it; TrainMem does not model context parallelism");
     if (m.numExperts) {
         const std::vector<int> p = m.layerPattern();
         const auto firstMoe = std::find(p.begin(), p.end(), 1);
         if (std::find(firstMoe, p.end(), 0) != p.end())
-            c.notes.push_back("dense layers not only at the front of --moe-layer-freq: TrainMem counts them as leading");
+            c.notes.push_back(
+                "dense layers not only at the front of --moe-layer-freq: TrainMem counts them as leading");
         if (m.moeSharedExpertIntermediateSize && *m.moeSharedExpertIntermediateSize % m.moeFfn() != 0)
             c.notes.push_back("shared expert width is not a multiple of the expert width: TrainMem rounds it");
     }
@@ -256,7 +295,8 @@ nlohmann::json peersToJson(const PeerComparison& c)
     const MegatronArgs& a = c.args;
     const MegatronEstimate& m = c.megatron;
     auto dsJson = [](const DeepSpeedEstimate& d, bool stage3) {
-        json j = {{"gpu_bytes", d.gpuBytes}, {"cpu_bytes", d.cpuBytes},
+        json j = {{"gpu_bytes", d.gpuBytes},
+                  {"cpu_bytes", d.cpuBytes},
                   {"offload_optimizer", d.offloadOptimizer ? "cpu" : "none"}};
         if (stage3) {
             j["offload_param"] = d.offloadParam ? "cpu" : "none";
@@ -267,21 +307,28 @@ nlohmann::json peersToJson(const PeerComparison& c)
     };
     json megatron = {{"available", m.available}, {"source", kMegatronSource}};
     if (m.available) {
-        megatron.update({{"weight_and_optimizer_bytes", m.weightAndOptimizerBytes},
-                         {"activation_bytes", m.activationBytes},
-                         {"total_bytes", m.totalBytes()},
-                         {"printed", m.printed},
-                         {"activation_branch", m.sequenceParallelBranch ? "compute_activation_memory (sequence parallel + selective)"
-                                                                        : "compute_activation_memory_without_sp"},
-                         {"num_microbatches", m.numMicrobatches},
-                         {"interleave_penalty", m.interleavePenalty},
-                         {"bytes_per_param", m.bytesPerParam},
-                         {"bytes_per_expert_param", m.bytesPerExpertParam},
-                         {"params", {{"total", m.totalParams}, {"active", m.activeParams},
-                                     {"most_loaded_shard", m.mostLoadedShardParams}}},
-                         {"parts", {{"weights", m.weights}, {"gradients", m.gradients}, {"master_weights", m.master},
-                                    {"optimizer", m.optimizer}, {"activation_layers", m.activationLayers},
-                                    {"activation_embedding", m.activationEmbedding}, {"output_layer", m.activationOutput}}}});
+        megatron.update(
+            {{"weight_and_optimizer_bytes", m.weightAndOptimizerBytes},
+             {"activation_bytes", m.activationBytes},
+             {"total_bytes", m.totalBytes()},
+             {"printed", m.printed},
+             {"activation_branch", m.sequenceParallelBranch
+                                       ? "compute_activation_memory (sequence parallel + selective)"
+                                       : "compute_activation_memory_without_sp"},
+             {"num_microbatches", m.numMicrobatches},
+             {"interleave_penalty", m.interleavePenalty},
+             {"bytes_per_param", m.bytesPerParam},
+             {"bytes_per_expert_param", m.bytesPerExpertParam},
+             {"params",
+              {{"total", m.totalParams}, {"active", m.activeParams}, {"most_loaded_shard", m.mostLoadedShardParams}}},
+             {"parts",
+              {{"weights", m.weights},
+               {"gradients", m.gradients},
+               {"master_weights", m.master},
+               {"optimizer", m.optimizer},
+               {"activation_layers", m.activationLayers},
+               {"activation_embedding", m.activationEmbedding},
+               {"output_layer", m.activationOutput}}}});
     } else {
         megatron["reason"] = m.unavailableReason;
     }
@@ -304,8 +351,11 @@ nlohmann::json peersToJson(const PeerComparison& c)
     json diffs = json::array();
     json gap = json::object();
     for (const PeerDifference& d : c.differences) {
-        diffs.push_back({{"peer", d.peer}, {"term", d.term}, {"trainmem_bytes", d.trainmemBytes},
-                         {"peer_bytes", d.peerBytes}, {"difference_bytes", d.trainmemBytes - d.peerBytes},
+        diffs.push_back({{"peer", d.peer},
+                         {"term", d.term},
+                         {"trainmem_bytes", d.trainmemBytes},
+                         {"peer_bytes", d.peerBytes},
+                         {"difference_bytes", d.trainmemBytes - d.peerBytes},
                          {"reason", d.reason}});
         if (!gap.contains(d.peer))
             gap[d.peer] = {{"trainmem_bytes", 0.0}, {"peer_bytes", 0.0}};
@@ -313,13 +363,20 @@ nlohmann::json peersToJson(const PeerComparison& c)
         g["trainmem_bytes"] = g["trainmem_bytes"].get<double>() + d.trainmemBytes;
         g["peer_bytes"] = g["peer_bytes"].get<double>() + d.peerBytes;
     }
-    json args = {{"num_layers", a.numLayers}, {"hidden_size", a.hiddenSize}, {"ffn_hidden_size", a.ffn()},
-                 {"num_attention_heads", a.numAttentionHeads}, {"kv_channels", a.kvChannelsOrDefault()},
-                 {"num_query_groups", a.queryGroups()}, {"padded_vocab_size", a.paddedVocab()},
-                 {"seq_length", a.seqLength}, {"micro_batch_size", a.microBatchSize},
-                 {"world_size", a.worldSize}, {"tensor_model_parallel_size", a.tensorModelParallelSize},
+    json args = {{"num_layers", a.numLayers},
+                 {"hidden_size", a.hiddenSize},
+                 {"ffn_hidden_size", a.ffn()},
+                 {"num_attention_heads", a.numAttentionHeads},
+                 {"kv_channels", a.kvChannelsOrDefault()},
+                 {"num_query_groups", a.queryGroups()},
+                 {"padded_vocab_size", a.paddedVocab()},
+                 {"seq_length", a.seqLength},
+                 {"micro_batch_size", a.microBatchSize},
+                 {"world_size", a.worldSize},
+                 {"tensor_model_parallel_size", a.tensorModelParallelSize},
                  {"pipeline_model_parallel_size", a.pipelineModelParallelSize},
-                 {"data_parallel_size", a.dataParallel()}, {"expert_model_parallel_size", a.expertModelParallelSize},
+                 {"data_parallel_size", a.dataParallel()},
+                 {"expert_model_parallel_size", a.expertModelParallelSize},
                  {"expert_tensor_parallel_size", a.expertTensorParallel()},
                  {"expert_data_parallel_size", a.expertDataParallel()},
                  {"sequence_parallel", a.sequenceParallelEffective()},
@@ -328,22 +385,18 @@ nlohmann::json peersToJson(const PeerComparison& c)
     if (const auto vpp = a.virtualPipeline())
         args["virtual_pipeline_model_parallel_size"] = *vpp;
     if (a.numExperts)
-        args.update({{"num_experts", *a.numExperts}, {"moe_ffn_hidden_size", a.moeFfn()},
+        args.update({{"num_experts", *a.numExperts},
+                     {"moe_ffn_hidden_size", a.moeFfn()},
                      {"moe_router_topk", a.moeRouterTopk}});
     if (a.mtpNumLayers)
         args["mtp_num_layers"] = *a.mtpNumLayers;
     auto seg = [](const Segments& s) {
-        return json{{"weights", s.weights},     {"gradients", s.gradients},   {"master_weights", s.master},
+        return json{{"weights", s.weights},     {"gradients", s.gradients},     {"master_weights", s.master},
                     {"optimizer", s.optimizer}, {"activations", s.activations}, {"logits", s.logits},
-                    {"workspace", s.workspace}, {"overhead", s.overhead()},   {"total", s.total()}};
+                    {"workspace", s.workspace}, {"overhead", s.overhead()},     {"total", s.total()}};
     };
-    return {{"args", args},
-            {"megatron", megatron},
-            {"deepspeed", deepspeed},
-            {"trainmem", seg(c.trainmem)},
-            {"differences", diffs},
-            {"gap", gap},
-            {"notes", c.notes}};
+    return {{"args", args},         {"megatron", megatron}, {"deepspeed", deepspeed}, {"trainmem", seg(c.trainmem)},
+            {"differences", diffs}, {"gap", gap},           {"notes", c.notes}};
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -9,17 +9,29 @@ StateRecipe trainingRecipe(Precision p, Optimizer o, double hidden)
     StateRecipe r;
     switch (p) {
     case Precision::FP32:
-        r.weights = 4; r.gradients = 4; r.master = 0; r.slotBytes = 4;
+        r.weights = 4;
+        r.gradients = 4;
+        r.master = 0;
+        r.slotBytes = 4;
         break;
     case Precision::BF16Mixed:
     case Precision::FP16Mixed:
-        r.weights = 2; r.gradients = 2; r.master = 4; r.slotBytes = 4;
+        r.weights = 2;
+        r.gradients = 2;
+        r.master = 4;
+        r.slotBytes = 4;
         break;
     case Precision::BF16:
-        r.weights = 2; r.gradients = 2; r.master = 0; r.slotBytes = 2;
+        r.weights = 2;
+        r.gradients = 2;
+        r.master = 0;
+        r.slotBytes = 2;
         break;
     case Precision::FP8Mixed:
-        r.weights = 2; r.gradients = 4; r.master = 4; r.slotBytes = 2;
+        r.weights = 2;
+        r.gradients = 4;
+        r.master = 4;
+        r.slotBytes = 2;
         break;
     }
     switch (o) {
@@ -54,9 +66,12 @@ StateRecipe trainingRecipe(Precision p, Optimizer o, double hidden)
 double inferenceWeightBytes(InferenceWeights w)
 {
     switch (w) {
-    case InferenceWeights::BF16: return 2;
-    case InferenceWeights::INT8: return 1;
-    case InferenceWeights::INT4: return 0.5;
+    case InferenceWeights::BF16:
+        return 2;
+    case InferenceWeights::INT8:
+        return 1;
+    case InferenceWeights::INT4:
+        return 0.5;
     }
     return 2;
 }
@@ -66,4 +81,4 @@ double activationElementBytes(Precision p)
     return p == Precision::FP32 ? 4 : 2;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -1,5 +1,6 @@
 #pragma once
-// Bytes of model state per parameter: precision recipe × optimizer (docs/accounting.md, "Model state"; Rajbhandari et al. 2020, §3).
+// Bytes of model state per parameter: precision recipe × optimizer (docs/accounting.md, "Model state"; Rajbhandari et
+// al. 2020, §3).
 
 #include "scenario.h"
 
@@ -7,12 +8,13 @@ namespace trainmem {
 
 /// \brief Bytes per parameter of each model-state component.
 struct StateRecipe {
-    double weights = 0;     ///< working copy used by forward/backward
+    double weights = 0; ///< working copy used by forward/backward
     double gradients = 0;
-    double master = 0;      ///< fp32 master copy kept by mixed precision
-    double optimizer = 0;   ///< all optimizer slots together
-    int slotCount = 0;      ///< optimizer state tensors per parameter (Adafactor: 0, it is factored); not "slots", Qt's keyword macro
-    double slotBytes = 0;   ///< bytes of one slot element
+    double master = 0;    ///< fp32 master copy kept by mixed precision
+    double optimizer = 0; ///< all optimizer slots together
+    int slotCount =
+        0; ///< optimizer state tensors per parameter (Adafactor: 0, it is factored); not "slots", Qt's keyword macro
+    double slotBytes = 0; ///< bytes of one slot element
     double total() const { return weights + gradients + master + optimizer; }
 };
 
@@ -31,4 +33,4 @@ double inferenceWeightBytes(InferenceWeights w);
 /// \brief Bytes of one activation element kept for backward (16-bit, fp32 for fp32 training).
 double activationElementBytes(Precision p);
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -1,7 +1,7 @@
 #include "report.h"
 
-#include "scenarioio.h"
 #include "lora.h"
+#include "scenarioio.h"
 #include "terms.h"
 #include "units.h"
 
@@ -14,10 +14,19 @@ namespace trainmem {
 namespace {
 
 // Ratios and shares as core/units.h formats them everywhere.
-std::string times(double ratio) { return formatRatio(ratio); }
-std::string percent(double f) { return formatPercent(f); }
+std::string times(double ratio)
+{
+    return formatRatio(ratio);
+}
+std::string percent(double f)
+{
+    return formatPercent(f);
+}
 
-std::string count(int64_t n) { return std::to_string(n); }
+std::string count(int64_t n)
+{
+    return std::to_string(n);
+}
 
 // One key per term of the table (core/terms.cpp), then the subtotals.
 nlohmann::json segmentsJson(const Segments& g)
@@ -37,9 +46,13 @@ nlohmann::json stagesJson(const Breakdown& b)
     nlohmann::json out = nlohmann::json::array();
     for (size_t i = 0; i < b.stages.size(); ++i) {
         const StageMemory& st = b.stages[i];
-        out.push_back({{"stage", toString(st.stage)}, {"index", st.index}, {"layers", st.layers},
-                       {"micro_batches_in_flight", st.inflight}, {"busiest", i == b.busiestStage},
-                       {"total", st.bytes.total()}, {"bytes", segmentsJson(st.bytes)}});
+        out.push_back({{"stage", toString(st.stage)},
+                       {"index", st.index},
+                       {"layers", st.layers},
+                       {"micro_batches_in_flight", st.inflight},
+                       {"busiest", i == b.busiestStage},
+                       {"total", st.bytes.total()},
+                       {"bytes", segmentsJson(st.bytes)}});
     }
     return out;
 }
@@ -48,10 +61,15 @@ nlohmann::json stagesJson(const Breakdown& b)
 nlohmann::json phasesJson(const CostReceipt& c, const Scenario& s)
 {
     nlohmann::json out = nlohmann::json::array();
-    out.push_back({{"name", "pre-training"}, {"tokens", s.cost.tokens}, {"gpu_hours", c.pretrainingGpuHours},
-                   {"cost_usd", c.pretrainingGpuHours * c.pricePerGpuHour}, {"computed", true}});
+    out.push_back({{"name", "pre-training"},
+                   {"tokens", s.cost.tokens},
+                   {"gpu_hours", c.pretrainingGpuHours},
+                   {"cost_usd", c.pretrainingGpuHours * c.pricePerGpuHour},
+                   {"computed", true}});
     for (const CostPhase& p : c.phases)
-        out.push_back({{"name", p.name}, {"gpu_hours", p.gpuHours}, {"cost_usd", p.gpuHours * c.pricePerGpuHour},
+        out.push_back({{"name", p.name},
+                       {"gpu_hours", p.gpuHours},
+                       {"cost_usd", p.gpuHours * c.pricePerGpuHour},
                        {"computed", false}});
     return out;
 }
@@ -59,12 +77,12 @@ nlohmann::json phasesJson(const CostReceipt& c, const Scenario& s)
 // "first (stage 0 of 8: 4 layers, 8 micro-batches in flight)".
 std::string stageText(const StageMemory& st, int64_t pp)
 {
-    return std::string(toString(st.stage)) + " (stage " + std::to_string(st.index) + " of " + std::to_string(pp) + ": "
-           + formatNumber(st.layers) + " layers, " + formatNumber(st.inflight) + " micro-batch"
-           + (st.inflight == 1 ? "" : "es") + " in flight)";
+    return std::string(toString(st.stage)) + " (stage " + std::to_string(st.index) + " of " + std::to_string(pp) +
+           ": " + formatNumber(st.layers) + " layers, " + formatNumber(st.inflight) + " micro-batch" +
+           (st.inflight == 1 ? "" : "es") + " in flight)";
 }
 
-}  // namespace
+} // namespace
 
 std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
 {
@@ -77,11 +95,11 @@ std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
     if (s.training.mode == Mode::Inference) {
         const std::string w = formatBytes(g.weights) + " of " + toString(s.training.inferenceWeights) + " weights";
         if (b.fits)
-            return "Fits: " + w + " + " + formatBytes(g.kvCache) + " of KV cache, " + formatBytes(g.total())
-                   + " in all on " + where + " (" + capText + " each, " + percent(g.total() / cap) + " used).";
-        std::string out = "Dies: " + formatBytes(g.total()) + " per GPU (" + w + ", " + formatBytes(g.kvCache)
-                          + " of KV cache) is " + times(g.total() / cap) + " " + (gpus == 1 ? "one " + gpu.id : "each " + gpu.id)
-                          + " (" + capText + ")";
+            return "Fits: " + w + " + " + formatBytes(g.kvCache) + " of KV cache, " + formatBytes(g.total()) +
+                   " in all on " + where + " (" + capText + " each, " + percent(g.total() / cap) + " used).";
+        std::string out = "Dies: " + formatBytes(g.total()) + " per GPU (" + w + ", " + formatBytes(g.kvCache) +
+                          " of KV cache) is " + times(g.total() / cap) + " " +
+                          (gpus == 1 ? "one " + gpu.id : "each " + gpu.id) + " (" + capText + ")";
         if (b.minGpusToFit > 0)
             out += "; sharding the weights, it needs " + count(b.minGpusToFit) + " GPUs.";
         else
@@ -90,29 +108,31 @@ std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
     }
 
     if (b.fits) {
-        return "Fits: " + formatBytes(g.total()) + " of " + capText + " on " + (gpus == 1 ? where : "each of " + where)
-               + " (" + percent(g.total() / cap) + "), " + formatBytes(cap - g.total()) + " to spare. Model state "
-               + formatBytes(g.modelState()) + ", activations and logits " + formatBytes(g.activations + g.logits) + ".";
+        return "Fits: " + formatBytes(g.total()) + " of " + capText + " on " +
+               (gpus == 1 ? where : "each of " + where) + " (" + percent(g.total() / cap) + "), " +
+               formatBytes(cap - g.total()) + " to spare. Model state " + formatBytes(g.modelState()) +
+               ", activations and logits " + formatBytes(g.activations + g.logits) + ".";
     }
 
     const double state = gpus == 1 ? b.modelStateBytes : g.modelState();
     std::string out;
     if (state > cap) {
-        out = "Dies: " + formatBytes(state) + " of model state" + (gpus == 1 ? "" : " per GPU") + " is "
-              + times(state / cap) + " " + (gpus == 1 ? "one " : "one ") + gpu.id + " (" + capText + ")";
+        out = "Dies: " + formatBytes(state) + " of model state" + (gpus == 1 ? "" : " per GPU") + " is " +
+              times(state / cap) + " " + (gpus == 1 ? "one " : "one ") + gpu.id + " (" + capText + ")";
     } else {
-        out = "Dies: model state (" + formatBytes(state) + ") fits, but activations and logits add "
-              + formatBytes(g.activations + g.logits) + ": " + formatBytes(g.total()) + " per GPU is "
-              + times(g.total() / cap) + " one " + gpu.id + " (" + capText + ")";
+        out = "Dies: model state (" + formatBytes(state) + ") fits, but activations and logits add " +
+              formatBytes(g.activations + g.logits) + ": " + formatBytes(g.total()) + " per GPU is " +
+              times(g.total() / cap) + " one " + gpu.id + " (" + capText + ")";
     }
     if (b.minGpusToFit > 0) {
         if (state > cap && b.minGpusForModelState == b.minGpusToFit)
             out += "; it needs " + count(b.minGpusToFit) + " GPUs with ZeRO-3.";
         else if (state > cap)
-            out += "; it needs " + count(b.minGpusForModelState) + " GPUs with ZeRO-3 for the model state, "
-                   + count(b.minGpusToFit) + " with activations and overhead.";
+            out += "; it needs " + count(b.minGpusForModelState) + " GPUs with ZeRO-3 for the model state, " +
+                   count(b.minGpusToFit) + " with activations and overhead.";
         else
-            out += "; with ZeRO-3 it needs " + count(b.minGpusToFit) + " GPUs, or less activation memory "
+            out += "; with ZeRO-3 it needs " + count(b.minGpusToFit) +
+                   " GPUs, or less activation memory "
                    "(checkpointing, a shorter context or a smaller micro-batch).";
     } else {
         out += "; more GPUs cannot fix it by sharding the model state: the activations alone exceed one GPU. "
@@ -125,18 +145,24 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
 {
     using nlohmann::json;
     const Architecture& a = b.model.arch;
-    json params = {{"total", b.model.params.total}, {"active", b.model.params.active},
-                   {"embedding", b.model.params.embedding}, {"routed_experts", b.model.params.routedExperts},
+    json params = {{"total", b.model.params.total},
+                   {"active", b.model.params.active},
+                   {"embedding", b.model.params.embedding},
+                   {"routed_experts", b.model.params.routedExperts},
                    {"from_size", b.model.fromSize}};
     // What the optimizer updates: the adapters under LoRA/QLoRA (PEFT's print_trainable_parameters), else everything.
-    params["trainable"] = s.training.adapters() ? loraParams(a, s.training.loraRank, s.training.loraTargets).total
-                                                : b.model.params.total;
+    params["trainable"] =
+        s.training.adapters() ? loraParams(a, s.training.loraRank, s.training.loraTargets).total : b.model.params.total;
     if (s.model.publishedTotal)
         params["published_total"] = *s.model.publishedTotal;
     if (s.model.publishedActive)
         params["published_active"] = *s.model.publishedActive;
-    params["shape"] = {{"layers", a.layers}, {"hidden", a.hidden}, {"heads", a.heads},
-                       {"kv_heads", a.kvHeadsOrDefault()}, {"head_dim", a.headDimOrDefault()}, {"ffn", a.ffn},
+    params["shape"] = {{"layers", a.layers},
+                       {"hidden", a.hidden},
+                       {"heads", a.heads},
+                       {"kv_heads", a.kvHeadsOrDefault()},
+                       {"head_dim", a.headDimOrDefault()},
+                       {"ffn", a.ffn},
                        {"vocab", a.vocab}};
     json warnings = json::array();
     for (const FieldError& w : b.warnings)
@@ -148,36 +174,63 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
         {"params", params},
         {"bytes_per_param", b.bytesPerParam},
         {"bytes_per_param_detail",
-         {{"weights", b.recipe.weights}, {"gradients", b.recipe.gradients}, {"master_weights", b.recipe.master},
-          {"optimizer", b.recipe.optimizer}, {"optimizer_slots", b.recipe.slotCount}}},
+         {{"weights", b.recipe.weights},
+          {"gradients", b.recipe.gradients},
+          {"master_weights", b.recipe.master},
+          {"optimizer", b.recipe.optimizer},
+          {"optimizer_slots", b.recipe.slotCount}}},
         {"model_state_bytes", b.modelStateBytes},
         {"per_gpu_bytes", segmentsJson(b.perGpu)},
         {"single_gpu_bytes", segmentsJson(b.singleGpu)},
         {"activation_layer_bytes",
-         {{"attention", l.attention}, {"scores", l.scores}, {"mlp", l.mlp}, {"norms", l.norms},
-          {"dropout", l.dropout}, {"total", l.total()}}},
+         {{"attention", l.attention},
+          {"scores", l.scores},
+          {"mlp", l.mlp},
+          {"norms", l.norms},
+          {"dropout", l.dropout},
+          {"total", l.total()}}},
         {"gpu",
-         {{"id", gpu.id}, {"name", gpu.name}, {"memory_bytes", gpu.memoryBytes}, {"bf16_tflops", gpu.bf16Tflops},
-          {"fp8_tflops", gpu.fp8Tflops}, {"price_per_hour", gpu.pricePerHour}}},
+         {{"id", gpu.id},
+          {"name", gpu.name},
+          {"memory_bytes", gpu.memoryBytes},
+          {"bf16_tflops", gpu.bf16Tflops},
+          {"fp8_tflops", gpu.fp8Tflops},
+          {"price_per_hour", gpu.pricePerHour}}},
         {"fits", b.fits},
         {"min_gpus_for_model_state", b.minGpusForModelState},
         {"min_gpus_to_fit", b.minGpusToFit},
         {"parallel",
-         {{"gpus", b.layout.gpus}, {"data_parallel", b.layout.dp}, {"tp", b.layout.tp}, {"pp", b.layout.pp},
-          {"ep", b.layout.ep}, {"expert_data_parallel", b.layout.dpExpert}, {"vpp", b.layout.vpp},
+         {{"gpus", b.layout.gpus},
+          {"data_parallel", b.layout.dp},
+          {"tp", b.layout.tp},
+          {"pp", b.layout.pp},
+          {"ep", b.layout.ep},
+          {"expert_data_parallel", b.layout.dpExpert},
+          {"vpp", b.layout.vpp},
           {"etp", b.layout.etp},
-          {"micro_batches_per_step", std::max<int64_t>(s.training.gradAccum, 1)}, {"zero_stage", b.layout.zero},
-          {"layers_per_stage", b.layersPerStage}, {"busiest_stage", toString(b.stages[b.busiestStage].stage)},
-          {"peak_stage", toString(b.stages[b.busiestStage].stage)}, {"stages", stagesJson(b)}}},
+          {"micro_batches_per_step", std::max<int64_t>(s.training.gradAccum, 1)},
+          {"zero_stage", b.layout.zero},
+          {"layers_per_stage", b.layersPerStage},
+          {"busiest_stage", toString(b.stages[b.busiestStage].stage)},
+          {"peak_stage", toString(b.stages[b.busiestStage].stage)},
+          {"stages", stagesJson(b)}}},
         {"communication_bytes_per_step",
-         {{"data_parallel", b.tax.dataParallel}, {"tensor_parallel", b.tax.tensorParallel},
-          {"pipeline_parallel", b.tax.pipelineParallel}, {"expert_parallel", b.tax.expertParallel},
+         {{"data_parallel", b.tax.dataParallel},
+          {"tensor_parallel", b.tax.tensorParallel},
+          {"pipeline_parallel", b.tax.pipelineParallel},
+          {"expert_parallel", b.tax.expertParallel},
           {"total", b.tax.total()}}},
         {"cost",
-         {{"tokens", s.cost.tokens}, {"flops_per_token", cost.flopsPerToken}, {"total_flops", cost.totalFlops},
-          {"peak_flops_per_gpu", cost.peakFlopsPerGpu}, {"mfu", cost.mfu}, {"gpu_hours", cost.gpuHours},
-          {"price_per_gpu_hour", cost.pricePerGpuHour}, {"cost_usd", cost.costUsd},
-          {"pretraining_gpu_hours", cost.pretrainingGpuHours}, {"phases", phasesJson(cost, s)},
+         {{"tokens", s.cost.tokens},
+          {"flops_per_token", cost.flopsPerToken},
+          {"total_flops", cost.totalFlops},
+          {"peak_flops_per_gpu", cost.peakFlopsPerGpu},
+          {"mfu", cost.mfu},
+          {"gpu_hours", cost.gpuHours},
+          {"price_per_gpu_hour", cost.pricePerGpuHour},
+          {"cost_usd", cost.costUsd},
+          {"pretraining_gpu_hours", cost.pretrainingGpuHours},
+          {"phases", phasesJson(cost, s)},
           {"wall_clock_days", cost.wallClockDays}}},
         {"warnings", warnings},
         {"scenario", scenarioToJson(s)},
@@ -192,27 +245,28 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
         std::snprintf(buf, sizeof buf, "  %-16s %12s\n", label, formatBytes(bytes).c_str());
         out += buf;
     };
-    out += (s.name.empty() ? std::string("Scenario") : s.name) + ": " + formatCount(static_cast<double>(b.model.params.total))
-           + " parameters";
+    out += (s.name.empty() ? std::string("Scenario") : s.name) + ": " +
+           formatCount(static_cast<double>(b.model.params.total)) + " parameters";
     if (b.model.params.active != b.model.params.total)
         out += " (" + formatCount(static_cast<double>(b.model.params.active)) + " active)";
-    out += ", " + std::string(toString(s.training.mode)) + ", " + toString(s.training.precision) + " + "
-           + toString(s.training.optimizer) + ", context " + formatContext(s.training.seqLen) + ", micro-batch "
-           + std::to_string(s.training.microBatch) + "\n";
+    out += ", " + std::string(toString(s.training.mode)) + ", " + toString(s.training.precision) + " + " +
+           toString(s.training.optimizer) + ", context " + formatContext(s.training.seqLen) + ", micro-batch " +
+           std::to_string(s.training.microBatch) + "\n";
     char buf[160];
     std::snprintf(buf, sizeof buf, "Model state: %s (%.4g bytes per parameter, whole model)\n",
                   formatBytes(b.modelStateBytes).c_str(), b.bytesPerParam);
     out += buf;
     const ParallelLayout& p = b.layout;
-    out += "Per GPU (" + std::to_string(p.gpus) + " × " + gpu.id + ", ZeRO-" + std::to_string(p.zero) + ", tp "
-           + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + (p.ep > 1 ? ", ep " + std::to_string(p.ep) : "")
-           + (p.etp != p.tp ? ", etp " + std::to_string(p.etp) : "") + (p.vpp > 1 ? ", vpp " + std::to_string(p.vpp) : "")
-           + ", dp " + std::to_string(p.dp) + "):\n";
+    out += "Per GPU (" + std::to_string(p.gpus) + " × " + gpu.id + ", ZeRO-" + std::to_string(p.zero) + ", tp " +
+           std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + (p.ep > 1 ? ", ep " + std::to_string(p.ep) : "") +
+           (p.etp != p.tp ? ", etp " + std::to_string(p.etp) : "") +
+           (p.vpp > 1 ? ", vpp " + std::to_string(p.vpp) : "") + ", dp " + std::to_string(p.dp) + "):\n";
     if (b.stages.size() > 1) {
         const StageMemory& busiest = b.stages[b.busiestStage];
         out += "Busiest pipeline stage: " + stageText(busiest, p.pp) + "; totals";
         for (const StageMemory& st : b.stages)
-            out += std::string(" ") + toString(st.stage) + " " + formatBytes(st.bytes.total()) + (&st == &b.stages.back() ? "" : ",");
+            out += std::string(" ") + toString(st.stage) + " " + formatBytes(st.bytes.total()) +
+                   (&st == &b.stages.back() ? "" : ",");
         out += "\n";
     }
     const Segments& g = b.perGpu;
@@ -227,4 +281,4 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     return out;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

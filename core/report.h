@@ -19,4 +19,4 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
 /// \brief A short human-readable table of the breakdown, for the terminal.
 std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec& gpu);
 
-}  // namespace trainmem
+} // namespace trainmem

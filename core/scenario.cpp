@@ -10,8 +10,7 @@
 namespace trainmem {
 namespace {
 
-template <typename E, size_t N>
-using Names = std::array<std::pair<E, const char*>, N>;
+template <typename E, size_t N> using Names = std::array<std::pair<E, const char*>, N>;
 
 constexpr Names<Mode, 2> kModes{{{Mode::Training, "training"}, {Mode::Inference, "inference"}}};
 constexpr Names<Precision, 5> kPrecisions{{{Precision::FP32, "fp32"},
@@ -26,24 +25,22 @@ constexpr Names<Optimizer, 7> kOptimizers{{{Optimizer::AdamW, "adamw"},
                                            {Optimizer::Lion, "lion"},
                                            {Optimizer::Adafactor, "adafactor"},
                                            {Optimizer::Adam8bit, "adam8bit"}}};
-constexpr Names<Checkpointing, 3> kCheckpointing{{{Checkpointing::None, "none"},
-                                                  {Checkpointing::Selective, "selective"},
-                                                  {Checkpointing::Full, "full"}}};
-constexpr Names<InferenceWeights, 3> kInferenceWeights{{{InferenceWeights::BF16, "bf16"},
-                                                        {InferenceWeights::INT8, "int8"},
-                                                        {InferenceWeights::INT4, "int4"}}};
+constexpr Names<Checkpointing, 3> kCheckpointing{
+    {{Checkpointing::None, "none"}, {Checkpointing::Selective, "selective"}, {Checkpointing::Full, "full"}}};
+constexpr Names<InferenceWeights, 3> kInferenceWeights{
+    {{InferenceWeights::BF16, "bf16"}, {InferenceWeights::INT8, "int8"}, {InferenceWeights::INT4, "int4"}}};
 constexpr Names<FfnKind, 2> kFfnKinds{{{FfnKind::Gelu, "gelu"}, {FfnKind::SwiGLU, "swiglu"}}};
 constexpr Names<NormKind, 2> kNormKinds{{{NormKind::LayerNorm, "layernorm"}, {NormKind::RMSNorm, "rmsnorm"}}};
 constexpr Names<AttentionKind, 3> kAttentionKinds{
     {{AttentionKind::MHA, "mha"}, {AttentionKind::GQA, "gqa"}, {AttentionKind::MLA, "mla"}}};
 constexpr Names<AttentionBias, 3> kAttentionBiases{
     {{AttentionBias::None, "none"}, {AttentionBias::Qkv, "qkv"}, {AttentionBias::All, "all"}}};
-constexpr Names<FineTune, 3> kFineTunes{{{FineTune::Full, "full"}, {FineTune::Lora, "lora"}, {FineTune::QLora, "qlora"}}};
+constexpr Names<FineTune, 3> kFineTunes{
+    {{FineTune::Full, "full"}, {FineTune::Lora, "lora"}, {FineTune::QLora, "qlora"}}};
 constexpr Names<LoraTargets, 2> kLoraTargets{{{LoraTargets::Attention, "attn"}, {LoraTargets::All, "all"}}};
 constexpr Names<QkNorm, 3> kQkNorms{{{QkNorm::None, "none"}, {QkNorm::PerHead, "head"}, {QkNorm::Full, "full"}}};
 
-template <typename E, size_t N>
-const char* nameOf(const Names<E, N>& names, E v)
+template <typename E, size_t N> const char* nameOf(const Names<E, N>& names, E v)
 {
     for (const auto& [e, n] : names)
         if (e == v)
@@ -51,8 +48,7 @@ const char* nameOf(const Names<E, N>& names, E v)
     return "?";
 }
 
-template <typename E, size_t N>
-std::optional<E> valueOf(const Names<E, N>& names, const std::string& s)
+template <typename E, size_t N> std::optional<E> valueOf(const Names<E, N>& names, const std::string& s)
 {
     for (const auto& [e, n] : names)
         if (s == n)
@@ -60,8 +56,7 @@ std::optional<E> valueOf(const Names<E, N>& names, const std::string& s)
     return std::nullopt;
 }
 
-template <typename E, size_t N>
-std::string joined(const Names<E, N>& names)
+template <typename E, size_t N> std::string joined(const Names<E, N>& names)
 {
     std::string out;
     for (const auto& [e, n] : names) {
@@ -72,33 +67,105 @@ std::string joined(const Names<E, N>& names)
     return out;
 }
 
-}  // namespace
+} // namespace
 
-const char* toString(Mode v) { return nameOf(kModes, v); }
-const char* toString(Precision v) { return nameOf(kPrecisions, v); }
-const char* toString(Optimizer v) { return nameOf(kOptimizers, v); }
-const char* toString(Checkpointing v) { return nameOf(kCheckpointing, v); }
-const char* toString(InferenceWeights v) { return nameOf(kInferenceWeights, v); }
-const char* toString(FfnKind v) { return nameOf(kFfnKinds, v); }
-const char* toString(NormKind v) { return nameOf(kNormKinds, v); }
-const char* toString(AttentionKind v) { return nameOf(kAttentionKinds, v); }
-const char* toString(AttentionBias v) { return nameOf(kAttentionBiases, v); }
-const char* toString(QkNorm v) { return nameOf(kQkNorms, v); }
-const char* toString(FineTune v) { return nameOf(kFineTunes, v); }
-const char* toString(LoraTargets v) { return nameOf(kLoraTargets, v); }
+const char* toString(Mode v)
+{
+    return nameOf(kModes, v);
+}
+const char* toString(Precision v)
+{
+    return nameOf(kPrecisions, v);
+}
+const char* toString(Optimizer v)
+{
+    return nameOf(kOptimizers, v);
+}
+const char* toString(Checkpointing v)
+{
+    return nameOf(kCheckpointing, v);
+}
+const char* toString(InferenceWeights v)
+{
+    return nameOf(kInferenceWeights, v);
+}
+const char* toString(FfnKind v)
+{
+    return nameOf(kFfnKinds, v);
+}
+const char* toString(NormKind v)
+{
+    return nameOf(kNormKinds, v);
+}
+const char* toString(AttentionKind v)
+{
+    return nameOf(kAttentionKinds, v);
+}
+const char* toString(AttentionBias v)
+{
+    return nameOf(kAttentionBiases, v);
+}
+const char* toString(QkNorm v)
+{
+    return nameOf(kQkNorms, v);
+}
+const char* toString(FineTune v)
+{
+    return nameOf(kFineTunes, v);
+}
+const char* toString(LoraTargets v)
+{
+    return nameOf(kLoraTargets, v);
+}
 
-std::optional<Mode> modeFromString(const std::string& s) { return valueOf(kModes, s); }
-std::optional<Precision> precisionFromString(const std::string& s) { return valueOf(kPrecisions, s); }
-std::optional<Optimizer> optimizerFromString(const std::string& s) { return valueOf(kOptimizers, s); }
-std::optional<Checkpointing> checkpointingFromString(const std::string& s) { return valueOf(kCheckpointing, s); }
-std::optional<InferenceWeights> inferenceWeightsFromString(const std::string& s) { return valueOf(kInferenceWeights, s); }
-std::optional<FfnKind> ffnKindFromString(const std::string& s) { return valueOf(kFfnKinds, s); }
-std::optional<NormKind> normKindFromString(const std::string& s) { return valueOf(kNormKinds, s); }
-std::optional<AttentionKind> attentionKindFromString(const std::string& s) { return valueOf(kAttentionKinds, s); }
-std::optional<AttentionBias> attentionBiasFromString(const std::string& s) { return valueOf(kAttentionBiases, s); }
-std::optional<QkNorm> qkNormFromString(const std::string& s) { return valueOf(kQkNorms, s); }
-std::optional<FineTune> fineTuneFromString(const std::string& s) { return valueOf(kFineTunes, s); }
-std::optional<LoraTargets> loraTargetsFromString(const std::string& s) { return valueOf(kLoraTargets, s); }
+std::optional<Mode> modeFromString(const std::string& s)
+{
+    return valueOf(kModes, s);
+}
+std::optional<Precision> precisionFromString(const std::string& s)
+{
+    return valueOf(kPrecisions, s);
+}
+std::optional<Optimizer> optimizerFromString(const std::string& s)
+{
+    return valueOf(kOptimizers, s);
+}
+std::optional<Checkpointing> checkpointingFromString(const std::string& s)
+{
+    return valueOf(kCheckpointing, s);
+}
+std::optional<InferenceWeights> inferenceWeightsFromString(const std::string& s)
+{
+    return valueOf(kInferenceWeights, s);
+}
+std::optional<FfnKind> ffnKindFromString(const std::string& s)
+{
+    return valueOf(kFfnKinds, s);
+}
+std::optional<NormKind> normKindFromString(const std::string& s)
+{
+    return valueOf(kNormKinds, s);
+}
+std::optional<AttentionKind> attentionKindFromString(const std::string& s)
+{
+    return valueOf(kAttentionKinds, s);
+}
+std::optional<AttentionBias> attentionBiasFromString(const std::string& s)
+{
+    return valueOf(kAttentionBiases, s);
+}
+std::optional<QkNorm> qkNormFromString(const std::string& s)
+{
+    return valueOf(kQkNorms, s);
+}
+std::optional<FineTune> fineTuneFromString(const std::string& s)
+{
+    return valueOf(kFineTunes, s);
+}
+std::optional<LoraTargets> loraTargetsFromString(const std::string& s)
+{
+    return valueOf(kLoraTargets, s);
+}
 
 Scenario withGpuCount(Scenario s, int64_t gpus)
 {
@@ -118,10 +185,11 @@ std::optional<int64_t> gradAccumForGlobalBatch(const Scenario& s, int64_t sequen
         return std::nullopt;
     };
     if (dp == 0)
-        return fail("needs gpus to be a multiple of tp·pp (" + std::to_string(mp) + "), got " + std::to_string(hw.gpus));
+        return fail("needs gpus to be a multiple of tp·pp (" + std::to_string(mp) + "), got " +
+                    std::to_string(hw.gpus));
     if (sequences < 1 || sequences % per != 0)
-        return fail("must be a multiple of micro_batch × data parallel = " + std::to_string(s.training.microBatch) + " × "
-                    + std::to_string(dp) + " = " + std::to_string(per) + ", got " + std::to_string(sequences));
+        return fail("must be a multiple of micro_batch × data parallel = " + std::to_string(s.training.microBatch) +
+                    " × " + std::to_string(dp) + " = " + std::to_string(per) + ", got " + std::to_string(sequences));
     if (sequences / per > 1'000'000)
         return fail("gives " + std::to_string(sequences / per) + " micro-batches per step; at most 1000000");
     return sequences / per;
@@ -161,7 +229,7 @@ int64_t largestDivisorAtMost(int64_t n, int64_t limit)
     return best;
 }
 
-}  // namespace
+} // namespace
 
 HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts)
 {
@@ -195,12 +263,33 @@ Scenario withValidLayout(Scenario s)
     return s;
 }
 
-std::string precisionNames() { return joined(kPrecisions); }
-std::string optimizerNames() { return joined(kOptimizers); }
-std::string checkpointingNames() { return joined(kCheckpointing); }
-std::string modeNames() { return joined(kModes); }
-std::string inferenceWeightsNames() { return joined(kInferenceWeights); }
-std::string fineTuneNames() { return joined(kFineTunes); }
-std::string loraTargetsNames() { return joined(kLoraTargets); }
+std::string precisionNames()
+{
+    return joined(kPrecisions);
+}
+std::string optimizerNames()
+{
+    return joined(kOptimizers);
+}
+std::string checkpointingNames()
+{
+    return joined(kCheckpointing);
+}
+std::string modeNames()
+{
+    return joined(kModes);
+}
+std::string inferenceWeightsNames()
+{
+    return joined(kInferenceWeights);
+}
+std::string fineTuneNames()
+{
+    return joined(kFineTunes);
+}
+std::string loraTargetsNames()
+{
+    return joined(kLoraTargets);
+}
 
-}  // namespace trainmem
+} // namespace trainmem

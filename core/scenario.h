@@ -11,12 +11,12 @@
 namespace trainmem {
 
 /// Value ranges the UI, the command line and the validator share.
-inline constexpr int64_t kMaxSeq = 1 << 24;  // 16M tokens
+inline constexpr int64_t kMaxSeq = 1 << 24; // 16M tokens
 inline constexpr int64_t kMaxMicroBatch = 65536;
 inline constexpr int64_t kMaxGpus = 10'000'000;
 /// LoRA ranks used in practice are 4 … 256; beyond 4096 an adapter is no longer low-rank for any model's linears.
 inline constexpr int64_t kMaxLoraRank = 4096;
-inline constexpr int64_t kDefaultLoraRank = 16;  // PEFT's examples and the QLoRA paper's 7B runs use 16 or 64
+inline constexpr int64_t kDefaultLoraRank = 16; // PEFT's examples and the QLoRA paper's 7B runs use 16 or 64
 
 enum class Mode { Training, Inference };
 enum class Precision { FP32, BF16Mixed, FP16Mixed, BF16, FP8Mixed };
@@ -40,7 +40,7 @@ enum class QkNorm { None, PerHead, Full };
 
 /// \brief Multi-head latent attention ranks (DeepSeek-V2/V3).
 struct MlaConfig {
-    int64_t qLoraRank = 0;       ///< 0 means queries are projected directly from h
+    int64_t qLoraRank = 0; ///< 0 means queries are projected directly from h
     int64_t kvLoraRank = 512;
     int64_t qkRopeHeadDim = 64;
     int64_t qkNopeHeadDim = 128;
@@ -55,10 +55,10 @@ struct MoeConfig {
     int64_t activeExperts = 0;
     int64_t sharedExperts = 0;
     int64_t expertFfn = 0;
-    int64_t denseLayers = 0;  ///< layers with a dense FFN (DeepSeek's leading ones, Qwen's mlp_only_layers)
-    int64_t denseFfn = 0;     ///< their FFN width; 0 means the architecture's ffn
-    bool scoreCorrectionBias = false;  ///< the router's per-expert bias (DeepSeek-V3's e_score_correction_bias)
-    bool sharedExpertGate = false;     ///< a sigmoid gate h -> 1 on the shared experts (Qwen2-MoE)
+    int64_t denseLayers = 0;          ///< layers with a dense FFN (DeepSeek's leading ones, Qwen's mlp_only_layers)
+    int64_t denseFfn = 0;             ///< their FFN width; 0 means the architecture's ffn
+    bool scoreCorrectionBias = false; ///< the router's per-expert bias (DeepSeek-V3's e_score_correction_bias)
+    bool sharedExpertGate = false;    ///< a sigmoid gate h -> 1 on the shared experts (Qwen2-MoE)
 
     bool operator==(const MoeConfig&) const = default;
 };
@@ -68,19 +68,19 @@ struct Architecture {
     int64_t layers = 0;
     int64_t hidden = 0;
     int64_t heads = 0;
-    int64_t kvHeads = 0;   ///< 0 means heads (MHA)
-    int64_t headDim = 0;   ///< 0 means hidden / heads
-    int64_t ffn = 0;       ///< 0 means 4·hidden for gelu, 8/3·hidden rounded to 256 for swiglu
+    int64_t kvHeads = 0; ///< 0 means heads (MHA)
+    int64_t headDim = 0; ///< 0 means hidden / heads
+    int64_t ffn = 0;     ///< 0 means 4·hidden for gelu, 8/3·hidden rounded to 256 for swiglu
     FfnKind ffnKind = FfnKind::SwiGLU;
     int64_t vocab = 32000;
     int64_t maxPositions = 0;
     bool learnedPositions = false;
     bool tiedEmbeddings = false;
-    bool bias = false;   ///< biases in every linear layer (GPT-2, GPT-NeoX); refined by the two below
-    std::optional<AttentionBias> attentionBias;  ///< unset: All with bias, None without
-    std::optional<bool> mlpBias;                 ///< unset: bias
+    bool bias = false; ///< biases in every linear layer (GPT-2, GPT-NeoX); refined by the two below
+    std::optional<AttentionBias> attentionBias; ///< unset: All with bias, None without
+    std::optional<bool> mlpBias;                ///< unset: bias
     NormKind norm = NormKind::RMSNorm;
-    int64_t normsPerLayer = 2;   ///< Gemma 2/3 have four (pre and post attention and FFN)
+    int64_t normsPerLayer = 2; ///< Gemma 2/3 have four (pre and post attention and FFN)
     QkNorm qkNorm = QkNorm::None;
     AttentionKind attention = AttentionKind::GQA;
     MlaConfig mla;
@@ -105,10 +105,10 @@ struct Architecture {
 /// \brief A model is either an architecture (presets) or a size (sliders).
 struct ModelSpec {
     bool hasArchitecture = false;
-    Architecture architecture;  ///< used when hasArchitecture
-    int64_t params = 7'000'000'000;  ///< size-only: total parameters
-    int64_t activeParams = 0;        ///< size-only: active per token; 0 means params (dense)
-    std::optional<int64_t> publishedTotal;   ///< for the record and the tests
+    Architecture architecture;             ///< used when hasArchitecture
+    int64_t params = 7'000'000'000;        ///< size-only: total parameters
+    int64_t activeParams = 0;              ///< size-only: active per token; 0 means params (dense)
+    std::optional<int64_t> publishedTotal; ///< for the record and the tests
     std::optional<int64_t> publishedActive;
 
     bool operator==(const ModelSpec&) const = default;
@@ -120,10 +120,10 @@ struct TrainingSetup {
     Optimizer optimizer = Optimizer::AdamW;
     int64_t seqLen = 4096;
     int64_t microBatch = 1;
-    int64_t gradAccum = 1;  ///< micro-batches per optimizer step m: the tax, and the pipeline's tapes in flight
+    int64_t gradAccum = 1; ///< micro-batches per optimizer step m: the tax, and the pipeline's tapes in flight
     Checkpointing checkpointing = Checkpointing::None;
     bool flashAttention = true;
-    bool sequenceParallel = true;  ///< with tp > 1, shard norms/dropout activations too
+    bool sequenceParallel = true; ///< with tp > 1, shard norms/dropout activations too
     InferenceWeights inferenceWeights = InferenceWeights::BF16;
     FineTune fineTune = FineTune::Full;  ///< training only: serving ignores it (adapters merge into the weights)
     int64_t loraRank = kDefaultLoraRank; ///< r, 1 … kMaxLoraRank
@@ -142,14 +142,14 @@ struct HardwareSetup {
     int64_t tp = 1;
     int64_t pp = 1;
     int64_t ep = 1;
-    int64_t vpp = 1;  ///< virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1 = plain 1F1B
+    int64_t vpp = 1; ///< virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1 = plain 1F1B
     /// Expert tensor parallel: the routed experts' matrices are split etp ways; 0 means tp, Megatron-LM's
     /// default (megatron/training/arguments.py at d98e8a64ddf34856e74b24714e3bedb2f5a39553: "if
     /// args.expert_tensor_parallel_size is None: args.expert_tensor_parallel_size = args.tensor_model_parallel_size").
     int64_t etp = 0;
     int64_t etpOrDefault() const { return etp > 0 ? etp : tp; }
-    double frameworkBytes = 0.75e9;  ///< CUDA context + framework (PyTorch) resident memory
-    double fragmentation = 0.05;     ///< allocator reserve as a fraction of everything else
+    double frameworkBytes = 0.75e9; ///< CUDA context + framework (PyTorch) resident memory
+    double fragmentation = 0.05;    ///< allocator reserve as a fraction of everything else
 
     bool operator==(const HardwareSetup&) const = default;
 };
@@ -165,10 +165,10 @@ struct CostPhase {
 inline constexpr size_t kMaxCostPhases = 16;
 
 struct CostSetup {
-    double tokens = 1e12;            ///< pre-training tokens (the receipt computes their GPU-hours)
-    double mfu = 0.40;               ///< fraction of the GPU's peak for the chosen precision
-    double pricePerGpuHour = 2.0;    ///< USD; 0 means the GPU catalog's typical price
-    std::vector<CostPhase> otherPhases;  ///< published phases after pre-training, added to the receipt as given
+    double tokens = 1e12;               ///< pre-training tokens (the receipt computes their GPU-hours)
+    double mfu = 0.40;                  ///< fraction of the GPU's peak for the chosen precision
+    double pricePerGpuHour = 2.0;       ///< USD; 0 means the GPU catalog's typical price
+    std::vector<CostPhase> otherPhases; ///< published phases after pre-training, added to the receipt as given
 
     bool operator==(const CostSetup&) const = default;
 };
@@ -195,11 +195,10 @@ Scenario withGpuCount(Scenario s, int64_t gpus);
 
 /// \brief The scenario with its tensor/pipeline/expert degrees kept as far as the model and the GPU
 /// count allow (issue 13): tp divides gpus, pp divides gpus/tp and is at most the model's layers,
-/// etp divides gpus/pp, ep divides the experts and gpus/(etp·pp) (1 on a dense model, etp unset), vpp is 1 without a pipeline and
-/// pp·vpp is at most the layers. Each degree keeps its largest
-/// divisor that satisfies these, so a valid layout is returned unchanged. withGpuCount() ends with
-/// it; the window's controls apply it after every edit, so they never make a layout
-/// validateScenario() refuses.
+/// etp divides gpus/pp, ep divides the experts and gpus/(etp·pp) (1 on a dense model, etp unset), vpp is 1 without a
+/// pipeline and pp·vpp is at most the layers. Each degree keeps its largest divisor that satisfies these, so a valid
+/// layout is returned unchanged. withGpuCount() ends with it; the window's controls apply it after every edit, so they
+/// never make a layout validateScenario() refuses.
 Scenario withValidLayout(Scenario s);
 /// \brief The same rules on the hardware alone, for a model of `layers` layers and `experts`
 /// routed experts (0: dense).
@@ -253,4 +252,4 @@ std::string inferenceWeightsNames();
 std::string fineTuneNames();
 std::string loraTargetsNames();
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -18,10 +18,14 @@ namespace {
 using nlohmann::json;
 
 // At most 40 characters of the value, written without dump()'s unbounded recursion (jsontext.h).
-std::string describe(const json& v) { return jsonSnippet(v, 40); }
+std::string describe(const json& v)
+{
+    return jsonSnippet(v, 40);
+}
 
 // Reads fields of one JSON object, recording an error with its JSON pointer for each bad one.
-class Reader {
+class Reader
+{
 public:
     Reader(const std::string& file, FieldErrors& errors) : m_file(file), m_errors(errors) {}
 
@@ -57,8 +61,8 @@ public:
     }
 
     // Integers accept JSON numbers and count strings ("7B", "2.4T", "128k" for contexts).
-    void integer(const json& obj, const char* key, const std::string& path, int64_t& out, int64_t min,
-                 int64_t max, bool context = false)
+    void integer(const json& obj, const char* key, const std::string& path, int64_t& out, int64_t min, int64_t max,
+                 bool context = false)
     {
         if (!obj.contains(key))
             return;
@@ -86,8 +90,8 @@ public:
             if (*value < min && min >= 0 && *value <= 0)
                 error(where, "must be " + range + ", got " + std::to_string(*value));
             else
-                error(where, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got "
-                                 + std::to_string(*value));
+                error(where, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                                 std::to_string(*value));
             return;
         }
         out = *value;
@@ -121,7 +125,8 @@ public:
             return;
         }
         if (!std::isfinite(d) || d < min || d > max) {
-            error(where, "must be between " + jsonText(json(min)) + " and " + jsonText(json(max)) + ", got " + describe(v));
+            error(where,
+                  "must be between " + jsonText(json(min)) + " and " + jsonText(json(max)) + ", got " + describe(v));
             return;
         }
         out = d;
@@ -173,9 +178,28 @@ private:
 
 void readArchitecture(Reader& r, const json& j, const std::string& p, Architecture& a)
 {
-    r.onlyKeys(j, p, {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "ffn_kind", "vocab",
-                      "max_positions", "learned_positions", "tied_embeddings", "bias", "attention_bias", "mlp_bias",
-                      "norm", "norms_per_layer", "qk_norm", "attention", "mla", "moe", "dropout"});
+    r.onlyKeys(j, p,
+               {"layers",
+                "hidden",
+                "heads",
+                "kv_heads",
+                "head_dim",
+                "ffn",
+                "ffn_kind",
+                "vocab",
+                "max_positions",
+                "learned_positions",
+                "tied_embeddings",
+                "bias",
+                "attention_bias",
+                "mlp_bias",
+                "norm",
+                "norms_per_layer",
+                "qk_norm",
+                "attention",
+                "mla",
+                "moe",
+                "dropout"});
     for (const char* required : {"layers", "hidden", "heads"})
         if (!j.contains(required))
             r.error(p + "/" + required, "is required in an architecture");
@@ -215,7 +239,8 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
             a.dropout = dropout;
     }
     if (a.kvHeads > 0 && a.heads > 0 && a.heads % a.kvHeads != 0)
-        r.error(p + "/kv_heads", "must divide heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));
+        r.error(p + "/kv_heads",
+                "must divide heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));
     // Attention kind: given, or read off the head counts.
     a.attention = a.kvHeadsOrDefault() == a.heads ? AttentionKind::MHA : AttentionKind::GQA;
     r.choice(j, "attention", p, a.attention, attentionKindFromString, "mha|gqa|mla");
@@ -234,8 +259,9 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     const json* moe = nullptr;
     if (r.object(j, "moe", p, moe)) {
         const std::string mp = p + "/moe";
-        r.onlyKeys(*moe, mp, {"experts", "active_experts", "shared_experts", "expert_ffn", "dense_layers", "dense_ffn",
-                              "score_correction_bias", "shared_expert_gate"});
+        r.onlyKeys(*moe, mp,
+                   {"experts", "active_experts", "shared_experts", "expert_ffn", "dense_layers", "dense_ffn",
+                    "score_correction_bias", "shared_expert_gate"});
         for (const char* required : {"experts", "active_experts", "expert_ffn"})
             if (!moe->contains(required))
                 r.error(mp + "/" + required, "is required in a moe block");
@@ -248,11 +274,11 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
         r.boolean(*moe, "score_correction_bias", mp, a.moe.scoreCorrectionBias);
         r.boolean(*moe, "shared_expert_gate", mp, a.moe.sharedExpertGate);
         if (a.moe.activeExperts > a.moe.experts)
-            r.error(mp + "/active_experts", "must not exceed experts (" + std::to_string(a.moe.experts) + "), got "
-                                                + std::to_string(a.moe.activeExperts));
+            r.error(mp + "/active_experts", "must not exceed experts (" + std::to_string(a.moe.experts) + "), got " +
+                                                std::to_string(a.moe.activeExperts));
         if (a.moe.denseLayers > a.layers)
-            r.error(mp + "/dense_layers", "must not exceed layers (" + std::to_string(a.layers) + "), got "
-                                              + std::to_string(a.moe.denseLayers));
+            r.error(mp + "/dense_layers", "must not exceed layers (" + std::to_string(a.layers) + "), got " +
+                                              std::to_string(a.moe.denseLayers));
     }
     // Documented defaults for the FFN width.
     if (a.ffn <= 0) {
@@ -265,14 +291,14 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     }
 }
 
-}  // namespace
+} // namespace
 
 ScenarioParse parseScenario(std::string_view text, const std::string& file)
 {
     json doc;
     try {
         doc = json::parse(text.begin(), text.end());
-    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers beyond a double
+    } catch (const json::exception& e) { // parse_error, and out_of_range for numbers beyond a double
         ScenarioParse out;
         out.errors.push_back({file, "", "not valid JSON: " + jsonErrorText(e)});
         return out;
@@ -305,7 +331,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
             r.error("/model", "is required (an architecture or params)");
     } else {
         const std::string p = "/model";
-        r.onlyKeys(*model, p, {"architecture", "params", "active_params", "published_params", "published_active_params"});
+        r.onlyKeys(*model, p,
+                   {"architecture", "params", "active_params", "published_params", "published_active_params"});
         const json* arch = nullptr;
         if (r.object(*model, "architecture", p, arch)) {
             s.model.hasArchitecture = true;
@@ -328,26 +355,27 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
                 s.model.publishedActive = published;
         }
         if (!s.model.hasArchitecture && s.model.activeParams > s.model.params)
-            r.error(p + "/active_params", "must not exceed params (" + std::to_string(s.model.params) + "), got "
-                                              + std::to_string(s.model.activeParams));
+            r.error(p + "/active_params", "must not exceed params (" + std::to_string(s.model.params) + "), got " +
+                                              std::to_string(s.model.activeParams));
         if (s.model.hasArchitecture) {
             const ParamCount c = countParams(s.model.architecture);
             if (c.total > kMaxParams || c.total <= 0)
-                r.error(p + "/architecture", "describes " + formatCount(static_cast<double>(c.total))
-                                                 + " parameters; the limit is 10^15");
+                r.error(p + "/architecture",
+                        "describes " + formatCount(static_cast<double>(c.total)) + " parameters; the limit is 10^15");
             s.model.params = c.total;
             s.model.activeParams = c.active;
         }
     }
 
-    std::optional<int64_t> globalBatch;  // sequences per optimizer step: sets grad_accum below
+    std::optional<int64_t> globalBatch; // sequences per optimizer step: sets grad_accum below
     const json* training = nullptr;
     if (r.object(doc, "training", "", training)) {
         const std::string p = "/training";
         TrainingSetup& t = s.training;
-        r.onlyKeys(*training, p, {"mode", "precision", "optimizer", "seq_len", "micro_batch", "grad_accum",
-                                  "global_batch", "checkpointing", "flash_attention", "sequence_parallel", "inference_weights",
-                                  "finetune", "lora_rank", "lora_targets"});
+        r.onlyKeys(*training, p,
+                   {"mode", "precision", "optimizer", "seq_len", "micro_batch", "grad_accum", "global_batch",
+                    "checkpointing", "flash_attention", "sequence_parallel", "inference_weights", "finetune",
+                    "lora_rank", "lora_targets"});
         r.choice(*training, "mode", p, t.mode, modeFromString, modeNames());
         r.choice(*training, "precision", p, t.precision, precisionFromString, precisionNames());
         r.choice(*training, "optimizer", p, t.optimizer, optimizerFromString, optimizerNames());
@@ -374,8 +402,9 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
     if (r.object(doc, "hardware", "", hardware)) {
         const std::string p = "/hardware";
         HardwareSetup& h = s.hardware;
-        r.onlyKeys(*hardware, p, {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "expert_tensor_parallel",
-                                  "framework_bytes", "fragmentation"});
+        r.onlyKeys(*hardware, p,
+                   {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "expert_tensor_parallel", "framework_bytes",
+                    "fragmentation"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
@@ -402,7 +431,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
             if (!list.is_array())
                 r.error(lp, "must be a list of {\"name\", \"gpu_hours\"}, got " + describe(list));
             else if (list.size() > kMaxCostPhases)
-                r.error(lp, "lists " + std::to_string(list.size()) + " phases; at most " + std::to_string(kMaxCostPhases));
+                r.error(lp,
+                        "lists " + std::to_string(list.size()) + " phases; at most " + std::to_string(kMaxCostPhases));
             else
                 for (size_t i = 0; i < list.size(); ++i) {
                     const std::string ip = lp + "/" + std::to_string(i);
@@ -456,25 +486,40 @@ json scenarioToJson(const Scenario& s)
     json model;
     if (s.model.hasArchitecture) {
         const Architecture& a = s.model.architecture;
-        json arch = {{"layers", a.layers}, {"hidden", a.hidden}, {"heads", a.heads},
-                     {"kv_heads", a.kvHeadsOrDefault()}, {"head_dim", a.headDimOrDefault()}, {"ffn", a.ffn},
-                     {"ffn_kind", toString(a.ffnKind)}, {"vocab", a.vocab}, {"tied_embeddings", a.tiedEmbeddings},
-                     {"bias", a.bias}, {"attention_bias", toString(a.attentionBiasOrDefault())},
-                     {"mlp_bias", a.mlpBiasOrDefault()}, {"norm", toString(a.norm)},
-                     {"norms_per_layer", a.normsPerLayer}, {"qk_norm", toString(a.qkNorm)},
-                     {"attention", toString(a.attention)}, {"dropout", a.dropoutOrDefault()}};
+        json arch = {{"layers", a.layers},
+                     {"hidden", a.hidden},
+                     {"heads", a.heads},
+                     {"kv_heads", a.kvHeadsOrDefault()},
+                     {"head_dim", a.headDimOrDefault()},
+                     {"ffn", a.ffn},
+                     {"ffn_kind", toString(a.ffnKind)},
+                     {"vocab", a.vocab},
+                     {"tied_embeddings", a.tiedEmbeddings},
+                     {"bias", a.bias},
+                     {"attention_bias", toString(a.attentionBiasOrDefault())},
+                     {"mlp_bias", a.mlpBiasOrDefault()},
+                     {"norm", toString(a.norm)},
+                     {"norms_per_layer", a.normsPerLayer},
+                     {"qk_norm", toString(a.qkNorm)},
+                     {"attention", toString(a.attention)},
+                     {"dropout", a.dropoutOrDefault()}};
         if (a.learnedPositions || a.maxPositions > 0) {
             arch["max_positions"] = a.maxPositions;
             arch["learned_positions"] = a.learnedPositions;
         }
         if (a.attention == AttentionKind::MLA)
-            arch["mla"] = {{"q_lora_rank", a.mla.qLoraRank}, {"kv_lora_rank", a.mla.kvLoraRank},
-                           {"qk_rope_head_dim", a.mla.qkRopeHeadDim}, {"qk_nope_head_dim", a.mla.qkNopeHeadDim},
+            arch["mla"] = {{"q_lora_rank", a.mla.qLoraRank},
+                           {"kv_lora_rank", a.mla.kvLoraRank},
+                           {"qk_rope_head_dim", a.mla.qkRopeHeadDim},
+                           {"qk_nope_head_dim", a.mla.qkNopeHeadDim},
                            {"v_head_dim", a.mla.vHeadDim}};
         if (a.isMoe())
-            arch["moe"] = {{"experts", a.moe.experts}, {"active_experts", a.moe.activeExperts},
-                           {"shared_experts", a.moe.sharedExperts}, {"expert_ffn", a.moe.expertFfn},
-                           {"dense_layers", a.moe.denseLayers}, {"dense_ffn", a.moe.denseFfn},
+            arch["moe"] = {{"experts", a.moe.experts},
+                           {"active_experts", a.moe.activeExperts},
+                           {"shared_experts", a.moe.sharedExperts},
+                           {"expert_ffn", a.moe.expertFfn},
+                           {"dense_layers", a.moe.denseLayers},
+                           {"dense_ffn", a.moe.denseFfn},
                            {"score_correction_bias", a.moe.scoreCorrectionBias},
                            {"shared_expert_gate", a.moe.sharedExpertGate}};
         model["architecture"] = arch;
@@ -488,10 +533,15 @@ json scenarioToJson(const Scenario& s)
         model["published_active_params"] = *s.model.publishedActive;
     j["model"] = model;
     const TrainingSetup& t = s.training;
-    j["training"] = {{"mode", toString(t.mode)}, {"precision", toString(t.precision)},
-                     {"optimizer", toString(t.optimizer)}, {"seq_len", t.seqLen}, {"micro_batch", t.microBatch},
-                     {"grad_accum", t.gradAccum}, {"checkpointing", toString(t.checkpointing)},
-                     {"flash_attention", t.flashAttention}, {"sequence_parallel", t.sequenceParallel},
+    j["training"] = {{"mode", toString(t.mode)},
+                     {"precision", toString(t.precision)},
+                     {"optimizer", toString(t.optimizer)},
+                     {"seq_len", t.seqLen},
+                     {"micro_batch", t.microBatch},
+                     {"grad_accum", t.gradAccum},
+                     {"checkpointing", toString(t.checkpointing)},
+                     {"flash_attention", t.flashAttention},
+                     {"sequence_parallel", t.sequenceParallel},
                      {"inference_weights", toString(t.inferenceWeights)}};
     // Written only when they differ from the defaults, so that a full fine-tune's file is what it
     // was before LoRA existed, and every value still round-trips.
@@ -501,11 +551,17 @@ json scenarioToJson(const Scenario& s)
         j["training"]["lora_targets"] = toString(t.loraTargets);
     }
     const HardwareSetup& h = s.hardware;
-    j["hardware"] = {{"gpu", h.gpu}, {"gpus", h.gpus}, {"zero_stage", h.zeroStage}, {"tp", h.tp},
-                     {"pp", h.pp}, {"ep", h.ep}, {"vpp", h.vpp}, {"framework_bytes", h.frameworkBytes},
+    j["hardware"] = {{"gpu", h.gpu},
+                     {"gpus", h.gpus},
+                     {"zero_stage", h.zeroStage},
+                     {"tp", h.tp},
+                     {"pp", h.pp},
+                     {"ep", h.ep},
+                     {"vpp", h.vpp},
+                     {"framework_bytes", h.frameworkBytes},
                      {"fragmentation", h.fragmentation}};
     if (h.etp > 0)
-        j["hardware"]["expert_tensor_parallel"] = h.etp;  // unset means tp
+        j["hardware"]["expert_tensor_parallel"] = h.etp; // unset means tp
     j["cost"] = {{"tokens", s.cost.tokens}, {"mfu", s.cost.mfu}, {"price_per_gpu_hour", s.cost.pricePerGpuHour}};
     if (!s.cost.otherPhases.empty()) {
         json phases = json::array();
@@ -521,4 +577,4 @@ std::string scenarioToText(const Scenario& s)
     return jsonText(scenarioToJson(s), 2) + "\n";
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -31,4 +31,4 @@ nlohmann::json scenarioToJson(const Scenario& s);
 /// \brief Pretty-printed scenarioToJson with a trailing newline.
 std::string scenarioToText(const Scenario& s);
 
-}  // namespace trainmem
+} // namespace trainmem

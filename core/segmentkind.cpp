@@ -2,13 +2,25 @@
 
 namespace trainmem {
 
-double segmentBytes(const Segments& g, SegmentKind k) { return g.*termInfo(k).field; }
+double segmentBytes(const Segments& g, SegmentKind k)
+{
+    return g.*termInfo(k).field;
+}
 
-void setSegmentBytes(Segments& g, SegmentKind k, double bytes) { g.*termInfo(k).field = bytes; }
+void setSegmentBytes(Segments& g, SegmentKind k, double bytes)
+{
+    g.*termInfo(k).field = bytes;
+}
 
-std::string segmentKindName(SegmentKind k) { return termInfo(k).name; }
+std::string segmentKindName(SegmentKind k)
+{
+    return termInfo(k).name;
+}
 
-std::string segmentKindId(SegmentKind k) { return termInfo(k).key; }
+std::string segmentKindId(SegmentKind k)
+{
+    return termInfo(k).key;
+}
 
 Segments subtractSegments(const Segments& a, const Segments& b)
 {
@@ -18,4 +30,4 @@ Segments subtractSegments(const Segments& a, const Segments& b)
     return d;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -20,4 +20,4 @@ std::string segmentKindId(SegmentKind k);
 /// \brief Segment-wise a − b.
 Segments subtractSegments(const Segments& a, const Segments& b);
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -12,10 +12,17 @@ namespace trainmem {
 
 namespace {
 
-bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isNameStart(char c)
+{
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool isNameChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
-class ShellSplitter {
+class ShellSplitter
+{
 public:
     explicit ShellSplitter(const std::string& t) : m_t(t) {}
 
@@ -27,9 +34,19 @@ public:
         while (m_i < m_t.size()) {
             const char c = m_t[m_i];
             if (c == '\\') {
-                if (m_i + 1 < m_t.size() && m_t[m_i + 1] == '\n') { m_i += 2; continue; }
-                if (m_i + 2 < m_t.size() && m_t[m_i + 1] == '\r' && m_t[m_i + 2] == '\n') { m_i += 3; continue; }
-                if (m_i + 1 < m_t.size()) { append(m_t[m_i + 1]); m_i += 2; continue; }
+                if (m_i + 1 < m_t.size() && m_t[m_i + 1] == '\n') {
+                    m_i += 2;
+                    continue;
+                }
+                if (m_i + 2 < m_t.size() && m_t[m_i + 1] == '\r' && m_t[m_i + 2] == '\n') {
+                    m_i += 3;
+                    continue;
+                }
+                if (m_i + 1 < m_t.size()) {
+                    append(m_t[m_i + 1]);
+                    m_i += 2;
+                    continue;
+                }
                 ++m_i;
                 continue;
             }
@@ -45,7 +62,8 @@ public:
                 m_inWord = true;
                 ++m_i;
                 while (m_i < m_t.size() && m_t[m_i] != '"') {
-                    if (m_t[m_i] == '\\' && m_i + 1 < m_t.size() && std::string("\"\\$`\n").find(m_t[m_i + 1]) != std::string::npos) {
+                    if (m_t[m_i] == '\\' && m_i + 1 < m_t.size() &&
+                        std::string("\"\\$`\n").find(m_t[m_i + 1]) != std::string::npos) {
                         if (m_t[m_i + 1] != '\n')
                             m_word += m_t[m_i + 1];
                         m_i += 2;
@@ -69,7 +87,8 @@ public:
                     std::isspace(static_cast<unsigned char>(v)) ? finish() : append(v);
                 continue;
             }
-            if (std::isspace(static_cast<unsigned char>(c)) || c == ';' || c == '|' || c == '&' || c == '(' || c == ')') {
+            if (std::isspace(static_cast<unsigned char>(c)) || c == ';' || c == '|' || c == '&' || c == '(' ||
+                c == ')') {
                 finish();
                 ++m_i;
                 continue;
@@ -93,8 +112,8 @@ private:
             return;
         // NAME=value records a variable for later $NAME (the value is kept as the word too).
         const size_t eq = m_word.find('=');
-        if (eq != std::string::npos && eq > 0 && isNameStart(m_word[0])
-            && std::all_of(m_word.begin(), m_word.begin() + static_cast<std::ptrdiff_t>(eq), isNameChar))
+        if (eq != std::string::npos && eq > 0 && isNameStart(m_word[0]) &&
+            std::all_of(m_word.begin(), m_word.begin() + static_cast<std::ptrdiff_t>(eq), isNameChar))
             m_vars[m_word.substr(0, eq)] = m_word.substr(eq + 1);
         m_words.push_back(m_word);
         m_word.clear();
@@ -168,7 +187,7 @@ private:
     std::map<std::string, std::string> m_vars;
 };
 
-}  // namespace
+} // namespace
 
 std::vector<std::string> shellWords(const std::string& text, std::string* error)
 {
@@ -191,7 +210,8 @@ struct PyValue {
     std::vector<int> list;
 };
 
-class PatternParser {
+class PatternParser
+{
 public:
     explicit PatternParser(const std::string& s) : m_s(s) {}
 
@@ -353,8 +373,11 @@ private:
     std::string m_error;
 };
 
-}  // namespace
+} // namespace
 
-PatternResult evalLayerPattern(const std::string& expr) { return PatternParser(expr).run(); }
+PatternResult evalLayerPattern(const std::string& expr)
+{
+    return PatternParser(expr).run();
+}
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -20,4 +20,4 @@ struct PatternResult {
 };
 PatternResult evalLayerPattern(const std::string& expr);
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -8,9 +8,12 @@
 namespace trainmem {
 namespace {
 
-double dbl(int64_t v) { return static_cast<double>(v); }
+double dbl(int64_t v)
+{
+    return static_cast<double>(v);
+}
 
-}  // namespace
+} // namespace
 
 double microBatchesInFlight(int64_t p, int64_t i, int64_t m, int64_t v)
 {
@@ -39,9 +42,10 @@ void placeOnStage(TermContext& c, PipelineStage stage)
         stage = PipelineStage::First;
     c.stage = stage;
     c.stageIndex = stage == PipelineStage::Last ? p - 1 : stage == PipelineStage::Middle ? 1 : 0;
-    c.inflight = c.training && p > 1
-                     ? microBatchesInFlight(p, c.stageIndex, std::max<int64_t>(c.scenario->training.gradAccum, 1), c.layout.vpp)
-                     : 1;
+    c.inflight =
+        c.training && p > 1
+            ? microBatchesInFlight(p, c.stageIndex, std::max<int64_t>(c.scenario->training.gradAccum, 1), c.layout.vpp)
+            : 1;
     c.bytes = {};
 }
 
@@ -76,12 +80,16 @@ size_t busiestStage(const std::vector<StageMemory>& stages)
 const char* toString(PipelineStage s)
 {
     switch (s) {
-    case PipelineStage::Only: return "only";
-    case PipelineStage::First: return "first";
-    case PipelineStage::Middle: return "middle";
-    case PipelineStage::Last: return "last";
+    case PipelineStage::Only:
+        return "only";
+    case PipelineStage::First:
+        return "first";
+    case PipelineStage::Middle:
+        return "middle";
+    case PipelineStage::Last:
+        return "last";
     }
     return "?";
 }
 
-}  // namespace trainmem
+} // namespace trainmem

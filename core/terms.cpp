@@ -6,7 +6,10 @@
 namespace trainmem {
 namespace {
 
-double dbl(int64_t v) { return static_cast<double>(v); }
+double dbl(int64_t v)
+{
+    return static_cast<double>(v);
+}
 
 // K and V are cached in 16 bits (docs/accounting.md, Model state); the one place this size is written.
 constexpr double kKvElementBytes = 2;
@@ -18,8 +21,7 @@ constexpr double kKvElementBytes = 2;
 // One count with its divisors, for the adapters and QLoRA's quantised share: "N/(t·p·d)"; the experts'
 // part is divided by t_e and e (and d_e). Unlike the model's own parameters (parametersHeld below) these
 // are spread evenly over the pipeline stages.
-template <class X>
-X heldPart(const TermContext& c, bool byZero, const char* name, double count, bool experts)
+template <class X> X heldPart(const TermContext& c, bool byZero, const char* name, double count, bool experts)
 {
     const ParallelLayout& p = c.layout;
     X div = 1;
@@ -49,13 +51,12 @@ X heldPart(const TermContext& c, bool byZero, const char* name, double count, bo
 struct HeldNames {
     const char *whole, *dense, *experts;
 };
-template <class X>
-X held(const TermContext& c, bool byZero, double total, double routed, HeldNames names)
+template <class X> X held(const TermContext& c, bool byZero, double total, double routed, HeldNames names)
 {
     routed = std::clamp(routed, 0.0, total);
     if (routed > 0)
-        return heldPart<X>(c, byZero, names.dense, total - routed, false)
-               + heldPart<X>(c, byZero, names.experts, routed, true);
+        return heldPart<X>(c, byZero, names.dense, total - routed, false) +
+               heldPart<X>(c, byZero, names.experts, routed, true);
     return heldPart<X>(c, byZero, names.whole, total, false);
 }
 
@@ -67,8 +68,7 @@ X held(const TermContext& c, bool byZero, double total, double routed, HeldNames
 // tied embeddings and pp > 1 the last stage keeps its own copy of the word embeddings
 // (megatron/core/models/common/language_module/language_module.py, setup_embeddings_and_output_layer,
 // at d98e8a64ddf34856e74b24714e3bedb2f5a39553).
-template <class X>
-X parametersHeld(const TermContext& c, bool byZero)
+template <class X> X parametersHeld(const TermContext& c, bool byZero)
 {
     const ResolvedModel& m = *c.model;
     const ParallelLayout& p = c.layout;
@@ -114,7 +114,8 @@ X parametersHeld(const TermContext& c, bool byZero)
 
 std::string recipeSource(const Scenario& s)
 {
-    std::string src = "Rajbhandari et al. 2019, ZeRO, §3.1 (16 B per parameter for mixed-precision Adam) and §5 (stages)";
+    std::string src =
+        "Rajbhandari et al. 2019, ZeRO, §3.1 (16 B per parameter for mixed-precision Adam) and §5 (stages)";
     if (s.training.precision == Precision::FP8Mixed)
         src += "; DeepSeek-V3 technical report §3.3 (fp8 GEMMs, bf16 moments, fp32 master and gradients)";
     if (s.training.optimizer == Optimizer::Adam8bit)
@@ -132,15 +133,17 @@ std::string layoutAssumption(const ParallelLayout& p, int zeroThreshold, bool tr
     else if (p.dp > 1 && p.zero >= zeroThreshold)
         a = "Sharded by ZeRO-" + std::to_string(p.zero) + " over the " + std::to_string(p.dp) + " data-parallel ranks.";
     else if (p.dp > 1)
-        a = "Replicated on all " + std::to_string(p.dp) + " data-parallel ranks (ZeRO-" + std::to_string(zeroThreshold)
-            + " or higher would shard it).";
+        a = "Replicated on all " + std::to_string(p.dp) + " data-parallel ranks (ZeRO-" +
+            std::to_string(zeroThreshold) + " or higher would shard it).";
     else
         a = "One data-parallel rank: nothing to shard across.";
     if (p.tp > 1)
         a += " Tensor ×" + std::to_string(p.tp) + " divides every matrix (the embedding by vocabulary rows).";
     if (p.etp != p.tp)
-        a += " The routed experts are split by expert tensor parallel ×" + std::to_string(p.etp) + " (t_e), not tp, and their "
-             "sharded state over the d_e = gpus/(etp·ep·pp) = " + std::to_string(p.dpExpert) + " expert data-parallel ranks.";
+        a += " The routed experts are split by expert tensor parallel ×" + std::to_string(p.etp) +
+             " (t_e), not tp, and their "
+             "sharded state over the d_e = gpus/(etp·ep·pp) = " +
+             std::to_string(p.dpExpert) + " expert data-parallel ranks.";
     return a;
 }
 
@@ -157,8 +160,8 @@ std::string stageSentence(const TermContext& c)
     case PipelineStage::Middle:
         return " Pipeline ×" + p + ": a middle stage (stage 1), " + n + ", no embedding or head.";
     case PipelineStage::Last:
-        return " Pipeline ×" + p + ": the last stage (stage " + std::to_string(c.layout.pp - 1) + "), " + n
-               + (c.outputHead > 0 ? ", the output head" : "") + " and the logits.";
+        return " Pipeline ×" + p + ": the last stage (stage " + std::to_string(c.layout.pp - 1) + "), " + n +
+               (c.outputHead > 0 ? ", the output head" : "") + " and the logits.";
     case PipelineStage::Only:
         break;
     }
@@ -168,19 +171,22 @@ std::string stageSentence(const TermContext& c)
 // One model-state term: bytes per parameter × the parameters this GPU holds; ZeRO shards it from
 // stage `zeroStage` on (ZeRO §5: stage 1 master and optimizer, 2 gradients, 3 weights).
 template <class X>
-X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const char* sym, double perParam,
-             int zeroStage, const std::string& what)
+X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const char* sym, double perParam, int zeroStage,
+             const std::string& what)
 {
     n.title([&] { return std::string(title) + " per GPU"; });
     n.assume([&] {
-        std::string why = c.training ? what : std::string("Serving keeps no gradients, master copy or optimizer state.");
+        std::string why =
+            c.training ? what : std::string("Serving keeps no gradients, master copy or optimizer state.");
         if (c.fineTune != FineTune::Full)
-            why = zeroStage == 3 ? "LoRA freezes the base model: forward and backward read it in the weight precision, nothing updates it."
-                                 : "LoRA freezes the base model: no gradient, master copy or optimizer state for its parameters "
-                                   "(the adapters' own are in the adapters term).";
-        return why + " "
-               + layoutAssumption(c.layout, zeroStage, c.training) + stageSentence(c)
-               + " P counts every parameter, sleeping experts included: model state scales with total, not active, parameters.";
+            why = zeroStage == 3
+                      ? "LoRA freezes the base model: forward and backward read it in the weight precision, nothing "
+                        "updates it."
+                      : "LoRA freezes the base model: no gradient, master copy or optimizer state for its parameters "
+                        "(the adapters' own are in the adapters term).";
+        return why + " " + layoutAssumption(c.layout, zeroStage, c.training) + stageSentence(c) +
+               " P counts every parameter, sleeping experts included: model state scales with total, not active, "
+               "parameters.";
     });
     n.source([&] { return recipeSource(*c.scenario); });
     return X::mul(X::bytes(sym, perParam), parametersHeld<X>(c, c.layout.zero >= zeroStage), " · ", " × ");
@@ -188,27 +194,26 @@ X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const cha
 
 std::string bytesList(const LayerActivations& l)
 {
-    return "(" + formatBytes(l.attention) + " + " + formatBytes(l.scores) + " + " + formatBytes(l.mlp) + " + "
-           + formatBytes(l.norms) + " + " + formatBytes(l.dropout) + ")";
+    return "(" + formatBytes(l.attention) + " + " + formatBytes(l.scores) + " + " + formatBytes(l.mlp) + " + " +
+           formatBytes(l.norms) + " + " + formatBytes(l.dropout) + ")";
 }
 
-template <class X>
-X tape(const char* name, const LayerActivations& l)
+template <class X> X tape(const char* name, const LayerActivations& l)
 {
-    return X::text(name, [&] { return bytesList(l); }, l.total());
+    return X::text(
+        name, [&] { return bytesList(l); }, l.total());
 }
 
 // Korthikanti's GPT configuration, for which the closed forms are exact (tests/tst_activations.cpp).
 bool korthikantiShaped(const Architecture& a, const ActivationInputs& in)
 {
-    return !a.isMoe() && a.ffnKind == FfnKind::Gelu && a.dropoutOrDefault() && a.attention != AttentionKind::MLA
-           && a.kvHeadsOrDefault() == a.heads && a.headDimOrDefault() * a.heads == a.hidden && a.ffn == 4 * a.hidden
-           && in.elementBytes == 2 && !in.fp8LinearInputs && in.tp == 1;
+    return !a.isMoe() && a.ffnKind == FfnKind::Gelu && a.dropoutOrDefault() && a.attention != AttentionKind::MLA &&
+           a.kvHeadsOrDefault() == a.heads && a.headDimOrDefault() * a.heads == a.hidden && a.ffn == 4 * a.hidden &&
+           in.elementBytes == 2 && !in.fp8LinearInputs && in.tp == 1;
 }
 
 // The widest intermediate of one layer, in elements per token, and what it is.
-template <class X>
-X widestIntermediate(const Architecture& a)
+template <class X> X widestIntermediate(const Architecture& a)
 {
     const double hd = dbl(a.headDimOrDefault());
     const double qkv = dbl(a.heads) * hd + 2 * dbl(a.kvHeadsOrDefault()) * hd;
@@ -223,11 +228,11 @@ X widestIntermediate(const Architecture& a)
             why = "the k routed experts' inner tensors, k·(2·)f_e";
         }
     }
-    return X::text("w_max", [&] { return formatNumber(w) + " (" + why + ")"; }, w);
+    return X::text(
+        "w_max", [&] { return formatNumber(w) + " (" + why + ")"; }, w);
 }
 
-template <class X>
-X tensorSplit(const TermContext& c, X e)
+template <class X> X tensorSplit(const TermContext& c, X e)
 {
     return c.layout.tp > 1 ? e / X::sym("t", dbl(c.layout.tp)) : e;
 }
@@ -237,20 +242,24 @@ X tensorSplit(const TermContext& c, X e)
 
 // QLoRA: the blocks' linear weights in NF4 with double-quantised constants, the rest (embeddings,
 // output head, norms, biases) in 16 bits (Dettmers et al. 2023 §2–3; core/lora.h).
-template <class X>
-X qloraBase(const TermContext& c, TermNotes<X>& n)
+template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Base weights (frozen, 4-bit NF4) per GPU");
     n.assume([&] {
-        return "QLoRA stores the blocks' linear weights (P_q) as 4-bit NormalFloat in blocks of B₁ = 64 parameters, one "
-               "absmax constant per block; double quantisation stores those constants in 8 bits, with one fp32 constant "
+        return "QLoRA stores the blocks' linear weights (P_q) as 4-bit NormalFloat in blocks of B₁ = 64 parameters, "
+               "one "
+               "absmax constant per block; double quantisation stores those constants in 8 bits, with one fp32 "
+               "constant "
                "per B₂ = 256 blocks: 4 + 8/64 + 32/(64·256) = 4.127 bits per parameter. Embeddings, the output head, "
-               "norms and biases (P − P_q) stay in the 16-bit weight precision. The base is frozen: no gradient, master "
-               "copy or optimizer state. " + layoutAssumption(c.layout, 3, c.training);
+               "norms and biases (P − P_q) stay in the 16-bit weight precision. The base is frozen: no gradient, "
+               "master "
+               "copy or optimizer state. " +
+               layoutAssumption(c.layout, 3, c.training);
     });
-    n.source("Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs (arXiv 2305.14314), §2 (block-wise "
-             "quantisation, blocks of 64) and §3 (NF4, double quantisation: 8-bit constants, second-level blocks of 256); "
-             "core/lora.h");
+    n.source(
+        "Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs (arXiv 2305.14314), §2 (block-wise "
+        "quantisation, blocks of 64) and §3 (NF4, double quantisation: 8-bit constants, second-level blocks of 256); "
+        "core/lora.h");
     const X B1 = X::sym("B₁", kNf4BlockSize), B2 = X::sym("B₂", kNf4SecondBlockSize);
     const X bits = X(kNf4Bits) + X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2);
     const X perParam = bits / X(8);
@@ -259,44 +268,42 @@ X qloraBase(const TermContext& c, TermNotes<X>& n)
     const double q = std::min(dbl(c.quantized.total), total);
     const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
     const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
-    return X::mul(perParam, held<X>(c, byZero, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}), " · ", " × ")
-           + X::mul(X::bytes("b_w", c.recipe.weights),
-                    held<X>(c, byZero, total - q, routed - qRouted, {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
-                    " · ", " × ");
+    return X::mul(perParam, held<X>(c, byZero, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}), " · ", " × ") +
+           X::mul(
+               X::bytes("b_w", c.recipe.weights),
+               held<X>(c, byZero, total - q, routed - qRouted, {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
+               " · ", " × ");
 }
 
-template <class X>
-X weights(const TermContext& c, TermNotes<X>& n)
+template <class X> X weights(const TermContext& c, TermNotes<X>& n)
 {
     if (c.fineTune == FineTune::QLora)
         return qloraBase<X>(c, n);
-    return modelState<X>(c, n, c.fineTune == FineTune::Lora ? "Base weights (frozen)" : "Weights", "b_w", c.recipe.weights, 3,
+    return modelState<X>(c, n, c.fineTune == FineTune::Lora ? "Base weights (frozen)" : "Weights", "b_w",
+                         c.recipe.weights, 3,
                          c.training ? "The working copy forward and backward read."
                                     : "Weights stored at the serving precision (bf16 2 B, int8 1 B, int4 0.5 B).");
 }
 
-template <class X>
-X gradients(const TermContext& c, TermNotes<X>& n)
+template <class X> X gradients(const TermContext& c, TermNotes<X>& n)
 {
     return modelState<X>(c, n, "Gradients", "b_g", c.recipe.gradients, 2,
                          "One gradient per parameter, kept until the optimizer step.");
 }
 
-template <class X>
-X master(const TermContext& c, TermNotes<X>& n)
+template <class X> X master(const TermContext& c, TermNotes<X>& n)
 {
     return modelState<X>(c, n, "Master weights", "b_m", c.recipe.master, 1,
                          "Mixed precision updates an fp32 copy so that small updates are not rounded away in 16 bits.");
 }
 
-template <class X>
-X optimizer(const TermContext& c, TermNotes<X>& n)
+template <class X> X optimizer(const TermContext& c, TermNotes<X>& n)
 {
     std::string what;
     if constexpr (X::kText)
-        what = std::to_string(c.recipe.slotCount) + " slot(s) of " + formatNumber(c.recipe.slotBytes)
-               + " B per parameter for " + toString(c.scenario->training.optimizer)
-               + " (Adam keeps the running mean m and variance v).";
+        what = std::to_string(c.recipe.slotCount) + " slot(s) of " + formatNumber(c.recipe.slotBytes) +
+               " B per parameter for " + toString(c.scenario->training.optimizer) +
+               " (Adam keeps the running mean m and variance v).";
     return modelState<X>(c, n, "Optimizer state", "b_o", c.recipe.optimizer, 1, what);
 }
 
@@ -305,15 +312,15 @@ X optimizer(const TermContext& c, TermNotes<X>& n)
 // recipe. One segment, not four: at 0.1–1% of the parameters the four would be slivers no bar can
 // show; the formula keeps them apart. Tensor and pipeline parallelism split them with their
 // linears, expert parallelism the experts' ones, and ZeRO shards each part from its stage on.
-template <class X>
-X adapters(const TermContext& c, TermNotes<X>& n)
+template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
 {
     n.title("LoRA adapters per GPU");
     n.source([&] {
         return "Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1; huggingface/peft "
-               "src/peft/tuners/lora/layer.py @ b28a09c4 (lora_A = Linear(d_in, r), lora_B = Linear(r, d_out), no bias) and "
-               "src/peft/tuners/tuners_utils.py @ 831fd03e (all-linear leaves out the output head); "
-               + recipeSource(*c.scenario);
+               "src/peft/tuners/lora/layer.py @ b28a09c4 (lora_A = Linear(d_in, r), lora_B = Linear(r, d_out), no "
+               "bias) and "
+               "src/peft/tuners/tuners_utils.py @ 831fd03e (all-linear leaves out the output head); " +
+               recipeSource(*c.scenario);
     });
     if (c.fineTune == FineTune::Full) {
         n.assume(c.training ? "Full fine-tuning trains every parameter: there are no adapters."
@@ -323,14 +330,17 @@ X adapters(const TermContext& c, TermNotes<X>& n)
     const Scenario& s = *c.scenario;
     n.assume([&] {
         const double share = c.model->params.total > 0 ? dbl(c.adapterParams.total) / dbl(c.model->params.total) : 0;
-        return "Rank r = " + std::to_string(s.training.loraRank) + " on "
-               + (s.training.loraTargets == LoraTargets::All
-                      ? std::string("every linear of attention and MLP (experts included)")
-                      : std::string("the attention projections (q, k, v, o)"))
-               + ": each adapted d_in → d_out linear gains A (r × d_in) and B (d_out × r), r·(d_in + d_out) parameters. N_A = "
-               + formatCountPrecise(dbl(c.adapterParams.total)) + " trainable parameters, " + formatPercent(share)
-               + " of the model. They alone carry weights (b_w), gradients (b_g), the fp32 master copy (b_m) and optimizer "
-                 "state (b_o). " + layoutAssumption(c.layout, 1, c.training);
+        return "Rank r = " + std::to_string(s.training.loraRank) + " on " +
+               (s.training.loraTargets == LoraTargets::All
+                    ? std::string("every linear of attention and MLP (experts included)")
+                    : std::string("the attention projections (q, k, v, o)")) +
+               ": each adapted d_in → d_out linear gains A (r × d_in) and B (d_out × r), r·(d_in + d_out) parameters. "
+               "N_A = " +
+               formatCountPrecise(dbl(c.adapterParams.total)) + " trainable parameters, " + formatPercent(share) +
+               " of the model. They alone carry weights (b_w), gradients (b_g), the fp32 master copy (b_m) and "
+               "optimizer "
+               "state (b_o). " +
+               layoutAssumption(c.layout, 1, c.training);
     });
     const StateRecipe& r = c.adapterRecipe;
     const ParallelLayout& p = c.layout;
@@ -339,28 +349,28 @@ X adapters(const TermContext& c, TermNotes<X>& n)
             const X b = X::bytes(sym, v);
             return p.zero >= stage && ranks > 1 ? b / X::sym(d, dbl(ranks)) : b;
         };
-        return part("b_w", r.weights, 3) + part("b_g", r.gradients, 2) + part("b_m", r.master, 1)
-               + part("b_o", r.optimizer, 1);
+        return part("b_w", r.weights, 3) + part("b_g", r.gradients, 2) + part("b_m", r.master, 1) +
+               part("b_o", r.optimizer, 1);
     };
     const double total = dbl(c.adapterParams.total);
     const double routed = std::min(dbl(c.adapterParams.routedExperts), total);
     if (routed > 0)
-        return times(heldPart<X>(c, false, "N_A,dense", total - routed, false), perParam(p.dp, "d"))
-               + times(heldPart<X>(c, false, "N_A,experts", routed, true), perParam(p.dpExpert, "d_e"));
+        return times(heldPart<X>(c, false, "N_A,dense", total - routed, false), perParam(p.dp, "d")) +
+               times(heldPart<X>(c, false, "N_A,experts", routed, true), perParam(p.dpExpert, "d_e"));
     return times(heldPart<X>(c, false, "N_A", total, false), perParam(p.dp, "d"));
 }
 
 // Korthikanti et al. 2022 §4.1 (per-layer terms), §5 (selective and full recomputation); the
 // terms themselves are core/activations.h's. 1F1B keeps p micro-batches on the first stage
 // (Narayanan et al. 2021).
-template <class X>
-X activations(const TermContext& c, TermNotes<X>& n)
+template <class X> X activations(const TermContext& c, TermNotes<X>& n)
 {
     const Architecture& a = c.model->arch;
     const ActivationInputs& in = c.in;
     const ParallelLayout& p = c.layout;
-    const std::string src = "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4.1 "
-                            "(per-layer terms), §5 (selective and full recomputation); core/activations.h";
+    const std::string src =
+        "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4.1 "
+        "(per-layer terms), §5 (selective and full recomputation); core/activations.h";
     if (!c.training) {
         n.title("Activations (inference: one layer's working set)");
         n.assume("Serving frees each layer's tensors after use; only the largest layer is resident at once.");
@@ -374,15 +384,19 @@ X activations(const TermContext& c, TermNotes<X>& n)
     auto notes = [&] {
         std::string s;
         if (p.tp > 1)
-            s += in.sequenceParallel ? " Tensor parallel ×" + std::to_string(p.tp) + " with sequence parallelism divides every term."
-                                     : " Tensor parallel ×" + std::to_string(p.tp) + " without sequence parallelism: norms, dropout masks and block inputs stay whole.";
+            s += in.sequenceParallel
+                     ? " Tensor parallel ×" + std::to_string(p.tp) + " with sequence parallelism divides every term."
+                     : " Tensor parallel ×" + std::to_string(p.tp) +
+                           " without sequence parallelism: norms, dropout masks and block inputs stay whole.";
         if (p.pp > 1)
-            s += stageSentence(c)
-                 + (p.vpp > 1 ? " Interleaved 1F1B with " + std::to_string(p.vpp)
-                                    + " virtual stages: stage i holds min(2·(p − i − 1) + (v − 1)·p + 1, m·v)/v micro-batches' tapes"
-                              : std::string(" With 1F1B stage i holds the tapes of min(p − i, m) micro-batches"))
-                 + " (m = " + std::to_string(std::max<int64_t>(c.scenario->training.gradAccum, 1))
-                 + " per step): " + formatNumber(c.inflight) + " here (Narayanan et al. 2021 §2.2; Megatron-LM schedules.py).";
+            s += stageSentence(c) +
+                 (p.vpp > 1 ? " Interleaved 1F1B with " + std::to_string(p.vpp) +
+                                  " virtual stages: stage i holds min(2·(p − i − 1) + (v − 1)·p + 1, m·v)/v "
+                                  "micro-batches' tapes"
+                            : std::string(" With 1F1B stage i holds the tapes of min(p − i, m) micro-batches")) +
+                 " (m = " + std::to_string(std::max<int64_t>(c.scenario->training.gradAccum, 1)) +
+                 " per step): " + formatNumber(c.inflight) +
+                 " here (Narayanan et al. 2021 §2.2; Megatron-LM schedules.py).";
         return s;
     };
     const X S = X::sym("s", in.seq), B = X::sym("b", in.microBatch), H = X::sym("h", dbl(a.hidden));
@@ -392,7 +406,8 @@ X activations(const TermContext& c, TermNotes<X>& n)
         n.title("Activations (full checkpointing)");
         n.assume([&] {
             return "Only each layer's input is stored; the backward pass reruns the layer's forward (about one "
-                   "extra forward, +33% compute) and holds that one layer's tape meanwhile." + notes();
+                   "extra forward, +33% compute) and holds that one layer's tape meanwhile." +
+                   notes();
         });
         n.source(src + "; Chen et al. 2016, Training Deep Nets with Sublinear Memory Cost");
         X input = X::sym("e", in.elementBytes) * S * B * H;
@@ -407,11 +422,12 @@ X activations(const TermContext& c, TermNotes<X>& n)
     if (korthikantiShaped(a, in)) {
         n.assume([&] {
             return std::string("GPT block with 16-bit activations, dropout and a 4h GeLU MLP: attention 11·sbh, MLP "
-                               "19·sbh, norms 4·sbh")
-                   + (selective ? "; selective recomputation drops the 5·a·s²·b of scores, softmax and dropout."
-                                : in.flashAttention ? "; fused (flash) attention keeps only fp32 softmax statistics, 4·a·s·b, instead of 5·a·s²·b."
-                                                    : "; the 5·a·s²·b term is the attention scores, softmax output and dropout mask.")
-                   + notes();
+                               "19·sbh, norms 4·sbh") +
+                   (selective ? "; selective recomputation drops the 5·a·s²·b of scores, softmax and dropout."
+                    : in.flashAttention
+                        ? "; fused (flash) attention keeps only fp32 softmax statistics, 4·a·s·b, instead of 5·a·s²·b."
+                        : "; the 5·a·s²·b term is the attention scores, softmax output and dropout mask.") +
+                   notes();
         });
         const X A = X::sym("a", dbl(a.heads));
         if (selective)
@@ -421,29 +437,29 @@ X activations(const TermContext& c, TermNotes<X>& n)
         return times(S * B * H * (34 + 5 * A * S / H), layers);
     }
     n.assume([&] {
-        return "Korthikanti's terms generalised: "
-               + std::string(a.ffnKind == FfnKind::SwiGLU ? "SwiGLU keeps gate‖up and the down-projection input" : "GeLU MLP")
-               + (a.kvHeadsOrDefault() != a.heads ? ", grouped-query K and V" : "")
-               + (a.dropoutOrDefault() ? ", dropout masks" : ", no dropout")
-               + (a.isMoe() ? ", MoE keeps each of the k routed experts' inputs and the fp32 router logits" : "")
-               + (in.fp8LinearInputs ? ", linear-layer inputs cached in fp8" : "")
-               + "; tape = attention + scores + mlp + norms + dropout; "
-               + (selective ? "selective recomputation drops the attention scores."
-                            : in.flashAttention ? "flash attention keeps 4·a·s·b of softmax statistics instead of the s² scores."
-                                                : "the attention scores grow with s².")
-               + notes();
+        return "Korthikanti's terms generalised: " +
+               std::string(a.ffnKind == FfnKind::SwiGLU ? "SwiGLU keeps gate‖up and the down-projection input"
+                                                        : "GeLU MLP") +
+               (a.kvHeadsOrDefault() != a.heads ? ", grouped-query K and V" : "") +
+               (a.dropoutOrDefault() ? ", dropout masks" : ", no dropout") +
+               (a.isMoe() ? ", MoE keeps each of the k routed experts' inputs and the fp32 router logits" : "") +
+               (in.fp8LinearInputs ? ", linear-layer inputs cached in fp8" : "") +
+               "; tape = attention + scores + mlp + norms + dropout; " +
+               (selective           ? "selective recomputation drops the attention scores."
+                : in.flashAttention ? "flash attention keeps 4·a·s·b of softmax statistics instead of the s² scores."
+                                    : "the attention scores grow with s².") +
+               notes();
     });
     if (c.denseLayers > 0 && c.moeLayers > 0) {
-        const X perLayer = (X::sym("L_dense", c.denseLayers) * tape<X>("tape_dense", c.dense)
-                            + X::sym("L_moe", c.moeLayers) * tape<X>("tape_moe", c.moe))
-                           / X::sym("L", c.layers);
+        const X perLayer = (X::sym("L_dense", c.denseLayers) * tape<X>("tape_dense", c.dense) +
+                            X::sym("L_moe", c.moeLayers) * tape<X>("tape_moe", c.moe)) /
+                           X::sym("L", c.layers);
         return times(perLayer, layers);
     }
     return times(tape<X>("(attention + scores + mlp + norms + dropout)", c.moeLayers > 0 ? c.moe : c.dense), layers);
 }
 
-template <class X>
-X kvCache(const TermContext& c, TermNotes<X>& n)
+template <class X> X kvCache(const TermContext& c, TermNotes<X>& n)
 {
     n.title("KV cache");
     if (c.training) {
@@ -457,23 +473,25 @@ X kvCache(const TermContext& c, TermNotes<X>& n)
     const X e = X::bytes("2 B", kKvElementBytes);
     if (a.attention == AttentionKind::MLA) {
         // DeepSeek-V2 §2.1: the compressed latent plus the shared rope key, the same on every tp rank.
-        n.assume("Multi-head latent attention caches the compressed KV latent and the shared rope key, not per-head K and V.");
+        n.assume("Multi-head latent attention caches the compressed KV latent and the shared rope key, not per-head K "
+                 "and V.");
         n.source("DeepSeek-V2 technical report §2.1; docs/accounting.md, Model state (KV cache)");
         const X width = X::sym("r_kv", dbl(a.mla.kvLoraRank)) + X::sym("d_rope", dbl(a.mla.qkRopeHeadDim));
         return dot(dot(dot(L, width), sb), e);
     }
-    n.assume("K and V for every past token of every layer in 16 bits; grouped-query attention shares them across heads.");
+    n.assume(
+        "K and V for every past token of every layer in 16 bits; grouped-query attention shares them across heads.");
     n.source("Pope et al. 2022, Efficiently Scaling Transformer Inference §2 (KV cache); Ainslie et al. 2023 (GQA)");
     const X heads = dot(X::sym("kv_heads", dbl(a.kvHeadsOrDefault())), X::sym("d_head", dbl(a.headDimOrDefault())));
     const X kv = dot(dot(dot(X(2), L), heads), dot(sb, e));
     return c.layout.tp > 1 ? over(kv, X::sym("t", dbl(c.layout.tp))) : kv;
 }
 
-template <class X>
-X logits(const TermContext& c, TermNotes<X>& n)
+template <class X> X logits(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Logits");
-    n.source("docs/accounting.md, Activations (logits); Megatron-LM megatron/training/theoretical_memory_usage.py (output layer)");
+    n.source("docs/accounting.md, Activations (logits); Megatron-LM megatron/training/theoretical_memory_usage.py "
+             "(output layer)");
     const X V = X::sym("V", dbl(c.model->arch.vocab));
     const X b = X::sym("b", c.in.microBatch);
     if (!c.training) {
@@ -495,8 +513,7 @@ X logits(const TermContext& c, TermNotes<X>& n)
 // paper, Rajbhandari et al. 2020, §5.3; PyTorch FSDP, Zhao et al. 2023: peak memory holds the
 // largest unsharded unit; DeepSpeed's estimate_zero3_model_states_mem_needs charges 4 B × the
 // largest layer). Experts are gathered only over the ranks that share them, so ep shrinks it.
-template <class X>
-X gatheredLayer(const TermContext& c)
+template <class X> X gatheredLayer(const TermContext& c)
 {
     const ResolvedModel& m = *c.model;
     const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
@@ -516,14 +533,13 @@ X gatheredLayer(const TermContext& c)
     return dot(perLayer, X::bytes("b_w", c.recipe.weights) + X::bytes("b_g", c.recipe.gradients));
 }
 
-template <class X>
-X workspace(const TermContext& c, TermNotes<X>& n)
+template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Workspace");
     n.source("docs/accounting.md, Workspace and overhead; core/terms.cpp (widestIntermediate)");
     n.assume([&] {
-        return std::string("The largest transient matmul output, w_max elements per token.")
-               + (c.training ? " Training also holds its gradient." : "");
+        return std::string("The largest transient matmul output, w_max elements per token.") +
+               (c.training ? " Training also holds its gradient." : "");
     });
     X w = dot(dot(dot(X::bytes("e", c.in.elementBytes), X::sym("s", c.in.seq)), X::sym("b", c.in.microBatch)),
               widestIntermediate<X>(c.model->arch));
@@ -532,35 +548,37 @@ X workspace(const TermContext& c, TermNotes<X>& n)
     w = tensorSplit<X>(c, w);
     if (c.training && c.layout.zero >= 3 && c.layout.dp > 1) {
         n.assume([&] {
-            return std::string("The largest transient matmul output, w_max elements per token; training also holds its "
-                               "gradient. ZeRO-3 keeps a shard of each layer, so the layer being computed is all-gathered "
-                               "whole: its weights, and in backward its unsharded gradients before the reduce-scatter "
-                               "(P_layer dense, E_layer expert parameters of one layer; experts are gathered only over "
-                               "the ranks that share them).");
+            return std::string(
+                "The largest transient matmul output, w_max elements per token; training also holds its "
+                "gradient. ZeRO-3 keeps a shard of each layer, so the layer being computed is all-gathered "
+                "whole: its weights, and in backward its unsharded gradients before the reduce-scatter "
+                "(P_layer dense, E_layer expert parameters of one layer; experts are gathered only over "
+                "the ranks that share them).");
         });
-        n.source("docs/accounting.md, Workspace and overhead; core/terms.cpp (widestIntermediate); ZeRO paper (Rajbhandari et al. 2020) §5.3; "
+        n.source("docs/accounting.md, Workspace and overhead; core/terms.cpp (widestIntermediate); ZeRO paper "
+                 "(Rajbhandari et al. 2020) §5.3; "
                  "PyTorch FSDP (Zhao et al. 2023)");
         w = w + gatheredLayer<X>(c);
     }
     return w;
 }
 
-template <class X>
-X framework(const TermContext& c, TermNotes<X>& n)
+template <class X> X framework(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Framework");
     n.assume("CUDA context, cuBLAS/NCCL handles and PyTorch's own resident memory; 0.5–1 GB in practice.");
     n.source("docs/accounting.md, Workspace and overhead (/hardware/framework_bytes)");
     const double v = std::clamp(c.scenario->hardware.frameworkBytes, 0.0, 1e12);
-    return X::text("framework bytes (configured)", [&] { return formatNumber(v) + " B"; }, v);
+    return X::text(
+        "framework bytes (configured)", [&] { return formatNumber(v) + " B"; }, v);
 }
 
-template <class X>
-X fragmentation(const TermContext& c, TermNotes<X>& n)
+template <class X> X fragmentation(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Fragmentation reserve");
     n.assume("The caching allocator cannot use every byte it reserves; a fixed fraction is set aside.");
-    n.source("docs/accounting.md, Workspace and overhead (/hardware/fragmentation); PyTorch CUDA caching allocator notes");
+    n.source(
+        "docs/accounting.md, Workspace and overhead (/hardware/fragmentation); PyTorch CUDA caching allocator notes");
     double rest = 0;
     for (SegmentKind k : kAllSegmentKinds)
         if (k != SegmentKind::Framework && k != SegmentKind::Fragmentation)
@@ -575,9 +593,8 @@ X fragmentation(const TermContext& c, TermNotes<X>& n)
 using G = TermGroup;
 using K = SegmentKind;
 constexpr std::array<TermInfo, kTermCount> kTerms{{
-    {K::Weights, "weights", "Weights", "weights", "The parameters themselves, in the working precision.",
-     G::ModelState, 0x4e79a7, true, &Segments::weights, weights<NumExpr>, weights<TextExpr>,
-     "Base weights (frozen)", "base (frozen)"},
+    {K::Weights, "weights", "Weights", "weights", "The parameters themselves, in the working precision.", G::ModelState,
+     0x4e79a7, true, &Segments::weights, weights<NumExpr>, weights<TextExpr>, "Base weights (frozen)", "base (frozen)"},
     {K::Gradients, "gradients", "Gradients", "gradients", "One gradient per weight, written by the backward pass.",
      G::ModelState, 0xf28e2b, true, &Segments::gradients, gradients<NumExpr>, gradients<TextExpr>},
     {K::Master, "master_weights", "Master weights (fp32)", "master weights",
@@ -589,16 +606,18 @@ constexpr std::array<TermInfo, kTermCount> kTerms{{
     {K::Adapters, "adapters", "LoRA adapters", "adapters",
      "The trainable low-rank adapters with their gradients, master copy and optimizer state.", G::ModelState, 0x9c755f,
      false, &Segments::adapters, adapters<NumExpr>, adapters<TextExpr>},
-    {K::Activations, "activations", "Activations", "activations", "The tape of forward results kept for the backward pass.",
-     G::Working, 0x59a14f, true, &Segments::activations, activations<NumExpr>, activations<TextExpr>},
+    {K::Activations, "activations", "Activations", "activations",
+     "The tape of forward results kept for the backward pass.", G::Working, 0x59a14f, true, &Segments::activations,
+     activations<NumExpr>, activations<TextExpr>},
     {K::KvCache, "kv_cache", "KV cache", "KV cache", "Keys and values of every past token, kept while generating.",
      G::Working, 0xedc948, false, &Segments::kvCache, kvCache<NumExpr>, kvCache<TextExpr>},
     {K::Logits, "logits", "Logits", "logits", "One score per vocabulary entry per token, plus fp32 for the loss.",
      G::Working, 0xb07aa1, true, &Segments::logits, logits<NumExpr>, logits<TextExpr>},
     {K::Workspace, "workspace", "Workspace", "workspace", "The largest temporary matmul buffer and its gradient.",
      G::Working, 0xff9da7, true, &Segments::workspace, workspace<NumExpr>, workspace<TextExpr>},
-    {K::Framework, "framework", "Framework", "framework", "CUDA context, library handles and the framework's own memory.",
-     G::Overhead, 0x9c9c9c, true, &Segments::framework, framework<NumExpr>, framework<TextExpr>},
+    {K::Framework, "framework", "Framework", "framework",
+     "CUDA context, library handles and the framework's own memory.", G::Overhead, 0x9c9c9c, true, &Segments::framework,
+     framework<NumExpr>, framework<TextExpr>},
     {K::Fragmentation, "fragmentation", "Fragmentation", "fragmentation",
      "What the caching allocator reserves but cannot use.", G::Overhead, 0xbab0ac, true, &Segments::fragmentation,
      fragmentation<NumExpr>, fragmentation<TextExpr>},
@@ -609,12 +628,11 @@ constexpr bool tableInOrder()
     for (size_t i = 0; i < kTerms.size(); ++i)
         if (static_cast<size_t>(kTerms[i].id) != i)
             return false;
-    return kTerms.back().id == SegmentKind::Fragmentation;  // the reserve reads every other term
+    return kTerms.back().id == SegmentKind::Fragmentation; // the reserve reads every other term
 }
 static_assert(tableInOrder(), "kTerms rows must follow SegmentKind, the fragmentation reserve last");
 
-template <class X>
-X evaluate(const TermInfo& t, const TermContext& c, TermNotes<X>& n)
+template <class X> X evaluate(const TermInfo& t, const TermContext& c, TermNotes<X>& n)
 {
     if constexpr (X::kText)
         return t.explain(c, n);
@@ -622,9 +640,12 @@ X evaluate(const TermInfo& t, const TermContext& c, TermNotes<X>& n)
         return t.bytes(c, n);
 }
 
-}  // namespace
+} // namespace
 
-const TermInfo& termInfo(SegmentKind k) { return kTerms[static_cast<size_t>(k)]; }
+const TermInfo& termInfo(SegmentKind k)
+{
+    return kTerms[static_cast<size_t>(k)];
+}
 
 const char* termName(SegmentKind k, const Scenario& s)
 {
@@ -716,7 +737,7 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         c.outputHead = a.tiedEmbeddings ? 0 : head;
         c.inputEmbedding = embedding - c.outputHead;
         if (a.tiedEmbeddings && layout.pp > 1)
-            c.outputHead = head;  // the last stage's copy of the shared word embeddings
+            c.outputHead = head; // the last stage's copy of the shared word embeddings
     }
 
     // The view is the busiest stage (issue 13): each stage kind evaluated, the largest total kept.
@@ -773,4 +794,4 @@ double Segments::total() const
     return sum;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

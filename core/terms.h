@@ -20,7 +20,17 @@ namespace trainmem {
 /// The order is the table's (core/terms.cpp); the fragmentation reserve, a share of all the
 /// others, stays last.
 enum class SegmentKind {
-    Weights, Gradients, Master, Optimizer, Adapters, Activations, KvCache, Logits, Workspace, Framework, Fragmentation
+    Weights,
+    Gradients,
+    Master,
+    Optimizer,
+    Adapters,
+    Activations,
+    KvCache,
+    Logits,
+    Workspace,
+    Framework,
+    Fragmentation
 };
 inline constexpr size_t kTermCount = static_cast<size_t>(SegmentKind::Fragmentation) + 1;
 
@@ -34,9 +44,9 @@ inline constexpr std::array<SegmentKind, kTermCount> kAllSegmentKinds = [] {
 
 /// \brief Which subtotal a term belongs to.
 enum class TermGroup {
-    ModelState,  ///< scales with parameters: Segments::modelState()
-    Working,     ///< scales with the tokens in flight (activations, KV cache, logits, workspace)
-    Overhead,    ///< fixed or proportional reserves: Segments::overhead()
+    ModelState, ///< scales with parameters: Segments::modelState()
+    Working,    ///< scales with the tokens in flight (activations, KV cache, logits, workspace)
+    Overhead,   ///< fixed or proportional reserves: Segments::overhead()
 };
 
 /// \brief What every term function reads: one view (one GPU, or the peak GPU after sharding) of
@@ -44,27 +54,27 @@ enum class TermGroup {
 struct TermContext {
     const Scenario* scenario = nullptr;
     const ResolvedModel* model = nullptr;
-    ParallelLayout layout;          ///< all ones for the one-GPU view
+    ParallelLayout layout; ///< all ones for the one-GPU view
     bool training = true;
-    StateRecipe recipe;             ///< training recipe, or the serving weights only (LoRA: the frozen base's)
-    FineTune fineTune = FineTune::Full;  ///< Full unless training with adapters
-    StateRecipe adapterRecipe;      ///< the adapters' training recipe (LoRA, QLoRA)
-    LinearCount adapterParams;      ///< trainable adapter parameters (LoRA, QLoRA)
-    LinearCount quantized;          ///< base weights stored in NF4 (QLoRA)
-    ActivationInputs in;            ///< at this view's tensor-parallel split
-    double layers = 1;              ///< L ≥ 1
-    PipelineStage stage = PipelineStage::Only;  ///< the stage this view describes (placeOnStage)
-    int64_t stageIndex = 0;         ///< 0, 1 or p−1
-    double stageLayers = 1;         ///< layers on a pipeline stage, ⌈L/p⌉ (L on one GPU)
-    double inflight = 1;            ///< micro-batches whose tape this stage holds (1F1B: p − index)
-    double inputEmbedding = 0;      ///< parameters of the token (+ position) embedding
-    double outputHead = 0;          ///< parameters of the output head (the tied embedding's copy with pp > 1)
+    StateRecipe recipe;                 ///< training recipe, or the serving weights only (LoRA: the frozen base's)
+    FineTune fineTune = FineTune::Full; ///< Full unless training with adapters
+    StateRecipe adapterRecipe;          ///< the adapters' training recipe (LoRA, QLoRA)
+    LinearCount adapterParams;          ///< trainable adapter parameters (LoRA, QLoRA)
+    LinearCount quantized;              ///< base weights stored in NF4 (QLoRA)
+    ActivationInputs in;                ///< at this view's tensor-parallel split
+    double layers = 1;                  ///< L ≥ 1
+    PipelineStage stage = PipelineStage::Only; ///< the stage this view describes (placeOnStage)
+    int64_t stageIndex = 0;                    ///< 0, 1 or p−1
+    double stageLayers = 1;                    ///< layers on a pipeline stage, ⌈L/p⌉ (L on one GPU)
+    double inflight = 1;                       ///< micro-batches whose tape this stage holds (1F1B: p − index)
+    double inputEmbedding = 0;                 ///< parameters of the token (+ position) embedding
+    double outputHead = 0; ///< parameters of the output head (the tied embedding's copy with pp > 1)
     bool holdsEmbedding() const { return stage == PipelineStage::Only || stage == PipelineStage::First; }
     bool holdsHead() const { return stage == PipelineStage::Only || stage == PipelineStage::Last; }
     double denseLayers = 0, moeLayers = 0;
-    LayerActivations dense, moe;    ///< one layer's tape at the scenario's checkpointing
-    LayerActivations denseNone, moeNone;  ///< the same without checkpointing (full's recompute, serving)
-    Segments bytes;                 ///< terms evaluated so far, in table order (the reserve reads them)
+    LayerActivations dense, moe;         ///< one layer's tape at the scenario's checkpointing
+    LayerActivations denseNone, moeNone; ///< the same without checkpointing (full's recompute, serving)
+    Segments bytes;                      ///< terms evaluated so far, in table order (the reserve reads them)
 
     /// The layer kind whose tape is largest without checkpointing (what serving and full
     /// recomputation hold at once).
@@ -76,13 +86,13 @@ struct TermContext {
 /// \brief One row of the table.
 struct TermInfo {
     SegmentKind id;
-    const char* key;    ///< JSON key under per_gpu_bytes ("master_weights")
-    const char* name;   ///< display name ("Master weights (fp32)"); ui/ translates it
-    const char* label;  ///< the --text line's label ("master weights")
-    const char* hint;   ///< one sentence for hover text
+    const char* key;   ///< JSON key under per_gpu_bytes ("master_weights")
+    const char* name;  ///< display name ("Master weights (fp32)"); ui/ translates it
+    const char* label; ///< the --text line's label ("master weights")
+    const char* hint;  ///< one sentence for hover text
     TermGroup group;
-    uint32_t colour;    ///< 0xRRGGBB, the same on every bar, curve and slide
-    bool textWhenZero;  ///< --text prints the line even when it is 0 B
+    uint32_t colour;   ///< 0xRRGGBB, the same on every bar, curve and slide
+    bool textWhenZero; ///< --text prints the line even when it is 0 B
     double Segments::*field;
     NumExpr (*bytes)(const TermContext&, TermNotes<NumExpr>&);
     TextExpr (*explain)(const TermContext&, TermNotes<TextExpr>&);
@@ -128,4 +138,4 @@ struct TermText {
 /// \brief Term `k` with its formula; `c.bytes` must hold the evaluated terms (evaluateTerms).
 TermText explainTerm(SegmentKind k, const TermContext& c);
 
-}  // namespace trainmem
+} // namespace trainmem

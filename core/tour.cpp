@@ -12,7 +12,10 @@ namespace {
 
 const std::vector<SegmentKind> kEverything(kAllSegmentKinds.begin(), kAllSegmentKinds.end());
 
-std::string ratio(double x) { return formatRatio(x); }  // core/units.h
+std::string ratio(double x)
+{
+    return formatRatio(x);
+} // core/units.h
 
 double revealedBytes(const Segments& g, const std::vector<SegmentKind>& kinds)
 {
@@ -48,8 +51,8 @@ TourStep pictureStep(std::string id, std::string title, std::vector<SegmentKind>
         for (SegmentKind k : revealed)
             h.figures.push_back({segmentKindName(k), segmentBytes(b.perGpu, k)});
         h.figures.insert(h.figures.begin(), TourFigure{"So far", h.bytes});
-        h.text = added + " So far " + formatBytes(h.bytes) + " on one " + gpu.id + " (" + formatBytes(gpu.memoryBytes)
-                 + ")" + (h.bytes > gpu.memoryBytes ? ": already past the GPU." : ".");
+        h.text = added + " So far " + formatBytes(h.bytes) + " on one " + gpu.id + " (" + formatBytes(gpu.memoryBytes) +
+                 ")" + (h.bytes > gpu.memoryBytes ? ": already past the GPU." : ".");
         return h;
     };
     return st;
@@ -79,13 +82,13 @@ TourStep shardingStep()
         h.figures = {{"Sent per GPU per step", b.tax.total()},
                      {"Model state per GPU (1/" + n + ")", b.perGpu.modelState()},
                      {"Everything per GPU", b.perGpu.total()}};
-        h.text = "You cut it up. Every cut has a tax. The tax is communication. ZeRO-3 over " + n + " " + gpu.id
-                 + "s leaves each GPU 1/" + n + " of the " + formatBytes(b.modelStateBytes) + " model state ("
-                 + formatBytes(b.perGpu.modelState()) + "), but every step each GPU sends "
-                 + formatBytes(b.tax.dataParallel)
-                 + ": the weights all-gathered for forward and again for backward and the gradients reduce-scattered, "
-                   "1.5× a plain data-parallel all-reduce (ZeRO paper §7). Tensor, pipeline and expert cuts each add "
-                   "their own traffic: the scale-out ladder shows every rung.";
+        h.text = "You cut it up. Every cut has a tax. The tax is communication. ZeRO-3 over " + n + " " + gpu.id +
+                 "s leaves each GPU 1/" + n + " of the " + formatBytes(b.modelStateBytes) + " model state (" +
+                 formatBytes(b.perGpu.modelState()) + "), but every step each GPU sends " +
+                 formatBytes(b.tax.dataParallel) +
+                 ": the weights all-gathered for forward and again for backward and the gradients reduce-scattered, "
+                 "1.5× a plain data-parallel all-reduce (ZeRO paper §7). Tensor, pipeline and expert cuts each add "
+                 "their own traffic: the scale-out ladder shows every rung.";
         return h;
     };
     return st;
@@ -115,14 +118,14 @@ TourStep receiptStep()
                      {"Wall clock on " + std::to_string(s.hardware.gpus) + " GPUs", 0,
                       std::to_string(static_cast<long long>(std::llround(r.wallClockDays))) + " days"}};
         const std::string mfu = formatPercent(r.mfu, 1);
-        h.text = "Sparsity buys FLOPs: compute follows the " + formatCount(static_cast<double>(b.model.params.active))
-                 + " active parameters, about 6 FLOPs each per token. " + formatCount(s.cost.tokens) + " tokens on "
-                 + std::to_string(s.hardware.gpus) + " " + gpu.id + "s at " + mfu + " of the fp8 peak take "
-                 + formatCountPrecise(r.pretrainingGpuHours) + " " + gpu.id + "-hours of pre-training";
+        h.text = "Sparsity buys FLOPs: compute follows the " + formatCount(static_cast<double>(b.model.params.active)) +
+                 " active parameters, about 6 FLOPs each per token. " + formatCount(s.cost.tokens) + " tokens on " +
+                 std::to_string(s.hardware.gpus) + " " + gpu.id + "s at " + mfu + " of the fp8 peak take " +
+                 formatCountPrecise(r.pretrainingGpuHours) + " " + gpu.id + "-hours of pre-training";
         for (const CostPhase& p : r.phases)
             h.text += ", plus the report's " + formatCountPrecise(p.gpuHours) + " for " + p.name;
-        h.text += ": " + hours + ", " + dollars + " at $" + formatCountPrecise(r.pricePerGpuHour)
-                  + " per GPU-hour, the report's 2.788M hours (2.664M + 119K + 5K, its Table 1) and $5.576M.";
+        h.text += ": " + hours + ", " + dollars + " at $" + formatCountPrecise(r.pricePerGpuHour) +
+                  " per GPU-hour, the report's 2.788M hours (2.664M + 119K + 5K, its Table 1) and $5.576M.";
         return h;
     };
     return st;
@@ -142,14 +145,15 @@ TourStep qloraStep()
         s.training.loraRank = 64;
         s.training.loraTargets = LoraTargets::All;
         s.training.checkpointing = Checkpointing::Full;
-        s.training.seqLen = 4096;  // the repository trains on 1024 + 256 tokens; 4k leaves room for longer samples
+        s.training.seqLen = 4096; // the repository trains on 1024 + 256 tokens; 4k leaves room for longer samples
         s = withGpuCount(std::move(s), 1);
         s.hardware.zeroStage = 0;
     };
     st.revealed = kEverything;
     st.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
         const double full = static_cast<double>(b.model.params.total) * 16;
-        const double trainable = static_cast<double>(loraParams(b.model.arch, s.training.loraRank, s.training.loraTargets).total);
+        const double trainable =
+            static_cast<double>(loraParams(b.model.arch, s.training.loraRank, s.training.loraTargets).total);
         TourHighlight h;
         h.label = "QLoRA on one " + gpu.id;
         h.bytes = b.perGpu.total();
@@ -157,13 +161,14 @@ TourStep qloraStep()
                      {"Full fine-tune model state", full},
                      {"4-bit base", b.perGpu.weights},
                      {"Adapters", b.perGpu.adapters}};
-        h.text = "Fine-tuning all of Llama 3 70B keeps 16 B per parameter, " + formatBytes(full)
-                 + ". QLoRA freezes the base in 4-bit NF4 (" + formatBytes(b.perGpu.weights)
-                 + " with its quantisation constants and the 16-bit embeddings) and trains " + formatCount(trainable)
-                 + " adapter parameters (" + formatBytes(b.perGpu.adapters)
-                 + " with their gradients, master copy and Adam state). The activations still flow through all 80 "
-                   "layers; at 4k context, keeping only each layer's input, the run needs " + formatBytes(h.bytes) + " of one "
-                 + gpu.id + "'s " + formatBytes(gpu.memoryBytes) + (b.fits ? ": it fits." : ": it still does not fit.");
+        h.text = "Fine-tuning all of Llama 3 70B keeps 16 B per parameter, " + formatBytes(full) +
+                 ". QLoRA freezes the base in 4-bit NF4 (" + formatBytes(b.perGpu.weights) +
+                 " with its quantisation constants and the 16-bit embeddings) and trains " + formatCount(trainable) +
+                 " adapter parameters (" + formatBytes(b.perGpu.adapters) +
+                 " with their gradients, master copy and Adam state). The activations still flow through all 80 "
+                 "layers; at 4k context, keeping only each layer's input, the run needs " +
+                 formatBytes(h.bytes) + " of one " + gpu.id + "'s " + formatBytes(gpu.memoryBytes) +
+                 (b.fits ? ": it fits." : ": it still does not fit.");
         return h;
     };
     return st;
@@ -189,9 +194,9 @@ std::vector<TourStep> makeTour()
         h.label = "bf16 weights";
         h.bytes = b.perGpu.weights;
         h.figures = {{"Weights", b.perGpu.weights}, {"Everything", b.perGpu.total()}, {gpu.id, gpu.memoryBytes}};
-        h.text = "Inference needs the weights: 7B parameters × 2 bytes = " + formatBytes(b.perGpu.weights)
-                 + ". With the KV cache and overhead it is " + formatBytes(b.perGpu.total()) + ", which fits on one "
-                 + gpu.id + " (" + formatBytes(gpu.memoryBytes) + ").";
+        h.text = "Inference needs the weights: 7B parameters × 2 bytes = " + formatBytes(b.perGpu.weights) +
+                 ". With the KV cache and overhead it is " + formatBytes(b.perGpu.total()) + ", which fits on one " +
+                 gpu.id + " (" + formatBytes(gpu.memoryBytes) + ").";
         return h;
     };
     t.push_back(inf);
@@ -206,10 +211,12 @@ std::vector<TourStep> makeTour()
         h.label = "Model state (16 B per parameter)";
         h.bytes = b.modelStateBytes;
         h.figures = {{"Model state", b.modelStateBytes}, {gpu.id, gpu.memoryBytes}};
-        h.text = "Training in mixed precision keeps, per parameter, 2 (bf16 weights) + 2 (gradients) + 4 (fp32 master) + "
-                 "4 + 4 (Adam m and v) = " + formatCount(b.bytesPerParam) + " bytes. 7B × "
-                 + formatCount(b.bytesPerParam) + " B = " + formatBytes(b.modelStateBytes) + ", "
-                 + ratio(b.modelStateBytes / gpu.memoryBytes) + " one " + gpu.id + " before a single activation: it dies.";
+        h.text =
+            "Training in mixed precision keeps, per parameter, 2 (bf16 weights) + 2 (gradients) + 4 (fp32 master) + "
+            "4 + 4 (Adam m and v) = " +
+            formatCount(b.bytesPerParam) + " bytes. 7B × " + formatCount(b.bytesPerParam) +
+            " B = " + formatBytes(b.modelStateBytes) + ", " + ratio(b.modelStateBytes / gpu.memoryBytes) + " one " +
+            gpu.id + " before a single activation: it dies.";
         return h;
     };
     t.push_back(train);
@@ -224,8 +231,8 @@ std::vector<TourStep> makeTour()
         h.label = "Model state";
         h.bytes = b.modelStateBytes;
         h.figures = {{"Model state", b.modelStateBytes}, {gpu.id, gpu.memoryBytes}};
-        h.text = "70B × 16 B = " + formatBytes(b.modelStateBytes) + ": " + std::to_string(b.minGpusForModelState)
-                 + " " + gpu.id + "s just to hold the model state, before activations.";
+        h.text = "70B × 16 B = " + formatBytes(b.modelStateBytes) + ": " + std::to_string(b.minGpusForModelState) +
+                 " " + gpu.id + "s just to hold the model state, before activations.";
         return h;
     };
     t.push_back(big);
@@ -241,13 +248,15 @@ std::vector<TourStep> makeTour()
         const double activeState = static_cast<double>(b.model.params.active) * b.bytesPerParam;
         h.label = "Model state from total parameters";
         h.bytes = b.modelStateBytes;
-        h.figures = {{"Model state (total " + formatCount(static_cast<double>(b.model.params.total)) + ")", b.modelStateBytes},
-                     {"If only active counted (" + formatCount(static_cast<double>(b.model.params.active)) + ")", activeState}};
-        h.text = "Every expert has weights, gradients and Adam slots even while it sleeps. Model state scales with the "
-                 + formatCount(static_cast<double>(b.model.params.total)) + " total parameters: "
-                 + formatBytes(b.modelStateBytes) + ", not the " + formatBytes(activeState) + " the "
-                 + formatCount(static_cast<double>(b.model.params.active)) + " active ones would suggest ("
-                 + std::to_string(b.minGpusForModelState) + " " + gpu.id + "s). Sparsity buys FLOPs, not memory.";
+        h.figures = {
+            {"Model state (total " + formatCount(static_cast<double>(b.model.params.total)) + ")", b.modelStateBytes},
+            {"If only active counted (" + formatCount(static_cast<double>(b.model.params.active)) + ")", activeState}};
+        h.text =
+            "Every expert has weights, gradients and Adam slots even while it sleeps. Model state scales with the " +
+            formatCount(static_cast<double>(b.model.params.total)) +
+            " total parameters: " + formatBytes(b.modelStateBytes) + ", not the " + formatBytes(activeState) + " the " +
+            formatCount(static_cast<double>(b.model.params.active)) + " active ones would suggest (" +
+            std::to_string(b.minGpusForModelState) + " " + gpu.id + "s). Sparsity buys FLOPs, not memory.";
         return h;
     };
     t.push_back(moe);
@@ -265,12 +274,13 @@ std::vector<TourStep> makeTour()
         h.figures = {{"Model state (total)", b.modelStateBytes},
                      {"If only active counted", activeState},
                      {"Per GPU on " + std::to_string(s.hardware.gpus) + " " + gpu.id, b.perGpu.total()}};
-        h.text = "DeepSeek-V3 has " + formatCount(static_cast<double>(b.model.params.total)) + " parameters, "
-                 + formatCount(static_cast<double>(b.model.params.active)) + " active per token. Trained in fp8 mixed precision ("
-                 + formatCount(b.bytesPerParam) + " B per parameter), its model state is " + formatBytes(b.modelStateBytes)
-                 + ". On " + std::to_string(s.hardware.gpus) + " " + gpu.id + "s with pipeline ×" + std::to_string(s.hardware.pp)
-                 + " and expert parallel ×" + std::to_string(s.hardware.ep) + " each GPU holds " + formatBytes(b.perGpu.total())
-                 + (b.fits ? ", which fits." : ", which does not fit.");
+        h.text = "DeepSeek-V3 has " + formatCount(static_cast<double>(b.model.params.total)) + " parameters, " +
+                 formatCount(static_cast<double>(b.model.params.active)) +
+                 " active per token. Trained in fp8 mixed precision (" + formatCount(b.bytesPerParam) +
+                 " B per parameter), its model state is " + formatBytes(b.modelStateBytes) + ". On " +
+                 std::to_string(s.hardware.gpus) + " " + gpu.id + "s with pipeline ×" + std::to_string(s.hardware.pp) +
+                 " and expert parallel ×" + std::to_string(s.hardware.ep) + " each GPU holds " +
+                 formatBytes(b.perGpu.total()) + (b.fits ? ", which fits." : ", which does not fit.");
         return h;
     };
     t.push_back(ds);
@@ -297,11 +307,11 @@ std::vector<TourStep> makeTour()
         h.figures = {{"Activations + logits at 128k", h.bytes},
                      {"Activations + logits at 8k", at8k.perGpu.activations + at8k.perGpu.logits},
                      {"Weights", b.perGpu.weights}};
-        h.text = "The tape for backward grows with the context. Llama 3 8B keeps "
-                 + formatBytes(at8k.perGpu.activations + at8k.perGpu.logits) + " of activations and logits at 8k tokens and "
-                 + formatBytes(h.bytes) + " at 128k: " + ratio(h.bytes / b.perGpu.weights) + " its "
-                 + formatBytes(b.perGpu.weights) + " of weights. The logits alone (s × vocabulary) are "
-                 + formatBytes(b.perGpu.logits) + ".";
+        h.text = "The tape for backward grows with the context. Llama 3 8B keeps " +
+                 formatBytes(at8k.perGpu.activations + at8k.perGpu.logits) +
+                 " of activations and logits at 8k tokens and " + formatBytes(h.bytes) +
+                 " at 128k: " + ratio(h.bytes / b.perGpu.weights) + " its " + formatBytes(b.perGpu.weights) +
+                 " of weights. The logits alone (s × vocabulary) are " + formatBytes(b.perGpu.logits) + ".";
         return h;
     };
     t.push_back(ctx);
@@ -327,38 +337,41 @@ std::vector<TourStep> makeTour()
         TourHighlight h;
         h.label = "Activations saved by full checkpointing";
         h.bytes = aNone - b.perGpu.activations;
-        h.figures = {{"Saved", h.bytes},
-                     {"No checkpointing", aNone},
-                     {"Selective", aSel},
-                     {"Full", b.perGpu.activations}};
-        h.text = "Recompute on backward instead of storing: at 128k, Llama 3 8B's tape is " + formatBytes(aNone)
-                 + " with nothing recomputed, " + formatBytes(aSel) + " with selective recomputation and "
-                 + formatBytes(b.perGpu.activations) + " when only each layer's input is kept. Full checkpointing saves "
-                 + formatBytes(h.bytes) + " for about one extra forward pass (+33% compute).";
+        h.figures = {
+            {"Saved", h.bytes}, {"No checkpointing", aNone}, {"Selective", aSel}, {"Full", b.perGpu.activations}};
+        h.text = "Recompute on backward instead of storing: at 128k, Llama 3 8B's tape is " + formatBytes(aNone) +
+                 " with nothing recomputed, " + formatBytes(aSel) + " with selective recomputation and " +
+                 formatBytes(b.perGpu.activations) +
+                 " when only each layer's input is kept. Full checkpointing saves " + formatBytes(h.bytes) +
+                 " for about one extra forward pass (+33% compute).";
         return h;
     };
     t.push_back(ckpt);
-    t.push_back(qloraStep());  // after checkpointing: the other way to buy the memory back
+    t.push_back(qloraStep()); // after checkpointing: the other way to buy the memory back
 
     using K = SegmentKind;
     t.push_back(pictureStep("picture-weights", "Programmer picture: the weights", {K::Weights}, {K::Weights},
                             "Inference needs only the weights."));
     t.push_back(pictureStep("picture-gradients", "+ a gradient per weight", {K::Weights, K::Gradients}, {K::Gradients},
                             "Backward writes one gradient for every weight."));
-    t.push_back(pictureStep("picture-master", "+ an fp32 master copy of the weights", {K::Weights, K::Gradients, K::Master}, {K::Master},
+    t.push_back(pictureStep("picture-master", "+ an fp32 master copy of the weights",
+                            {K::Weights, K::Gradients, K::Master}, {K::Master},
                             "Mixed precision updates an fp32 master copy of every weight, 4 bytes each, so that small "
                             "updates are not rounded away in bf16."));
-    t.push_back(pictureStep("picture-adam", "+ Adam's two running averages", {K::Weights, K::Gradients, K::Master, K::Optimizer}, {K::Optimizer},
+    t.push_back(pictureStep("picture-adam", "+ Adam's two running averages",
+                            {K::Weights, K::Gradients, K::Master, K::Optimizer}, {K::Optimizer},
                             "Adam keeps two running averages per weight (m and v), 4 bytes each in fp32."));
     t.push_back(pictureStep("picture-activations", "+ the tape of activations",
                             {K::Weights, K::Gradients, K::Master, K::Optimizer, K::Activations, K::Logits},
-                            {K::Activations, K::Logits}, "Backward needs almost every activation of the forward pass, the logits included."));
+                            {K::Activations, K::Logits},
+                            "Backward needs almost every activation of the forward pass, the logits included."));
     t.push_back(pictureStep("picture-workspace", "+ a workspace for the current matmul", kEverything,
-                            {K::Workspace, K::Framework, K::Fragmentation}, "Finally the current matmul's workspace, the CUDA context and the allocator's reserve."));
+                            {K::Workspace, K::Framework, K::Fragmentation},
+                            "Finally the current matmul's workspace, the CUDA context and the allocator's reserve."));
     return t;
 }
 
-}  // namespace
+} // namespace
 
 TourPicture tourPicture(const TourStage& stage)
 {
@@ -426,4 +439,4 @@ std::optional<TourStage> evaluateTourStep(const TourStep& step, const PresetLook
     return st;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -25,26 +25,26 @@ struct TourFigure {
     TourFigure(std::string l, double b, std::string v = {}) : label(std::move(l)), bytes(b), valueText(std::move(v)) {}
     std::string label;
     double bytes = 0;
-    std::string valueText;  ///< shown instead of the bytes when the number is not memory ("2.79M H800-hours")
+    std::string valueText; ///< shown instead of the bytes when the number is not memory ("2.79M H800-hours")
 };
 
 /// \brief What a step says, with the numbers the core computed for it.
 struct TourHighlight {
-    std::string label;           ///< "Model state of 7B training"
-    double bytes = 0;            ///< the highlighted number
-    std::string valueText;       ///< shown instead of `bytes` when the number is not memory (the cost receipt)
-    std::vector<TourFigure> figures;  ///< side-by-side numbers, the highlighted one first
-    std::string text;            ///< the explanation, numbers included
+    std::string label;               ///< "Model state of 7B training"
+    double bytes = 0;                ///< the highlighted number
+    std::string valueText;           ///< shown instead of `bytes` when the number is not memory (the cost receipt)
+    std::vector<TourFigure> figures; ///< side-by-side numbers, the highlighted one first
+    std::string text;                ///< the explanation, numbers included
 };
 
 /// \brief One step of the tour.
 struct TourStep {
-    std::string id;        ///< stable, for tests and settings ("7b-training")
-    std::string title;     ///< "7B training dies on one H100"
-    std::string presetId;  ///< the preset it starts from; empty for a size-only model
-    std::function<void(Scenario&)> configure;  ///< changes applied on top of the preset
-    std::vector<SegmentKind> revealed;          ///< segments the bar chart shows at this step
-    std::vector<SegmentKind> added;             ///< segments this step adds to the picture (outlined); empty elsewhere
+    std::string id;                           ///< stable, for tests and settings ("7b-training")
+    std::string title;                        ///< "7B training dies on one H100"
+    std::string presetId;                     ///< the preset it starts from; empty for a size-only model
+    std::function<void(Scenario&)> configure; ///< changes applied on top of the preset
+    std::vector<SegmentKind> revealed;        ///< segments the bar chart shows at this step
+    std::vector<SegmentKind> added;           ///< segments this step adds to the picture (outlined); empty elsewhere
     std::function<TourHighlight(const Scenario&, const Breakdown&, const GpuSpec&)> highlight;
 };
 
@@ -82,4 +82,4 @@ std::optional<Scenario> tourScenario(const TourStep& step, const PresetLookup& p
 /// \brief Sets up and evaluates one step. Returns nullopt when its preset or GPU is missing.
 std::optional<TourStage> evaluateTourStep(const TourStep& step, const PresetLookup& presets, const GpuLookup& gpus);
 
-}  // namespace trainmem
+} // namespace trainmem

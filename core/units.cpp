@@ -37,12 +37,21 @@ std::optional<int64_t> parseScaled(const std::string& text, bool binaryContext)
     const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(s.back())));
     if (std::isalpha(static_cast<unsigned char>(last)) && last != 'e') {
         switch (last) {
-        case 'k': scale = binaryContext ? 1024.0 : 1e3; break;
-        case 'm': scale = binaryContext ? 1048576.0 : 1e6; break;
+        case 'k':
+            scale = binaryContext ? 1024.0 : 1e3;
+            break;
+        case 'm':
+            scale = binaryContext ? 1048576.0 : 1e6;
+            break;
         case 'b':
-        case 'g': scale = 1e9; break;
-        case 't': scale = 1e12; break;
-        default: return std::nullopt;
+        case 'g':
+            scale = 1e9;
+            break;
+        case 't':
+            scale = 1e12;
+            break;
+        default:
+            return std::nullopt;
         }
         s.pop_back();
     }
@@ -58,11 +67,11 @@ std::optional<int64_t> parseScaled(const std::string& text, bool binaryContext)
         return std::nullopt;
     const double rounded = std::round(r);
     if (std::fabs(rounded - r) > 1e-6 * std::max(1.0, r))
-        return std::nullopt;  // "1.5" parameters is not a count
+        return std::nullopt; // "1.5" parameters is not a count
     return static_cast<int64_t>(rounded);
 }
 
-}  // namespace
+} // namespace
 
 std::string formatBytes(double bytes, UnitSystem units)
 {
@@ -90,7 +99,10 @@ std::string formatCount(double count)
 {
     if (!std::isfinite(count))
         return "—";
-    struct Step { double scale; const char* suffix; };
+    struct Step {
+        double scale;
+        const char* suffix;
+    };
     static constexpr std::array<Step, 4> steps{{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "k"}}};
     for (const auto& st : steps) {
         if (std::fabs(count) >= st.scale * 0.9995) {
@@ -114,7 +126,10 @@ std::string formatCountPrecise(double count)
 {
     if (!std::isfinite(count))
         return "—";
-    struct Step { double scale; const char* suffix; };
+    struct Step {
+        double scale;
+        const char* suffix;
+    };
     static constexpr std::array<Step, 4> steps{{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "k"}}};
     char buf[48];
     for (const auto& st : steps)
@@ -189,7 +204,13 @@ std::string formatContext(int64_t tokens)
     return buf;
 }
 
-std::optional<int64_t> parseCount(const std::string& text) { return parseScaled(text, false); }
-std::optional<int64_t> parseContext(const std::string& text) { return parseScaled(text, true); }
+std::optional<int64_t> parseCount(const std::string& text)
+{
+    return parseScaled(text, false);
+}
+std::optional<int64_t> parseContext(const std::string& text)
+{
+    return parseScaled(text, true);
+}
 
-}  // namespace trainmem
+} // namespace trainmem

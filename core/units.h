@@ -7,7 +7,7 @@
 
 namespace trainmem {
 
-enum class UnitSystem { Decimal, Binary };  ///< GB/TB (the chapter's convention) or GiB/TiB
+enum class UnitSystem { Decimal, Binary }; ///< GB/TB (the chapter's convention) or GiB/TiB
 
 /// \brief "112 GB", "1.12 TB", "38.4 TB"; three significant digits.
 std::string formatBytes(double bytes, UnitSystem units = UnitSystem::Decimal);
@@ -36,4 +36,4 @@ std::optional<int64_t> parseCount(const std::string& text);
 /// as context lengths are quoted.
 std::optional<int64_t> parseContext(const std::string& text);
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -10,7 +10,7 @@
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv)
 {
-    static QCoreApplication app(*argc, *argv);  // resources and QString need a Qt core
+    static QCoreApplication app(*argc, *argv); // resources and QString need a Qt core
     (void)trainmem::PresetLibrary::instance();
     return 0;
 }
@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         return 0;
     }
     if (!trainmem::validateScenario(o.request.scenario, "").empty())
-        std::abort();  // the parser must not hand on a scenario the validator rejects
+        std::abort(); // the parser must not hand on a scenario the validator rejects
     const trainmem::Breakdown b = trainmem::account(o.request.scenario, lib.gpuFor(o.request.scenario));
     if (!std::isfinite(b.perGpu.total()) || b.perGpu.total() < 0)
         std::abort();

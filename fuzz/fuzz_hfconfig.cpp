@@ -2,8 +2,8 @@
 // Any bytes must give an architecture or structured errors naming the file and the JSON pointer;
 // whatever imports must become a scenario the validator accepts, resolve to sound parameter
 // counts and account to finite, non-negative segments.
-#include "fuzzcheck.h"
 #include "accounting.h"
+#include "fuzzcheck.h"
 #include "hfconfig.h"
 #include "params.h"
 
@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     if (!imp.ok())
         return 0;
     const trainmem::Scenario s = trainmem::scenarioWithHfModel(trainmem::Scenario{}, imp, "fuzz");
-    require(trainmem::validateScenario(s, "").empty());  // an import must be a scenario the app accepts
+    require(trainmem::validateScenario(s, "").empty()); // an import must be a scenario the app accepts
     const trainmem::ResolvedModel r = trainmem::resolveModel(s.model);
     const trainmem::ParamCount& pc = r.params;
     require(pc.total > 0 && pc.total <= trainmem::kMaxParams);

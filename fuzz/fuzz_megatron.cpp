@@ -3,8 +3,8 @@
 // own estimates. Any text must give MegatronArgs or structured errors naming the flag; whatever
 // parses must convert to a scenario the validator accepts and give finite, non-negative bytes
 //.
-#include "fuzzcheck.h"
 #include "accounting.h"
+#include "fuzzcheck.h"
 #include "jsontext.h"
 #include "megatronargs.h"
 #include "peers.h"
@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     if (!p.ok())
         return 0;
     const trainmem::Scenario s = trainmem::scenarioFromMegatron(p.args, trainmem::Scenario{});
-    require(trainmem::validateScenario(s, "").empty());  // a parsed launch must convert to a valid scenario
+    require(trainmem::validateScenario(s, "").empty()); // a parsed launch must convert to a valid scenario
     const trainmem::GpuSpec gpu;
     const trainmem::Breakdown b = trainmem::account(s, gpu);
     checkSegments(b.perGpu);

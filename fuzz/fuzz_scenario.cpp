@@ -1,9 +1,9 @@
 // libFuzzer target: the scenario loader and everything downstream of it.
 // Any input must parse to a scenario or to structured errors, and whatever parses must account
 // to finite, non-negative segments whose total is their sum.
-#include "fuzzcheck.h"
 #include "accounting.h"
 #include "cost.h"
+#include "fuzzcheck.h"
 #include "jsontext.h"
 #include "report.h"
 #include "scenarioio.h"
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         const trainmem::ScenarioParse again = trainmem::parseScenario(saved, "saved.json");
         require(again.ok());
         require(trainmem::scenarioToText(again.scenario) == saved);
-        if (size < 512) {  // sweeps are the expensive part; keep the fuzzer fast
+        if (size < 512) { // sweeps are the expensive part; keep the fuzzer fast
             const trainmem::ContextSweep sw = trainmem::sweepContext(p.scenario, gpu, 1);
             for (const auto& curve : sw.totalPerGpu)
                 for (double v : curve)

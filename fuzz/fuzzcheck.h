@@ -16,7 +16,10 @@ inline void require(bool ok)
         std::abort();
 }
 
-inline void requireBytes(double v) { require(std::isfinite(v) && v >= 0); }
+inline void requireBytes(double v)
+{
+    require(std::isfinite(v) && v >= 0);
+}
 
 /// Every segment finite and non-negative, read through the core's one segment list, and the total
 /// their sum.
@@ -31,4 +34,4 @@ inline void checkSegments(const trainmem::Segments& g)
     require(std::fabs(g.total() - sum) <= 1e-9 * std::max(1.0, sum));
 }
 
-}  // namespace fuzzcheck
+} // namespace fuzzcheck

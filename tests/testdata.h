@@ -60,4 +60,4 @@ inline void compareBytes(double actual, double expected, double relTol = 1e-9)
              qPrintable(QStringLiteral("got %1, expected %2").arg(actual, 0, 'f', 0).arg(expected, 0, 'f', 0)));
 }
 
-}  // namespace testdata
+} // namespace testdata

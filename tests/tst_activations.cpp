@@ -25,7 +25,7 @@ ActivationInputs inputs(double s, double b, Checkpointing c, bool flash = false,
     return in;
 }
 
-}  // namespace
+} // namespace
 
 class TestActivations : public QObject
 {
@@ -40,12 +40,14 @@ private Q_SLOTS:
         const double sbh = 2048.0 * 1 * 12288;
         QTest::newRow("GPT-3 175B s=2048 b=1, no recompute: sbh(34+5as/h) = 2,868,903,936")
             << int(Checkpointing::None) << 1.0 << true << 2868903936.0;
-        QTest::newRow("selective recompute: 34sbh = 855,638,016") << int(Checkpointing::Selective) << 1.0 << true << 34 * sbh;
+        QTest::newRow("selective recompute: 34sbh = 855,638,016")
+            << int(Checkpointing::Selective) << 1.0 << true << 34 * sbh;
         QTest::newRow("tp=8 without sequence parallel: sbh(10 + 24/t + 5as/(ht))")
             << int(Checkpointing::None) << 8.0 << false << sbh * (10 + 24.0 / 8 + 5 * 96 * 2048 / (12288.0 * 8));
         QTest::newRow("tp=8 with sequence parallel: sbh(34/t + 5as/(ht))")
             << int(Checkpointing::None) << 8.0 << true << sbh * (34.0 / 8 + 5 * 96 * 2048 / (12288.0 * 8));
-        QTest::newRow("tp=8, sequence parallel, selective: 34sbh/t") << int(Checkpointing::Selective) << 8.0 << true << 34 * sbh / 8;
+        QTest::newRow("tp=8, sequence parallel, selective: 34sbh/t")
+            << int(Checkpointing::Selective) << 8.0 << true << 34 * sbh / 8;
     }
     void korthikanti()
     {
@@ -53,7 +55,8 @@ private Q_SLOTS:
         QFETCH(double, tp);
         QFETCH(bool, sp);
         QFETCH(double, expected);
-        const LayerActivations l = layerActivations(gpt3(), false, inputs(2048, 1, Checkpointing(checkpointing), false, tp, sp));
+        const LayerActivations l =
+            layerActivations(gpt3(), false, inputs(2048, 1, Checkpointing(checkpointing), false, tp, sp));
         testdata::compareBytes(l.total(), expected);
     }
 
@@ -72,7 +75,7 @@ private Q_SLOTS:
     void flashKeepsOnlySoftmaxStatistics()
     {
         const LayerActivations l = layerActivations(gpt3(), false, inputs(2048, 1, Checkpointing::None, true));
-        QCOMPARE(l.scores, 4.0 * 96 * 2048);  // fp32 log-sum-exp per head and row
+        QCOMPARE(l.scores, 4.0 * 96 * 2048); // fp32 log-sum-exp per head and row
         testdata::compareBytes(l.total(), 34 * 2048.0 * 12288 + 4.0 * 96 * 2048);
     }
 
@@ -134,13 +137,14 @@ private Q_SLOTS:
         QCOMPARE(sel.attention, 2 * sb * 128 * 128 + 4 * sb * (1536 + 512));
         // Dropped: QKV input 2sbh, Q and K 2·sb·2·(128·192), V 2·sb·(128·128).
         QCOMPARE(none.attention - sel.attention, 2 * sb * 7168 + 2 * sb * 2 * 128 * 192 + 2 * sb * 128 * 128);
-        QCOMPARE(none.mlp - sel.mlp, 2 * sb * 7168);  // the MLP block input (an RMSNorm output)
+        QCOMPARE(none.mlp - sel.mlp, 2 * sb * 7168); // the MLP block input (an RMSNorm output)
     }
 
     void fullCheckpointKeepsLayerInput()
     {
         QCOMPARE(layerInputCheckpoint(gpt3(), inputs(2048, 1, Checkpointing::Full)), 2 * 2048.0 * 12288);
-        QCOMPARE(layerInputCheckpoint(gpt3(), inputs(2048, 1, Checkpointing::Full, false, 8, true)), 2 * 2048.0 * 12288 / 8);
+        QCOMPARE(layerInputCheckpoint(gpt3(), inputs(2048, 1, Checkpointing::Full, false, 8, true)),
+                 2 * 2048.0 * 12288 / 8);
     }
 };
 

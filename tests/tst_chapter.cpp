@@ -17,8 +17,8 @@ private Q_SLOTS:
         QTest::addColumn<double>("modelState");
         QTest::newRow("7B mixed Adam = 112 GB") << qint64(7'000'000'000) << qint64(0) << 112e9;
         QTest::newRow("70B mixed Adam = 1.12 TB (about 1.1 TB)") << qint64(70'000'000'000) << qint64(0) << 1.12e12;
-        QTest::newRow("2.4T MoE with 95B active = 38.4 TB: total, not active") << qint64(2'400'000'000'000)
-                                                                               << qint64(95'000'000'000) << 38.4e12;
+        QTest::newRow("2.4T MoE with 95B active = 38.4 TB: total, not active")
+            << qint64(2'400'000'000'000) << qint64(95'000'000'000) << 38.4e12;
     }
     void modelState()
     {
@@ -39,7 +39,8 @@ private Q_SLOTS:
         QCOMPARE(b.perGpu.weights, 14e9);
         QCOMPARE(b.perGpu.gradients + b.perGpu.master + b.perGpu.optimizer, 0.0);
         QVERIFY(b.fits);
-        QVERIFY(QString::fromStdString(verdict(b, s, testdata::gpu("H100"))).startsWith(QStringLiteral("Fits: 14.0 GB of bf16 weights")));
+        QVERIFY(QString::fromStdString(verdict(b, s, testdata::gpu("H100")))
+                    .startsWith(QStringLiteral("Fits: 14.0 GB of bf16 weights")));
     }
 
     void servingSplitsWeightsAcrossGpus()
@@ -48,7 +49,7 @@ private Q_SLOTS:
         s.training.mode = Mode::Inference;
         const GpuSpec h100 = testdata::gpu("H100");
         const Breakdown one = account(s, h100);
-        QCOMPARE(one.perGpu.weights, 70553706496.0 * 2);  // 141 GB of bf16 weights
+        QCOMPARE(one.perGpu.weights, 70553706496.0 * 2); // 141 GB of bf16 weights
         // KV cache: 2 · 80 layers · 8 KV heads · 128 · 8192 tokens · 2 bytes = 2.68 GB.
         QCOMPARE(one.perGpu.kvCache, 2.0 * 80 * 8 * 128 * 8192 * 2);
         QVERIFY(!one.fits);
@@ -59,7 +60,7 @@ private Q_SLOTS:
         QCOMPARE(two.perGpu.weights, 70553706496.0);
         s.training.inferenceWeights = InferenceWeights::INT4;
         s.hardware.gpus = 1;
-        QVERIFY(account(s, h100).fits);  // 35 GB of int4 weights
+        QVERIFY(account(s, h100).fits); // 35 GB of int4 weights
     }
 
     void sevenBTrainingDiesOnOneH100()
@@ -71,8 +72,9 @@ private Q_SLOTS:
         QVERIFY(!b.fits);
         QCOMPARE(b.minGpusForModelState, qint64(2));
         QCOMPARE(b.minGpusToFit, qint64(2));
-        QCOMPARE(QString::fromStdString(verdict(b, s, h100)),
-                 QStringLiteral("Dies: 112 GB of model state is 1.4× one H100 (80.0 GB); it needs 2 GPUs with ZeRO-3."));
+        QCOMPARE(
+            QString::fromStdString(verdict(b, s, h100)),
+            QStringLiteral("Dies: 112 GB of model state is 1.4× one H100 (80.0 GB); it needs 2 GPUs with ZeRO-3."));
         // ... and with two GPUs and ZeRO-3 it does fit.
         Scenario two = s;
         two.hardware.gpus = 2;
@@ -85,7 +87,7 @@ private Q_SLOTS:
         const Breakdown moe = account(testdata::preset("qwen3.8-book"), testdata::gpu("H100"));
         QCOMPARE(moe.model.params.active, qint64(95'000'000'000));
         QCOMPARE(moe.modelStateBytes, 2.4e12 * 16);
-        QVERIFY(moe.modelStateBytes > 25 * 95e9 * 16);  // 38.4 TB, not the 1.52 TB the active count would give
+        QVERIFY(moe.modelStateBytes > 25 * 95e9 * 16); // 38.4 TB, not the 1.52 TB the active count would give
         QCOMPARE(moe.minGpusForModelState, qint64(480));
     }
 
@@ -99,7 +101,7 @@ private Q_SLOTS:
         Scenario mixed = s;
         mixed.training.precision = Precision::BF16Mixed;
         const Breakdown m = account(mixed, testdata::gpu("H800"));
-        QCOMPARE(m.modelStateBytes, 671026404352.0 * 16);  // 10.7 TB, from 671B total, not 37B active
+        QCOMPARE(m.modelStateBytes, 671026404352.0 * 16); // 10.7 TB, from 671B total, not 37B active
     }
 
     void activationsDwarfWeightsAtLongContext()
@@ -111,7 +113,7 @@ private Q_SLOTS:
         s.training.seqLen = 8192;
         const Breakdown at8k = account(s, testdata::gpu("H100"));
         QVERIFY(at128k.perGpu.activations > at128k.perGpu.weights * 10);
-        QCOMPARE(at128k.perGpu.activations / at8k.perGpu.activations, 16.0);  // linear with flash attention
+        QCOMPARE(at128k.perGpu.activations / at8k.perGpu.activations, 16.0); // linear with flash attention
         // Logits at 128k: s·V·(2+4) bytes = 131072 · 128256 · 6 = 100.9 GB.
         QCOMPARE(at128k.perGpu.logits, 131072.0 * 128256 * 6);
     }

@@ -20,7 +20,10 @@ class TestCli : public QObject
 private:
     PresetLibrary m_lib;
 
-    CliOutcome parse(const QStringList& args) { return parseCommandLine(QStringList{QStringLiteral("trainmem")} + args, m_lib); }
+    CliOutcome parse(const QStringList& args)
+    {
+        return parseCommandLine(QStringList{QStringLiteral("trainmem")} + args, m_lib);
+    }
 
     nlohmann::json runJson(const QStringList& args)
     {
@@ -37,7 +40,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        m_lib.load(QString());  // built-in presets only, whatever the user's folder holds
+        m_lib.load(QString()); // built-in presets only, whatever the user's folder holds
         QVERIFY2(m_lib.errors().isEmpty(), qPrintable(m_lib.errors().join('\n')));
         QCOMPARE(m_lib.presets().size(), size_t(11));
         QCOMPARE(m_lib.gpus().gpus.size(), size_t(9));
@@ -45,9 +48,12 @@ private Q_SLOTS:
 
     void overrides()
     {
-        const CliOutcome o = parse({"--json", "--preset", "llama3-70b", "--seq", "128k", "--batch", "2", "--precision",
-                                    "fp8-mixed", "--optimizer", "lion", "--checkpointing", "selective", "--gpu", "h200",
-                                    "--gpus", "64", "--zero", "3", "--tp", "8", "--mode", "training", "--flash", "off"});
+        const CliOutcome o =
+            parse({"--json",    "--preset",    "llama3-70b", "--seq",       "128k",     "--batch",
+                   "2",         "--precision", "fp8-mixed",  "--optimizer", "lion",     "--checkpointing",
+                   "selective", "--gpu",       "h200",       "--gpus",      "64",       "--zero",
+                   "3",         "--tp",        "8",          "--mode",      "training", "--flash",
+                   "off"});
         QVERIFY2(o.ok, qPrintable(o.error));
         const Scenario& s = o.request.scenario;
         QCOMPARE(o.request.action, CliRequest::Action::Json);
@@ -80,7 +86,7 @@ private Q_SLOTS:
         const CliOutcome o = parse({"--json"});
         QVERIFY(o.ok);
         QCOMPARE(QString::fromStdString(o.request.scenario.id), QStringLiteral("chapter-7b"));
-        QCOMPARE(o.request.scenarioGiven, false);  // the window would restore the remembered state
+        QCOMPARE(o.request.scenarioGiven, false); // the window would restore the remembered state
         QVERIFY(parse({"--seq", "8k"}).request.scenarioGiven);
         QVERIFY(parse({"--preset", "gpt2-small"}).request.scenarioGiven);
     }
@@ -89,21 +95,29 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("error");
-        QTest::newRow("negative context") << QStringList{"--json", "--seq", "-4"} << "--seq: must be a positive integer, got -4";
-        QTest::newRow("context that is not a number") << QStringList{"--json", "--seq", "long"}
-                                                      << "--seq: must be a whole number such as 8192, 7B or 2.4T, got \"long\"";
-        QTest::newRow("context above 16M") << QStringList{"--json", "--seq", "1e9"} << "--seq: must be between 1 and 16777216, got 1e9";
-        QTest::newRow("unknown precision") << QStringList{"--json", "--precision", "fp7"}
-                                           << "--precision: must be one of fp32|bf16-mixed|fp16-mixed|bf16|fp8-mixed, got \"fp7\"";
-        QTest::newRow("unknown optimizer") << QStringList{"--json", "--optimizer", "adagrad"}
-                                           << "--optimizer: must be one of adamw|adam|sgd|sgd-momentum|lion|adafactor|adam8bit, got \"adagrad\"";
+        QTest::newRow("negative context")
+            << QStringList{"--json", "--seq", "-4"} << "--seq: must be a positive integer, got -4";
+        QTest::newRow("context that is not a number")
+            << QStringList{"--json", "--seq", "long"}
+            << "--seq: must be a whole number such as 8192, 7B or 2.4T, got \"long\"";
+        QTest::newRow("context above 16M")
+            << QStringList{"--json", "--seq", "1e9"} << "--seq: must be between 1 and 16777216, got 1e9";
+        QTest::newRow("unknown precision")
+            << QStringList{"--json", "--precision", "fp7"}
+            << "--precision: must be one of fp32|bf16-mixed|fp16-mixed|bf16|fp8-mixed, got \"fp7\"";
+        QTest::newRow("unknown optimizer")
+            << QStringList{"--json", "--optimizer", "adagrad"}
+            << "--optimizer: must be one of adamw|adam|sgd|sgd-momentum|lion|adafactor|adam8bit, got \"adagrad\"";
         QTest::newRow("unknown checkpointing") << QStringList{"--json", "--checkpointing", "some"}
                                                << "--checkpointing: must be one of none|selective|full, got \"some\"";
-        QTest::newRow("unknown mode") << QStringList{"--json", "--mode", "serving"} << "--mode: must be one of training|inference, got \"serving\"";
-        QTest::newRow("ZeRO stage 5") << QStringList{"--json", "--zero", "5"} << "--zero: must be between 0 and 3, got 5";
-        QTest::newRow("zero GPUs") << QStringList{"--json", "--gpus", "0"} << "--gpus: must be between 1 and 10000000, got 0";
-        QTest::newRow("GPUs not a multiple of tp")
-            << QStringList{"--json", "--gpus", "6", "--tp", "4"} << "--gpus (/hardware/gpus): must be a multiple of tp·pp (4), got 6";
+        QTest::newRow("unknown mode") << QStringList{"--json", "--mode", "serving"}
+                                      << "--mode: must be one of training|inference, got \"serving\"";
+        QTest::newRow("ZeRO stage 5") << QStringList{"--json", "--zero", "5"}
+                                      << "--zero: must be between 0 and 3, got 5";
+        QTest::newRow("zero GPUs") << QStringList{"--json", "--gpus", "0"}
+                                   << "--gpus: must be between 1 and 10000000, got 0";
+        QTest::newRow("GPUs not a multiple of tp") << QStringList{"--json", "--gpus", "6", "--tp", "4"}
+                                                   << "--gpus (/hardware/gpus): must be a multiple of tp·pp (4), got 6";
         // Issue 13: a layout no framework can run is refused, naming the option and the numbers
         // (presets/mixtral-8x7b.json has 8 experts, presets/llama3-8b.json 32 layers).
         QTest::newRow("ep above the experts")
@@ -111,24 +125,30 @@ private Q_SLOTS:
             << "--ep (/hardware/ep): must divide the model's 8 experts, got 16";
         QTest::newRow("pp above the layers")
             << QStringList{"--json", "--preset", "llama3-8b", "--gpus", "64", "--pp", "64"}
-            << "--pp (/hardware/pp): must not exceed the model's 32 layers (a pipeline stage holds at least one), got 64";
+            << "--pp (/hardware/pp): must not exceed the model's 32 layers (a pipeline stage holds at least one), got "
+               "64";
         // dp = 64/8 = 8 with --batch 2: a global batch must be a multiple of 2 · 8 = 16.
         QTest::newRow("global batch that does not divide")
-            << QStringList{"--json", "--preset", "llama2-7b", "--gpus", "64", "--pp", "8", "--batch", "2", "--global-batch", "100"}
+            << QStringList{"--json", "--preset", "llama2-7b", "--gpus",         "64", "--pp",
+                           "8",      "--batch",  "2",         "--global-batch", "100"}
             << "--global-batch: must be a multiple of micro_batch × data parallel = 2 × 8 = 16, got 100";
         QTest::newRow("grad-accum and global-batch together")
-            << QStringList{"--json", "--grad-accum", "4", "--global-batch", "64"} << "--grad-accum and --global-batch: give one or the other";
+            << QStringList{"--json", "--grad-accum", "4", "--global-batch", "64"}
+            << "--grad-accum and --global-batch: give one or the other";
         QTest::newRow("etp on a dense model")
             << QStringList{"--json", "--preset", "llama3-8b", "--gpus", "8", "--etp", "2"}
-            << "--etp (/hardware/expert_tensor_parallel): must not be set: the model has no mixture-of-experts layers, got 2";
-        QTest::newRow("vpp without a pipeline")
-            << QStringList{"--json", "--preset", "llama3-8b", "--vpp", "2"}
-            << "--vpp (/hardware/vpp): must be 1 without pipeline parallelism (pp 1): the interleaved schedule splits pipeline stages, got 2";
-        QTest::newRow("unknown GPU lists the catalog")
-            << QStringList{"--json", "--gpu", "H900"}
-            << "--gpu: unknown GPU \"H900\" (known: H100, H800, H200, B200, A100-40GB, A100-80GB, MI300X, RTX4090, L40S)";
-        QTest::newRow("unknown preset") << QStringList{"--json", "--preset", "gpt5"}
-                                        << "--preset: unknown preset \"gpt5\" (known: chapter-70b, chapter-7b, deepseek-v3, gpt2-small, gpt3-175b, llama2-7b, llama3-70b, llama3-8b, llama3.1-405b, mixtral-8x7b, qwen3.8-book)";
+            << "--etp (/hardware/expert_tensor_parallel): must not be set: the model has no mixture-of-experts layers, "
+               "got 2";
+        QTest::newRow("vpp without a pipeline") << QStringList{"--json", "--preset", "llama3-8b", "--vpp", "2"}
+                                                << "--vpp (/hardware/vpp): must be 1 without pipeline parallelism (pp "
+                                                   "1): the interleaved schedule splits pipeline stages, got 2";
+        QTest::newRow("unknown GPU lists the catalog") << QStringList{"--json", "--gpu", "H900"}
+                                                       << "--gpu: unknown GPU \"H900\" (known: H100, H800, H200, B200, "
+                                                          "A100-40GB, A100-80GB, MI300X, RTX4090, L40S)";
+        QTest::newRow("unknown preset")
+            << QStringList{"--json", "--preset", "gpt5"}
+            << "--preset: unknown preset \"gpt5\" (known: chapter-70b, chapter-7b, deepseek-v3, gpt2-small, gpt3-175b, "
+               "llama2-7b, llama3-70b, llama3-8b, llama3.1-405b, mixtral-8x7b, qwen3.8-book)";
         QTest::newRow("active above total") << QStringList{"--json", "--params", "7B", "--active-params", "8B"}
                                             << "--active-params: must not exceed the total parameters (7B), got 8B";
         QTest::newRow("missing value") << QStringList{"--json", "--seq"} << "Missing value after '--seq'.";
@@ -136,31 +156,39 @@ private Q_SLOTS:
         QTest::newRow("stray argument") << QStringList{"70b"} << "unexpected argument \"70b\"";
         QTest::newRow("both preset and scenario") << QStringList{"--preset", "gpt2-small", "--scenario", "x.json"}
                                                   << "--preset and --scenario: give one or the other";
-        QTest::newRow("bad flash value") << QStringList{"--json", "--flash", "maybe"} << "--flash: must be on or off, got \"maybe\"";
-        QTest::newRow("bad chart") << QStringList{"--export-png", "x.png", "--chart", "pie"} << "--chart: must be bars, seq, dashboard or peers, got \"pie\"";
+        QTest::newRow("bad flash value") << QStringList{"--json", "--flash", "maybe"}
+                                         << "--flash: must be on or off, got \"maybe\"";
+        QTest::newRow("bad chart") << QStringList{"--export-png", "x.png", "--chart", "pie"}
+                                   << "--chart: must be bars, seq, dashboard or peers, got \"pie\"";
         QTest::newRow("Megatron flag with a bad value")
             << QStringList{"--json", "--megatron-args", "--num-layers x --hidden-size 4096"}
             << "--megatron-args: --num-layers: must be an integer, got \"x\"";
         QTest::newRow("Megatron launch without a vocabulary")
-            << QStringList{"--json", "--megatron-args", "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 128"}
-            << "--megatron-args: --vocab-size: missing: Megatron-LM reads it from the tokenizer; add --vocab-size N (e.g. 128256 for Llama 3, 32000 for Llama 2)";
+            << QStringList{"--json", "--megatron-args",
+                           "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 128"}
+            << "--megatron-args: --vocab-size: missing: Megatron-LM reads it from the tokenizer; add --vocab-size N "
+               "(e.g. 128256 for Llama 3, 32000 for Llama 2)";
         QTest::newRow("Megatron file that cannot be read")
             << QStringList{"--json", "--megatron-args", "@/nonexistent/launch.sh"}
             << "--megatron-args: cannot read /nonexistent/launch.sh: No such file or directory";
-        QTest::newRow("tiny export") << QStringList{"--export-png", "x.png", "--width", "10"} << "--width: must be 200 to 16384 pixels, got \"10\"";
-        QTest::newRow("absurd scale") << QStringList{"--export-png", "x.png", "--scale", "100"}
-                                      << "--scale: must be 0.25 to 8 and keep the image under 32768 pixels, got \"100\"";
+        QTest::newRow("tiny export") << QStringList{"--export-png", "x.png", "--width", "10"}
+                                     << "--width: must be 200 to 16384 pixels, got \"10\"";
+        QTest::newRow("absurd scale")
+            << QStringList{"--export-png", "x.png", "--scale", "100"}
+            << "--scale: must be 0.25 to 8 and keep the image under 32768 pixels, got \"100\"";
         QTest::newRow("LoRA rank 0") << QStringList{"--json", "--finetune", "lora", "--lora-rank", "0"}
                                      << "--lora-rank: must be between 1 and 4096, got 0";
         QTest::newRow("unknown fine-tuning method") << QStringList{"--json", "--finetune", "dora"}
                                                     << "--finetune: must be one of full|lora|qlora, got \"dora\"";
         QTest::newRow("unknown LoRA target") << QStringList{"--json", "--finetune", "lora", "--lora-targets", "mlp"}
                                              << "--lora-targets: must be one of attn|all, got \"mlp\"";
-        QTest::newRow("LoRA while serving") << QStringList{"--json", "--mode", "inference", "--finetune", "qlora"}
-                                            << "--finetune: qlora applies to training; serving reads the merged weights (add --mode training)";
-        QTest::newRow("LoRA rank on a full fine-tune") << QStringList{"--json", "--lora-rank", "8"}
-                                                       << "--lora-rank: applies only with --finetune lora or qlora";
-        QTest::newRow("bad MFU") << QStringList{"--json", "--mfu", "1.5"} << "--mfu: must be a number between 1e-06 and 1, got \"1.5\"";
+        QTest::newRow("LoRA while serving")
+            << QStringList{"--json", "--mode", "inference", "--finetune", "qlora"}
+            << "--finetune: qlora applies to training; serving reads the merged weights (add --mode training)";
+        QTest::newRow("LoRA rank on a full fine-tune")
+            << QStringList{"--json", "--lora-rank", "8"} << "--lora-rank: applies only with --finetune lora or qlora";
+        QTest::newRow("bad MFU") << QStringList{"--json", "--mfu", "1.5"}
+                                 << "--mfu: must be a number between 1e-06 and 1, got \"1.5\"";
     }
     void badArguments()
     {
@@ -178,7 +206,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("deck"));
         QProcess p;
-        p.start(QStringLiteral(TRAINMEM_EXE), {"--export-tour", out, "--width", "800", "--height", "500", "--scale", "1.5"});
+        p.start(QStringLiteral(TRAINMEM_EXE),
+                {"--export-tour", out, "--width", "800", "--height", "500", "--scale", "1.5"});
         QVERIFY(p.waitForFinished(120000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         const auto& tour = chapterTour();
@@ -192,12 +221,13 @@ private Q_SLOTS:
             const QImage img(QDir(out).filePath(name));
             QVERIFY2(!img.isNull(), qPrintable(name));
             QCOMPARE(img.size(), QSize(1200, 750));
-            QVERIFY2(md.contains(QString::fromStdString(tour[i].title)), qPrintable(QString::fromStdString(tour[i].title)));
+            QVERIFY2(md.contains(QString::fromStdString(tour[i].title)),
+                     qPrintable(QString::fromStdString(tour[i].title)));
             QVERIFY(md.contains(QStringLiteral("](%1)").arg(name)));
         }
         QCOMPARE(QString::fromStdString(tourSlideName(0, tour[0])), QStringLiteral("01-7b-inference"));
-        QVERIFY(md.contains(QStringLiteral("Model state (16 B per parameter): 112 GB")));  // the 7B training step
-        QVERIFY(md.contains(QStringLiteral("So far: 28.0 GB")));  // weights + gradients of the 7B
+        QVERIFY(md.contains(QStringLiteral("Model state (16 B per parameter): 112 GB"))); // the 7B training step
+        QVERIFY(md.contains(QStringLiteral("So far: 28.0 GB"))); // weights + gradients of the 7B
 
         QCOMPARE(parse({"--export-tour", out, "--export-png", "x.png"}).error,
                  QStringLiteral("--export-tour: writes the tour's own slides; give it or --export-png, not both"));
@@ -227,7 +257,8 @@ private Q_SLOTS:
         QCOMPARE(o.error, path + QStringLiteral(": /training/seq_len: must be a positive integer, got -4"));
         const CliOutcome missing = parse({"--json", "--scenario", dir.filePath(QStringLiteral("none.json"))});
         QVERIFY(!missing.ok);
-        QVERIFY(missing.error.startsWith(dir.filePath(QStringLiteral("none.json")) + QStringLiteral(": cannot be read")));
+        QVERIFY(
+            missing.error.startsWith(dir.filePath(QStringLiteral("none.json")) + QStringLiteral(": cannot be read")));
     }
 
     // The issue's "done when": trainmem --json --preset llama3-70b --seq 8192.
@@ -239,12 +270,14 @@ private Q_SLOTS:
         QCOMPARE(j["bytes_per_param"].get<double>(), 16.0);
         QCOMPARE(j["model_state_bytes"].get<double>(), 70553706496.0 * 16);
         const auto& g = j["per_gpu_bytes"];
-        for (const char* k : {"weights", "gradients", "master_weights", "optimizer", "activations", "logits", "workspace", "overhead", "total"})
+        for (const char* k : {"weights", "gradients", "master_weights", "optimizer", "activations", "logits",
+                              "workspace", "overhead", "total"})
             QVERIFY2(g.contains(k) && g[k].is_number(), k);
         QCOMPARE(g["weights"].get<double>(), 70553706496.0 * 2);
         QCOMPARE(g["logits"].get<double>(), 8192.0 * 128256 * 6);
         double sum = 0;
-        for (const char* k : {"weights", "gradients", "master_weights", "optimizer", "activations", "kv_cache", "logits", "workspace", "overhead"})
+        for (const char* k : {"weights", "gradients", "master_weights", "optimizer", "activations", "kv_cache",
+                              "logits", "workspace", "overhead"})
             sum += g[k].get<double>();
         QVERIFY(std::abs(sum - g["total"].get<double>()) < 1);
         QCOMPARE(QString::fromStdString(j["gpu"]["name"].get<std::string>()), QStringLiteral("NVIDIA H100 SXM 80GB"));
@@ -261,7 +294,8 @@ private Q_SLOTS:
     void jsonReportsTheLayoutUsed()
     {
         for (const QStringList& m : {QStringList{"--grad-accum", "4"}, QStringList{"--global-batch", "4"}}) {
-            const nlohmann::json j = runJson(QStringList{"--json", "--preset", "llama2-7b", "--gpus", "8", "--pp", "8"} + m);
+            const nlohmann::json j =
+                runJson(QStringList{"--json", "--preset", "llama2-7b", "--gpus", "8", "--pp", "8"} + m);
             const auto& p = j["parallel"];
             QCOMPARE(p["gpus"].get<int64_t>(), qint64(8));
             QCOMPARE(p["tp"].get<int64_t>() * p["pp"].get<int64_t>() * p["data_parallel"].get<int64_t>(), qint64(8));
@@ -308,7 +342,8 @@ private Q_SLOTS:
     // Issue 9 §2: PEFT's print_trainable_parameters for meta-llama/Llama-2-7b-hf at r = 16.
     void loraTrainableParameters()
     {
-        const CliOutcome o = parse({"--json", "--preset", "llama2-7b", "--finetune", "qlora", "--lora-rank", "32", "--lora-targets", "all"});
+        const CliOutcome o = parse(
+            {"--json", "--preset", "llama2-7b", "--finetune", "qlora", "--lora-rank", "32", "--lora-targets", "all"});
         QVERIFY2(o.ok, qPrintable(o.error));
         QCOMPARE(o.request.scenario.training.fineTune, FineTune::QLora);
         QCOMPARE(o.request.scenario.training.loraRank, qint64(32));
@@ -317,7 +352,8 @@ private Q_SLOTS:
         QCOMPARE(attn["params"]["trainable"].get<int64_t>(), qint64(16777216));
         QCOMPARE(attn["per_gpu_bytes"]["adapters"].get<double>(), 16777216.0 * 16);
         QCOMPARE(attn["per_gpu_bytes"]["weights"].get<double>(), 6738415616.0 * 2);
-        const nlohmann::json all = runJson({"--json", "--preset", "llama2-7b", "--finetune", "lora", "--lora-targets", "all"});
+        const nlohmann::json all =
+            runJson({"--json", "--preset", "llama2-7b", "--finetune", "lora", "--lora-targets", "all"});
         QCOMPARE(all["params"]["trainable"].get<int64_t>(), qint64(39976960));
         const nlohmann::json full = runJson({"--json", "--preset", "llama2-7b"});
         QCOMPARE(full["params"]["trainable"].get<int64_t>(), qint64(6738415616));
@@ -339,21 +375,24 @@ private Q_SLOTS:
         p.start(QStringLiteral(TRAINMEM_EXE), {QStringLiteral("--version")});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(QString::fromUtf8(p.readAllStandardOutput()).trimmed(), QStringLiteral("trainmem " TRAINMEM_VERSION));
-        p.start(QStringLiteral(TRAINMEM_EXE), {QStringLiteral("--seq"), QStringLiteral("-4"), QStringLiteral("--json")});
+        p.start(QStringLiteral(TRAINMEM_EXE),
+                {QStringLiteral("--seq"), QStringLiteral("-4"), QStringLiteral("--json")});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 2);
         const QString err = QString::fromUtf8(p.readAllStandardError());
         // Qt may warn first on machines without XDG_RUNTIME_DIR; the message is a line of its own.
-        QVERIFY2(err.contains(QRegularExpression(QStringLiteral("(^|\\n)trainmem: --seq: must be a positive integer, got -4\\n"))),
+        QVERIFY2(err.contains(QRegularExpression(
+                     QStringLiteral("(^|\\n)trainmem: --seq: must be a positive integer, got -4\\n"))),
                  qPrintable(err));
-        QVERIFY(err.contains(QStringLiteral("Usage:")));  // the help text follows the error
+        QVERIFY(err.contains(QStringLiteral("Usage:"))); // the help text follows the error
     }
 
     // Issue 9 §1: --hf-config takes a config.json or its folder and combines with the other options.
     void hfConfigCombinesWithOverrides()
     {
         const QString file = QStringLiteral(TRAINMEM_HF_DATA "/Qwen3-8B.json");
-        const CliOutcome o = parse({"--json", "--preset", "llama3-70b", "--hf-config", file, "--seq", "32k", "--gpu", "H200"});
+        const CliOutcome o =
+            parse({"--json", "--preset", "llama3-70b", "--hf-config", file, "--seq", "32k", "--gpu", "H200"});
         QVERIFY2(o.ok, qPrintable(o.error));
         const Scenario& s = o.request.scenario;
         // Qwen3-8B: 8,190,735,360 parameters (tst_hfconfig derives it; the model card says 8.2B).
@@ -366,7 +405,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString folder = dir.filePath(QStringLiteral("Llama-3.1-8B"));
         QVERIFY(QDir().mkpath(folder));
-        QVERIFY(QFile::copy(QStringLiteral(TRAINMEM_HF_DATA "/Llama-3.1-8B.json"), folder + QStringLiteral("/config.json")));
+        QVERIFY(QFile::copy(QStringLiteral(TRAINMEM_HF_DATA "/Llama-3.1-8B.json"),
+                            folder + QStringLiteral("/config.json")));
         const CliOutcome d = parse({"--json", "--hf-config", folder});
         QVERIFY2(d.ok, qPrintable(d.error));
         QCOMPARE(d.request.scenario.model.params, qint64(8030261248));
@@ -391,9 +431,10 @@ private Q_SLOTS:
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 2);
         const QString err = QString::fromUtf8(p.readAllStandardError());
-        QVERIFY2(err.contains(path + QStringLiteral(": /model_type: unsupported model type \"bert\" (supported: llama, mistral, "
-                                                    "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, "
-                                                    "phi3, gpt2, gpt_neox, olmo2, deepseek_v2, deepseek_v3)")),
+        QVERIFY2(err.contains(
+                     path + QStringLiteral(": /model_type: unsupported model type \"bert\" (supported: llama, mistral, "
+                                           "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, "
+                                           "phi3, gpt2, gpt_neox, olmo2, deepseek_v2, deepseek_v3)")),
                  qPrintable(err));
         const CliOutcome missing = parse({"--json", "--hf-config", dir.filePath(QStringLiteral("nothing"))});
         QVERIFY(!missing.ok);

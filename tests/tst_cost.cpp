@@ -17,13 +17,14 @@ private Q_SLOTS:
         const CostReceipt r = computeCost(resolveModel(s.model), s, h800);
         // 6 · 37.55B active + 3 · 61 · 4096 · 128 · (192 + 128) attention FLOPs per token.
         QCOMPARE(r.flopsPerToken, 6 * 37552282624.0 + 3 * 61.0 * 4096 * 128 * 320);
-        QCOMPARE(r.peakFlopsPerGpu, 1978.9e12);  // fp8 dense peak
+        QCOMPARE(r.peakFlopsPerGpu, 1978.9e12); // fp8 dense peak
         // Issue 13 changed the preset's MFU from 0.1908 to 0.1996: the report's Table 1 splits the
         // 2.788M H800-hours into 2.664M pre-training (the 14.8T tokens), 119K context extension and
         // 5K post-training, so the MFU the pre-training implies is 14.8e12 · 256,016,001,024 FLOP /
         // (1978.9e12 FLOP/s · 3600 s · 2.664e6) = 0.19965; 0.1996 gives 2.6647M hours.
         QCOMPARE(r.mfu, 0.1996);
-        QVERIFY2(std::abs(r.pretrainingGpuHours / 2.664e6 - 1) < 0.001, qPrintable(QString::number(r.pretrainingGpuHours)));
+        QVERIFY2(std::abs(r.pretrainingGpuHours / 2.664e6 - 1) < 0.001,
+                 qPrintable(QString::number(r.pretrainingGpuHours)));
         QCOMPARE(r.phases.size(), size_t(2));
         QCOMPARE(QString::fromStdString(r.phases[0].name), QStringLiteral("context extension"));
         QCOMPARE(r.phases[0].gpuHours, 119e3);
@@ -54,7 +55,7 @@ private Q_SLOTS:
         Scenario s = testdata::sized(7'000'000'000);
         s.cost.tokens = tokens;
         s.cost.mfu = mfu;
-        s.cost.pricePerGpuHour = 0;  // use the catalog's typical price
+        s.cost.pricePerGpuHour = 0; // use the catalog's typical price
         const GpuSpec h100 = testdata::gpu("H100");
         const CostReceipt r = computeCost(resolveModel(s.model), s, h100);
         testdata::compareBytes(r.gpuHours, hours);

@@ -36,7 +36,7 @@ Scenario inference(Scenario s)
     return s;
 }
 
-}  // namespace
+} // namespace
 
 class TestExplain : public QObject
 {
@@ -62,13 +62,15 @@ private Q_SLOTS:
         }();
         QTest::newRow("Mixtral ep 8 ZeRO-3 on 16 GPUs") << withLayout(testdata::preset("mixtral-8x7b"), 16, 3, 1, 1, 8);
         QTest::newRow("DeepSeek-V3 preset (pp 16, ep 64, fp8)") << testdata::preset("deepseek-v3");
-        QTest::newRow("DeepSeek-V3 full checkpointing pp 8") << with(withLayout(testdata::preset("deepseek-v3"), 64, 1, 1, 8, 8),
-                                                                      C::Full, true, 4096);
+        QTest::newRow("DeepSeek-V3 full checkpointing pp 8")
+            << with(withLayout(testdata::preset("deepseek-v3"), 64, 1, 1, 8, 8), C::Full, true, 4096);
         QTest::newRow("2.4T MoE size-only") << testdata::preset("qwen3.8-book");
-        QTest::newRow("inference Llama 3 70B tp 4") << inference(withLayout(testdata::preset("llama3-70b"), 4, 0, 4, 1, 1));
+        QTest::newRow("inference Llama 3 70B tp 4")
+            << inference(withLayout(testdata::preset("llama3-70b"), 4, 0, 4, 1, 1));
         QTest::newRow("inference Llama 3 70B on 4 GPUs, no layout: weights split by tp")
             << inference(withLayout(testdata::preset("llama3-70b"), 4, 0, 1, 1, 1));
-        QTest::newRow("inference DeepSeek-V3 (MLA KV cache)") << inference(withLayout(testdata::preset("deepseek-v3"), 16, 0, 1, 2, 8));
+        QTest::newRow("inference DeepSeek-V3 (MLA KV cache)")
+            << inference(withLayout(testdata::preset("deepseek-v3"), 16, 0, 1, 2, 8));
     }
     void everySegmentEqualsAccount()
     {
@@ -101,8 +103,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("substituted");
         QTest::addColumn<double>("bytes");
         QTest::newRow("none: s·b·h·(34 + 5·a·s/h) × L")
-            << int(Checkpointing::None) << "s·b·h·(34 + 5·a·s/h) × L" << "2048·1·12288·(34 + 5·96·2048/12288) × 96"
-            << 2048.0 * 12288 * (34 + 5.0 * 96 * 2048 / 12288) * 96;
+            << int(Checkpointing::None) << "s·b·h·(34 + 5·a·s/h) × L"
+            << "2048·1·12288·(34 + 5·96·2048/12288) × 96" << 2048.0 * 12288 * (34 + 5.0 * 96 * 2048 / 12288) * 96;
         QTest::newRow("selective: 34·s·b·h × L") << int(Checkpointing::Selective) << "34·s·b·h × L"
                                                  << "34·2048·1·12288 × 96" << 34.0 * 2048 * 12288 * 96;
     }
@@ -132,7 +134,7 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(e.substituted), QStringLiteral("2 B × 7,000,000,000/8"));
         QCOMPARE(e.value, 1.75e9);
         const Explanation opt = explainSegment(SegmentKind::Optimizer, s, b);
-        QCOMPARE(opt.value, 7e9);  // 2 slots × 4 B × 7B / 8
+        QCOMPARE(opt.value, 7e9); // 2 slots × 4 B × 7B / 8
     }
 
     void curvesEqualTheSweep_data()
@@ -148,7 +150,7 @@ private Q_SLOTS:
     {
         QFETCH(int, curve);
         Scenario s = testdata::preset("llama3-8b");
-        s.training.seqLen = 4096;  // a sweep point: 512 · 2³
+        s.training.seqLen = 4096; // a sweep point: 512 · 2³
         const GpuSpec gpu = testdata::gpu("H100");
         const ContextSweep sweep = sweepContext(s, gpu);
         const auto at = std::find(sweep.seq.begin(), sweep.seq.end(), 4096.0);

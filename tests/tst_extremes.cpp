@@ -11,8 +11,8 @@ namespace {
 
 void checkSegments(const Segments& g, const char* what)
 {
-    const double parts[] = {g.weights, g.gradients, g.master, g.optimizer, g.activations, g.kvCache,
-                            g.logits, g.workspace, g.framework, g.fragmentation};
+    const double parts[] = {g.weights, g.gradients, g.master,    g.optimizer, g.activations,
+                            g.kvCache, g.logits,    g.workspace, g.framework, g.fragmentation};
     double sum = 0;
     for (double p : parts) {
         QVERIFY2(std::isfinite(p), what);
@@ -23,7 +23,7 @@ void checkSegments(const Segments& g, const char* what)
     QVERIFY2(std::abs(g.total() - sum) <= 1e-9 * std::max(1.0, sum), what);
 }
 
-}  // namespace
+} // namespace
 
 class TestExtremes : public QObject
 {
@@ -72,7 +72,7 @@ private Q_SLOTS:
         Scenario s = testdata::sized(10'000'000'000'000);
         s.training.seqLen = 1048576;
         s.training.microBatch = 1024;
-        s.training.flashAttention = false;  // the s² term at its largest
+        s.training.flashAttention = false; // the s² term at its largest
         const Breakdown b = account(s, testdata::gpu("H100"));
         checkSegments(b.perGpu, "10T");
         QCOMPARE(b.modelStateBytes, 1.6e14);
@@ -101,7 +101,7 @@ private Q_SLOTS:
                 for (size_t i = 0; i < curve.size(); ++i) {
                     QVERIFY(std::isfinite(curve[i]) && curve[i] > 0);
                     if (i > 0)
-                        QVERIFY2(curve[i] >= curve[i - 1], id);  // memory never falls as context grows
+                        QVERIFY2(curve[i] >= curve[i - 1], id); // memory never falls as context grows
                 }
             }
         }

@@ -32,7 +32,7 @@ const Fix* find(const std::vector<Fix>& fixes, FixKind k)
     return nullptr;
 }
 
-}  // namespace
+} // namespace
 
 class TestFixes : public QObject
 {
@@ -45,8 +45,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("atLeast");
         using C = Checkpointing;
         QTest::newRow("7B on one H100") << testdata::preset("chapter-7b") << "H100" << 2;
-        QTest::newRow("7B on 8 H100 without ZeRO") << layout(testdata::preset("chapter-7b"), 8, 0, 4096, 1, C::None)
-                                                   << "H100" << 2;
+        QTest::newRow("7B on 8 H100 without ZeRO")
+            << layout(testdata::preset("chapter-7b"), 8, 0, 4096, 1, C::None) << "H100" << 2;
         QTest::newRow("Llama 3 8B at 8k, micro-batch 4, ZeRO-2 on 8")
             << layout(testdata::preset("llama3-8b"), 8, 2, 8192, 4, C::None) << "H100" << 3;
         // Issue 13: the first stage holds min(p, m) micro-batches' tapes; this row is 1F1B with
@@ -55,7 +55,7 @@ private Q_SLOTS:
         gpt3.training.gradAccum = 8;
         QTest::newRow("GPT-3 175B on 64 A100s, tp 8 pp 8, no flash") << gpt3 << "A100-80GB" << 6;
         Scenario deepseek = testdata::preset("deepseek-v3");
-        deepseek.training.checkpointing = C::None;  // the preset's selective recompute fits; without it 1F1B dies
+        deepseek.training.checkpointing = C::None; // the preset's selective recompute fits; without it 1F1B dies
         QTest::newRow("DeepSeek-V3 layout without recompute, 1F1B on 16 stages") << deepseek << "H800" << 2;
         Scenario serve = testdata::preset("llama3-70b");
         serve.training.mode = Mode::Inference;
@@ -73,7 +73,7 @@ private Q_SLOTS:
         QVERIFY2(int(fixes.size()) >= atLeast, qPrintable(QString::number(fixes.size())));
         for (size_t i = 0; i < fixes.size(); ++i) {
             const Fix& f = fixes[i];
-            const Breakdown after = account(f.scenario, g);  // verified independently of the list
+            const Breakdown after = account(f.scenario, g); // verified independently of the list
             QVERIFY2(after.fits, f.title.c_str());
             QCOMPARE(after.perGpu.total(), f.after.perGpu.total());
             QVERIFY(after.perGpu.total() <= g.memoryBytes);
@@ -93,8 +93,8 @@ private Q_SLOTS:
         QCOMPARE(more->scenario.hardware.gpus, qint64(2));
         QCOMPARE(more->scenario.hardware.zeroStage, 3);
         QCOMPARE(more->extraGpus, qint64(1));
-        QVERIFY(more->extraTaxBytes > 0);  // the cut has a tax
-        QCOMPARE(fixes.back().kind, FixKind::MoreGpus);  // hardware is the last resort
+        QVERIFY(more->extraTaxBytes > 0);               // the cut has a tax
+        QCOMPARE(fixes.back().kind, FixKind::MoreGpus); // hardware is the last resort
     }
 
     void zeroPicksTheLowestStageThatFits()
@@ -106,14 +106,14 @@ private Q_SLOTS:
         QVERIFY(z);
         QCOMPARE(z->scenario.hardware.zeroStage, 1);
         QCOMPARE(z->tier, FixTier::MemoryLayout);
-        QCOMPARE(z->extraTaxBytes, 0.0);  // ZeRO-1 sends what the all-reduce sent
-        QVERIFY(!find(fixes, FixKind::MoreGpus));  // 8 GPUs are enough
+        QCOMPARE(z->extraTaxBytes, 0.0);          // ZeRO-1 sends what the all-reduce sent
+        QVERIFY(!find(fixes, FixKind::MoreGpus)); // 8 GPUs are enough
     }
 
     void checkpointingCostsItsRecompute()
     {
         Scenario s = layout(testdata::preset("gpt3-175b"), 64, 1, 2048, 1, Checkpointing::None, 8, 8);
-        s.training.gradAccum = 8;  // m ≥ p: p micro-batches in flight, as in everyFixFitsAndTheOriginalDoesNot
+        s.training.gradAccum = 8; // m ≥ p: p micro-batches in flight, as in everyFixFitsAndTheOriginalDoesNot
         const std::vector<Fix> fixes = cheapestFixes(s, testdata::gpu("A100-80GB"));
         const Fix* full = find(fixes, FixKind::FullCheckpointing);
         const Fix* sel = find(fixes, FixKind::SelectiveCheckpointing);
@@ -121,8 +121,8 @@ private Q_SLOTS:
         QCOMPARE(full->computeOverhead, 0.33);
         QVERIFY(QString::fromStdString(full->cost).contains(QStringLiteral("+33%")));
         QCOMPARE(sel->computeOverhead, 0.027);
-        QCOMPARE(fixes.front().kind, FixKind::SelectiveCheckpointing);  // the cheapest: nothing lost, +3%
-        QVERIFY(full->freedBytes > sel->freedBytes);  // full buys more memory, at a higher price
+        QCOMPARE(fixes.front().kind, FixKind::SelectiveCheckpointing); // the cheapest: nothing lost, +3%
+        QVERIFY(full->freedBytes > sel->freedBytes);                   // full buys more memory, at a higher price
     }
 
     void shorterContextIsTheLargestThatFits()
@@ -164,7 +164,7 @@ private Q_SLOTS:
         QVERIFY(int4);
         QCOMPARE(int4->after.perGpu.weights, 70553706496.0 * 0.5);
         QCOMPARE(int4->tier, FixTier::Numerics);
-        QVERIFY(!find(fixes, FixKind::FullCheckpointing));  // nothing to checkpoint when serving
+        QVERIFY(!find(fixes, FixKind::FullCheckpointing)); // nothing to checkpoint when serving
     }
 
     void aScenarioThatFitsNeedsNoFix()

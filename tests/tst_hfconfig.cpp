@@ -26,7 +26,7 @@ std::string firstError(const std::string& text)
     return imp.errors.empty() ? std::string("<no error>") : imp.errors.front().toString();
 }
 
-}  // namespace
+} // namespace
 
 class TestHfConfig : public QObject
 {
@@ -41,41 +41,46 @@ private Q_SLOTS:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("modelType");
         QTest::addColumn<qint64>("total");
-        QTest::addColumn<qint64>("active");      // = total for dense models
-        QTest::addColumn<qint64>("published");   // the publisher's total
-        QTest::addColumn<double>("publishedTol");  // relative rounding of that figure (0: exact)
+        QTest::addColumn<qint64>("active");       // = total for dense models
+        QTest::addColumn<qint64>("published");    // the publisher's total
+        QTest::addColumn<double>("publishedTol"); // relative rounding of that figure (0: exact)
 
         // V=128256, h=4096, 32 layers, GQA 32/8 heads of 128, SwiGLU 14336, untied:
         // 2·V·h + 32·(h·4096 + 2·h·1024 + 4096·h + 3·h·14336 + 2h) + h. Meta's published 8,030,261,248.
         QTest::newRow("llama: Llama 3.1 8B = 8,030,261,248 exactly")
-            << "Llama-3.1-8B.json" << "llama" << qint64(8030261248) << qint64(8030261248) << qint64(8030261248) << 0.0;
+            << "Llama-3.1-8B.json"
+            << "llama" << qint64(8030261248) << qint64(8030261248) << qint64(8030261248) << 0.0;
         // Tied: V·h + 28·(h·3072 + 2·h·1024 + 3072·h + 3·h·8192 + 2h) + h with h=3072, V=128256.
         // Meta's model card: 3.21B.
         QTest::newRow("llama: Llama 3.2 3B (tied) = 3.21B")
-            << "Llama-3.2-3B.json" << "llama" << qint64(3212749824) << qint64(3212749824) << qint64(3210000000)
-            << 0.0016;
+            << "Llama-3.2-3B.json"
+            << "llama" << qint64(3212749824) << qint64(3212749824) << qint64(3210000000) << 0.0016;
         // Qwen2: q/k/v biases, no o bias: 2·V·h + 28·(attn 2·h² + 2·h·512 + 3584 + 2·512 + 3·h·18944 + 2h) + h,
         // h=3584, V=152064. Qwen2.5-7B model card: 7.61B (6.53B non-embedding).
         QTest::newRow("qwen2: Qwen2.5 7B (qkv bias) = 7.61B")
-            << "Qwen2.5-7B.json" << "qwen2" << qint64(7615616512) << qint64(7615616512) << qint64(7610000000)
-            << 0.001;  // the card truncates 7.6156B to 7.61B
+            << "Qwen2.5-7B.json"
+            << "qwen2" << qint64(7615616512) << qint64(7615616512) << qint64(7610000000)
+            << 0.001; // the card truncates 7.6156B to 7.61B
         // Qwen3: per-head q_norm/k_norm (2·128 a layer), head_dim 128 with 32 heads on h=4096, untied.
         // Qwen3-8B model card: 8.2B (6.95B non-embedding).
         QTest::newRow("qwen3: Qwen3 8B (q/k norms) = 8.2B")
-            << "Qwen3-8B.json" << "qwen3" << qint64(8190735360) << qint64(8190735360) << qint64(8200000000) << 0.0062;
+            << "Qwen3-8B.json"
+            << "qwen3" << qint64(8190735360) << qint64(8190735360) << qint64(8200000000) << 0.0062;
         // Tied, h=2560 with 32 heads of 128 (q is wider than h). Qwen3-4B model card: 4.0B (3.6B non-embedding).
         QTest::newRow("qwen3: Qwen3 4B (tied, head_dim·heads > hidden) = 4.0B")
-            << "Qwen3-4B.json" << "qwen3" << qint64(4022468096) << qint64(4022468096) << qint64(4000000000) << 0.0125;
+            << "Qwen3-4B.json"
+            << "qwen3" << qint64(4022468096) << qint64(4022468096) << qint64(4000000000) << 0.0125;
         // 48 layers of: attention 2·h·4096 + 2·h·512 + 2·128 norms, router h·128, 128 experts of 3·h·768;
         // active: 8 of 128 experts. Qwen3-30B-A3B model card: 30.5B total, 3.3B activated.
         QTest::newRow("qwen3_moe: Qwen3 30B-A3B = 30.5B total, 3.3B active")
-            << "Qwen3-30B-A3B.json" << "qwen3_moe" << qint64(30532122624) << qint64(3353032704) << qint64(30500000000)
-            << 0.0017;
+            << "Qwen3-30B-A3B.json"
+            << "qwen3_moe" << qint64(30532122624) << qint64(3353032704) << qint64(30500000000) << 0.0017;
         // Gemma 3: four norms a layer, per-head q/k norms of 256, GeGLU 6912, tied 262144 vocabulary:
         // V·h + 26·(h·1024 + 2·h·256 + 1024·h + 2·256 + 3·h·6912 + 4h) + h, h=1152. keras-hub's
         // gemma3_1b preset (the same weights) publishes 999,885,952.
         QTest::newRow("gemma3_text: Gemma 3 1B = 999,885,952 exactly")
-            << "gemma-3-1b.json" << "gemma3_text" << qint64(999885952) << qint64(999885952) << qint64(999885952) << 0.0;
+            << "gemma-3-1b.json"
+            << "gemma3_text" << qint64(999885952) << qint64(999885952) << qint64(999885952) << 0.0;
     }
     void familyMatchesPublishedCount()
     {
@@ -204,7 +209,8 @@ private Q_SLOTS:
         QCOMPARE(c.total, total);
         QCOMPARE(c.active, active);
         const double rel = std::abs(double(c.total) - double(published)) / double(published);
-        QVERIFY2(rel <= publishedTol + 1e-12, qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
+        QVERIFY2(rel <= publishedTol + 1e-12,
+                 qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
     }
 
     // The import becomes a scenario file that reads back to the same model.
@@ -233,13 +239,13 @@ private Q_SLOTS:
 
     void importKeepsTheSetupAndRecordsDtype()
     {
-        Scenario base = testdata::preset("deepseek-v3");  // ep 64 on 2048 H800s
+        Scenario base = testdata::preset("deepseek-v3"); // ep 64 on 2048 H800s
         const HfImport imp = importFile("Llama-3.1-8B.json");
         const Scenario s = scenarioWithHfModel(base, imp, "Llama-3.1-8B");
         QCOMPARE(s.hardware.gpus, base.hardware.gpus);
         QCOMPARE(QString::fromStdString(s.hardware.gpu), QStringLiteral("H800"));
         QCOMPARE(s.training.seqLen, base.training.seqLen);
-        QCOMPARE(s.hardware.ep, qint64(1));  // a dense model has no experts to spread
+        QCOMPARE(s.hardware.ep, qint64(1)); // a dense model has no experts to spread
         QCOMPARE(QString::fromStdString(s.name), QStringLiteral("Llama-3.1-8B"));
         QCOMPARE(QString::fromStdString(s.id), QStringLiteral("llama-3.1-8b"));
         QVERIFY(QString::fromStdString(s.description).contains(QLatin1String("torch_dtype bfloat16")));
@@ -252,7 +258,7 @@ private Q_SLOTS:
     void newArchitectureFieldsCount_data()
     {
         QTest::addColumn<QString>("fields");
-        QTest::addColumn<qint64>("extra");  // over the same block without them
+        QTest::addColumn<qint64>("extra"); // over the same block without them
         // Base block: 1 layer, h=64, 4 heads of 16, SwiGLU 128, vocab 100, untied, RMSNorm.
         QTest::newRow("qkv-only bias adds q+k+v = 192") << R"("attention_bias": "qkv")" << qint64(192);
         QTest::newRow("all attention biases add q+k+v+o = 256") << R"("attention_bias": "all")" << qint64(256);
@@ -282,8 +288,8 @@ private Q_SLOTS:
         const auto count = [](const char* more) {
             const std::string text = std::string(R"({"schema": "trainmem/scenario@1", "model": {"architecture":
                 {"layers": 2, "hidden": 64, "heads": 4, "ffn": 128, "vocab": 100,
-                 "moe": {"experts": 8, "active_experts": 2, "expert_ffn": 32, "shared_experts": 1)")
-                                     + more + "}}}}";
+                 "moe": {"experts": 8, "active_experts": 2, "expert_ffn": 32, "shared_experts": 1)") +
+                                     more + "}}}}";
             const ScenarioParse p = parseScenario(text, "t.json");
             if (!p.ok())
                 qFatal("%s", p.errors.front().toString().c_str());
@@ -308,9 +314,11 @@ private Q_SLOTS:
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
             << R"({"model_type": "bert", "hidden_size": 768})"
-            << QStringLiteral("config.json: /model_type: unsupported model type \"bert\" (supported: %1)").arg(supported);
-        QTest::newRow("missing model_type") << R"({"hidden_size": 768})"
-                                            << QStringLiteral("config.json: /model_type: is required (supported: %1)").arg(supported);
+            << QStringLiteral("config.json: /model_type: unsupported model type \"bert\" (supported: %1)")
+                   .arg(supported);
+        QTest::newRow("missing model_type")
+            << R"({"hidden_size": 768})"
+            << QStringLiteral("config.json: /model_type: is required (supported: %1)").arg(supported);
         QTest::newRow("kv heads as a string are named by their path")
             << QStringLiteral(R"({%1, "num_attention_heads": 32, "num_key_value_heads": "8"})").arg(llama)
             << QStringLiteral("config.json: /num_key_value_heads: must be a positive integer, got \"8\"");
@@ -319,7 +327,8 @@ private Q_SLOTS:
             << QStringLiteral("config.json: /hidden_size: is required");
         QTest::newRow("heads that do not divide the hidden size are refused with the numbers")
             << QStringLiteral(R"({%1, "num_attention_heads": 30})").arg(llama)
-            << QStringLiteral("config.json: /num_attention_heads: must divide hidden_size (4096) when there is no head_dim, got 30");
+            << QStringLiteral("config.json: /num_attention_heads: must divide hidden_size (4096) when there is no "
+                              "head_dim, got 30");
         QTest::newRow("kv heads must divide the heads")
             << QStringLiteral(R"({%1, "num_attention_heads": 32, "num_key_value_heads": 5})").arg(llama)
             << QStringLiteral("config.json: /num_key_value_heads: must divide num_attention_heads (32), got 5");
@@ -340,8 +349,8 @@ private Q_SLOTS:
         QTest::newRow("a model_type nested 300000 deep is described, not a stack overflow")
             << "{\"model_type\": " + QString(300000, '[') + QString(300000, ']') + "}"
             << "config.json: /model_type: must be a string, got " + QString(37, '[') + "...";
-        QTest::newRow("a JSON array is not a config") << "[1, 2]"
-                                                      << QStringLiteral("config.json: must be a JSON object (a Hugging Face config.json), got [1,2]");
+        QTest::newRow("a JSON array is not a config")
+            << "[1, 2]" << QStringLiteral("config.json: must be a JSON object (a Hugging Face config.json), got [1,2]");
     }
     void badInput()
     {
@@ -364,7 +373,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("extra");
         QTest::addColumn<qint64>("denseLayers");
         QTest::newRow("every layer sparse by default") << QString() << qint64(0);
-        QTest::newRow("decoder_sparse_step 2: layers 0 and 2 of 4 dense") << R"(, "decoder_sparse_step": 2)" << qint64(2);
+        QTest::newRow("decoder_sparse_step 2: layers 0 and 2 of 4 dense")
+            << R"(, "decoder_sparse_step": 2)" << qint64(2);
         QTest::newRow("mlp_only_layers [0, 3] dense") << R"(, "mlp_only_layers": [0, 3])" << qint64(2);
         QTest::newRow("step 2 and mlp_only_layers [1]: layers 0, 1, 2 dense")
             << R"(, "decoder_sparse_step": 2, "mlp_only_layers": [1])" << qint64(3);
@@ -375,8 +385,8 @@ private Q_SLOTS:
         QFETCH(qint64, denseLayers);
         const std::string text = R"({"model_type": "qwen3_moe", "hidden_size": 256, "num_hidden_layers": 4,
             "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 1000,
-            "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 64)"
-                                 + extra.toStdString() + "}";
+            "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 64)" +
+                                 extra.toStdString() + "}";
         const HfImport imp = parseHfConfig(text, "config.json");
         QVERIFY(imp.ok());
         QCOMPARE(imp.architecture.moe.denseLayers, denseLayers);

@@ -27,7 +27,7 @@ const LadderRung* rung(const std::vector<LadderRung>& rs, LadderCut c)
     return nullptr;
 }
 
-}  // namespace
+} // namespace
 
 class TestLadder : public QObject
 {

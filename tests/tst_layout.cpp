@@ -14,7 +14,7 @@ using namespace trainmem;
 class TestLayout : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     // validateScenario() refuses layouts a framework cannot run (Megatron-LM's arguments.py asserts
     // the same divisibility: num_experts % ep, world % (etp·ep·pp), and a stage needs a layer).
     void badLayoutsAreRefused_data()
@@ -36,7 +36,8 @@ private slots:
         // 12 GPUs, tp 1, pp 1: 12 % 8 ≠ 0, so the expert grid 1·8·1 does not tile the GPUs.
         QTest::newRow("mixtral ep 8 on 12 GPUs: the expert grid does not divide them")
             << "mixtral-8x7b" << qint64(12) << qint64(1) << qint64(1) << qint64(8) << "/hardware/ep"
-            << "must divide gpus/(etp·pp) = 12/1 = 12 (the expert grid etp·ep·pp = 8 must divide the GPUs; etp is tp unless set), got 8";
+            << "must divide gpus/(etp·pp) = 12/1 = 12 (the expert grid etp·ep·pp = 8 must divide the GPUs; etp is tp "
+               "unless set), got 8";
         // presets/llama3-8b.json: 32 layers (meta-llama/Meta-Llama-3-8B num_hidden_layers 32).
         QTest::newRow("llama3-8b pp 64 > its 32 layers (the issue's case)")
             << "llama3-8b" << qint64(64) << qint64(1) << qint64(64) << qint64(1) << "/hardware/pp"
@@ -71,7 +72,7 @@ private slots:
         QCOMPARE(b.layout.pp, fixed.hardware.pp);
         QCOMPARE(b.layout.ep, fixed.hardware.ep);
         QCOMPARE(b.layout.tp * b.layout.pp * b.layout.dp, b.layout.gpus);
-        QVERIFY(!b.warnings.empty());  // and says what it changed
+        QVERIFY(!b.warnings.empty()); // and says what it changed
     }
 
     // withValidLayout() keeps each degree's largest divisor that is valid.
@@ -84,15 +85,19 @@ private slots:
         QTest::addColumn<qint64>("wantPp");
         QTest::addColumn<qint64>("wantEp");
         // 32 layers: pp 64 on 64 GPUs becomes 32, the largest divisor of 64 that is ≤ 32.
-        QTest::newRow("llama3-8b pp 64 -> 32") << "llama3-8b" << qint64(64) << qint64(64) << qint64(1) << qint64(32) << qint64(1);
+        QTest::newRow("llama3-8b pp 64 -> 32")
+            << "llama3-8b" << qint64(64) << qint64(64) << qint64(1) << qint64(32) << qint64(1);
         // 8 experts: ep 16 -> gcd(16, 8, 64) = 8.
-        QTest::newRow("mixtral ep 16 -> 8") << "mixtral-8x7b" << qint64(64) << qint64(1) << qint64(16) << qint64(1) << qint64(8);
+        QTest::newRow("mixtral ep 16 -> 8")
+            << "mixtral-8x7b" << qint64(64) << qint64(1) << qint64(16) << qint64(1) << qint64(8);
         // 12 GPUs: ep 8 -> gcd(8, 8, 12) = 4.
-        QTest::newRow("mixtral ep 8 on 12 GPUs -> 4") << "mixtral-8x7b" << qint64(12) << qint64(1) << qint64(8) << qint64(1) << qint64(4);
+        QTest::newRow("mixtral ep 8 on 12 GPUs -> 4")
+            << "mixtral-8x7b" << qint64(12) << qint64(1) << qint64(8) << qint64(1) << qint64(4);
         // DeepSeek-V3: 61 layers, 256 experts. pp 16 on 48 GPUs -> gcd 16 = 16, ep 64 -> gcd(64, 256, 3) = 1.
         QTest::newRow("deepseek-v3 pp 16 ep 64 on 48 GPUs -> pp 16, ep 1")
             << "deepseek-v3" << qint64(48) << qint64(16) << qint64(64) << qint64(16) << qint64(1);
-        QTest::newRow("a dense model's ep -> 1") << "llama3-8b" << qint64(8) << qint64(1) << qint64(8) << qint64(1) << qint64(1);
+        QTest::newRow("a dense model's ep -> 1")
+            << "llama3-8b" << qint64(8) << qint64(1) << qint64(8) << qint64(1) << qint64(1);
     }
     void validLayoutKeepsTheLargestDivisor()
     {
@@ -128,7 +133,7 @@ private slots:
         QCOMPARE(p["tp"].get<int64_t>(), int64_t(4));
         QCOMPARE(p["pp"].get<int64_t>(), int64_t(1));
         QCOMPARE(p["data_parallel"].get<int64_t>(), int64_t(1));
-        QVERIFY(b.warnings.empty());  // a documented default, not an adjustment
+        QVERIFY(b.warnings.empty()); // a documented default, not an adjustment
     }
 
     // Every preset, on every GPU count, under every layout withValidLayout() makes: tp·pp·dp = gpus
@@ -163,7 +168,7 @@ private slots:
         Scenario s = testdata::preset("llama2-7b");
         s.hardware.gpus = 8;
         s.hardware.pp = 8;
-        s.training.gradAccum = 8;  // m ≥ p: 1F1B's stages hold p − i micro-batches (see microBatchesInFlight)
+        s.training.gradAccum = 8; // m ≥ p: 1F1B's stages hold p − i micro-batches (see microBatchesInFlight)
         QVERIFY(validateScenario(s, "").empty());
         const Breakdown b = account(s, testdata::gpu("H100"));
         QCOMPARE(b.stages.size(), size_t(3));
@@ -187,7 +192,7 @@ private slots:
         testdata::compareBytes(m.bytes.activations, 4 * 7 * perLayer);
         testdata::compareBytes(l.bytes.activations, 4 * 1 * perLayer);
         QCOMPARE(f.bytes.logits, 0.0);
-        testdata::compareBytes(l.bytes.logits, sb * 32000 * (2 + 4));  // s·b·V·(e + 4 B)
+        testdata::compareBytes(l.bytes.logits, sb * 32000 * (2 + 4)); // s·b·V·(e + 4 B)
         // The first stage is the busiest: 16 B × 940,605,952 + 32 layer-tapes against the last's
         // 16 B × 940,605,952 + 4 tapes + 786 MB of logits. perGpu is that stage.
         QCOMPARE(b.busiestStage, size_t(0));
@@ -263,19 +268,23 @@ private slots:
         QCOMPARE(gradAccumForGlobalBatch(s, 64, nullptr), std::optional<int64_t>(4));
         std::string why;
         QCOMPARE(gradAccumForGlobalBatch(s, 100, &why), std::optional<int64_t>());
-        QCOMPARE(QString::fromStdString(why), QStringLiteral("must be a multiple of micro_batch × data parallel = 2 × 8 = 16, got 100"));
+        QCOMPARE(QString::fromStdString(why),
+                 QStringLiteral("must be a multiple of micro_batch × data parallel = 2 × 8 = 16, got 100"));
         // The scenario file's global_batch does the same.
         const ScenarioParse p = parseScenario(
             R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {"micro_batch": 2, "global_batch": 64},
-                "hardware": {"gpus": 64, "pp": 8}})", "g.json");
+                "hardware": {"gpus": 64, "pp": 8}})",
+            "g.json");
         QVERIFY2(p.ok(), p.ok() ? "" : p.errors.front().toString().c_str());
         QCOMPARE(p.scenario.training.gradAccum, int64_t(4));
         const ScenarioParse bad = parseScenario(
             R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {"micro_batch": 2, "global_batch": 100},
-                "hardware": {"gpus": 64, "pp": 8}})", "g.json");
+                "hardware": {"gpus": 64, "pp": 8}})",
+            "g.json");
         QVERIFY(!bad.ok());
         QCOMPARE(QString::fromStdString(bad.errors.front().toString()),
-                 QStringLiteral("g.json: /training/global_batch: must be a multiple of micro_batch × data parallel = 2 × 8 = 16, got 100"));
+                 QStringLiteral("g.json: /training/global_batch: must be a multiple of micro_batch × data parallel = 2 "
+                                "× 8 = 16, got 100"));
     }
 
     void badVirtualPipelines_data()
@@ -283,10 +292,12 @@ private slots:
         QTest::addColumn<qint64>("pp");
         QTest::addColumn<qint64>("vpp");
         QTest::addColumn<QString>("message");
-        QTest::newRow("vpp without a pipeline") << qint64(1) << qint64(2)
+        QTest::newRow("vpp without a pipeline")
+            << qint64(1) << qint64(2)
             << "must be 1 without pipeline parallelism (pp 1): the interleaved schedule splits pipeline stages, got 2";
         // llama2-7b has 32 layers: 8 stages × 8 virtual stages would need 64.
-        QTest::newRow("pp·vpp above the layers") << qint64(8) << qint64(8)
+        QTest::newRow("pp·vpp above the layers")
+            << qint64(8) << qint64(8)
             << "pp·vpp = 8·8 = 64 must not exceed the model's 32 layers (a virtual stage holds at least one), got 8";
     }
     void badVirtualPipelines()
@@ -337,7 +348,7 @@ private slots:
         const Breakdown b = account(s, testdata::gpu("H100"));
         QCOMPARE(b.model.params.routedExperts, int64_t(45'097'156'608));
         QCOMPARE(b.layout.dpExpert, edp);
-        const double dense = 1'605'636'096.0 / 8;  // ÷ tp: 200,704,512
+        const double dense = 1'605'636'096.0 / 8; // ÷ tp: 200,704,512
         // bf16-mixed AdamW: weights and gradients 2 B each on every held parameter; master 4 B and
         // moments 8 B sharded by ZeRO-1 over dp 8 (dense) and EDP (experts).
         testdata::compareBytes(b.perGpu.weights, 2 * (dense + expertsHeld));
@@ -371,13 +382,16 @@ private slots:
         QTest::addColumn<qint64>("ep");
         QTest::addColumn<QString>("path");
         QTest::addColumn<QString>("message");
-        QTest::newRow("etp on a dense model") << "llama3-8b" << qint64(2) << qint64(1) << "/hardware/expert_tensor_parallel"
-                                              << "must not be set: the model has no mixture-of-experts layers, got 2";
-        QTest::newRow("etp 3 does not divide 64 GPUs") << "mixtral-8x7b" << qint64(3) << qint64(1)
-                                                       << "/hardware/expert_tensor_parallel" << "must divide gpus/pp = 64/1 = 64, got 3";
+        QTest::newRow("etp on a dense model")
+            << "llama3-8b" << qint64(2) << qint64(1) << "/hardware/expert_tensor_parallel"
+            << "must not be set: the model has no mixture-of-experts layers, got 2";
+        QTest::newRow("etp 3 does not divide 64 GPUs")
+            << "mixtral-8x7b" << qint64(3) << qint64(1) << "/hardware/expert_tensor_parallel"
+            << "must divide gpus/pp = 64/1 = 64, got 3";
         // etp 16 · ep 8 = 128 > 64 GPUs.
         QTest::newRow("etp·ep·pp above the GPUs") << "mixtral-8x7b" << qint64(16) << qint64(8) << "/hardware/ep"
-            << "must divide gpus/(etp·pp) = 64/16 = 4 (the expert grid etp·ep·pp = 128 must divide the GPUs; etp is tp unless set), got 8";
+                                                  << "must divide gpus/(etp·pp) = 64/16 = 4 (the expert grid etp·ep·pp "
+                                                     "= 128 must divide the GPUs; etp is tp unless set), got 8";
     }
     void badExpertTensorParallel()
     {

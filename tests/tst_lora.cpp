@@ -15,7 +15,8 @@ using namespace trainmem;
 
 namespace {
 
-Scenario fineTuned(const std::string& preset, FineTune f, LoraTargets targets = LoraTargets::Attention, int64_t rank = 16)
+Scenario fineTuned(const std::string& preset, FineTune f, LoraTargets targets = LoraTargets::Attention,
+                   int64_t rank = 16)
 {
     Scenario s = testdata::preset(preset);
     s.training.fineTune = f;
@@ -29,12 +30,12 @@ constexpr double kLlama2Params = 6738415616;
 // Its linear weights, per layer q, k, v, o (4·h²) and gate, up, down (3·h·f).
 constexpr double kLlama2Linears = 32.0 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008);
 
-}  // namespace
+} // namespace
 
 class TestLora : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void adapterCounts_data()
     {
         QTest::addColumn<QString>("preset");
@@ -47,21 +48,22 @@ private slots:
         // Linear in r: 4 × the r = 16 count.
         QTest::newRow("Llama-2-7B attn r=64 is 4x r=16") << "llama2-7b" << 0 << 64 << qint64(4 * 16777216);
         // Llama 3 8B, grouped-query attention: k and v project 4096 -> 1024 (8 heads of 128).
-        QTest::newRow("Llama-3-8B attn r=16 with GQA") << "llama3-8b" << 0 << 16
-                                                      << qint64(16LL * 32 * ((4096 + 4096) + (4096 + 1024) * 2 + (4096 + 4096)));
+        QTest::newRow("Llama-3-8B attn r=16 with GQA")
+            << "llama3-8b" << 0 << 16 << qint64(16LL * 32 * ((4096 + 4096) + (4096 + 1024) * 2 + (4096 + 4096)));
         QTest::newRow("Llama-3-8B all r=16 adds gate, up, down (f 14336)")
             << "llama3-8b" << 1 << 16
             << qint64(16LL * 32 * ((4096 + 4096) + (4096 + 1024) * 2 + (4096 + 4096)) + 16LL * 32 * 3 * (4096 + 14336));
         // Mixtral 8x7B: the same attention as Llama 3 8B; every one of the 8 experts' w1, w2, w3 (f 14336).
         QTest::newRow("Mixtral-8x7B all r=16 adapts every expert")
             << "mixtral-8x7b" << 1 << 16
-            << qint64(16LL * 32 * ((4096 + 4096) + (4096 + 1024) * 2 + (4096 + 4096)) + 16LL * 32 * 8 * 3 * (4096 + 14336));
+            << qint64(16LL * 32 * ((4096 + 4096) + (4096 + 1024) * 2 + (4096 + 4096)) +
+                      16LL * 32 * 8 * 3 * (4096 + 14336));
         // DeepSeek-V3 MLA (h 7168, 128 heads, q rank 1536, kv rank 512, rope 64, nope 128, v 128, 61 layers):
         // q_a 7168->1536, q_b 1536->128·192, kv_a 7168->576, kv_b 512->128·256, o 128·128->7168.
         QTest::newRow("DeepSeek-V3 attn r=16 adapts MLA's five projections")
             << "deepseek-v3" << 0 << 16
-            << qint64(16LL * 61
-                      * ((7168 + 1536) + (1536 + 128 * 192) + (7168 + 576) + (512 + 128 * 256) + (128 * 128 + 7168)));
+            << qint64(16LL * 61 *
+                      ((7168 + 1536) + (1536 + 128 * 192) + (7168 + 576) + (512 + 128 * 256) + (128 * 128 + 7168)));
     }
     void adapterCounts()
     {
@@ -127,7 +129,7 @@ private slots:
         testdata::compareBytes(b.perGpu.weights, kLlama2Linears * nf4 + (kLlama2Params - kLlama2Linears) * 2);
         QCOMPARE(b.perGpu.adapters, 39976960.0 * 16);
         QCOMPARE(b.perGpu.gradients + b.perGpu.master + b.perGpu.optimizer, 0.0);
-        QCOMPARE(b.modelStateBytes, b.perGpu.weights + b.perGpu.adapters);  // one GPU: the whole model
+        QCOMPARE(b.modelStateBytes, b.perGpu.weights + b.perGpu.adapters); // one GPU: the whole model
     }
 
     // ZeRO shards the adapters' parts from their stages on (weights 3, gradients 2, master and optimizer 1).
@@ -214,7 +216,8 @@ private slots:
         const Explanation w = explainSegment(SegmentKind::Weights, s, b);
         QCOMPARE(w.value, b.perGpu.weights);
         QCOMPARE(QString::fromStdString(w.title), QStringLiteral("Base weights (frozen, 4-bit NF4) per GPU"));
-        QVERIFY2(QString::fromStdString(w.formula).contains(QStringLiteral("(4 + 8/B₁ + 32/(B₁·B₂))/8")), w.formula.c_str());
+        QVERIFY2(QString::fromStdString(w.formula).contains(QStringLiteral("(4 + 8/B₁ + 32/(B₁·B₂))/8")),
+                 w.formula.c_str());
         QVERIFY2(QString::fromStdString(w.substituted).contains(QStringLiteral("(4 + 8/64 + 32/(64·256))/8")),
                  w.substituted.c_str());
         QCOMPARE(std::string(termName(SegmentKind::Weights, s)), std::string("Base weights (frozen)"));
@@ -237,7 +240,7 @@ private slots:
         QCOMPARE(st->highlight.bytes, st->breakdown.perGpu.total());
         const Scenario full = testdata::preset("llama3-70b");
         const Breakdown fullB = account(full, st->gpu);
-        QCOMPARE(fullB.modelStateBytes, 70553706496.0 * 16);  // 1.13 TB
+        QCOMPARE(fullB.modelStateBytes, 70553706496.0 * 16); // 1.13 TB
         QVERIFY(fullB.modelStateBytes > 1.1e12);
         // The NF4 base alone: 80 layers of q, o (8192²), k, v (8192·1024), gate, up, down (8192·28672).
         const double linears = 80.0 * (2.0 * 8192 * 8192 + 2.0 * 8192 * 1024 + 3.0 * 8192 * 28672);
@@ -272,14 +275,17 @@ private slots:
                                          << "bad.json: /training/lora_rank: must be between 1 and 4096, got 5000";
         QTest::newRow("unknown target") << R"("finetune": "lora", "lora_targets": "mlp")"
                                         << R"(bad.json: /training/lora_targets: must be one of attn|all, got "mlp")";
-        QTest::newRow("unknown method") << R"("finetune": "dora")"
-                                        << R"(bad.json: /training/finetune: must be one of full|lora|qlora, got "dora")";
+        QTest::newRow("unknown method")
+            << R"("finetune": "dora")"
+            << R"(bad.json: /training/finetune: must be one of full|lora|qlora, got "dora")";
     }
     void badScenarioFields()
     {
         QFETCH(QString, training);
         QFETCH(QString, message);
-        const QString text = QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {%1}})").arg(training);
+        const QString text =
+            QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {%1}})")
+                .arg(training);
         const ScenarioParse p = parseScenario(text.toStdString(), "bad.json");
         QVERIFY(!p.ok());
         QCOMPARE(QString::fromStdString(p.errors.front().toString()), message);

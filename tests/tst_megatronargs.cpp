@@ -9,7 +9,8 @@
 using namespace trainmem;
 
 namespace {
-constexpr const char* kSmall = "--num-layers 2 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --vocab-size 50257";
+constexpr const char* kSmall =
+    "--num-layers 2 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --vocab-size 50257";
 }
 
 class TestMegatronArgs : public QObject
@@ -35,7 +36,7 @@ void TestMegatronArgs::megatronDefaults()
     const MegatronParse p = parseMegatronArgs(kSmall);
     QVERIFY(p.ok());
     const MegatronArgs& a = p.args;
-    QCOMPARE(a.ffn(), qint64(4096));              // 4 · hidden
+    QCOMPARE(a.ffn(), qint64(4096));               // 4 · hidden
     QCOMPARE(a.kvChannelsOrDefault(), qint64(64)); // hidden / heads
     QCOMPARE(a.queryGroups(), qint64(16));         // heads without --group-query-attention
     QCOMPARE(a.paddedVocab(), qint64(50304));      // ⌈50257 / 128⌉ · 128
@@ -45,12 +46,12 @@ void TestMegatronArgs::megatronDefaults()
     QVERIFY(!a.untieEmbeddingsAndOutputWeights);
     QCOMPARE(a.positionEmbeddingType, std::string("learned_absolute"));
     QCOMPARE(a.moeRouterTopk, qint64(2));
-    QCOMPARE(a.kvLoraRank, qint64(32));            // _add_mla_args defaults
+    QCOMPARE(a.kvLoraRank, qint64(32)); // _add_mla_args defaults
     QCOMPARE(a.qkHeadDim, qint64(128));
     QCOMPARE(a.qkPosEmbHeadDim, qint64(64));
     QCOMPARE(a.vHeadDim, qint64(128));
-    QCOMPARE(a.worldSize, qint64(1));              // one replica: tp·pp·cp
-    QCOMPARE(a.numMicrobatches(), qint64(1));      // global batch = micro · dp
+    QCOMPARE(a.worldSize, qint64(1));         // one replica: tp·pp·cp
+    QCOMPARE(a.numMicrobatches(), qint64(1)); // global batch = micro · dp
     QVERIFY(!a.recomputeGranularity);
     QVERIFY(!a.virtualPipeline());
 }
@@ -62,15 +63,20 @@ void TestMegatronArgs::derivedValues_data()
     QTest::addColumn<qint64>("value");
     // int((4·4096·2/3)/64)·64 = int(170.67)·64 = 10880.
     QTest::newRow("SwiGLU default FFN is 2/3 of 4h, down to 64")
-        << "--hidden-size 4096 --num-attention-heads 32 --swiglu" << "ffn" << qint64(10880);
-    QTest::newRow("vocabulary padded to 128 · tp") << "--tensor-model-parallel-size 8 --gpus 8" << "vocab" << qint64(51200);
-    QTest::newRow("make-vocab-size-divisible-by") << "--make-vocab-size-divisible-by 64" << "vocab" << qint64(50304);
-    QTest::newRow("expert tensor parallel defaults to tp") << "--tensor-model-parallel-size 4 --gpus 4" << "etp" << qint64(4);
-    QTest::newRow("expert tensor parallel given") << "--tensor-model-parallel-size 4 --expert-tensor-parallel-size 1 --gpus 4"
-                                                  << "etp" << qint64(1);
+        << "--hidden-size 4096 --num-attention-heads 32 --swiglu"
+        << "ffn" << qint64(10880);
+    QTest::newRow("vocabulary padded to 128 · tp") << "--tensor-model-parallel-size 8 --gpus 8"
+                                                   << "vocab" << qint64(51200);
+    QTest::newRow("make-vocab-size-divisible-by") << "--make-vocab-size-divisible-by 64"
+                                                  << "vocab" << qint64(50304);
+    QTest::newRow("expert tensor parallel defaults to tp") << "--tensor-model-parallel-size 4 --gpus 4"
+                                                           << "etp" << qint64(4);
+    QTest::newRow("expert tensor parallel given")
+        << "--tensor-model-parallel-size 4 --expert-tensor-parallel-size 1 --gpus 4"
+        << "etp" << qint64(1);
     QTest::newRow("data parallel = world / (tp · pp · cp)")
-        << "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --context-parallel-size 2 --gpus 64" << "dp"
-        << qint64(8);
+        << "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --context-parallel-size 2 --gpus 64"
+        << "dp" << qint64(8);
     QTest::newRow("micro-batches = global / (micro · dp)") << "--micro-batch-size 2 --global-batch-size 64 --gpus 4"
                                                            << "nmb" << qint64(8);
     QTest::newRow("virtual stages from layers per virtual stage")
@@ -79,7 +85,8 @@ void TestMegatronArgs::derivedValues_data()
     QTest::newRow("one virtual stage per rank is no interleaving")
         << "--num-layers 96 --pipeline-model-parallel-size 16 --num-layers-per-virtual-pipeline-stage 6 --gpus 16"
         << "vpp" << qint64(0);
-    QTest::newRow("kv-channels given") << "--kv-channels 128" << "kv" << qint64(128);
+    QTest::newRow("kv-channels given") << "--kv-channels 128"
+                                       << "kv" << qint64(128);
 }
 
 void TestMegatronArgs::derivedValues()
@@ -90,17 +97,21 @@ void TestMegatronArgs::derivedValues()
     const MegatronParse p = parseMegatronArgs(std::string(kSmall) + " " + extra.toStdString());
     QVERIFY2(p.ok(), p.ok() ? "" : p.errors.front().toString().c_str());
     const MegatronArgs& a = p.args;
-    const qint64 got = what == "ffn" ? a.ffn() : what == "vocab" ? a.paddedVocab() : what == "etp" ? a.expertTensorParallel()
-                       : what == "dp" ? a.dataParallel() : what == "nmb" ? a.numMicrobatches()
-                       : what == "vpp" ? a.virtualPipeline().value_or(0) : a.kvChannelsOrDefault();
+    const qint64 got = what == "ffn"     ? a.ffn()
+                       : what == "vocab" ? a.paddedVocab()
+                       : what == "etp"   ? a.expertTensorParallel()
+                       : what == "dp"    ? a.dataParallel()
+                       : what == "nmb"   ? a.numMicrobatches()
+                       : what == "vpp"   ? a.virtualPipeline().value_or(0)
+                                         : a.kvChannelsOrDefault();
     QCOMPARE(got, value);
 }
 
 void TestMegatronArgs::torchrunLineGivesTheGpuCount()
 {
     const MegatronParse p = parseMegatronArgs(
-        "torchrun --nproc_per_node=8 --nnodes 4 --node_rank 0 --master_addr localhost pretrain_gpt.py " + std::string(kSmall)
-        + " --tensor-model-parallel-size 8");
+        "torchrun --nproc_per_node=8 --nnodes 4 --node_rank 0 --master_addr localhost pretrain_gpt.py " +
+        std::string(kSmall) + " --tensor-model-parallel-size 8");
     QVERIFY(p.ok());
     QCOMPARE(p.args.worldSize, qint64(32));
     QCOMPARE(p.args.gpusPerNode, qint64(8));
@@ -144,8 +155,8 @@ torchrun --nproc_per_node $GPUS_PER_NODE --nnodes ${NUM_NODES} pretrain_gpt.py \
 
 void TestMegatronArgs::ignoredFlagsAreListed()
 {
-    const MegatronParse p = parseMegatronArgs(std::string(kSmall)
-                                              + " --lr 3e-4 --use-flash-attn --data-path /data/x --min-lr -1 --bf16");
+    const MegatronParse p =
+        parseMegatronArgs(std::string(kSmall) + " --lr 3e-4 --use-flash-attn --data-path /data/x --min-lr -1 --bf16");
     QVERIFY(p.ok());
     const std::vector<std::string> expected = {"--lr 3e-4", "--use-flash-attn", "--data-path /data/x", "--min-lr -1"};
     QCOMPARE(p.ignored, expected);
@@ -155,27 +166,50 @@ void TestMegatronArgs::ignoredFlagsAreListed()
 void TestMegatronArgs::layerPattern_data()
 {
     QTest::addColumn<QString>("expr");
-    QTest::addColumn<QString>("expected");  // the list, as digits
+    QTest::addColumn<QString>("expected"); // the list, as digits
     QTest::addColumn<QString>("error");
     // The examples of moe_freq_type's docstring in arguments.py.
-    QTest::newRow("([1]*3+[0]*1)*3") << "([1]*3+[0]*1)*3" << "111011101110" << "";
-    QTest::newRow("([1]*3+[0]*2)*2") << "([1]*3+[0]*2)*2" << "1110011100" << "";
-    QTest::newRow("([0]+[1]*23)") << "([0]+[1]*23)" << "0" + QString(23, '1') << "";
-    QTest::newRow("DeepSeek-V3 ([0]*3+[1]*58)") << "([0]*3+[1]*58)" << "000" + QString(58, '1') << "";
-    QTest::newRow("explicit list with spaces") << "[0, 1, 1 ,0]" << "0110" << "";
-    QTest::newRow("int times list") << "2*[1,0]" << "1010" << "";
-    QTest::newRow("entry not 0 or 1") << "[2]*4" << "" << "layer pattern entries must be 0 or 1, got 2 at character 3";
-    QTest::newRow("list plus number") << "[0]+1" << "" << "cannot add a list and a number at character 6";
-    QTest::newRow("missing bracket") << "([0]*3" << "" << "missing \")\" at character 7";
-    QTest::newRow("not a list") << "3*4" << "" << "is not a list at character 4";
-    QTest::newRow("too long") << "[1]*1000000" << "" << "list longer than 100000 at character 12";
+    QTest::newRow("([1]*3+[0]*1)*3") << "([1]*3+[0]*1)*3"
+                                     << "111011101110"
+                                     << "";
+    QTest::newRow("([1]*3+[0]*2)*2") << "([1]*3+[0]*2)*2"
+                                     << "1110011100"
+                                     << "";
+    QTest::newRow("([0]+[1]*23)") << "([0]+[1]*23)"
+                                  << "0" + QString(23, '1') << "";
+    QTest::newRow("DeepSeek-V3 ([0]*3+[1]*58)") << "([0]*3+[1]*58)"
+                                                << "000" + QString(58, '1') << "";
+    QTest::newRow("explicit list with spaces") << "[0, 1, 1 ,0]"
+                                               << "0110"
+                                               << "";
+    QTest::newRow("int times list") << "2*[1,0]"
+                                    << "1010"
+                                    << "";
+    QTest::newRow("entry not 0 or 1") << "[2]*4"
+                                      << ""
+                                      << "layer pattern entries must be 0 or 1, got 2 at character 3";
+    QTest::newRow("list plus number") << "[0]+1"
+                                      << ""
+                                      << "cannot add a list and a number at character 6";
+    QTest::newRow("missing bracket") << "([0]*3"
+                                     << ""
+                                     << "missing \")\" at character 7";
+    QTest::newRow("not a list") << "3*4"
+                                << ""
+                                << "is not a list at character 4";
+    QTest::newRow("too long") << "[1]*1000000"
+                              << ""
+                              << "list longer than 100000 at character 12";
     // Python: [] * n == [] for any n. The repetition loop used to run n times over nothing
     // (two 10^9 loops here: a frozen window).
-    QTest::newRow("empty list times 10^9 is empty at once (hang)") << "[]*999999999*999999999+[0,1]" << "01" << "";
+    QTest::newRow("empty list times 10^9 is empty at once (hang)") << "[]*999999999*999999999+[0,1]"
+                                                                   << "01"
+                                                                   << "";
     // Each bracket was a recursion level: 200000 of them overflowed the stack. The 101st is refused
     // (the limit is 100 levels, the 101st "(" is character 101).
     QTest::newRow("brackets nested 200000 deep are refused, not a stack overflow")
-        << QString(200000, '(') + "[0]" + QString(200000, ')') << "" << "brackets nested deeper than 100 at character 101";
+        << QString(200000, '(') + "[0]" + QString(200000, ')') << ""
+        << "brackets nested deeper than 100 at character 101";
     // Each "*1" copied the 100000-entry list again: a megabyte of them was 5·10^10 copies. The work is
     // limited to 10^7 entries: 10^5 for [0]*100000, 10^5 per "*1", so the 100th "*1" passes it; it
     // ends at character 10 + 2·100 = 210, the next is 211.
@@ -183,8 +217,10 @@ void TestMegatronArgs::layerPattern_data()
     for (int k = 0; k < 200; ++k)
         repeated += "*1";
     QTest::newRow("a long chain of *1 is refused, not a freeze (quadratic copying)")
-        << repeated << "" << "expression builds more than 10000000 list entries in all at character 211";
-    QTest::newRow("brackets nested 100 deep still read") << QString(99, '(') + "[0,1]" + QString(99, ')') << "01" << "";
+        << repeated << ""
+        << "expression builds more than 10000000 list entries in all at character 211";
+    QTest::newRow("brackets nested 100 deep still read") << QString(99, '(') + "[0,1]" + QString(99, ')') << "01"
+                                                         << "";
 }
 
 void TestMegatronArgs::layerPattern()
@@ -205,50 +241,66 @@ void TestMegatronArgs::badInputNamesTheFlag_data()
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("error");
     const QString base = QString::fromLatin1(kSmall) + ' ';
-    QTest::newRow("not an integer") << base + "--num-layers abc" << "--megatron-args: --num-layers: must be an integer, got \"abc\"";
-    QTest::newRow("unset shell variable")
-        << base + "--micro-batch-size $MBS"
-        << "--megatron-args: --micro-batch-size: must be an integer, got \"$MBS\" (a shell variable the pasted text does not set)";
-    QTest::newRow("zero layers") << base + "--num-layers 0" << "--megatron-args: --num-layers: must be between 1 and 10000, got 0";
-    QTest::newRow("unknown normalization") << base + "--normalization BatchNorm"
-                                           << "--megatron-args: --normalization: must be LayerNorm or RMSNorm, got \"BatchNorm\"";
+    QTest::newRow("not an integer") << base + "--num-layers abc"
+                                    << "--megatron-args: --num-layers: must be an integer, got \"abc\"";
+    QTest::newRow("unset shell variable") << base + "--micro-batch-size $MBS"
+                                          << "--megatron-args: --micro-batch-size: must be an integer, got \"$MBS\" (a "
+                                             "shell variable the pasted text does not set)";
+    QTest::newRow("zero layers") << base + "--num-layers 0"
+                                 << "--megatron-args: --num-layers: must be between 1 and 10000, got 0";
+    QTest::newRow("unknown normalization")
+        << base + "--normalization BatchNorm"
+        << "--megatron-args: --normalization: must be LayerNorm or RMSNorm, got \"BatchNorm\"";
     QTest::newRow("unknown recompute granularity")
-        << base + "--recompute-granularity some" << "--megatron-args: --recompute-granularity: must be selective or full, got \"some\"";
-    QTest::newRow("bad layer pattern") << base + "--num-experts 8 --moe-layer-freq '[0]*3+'"
-                                       << "--megatron-args: --moe-layer-freq: expected a number, [ or ( at character 7 in \"[0]*3+\"";
-    QTest::newRow("pattern of the wrong length") << base + "--num-experts 8 --moe-layer-freq '[0]*3'"
-                                                 << "--megatron-args: --moe-layer-freq: lists 3 layers, expected --num-layers = 2";
-    QTest::newRow("missing value at the end") << base + "--seq-length" << "--megatron-args: --seq-length: needs a value";
-    QTest::newRow("value for a switch") << base + "--swiglu=1" << "--megatron-args: --swiglu: takes no value, got \"1\"";
+        << base + "--recompute-granularity some"
+        << "--megatron-args: --recompute-granularity: must be selective or full, got \"some\"";
+    QTest::newRow("bad layer pattern")
+        << base + "--num-experts 8 --moe-layer-freq '[0]*3+'"
+        << "--megatron-args: --moe-layer-freq: expected a number, [ or ( at character 7 in \"[0]*3+\"";
+    QTest::newRow("pattern of the wrong length")
+        << base + "--num-experts 8 --moe-layer-freq '[0]*3'"
+        << "--megatron-args: --moe-layer-freq: lists 3 layers, expected --num-layers = 2";
+    QTest::newRow("missing value at the end") << base + "--seq-length"
+                                              << "--megatron-args: --seq-length: needs a value";
+    QTest::newRow("value for a switch") << base + "--swiglu=1"
+                                        << "--megatron-args: --swiglu: takes no value, got \"1\"";
     QTest::newRow("query groups not dividing heads")
         << base + "--group-query-attention --num-query-groups 5"
         << "--megatron-args: --num-query-groups: must divide --num-attention-heads (16), got 5";
-    QTest::newRow("missing vocabulary")
-        << "--num-layers 2 --hidden-size 1024 --num-attention-heads 16 --seq-length 512"
-        << "--megatron-args: --vocab-size: missing: Megatron-LM reads it from the tokenizer; add --vocab-size N (e.g. 128256 "
-           "for Llama 3, 32000 for Llama 2)";
+    QTest::newRow("missing vocabulary") << "--num-layers 2 --hidden-size 1024 --num-attention-heads 16 --seq-length 512"
+                                        << "--megatron-args: --vocab-size: missing: Megatron-LM reads it from the "
+                                           "tokenizer; add --vocab-size N (e.g. 128256 "
+                                           "for Llama 3, 32000 for Llama 2)";
     QTest::newRow("missing layers") << "--hidden-size 1024 --num-attention-heads 16 --seq-length 512 --vocab-size 10"
                                     << "--megatron-args: --num-layers: missing: Megatron-LM needs it";
     QTest::newRow("GPUs not divisible by tp·pp")
         << base + "--tensor-model-parallel-size 4 --gpus 6"
         << "--megatron-args: --gpus: 6 GPUs are not divisible by tp·pp·cp = 4 (arguments.py asserts it)";
-    QTest::newRow("layers not divisible by pp") << base + "--pipeline-model-parallel-size 4 --gpus 4"
-                                                << "--megatron-args: --pipeline-model-parallel-size: must divide --num-layers (2), got 4";
-    QTest::newRow("both bf16 and fp16") << base + "--bf16 --fp16" << "--megatron-args: --fp16: cannot be combined with --bf16";
+    QTest::newRow("layers not divisible by pp")
+        << base + "--pipeline-model-parallel-size 4 --gpus 4"
+        << "--megatron-args: --pipeline-model-parallel-size: must divide --num-layers (2), got 4";
+    QTest::newRow("both bf16 and fp16") << base + "--bf16 --fp16"
+                                        << "--megatron-args: --fp16: cannot be combined with --bf16";
     QTest::newRow("global batch not a multiple")
         << base + "--global-batch-size 6 --micro-batch-size 4 --gpus 1"
         << "--megatron-args: --global-batch-size: must be a multiple of micro-batch × data-parallel size (4), got 6";
-    QTest::newRow("top-k above experts") << base + "--num-experts 4 --moe-router-topk 8"
-                                         << "--megatron-args: --moe-router-topk: must not exceed --num-experts (4), got 8";
-    QTest::newRow("dropout above 1") << base + "--hidden-dropout 1.5"
-                                     << "--megatron-args: --hidden-dropout: must be a probability between 0 and 1, got \"1.5\"";
+    QTest::newRow("top-k above experts")
+        << base + "--num-experts 4 --moe-router-topk 8"
+        << "--megatron-args: --moe-router-topk: must not exceed --num-experts (4), got 8";
+    QTest::newRow("dropout above 1")
+        << base + "--hidden-dropout 1.5"
+        << "--megatron-args: --hidden-dropout: must be a probability between 0 and 1, got \"1.5\"";
     // tp·pp·cp was multiplied in int64 before any check: three degrees of 10^7 overflowed (UB).
     QTest::newRow("tp·pp·cp beyond the GPU limit is refused before it overflows")
-        << base + "--tensor-model-parallel-size 10000000 --pipeline-model-parallel-size 10000000 --context-parallel-size 10000000"
-        << "--megatron-args: --tensor-model-parallel-size: tp·pp·cp = 10000000·10000000·10000000 is more than 10000000 GPUs";
+        << base + "--tensor-model-parallel-size 10000000 --pipeline-model-parallel-size 10000000 "
+                  "--context-parallel-size 10000000"
+        << "--megatron-args: --tensor-model-parallel-size: tp·pp·cp = 10000000·10000000·10000000 is more than 10000000 "
+           "GPUs";
     QTest::newRow("etp·ep·pp beyond the GPU limit is refused before it overflows")
-        << base + "--expert-tensor-parallel-size 10000000 --expert-model-parallel-size 10000000 --pipeline-model-parallel-size 10000000"
-        << "--megatron-args: --expert-model-parallel-size: etp·ep·pp = 10000000·10000000·10000000 is more than 10000000 GPUs";
+        << base + "--expert-tensor-parallel-size 10000000 --expert-model-parallel-size 10000000 "
+                  "--pipeline-model-parallel-size 10000000"
+        << "--megatron-args: --expert-model-parallel-size: etp·ep·pp = 10000000·10000000·10000000 is more than "
+           "10000000 GPUs";
     {
         // Every A=$A$A doubles A: 1024 bytes doubled 40 times was 2^50 bytes of words (a hang, then out
         // of memory). Expanded text is limited to 2^20 bytes: line k (A = 1024·2^(k−1) before it) brings
@@ -276,9 +328,11 @@ void TestMegatronArgs::scenarioFromFlags()
     const MegatronParse p = parseMegatronArgs(
         "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --group-query-attention --num-query-groups 8 "
         "--ffn-hidden-size 14336 --swiglu --normalization RMSNorm --untie-embeddings-and-output-weights "
-        "--disable-bias-linear --position-embedding-type rope --vocab-size 128256 --seq-length 8192 --micro-batch-size 2 "
+        "--disable-bias-linear --position-embedding-type rope --vocab-size 128256 --seq-length 8192 --micro-batch-size "
+        "2 "
         "--global-batch-size 512 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --sequence-parallel "
-        "--recompute-granularity full --use-distributed-optimizer --bf16 --attention-dropout 0 --hidden-dropout 0 --gpus 64");
+        "--recompute-granularity full --use-distributed-optimizer --bf16 --attention-dropout 0 --hidden-dropout 0 "
+        "--gpus 64");
     QVERIFY(p.ok());
     const Scenario s = scenarioFromMegatron(p.args, Scenario{});
     const Architecture& a = s.model.architecture;
@@ -288,7 +342,7 @@ void TestMegatronArgs::scenarioFromFlags()
     QCOMPARE(a.headDim, qint64(128));
     QCOMPARE(a.ffn, qint64(14336));
     QCOMPARE(a.ffnKind, FfnKind::SwiGLU);
-    QCOMPARE(a.vocab, qint64(128256));  // 128256 = 501 · 256, already padded for tp 2
+    QCOMPARE(a.vocab, qint64(128256)); // 128256 = 501 · 256, already padded for tp 2
     QCOMPARE(a.attention, AttentionKind::GQA);
     QCOMPARE(a.norm, NormKind::RMSNorm);
     QVERIFY(!a.tiedEmbeddings && !a.bias && !a.learnedPositions && !a.dropoutOrDefault());
@@ -296,7 +350,7 @@ void TestMegatronArgs::scenarioFromFlags()
     QCOMPARE(s.training.checkpointing, Checkpointing::Full);
     QCOMPARE(s.training.seqLen, qint64(8192));
     QCOMPARE(s.training.microBatch, qint64(2));
-    QCOMPARE(s.training.gradAccum, qint64(16));  // 512 / (2 · 16)
+    QCOMPARE(s.training.gradAccum, qint64(16)); // 512 / (2 · 16)
     QVERIFY(s.training.sequenceParallel);
     QCOMPARE(s.hardware.gpus, qint64(64));
     QCOMPARE(s.hardware.tp, qint64(2));
@@ -322,7 +376,7 @@ void TestMegatronArgs::scenarioRoundTrip()
     QCOMPARE(back.model.architecture.moe.denseLayers, qint64(3));
     QCOMPARE(back.model.architecture.moe.sharedExperts, qint64(1));
     QCOMPARE(back.model.architecture.mla.qLoraRank, qint64(1536));
-    QCOMPARE(back.model.architecture.vocab, qint64(130048));  // Megatron pads 129280 to 1024 = 128 · tp 8
+    QCOMPARE(back.model.architecture.vocab, qint64(130048)); // Megatron pads 129280 to 1024 = 128 · tp 8
     QCOMPARE(back.hardware.ep, qint64(32));
     QCOMPARE(back.hardware.zeroStage, 1);
 }

@@ -14,18 +14,24 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("id");
         QTest::addColumn<qint64>("publishedTotal");
-        QTest::addColumn<qint64>("publishedActive");  // 0: dense
-        QTest::addColumn<qint64>("exactTotal");       // the count our rule gives, -1 when the paper rounds
-        QTest::newRow("GPT-2 small = 124,439,808 exactly") << "gpt2-small" << qint64(124439808) << qint64(0) << qint64(124439808);
-        QTest::newRow("GPT-3 175B within 0.5% of 175.0B") << "gpt3-175b" << qint64(175000000000) << qint64(0) << qint64(174604259328);
-        QTest::newRow("Llama 2 7B = 6,738,415,616 exactly") << "llama2-7b" << qint64(6738415616) << qint64(0) << qint64(6738415616);
-        QTest::newRow("Llama 3 8B (GQA) = 8,030,261,248 exactly") << "llama3-8b" << qint64(8030261248) << qint64(0) << qint64(8030261248);
-        QTest::newRow("Llama 3 70B = 70,553,706,496 exactly") << "llama3-70b" << qint64(70553706496) << qint64(0) << qint64(70553706496);
-        QTest::newRow("Llama 3.1 405B = 405,853,388,800 exactly") << "llama3.1-405b" << qint64(405853388800) << qint64(0) << qint64(405853388800);
+        QTest::addColumn<qint64>("publishedActive"); // 0: dense
+        QTest::addColumn<qint64>("exactTotal");      // the count our rule gives, -1 when the paper rounds
+        QTest::newRow("GPT-2 small = 124,439,808 exactly")
+            << "gpt2-small" << qint64(124439808) << qint64(0) << qint64(124439808);
+        QTest::newRow("GPT-3 175B within 0.5% of 175.0B")
+            << "gpt3-175b" << qint64(175000000000) << qint64(0) << qint64(174604259328);
+        QTest::newRow("Llama 2 7B = 6,738,415,616 exactly")
+            << "llama2-7b" << qint64(6738415616) << qint64(0) << qint64(6738415616);
+        QTest::newRow("Llama 3 8B (GQA) = 8,030,261,248 exactly")
+            << "llama3-8b" << qint64(8030261248) << qint64(0) << qint64(8030261248);
+        QTest::newRow("Llama 3 70B = 70,553,706,496 exactly")
+            << "llama3-70b" << qint64(70553706496) << qint64(0) << qint64(70553706496);
+        QTest::newRow("Llama 3.1 405B = 405,853,388,800 exactly")
+            << "llama3.1-405b" << qint64(405853388800) << qint64(0) << qint64(405853388800);
         QTest::newRow("Mixtral 8x7B = 46.70B total, 12.88B active exactly")
             << "mixtral-8x7b" << qint64(46702792704) << qint64(12879925248) << qint64(46702792704);
-        QTest::newRow("DeepSeek-V3 (MLA, 256 experts, 3 dense layers) = 671B") << "deepseek-v3" << qint64(671000000000)
-                                                                                << qint64(37000000000) << qint64(671026404352);
+        QTest::newRow("DeepSeek-V3 (MLA, 256 experts, 3 dense layers) = 671B")
+            << "deepseek-v3" << qint64(671000000000) << qint64(37000000000) << qint64(671026404352);
         QTest::newRow("Qwen3.8 (size only) = 2.4T total, 95B active")
             << "qwen3.8-book" << qint64(2400000000000) << qint64(95000000000) << qint64(2400000000000);
     }
@@ -42,7 +48,8 @@ private Q_SLOTS:
         QVERIFY2(relTotal <= 0.005, qPrintable(QStringLiteral("total off by %1%").arg(100 * relTotal)));
         QCOMPARE(*s.model.publishedTotal, publishedTotal);
         if (publishedActive > 0) {
-            const double relActive = std::abs(double(m.params.active) - double(publishedActive)) / double(publishedActive);
+            const double relActive =
+                std::abs(double(m.params.active) - double(publishedActive)) / double(publishedActive);
             // DeepSeek-V3's "37B activated" is rounded to two figures; counting embeddings and
             // the output head as Mixtral's published count does gives 37.55B (+1.5%). Every
             // exactly published active count (Mixtral) is held to 0.5%.
@@ -65,7 +72,8 @@ private Q_SLOTS:
             const Scenario s = testdata::preset(m["id"].get<std::string>());
             QCOMPARE(*s.model.publishedTotal, m["params_total"].get<int64_t>());
             const ResolvedModel r = resolveModel(s.model);
-            const double rel = std::abs(double(r.params.total) - m["params_total"].get<double>()) / m["params_total"].get<double>();
+            const double rel =
+                std::abs(double(r.params.total) - m["params_total"].get<double>()) / m["params_total"].get<double>();
             QVERIFY2(rel <= 0.005, m["id"].get<std::string>().c_str());
             if (m.contains("params_active"))
                 QCOMPARE(*s.model.publishedActive, m["params_active"].get<int64_t>());
@@ -93,7 +101,8 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("layers");
         QTest::addColumn<qint64>("hidden");
         QTest::newRow("7B gets Llama 2 7B's shape: 32 x 4096") << qint64(7'000'000'000) << qint64(32) << qint64(4096);
-        QTest::newRow("70B: 71 layers of 9088 (12·L·h² + 2Vh = 70.95B)") << qint64(70'000'000'000) << qint64(71) << qint64(9088);
+        QTest::newRow("70B: 71 layers of 9088 (12·L·h² + 2Vh = 70.95B)")
+            << qint64(70'000'000'000) << qint64(71) << qint64(9088);
         QTest::newRow("1 parameter still has one layer of 128") << qint64(1) << qint64(1) << qint64(128);
     }
     void shapeRule()

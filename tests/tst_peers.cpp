@@ -63,7 +63,7 @@ constexpr const char* kDeepSeekV3 =
     "--expert-tensor-parallel-size 1 --sequence-parallel --recompute-granularity selective --use-distributed-optimizer "
     "--bf16 --gpus 512";
 
-}  // namespace
+} // namespace
 
 class TestPeers : public QObject
 {
@@ -99,8 +99,8 @@ void TestPeers::megatron_data()
     QTest::newRow("Llama-2 7B, tp 2, SP + selective, distributed optimizer")
         << kLlama2 << 6738415616.0 << 3369340928.0 << 30324068352.0 << 8021622784.0 << true;
     // Llama-3 8B. attention 2h²·(1 + 8/32) = 41,943,040; mlp 2·4096·14336·1.5 = 176,160,768; layer 218,112,000 × 32
-    // + 4096 = 6,979,588,096; vocab 128256 (= 1002·128), embeddings 2 · 525,336,576 -> 8,030,261,248. Shard at tp 1 pp 1:
-    // everything, 8,030,261,248 × (6 + 12/8) = 60,226,959,360. Activations (tp 1, so no SP: the other branch):
+    // + 4096 = 6,979,588,096; vocab 128256 (= 1002·128), embeddings 2 · 525,336,576 -> 8,030,261,248. Shard at tp 1 pp
+    // 1: everything, 8,030,261,248 × (6 + 12/8) = 60,226,959,360. Activations (tp 1, so no SP: the other branch):
     // 8192·4096·(10 + 24) × 32 = 36,507,222,016 + 8·8192 + 8192·4096 = 36,540,841,984, + (8192·128256 + 8192·4096)·2
     // = 2,168,455,168 -> 38,709,297,152 × 1.05.
     QTest::newRow("Llama-3 8B, data parallel, no SP: the 1.05 branch")
@@ -113,16 +113,16 @@ void TestPeers::megatron_data()
     // output layer; ÷ tp 8 = 15,154,592,768.
     QTest::newRow("GPT-3 175B, tp 8 pp 16, interleaved (vpp 2)")
         << kGpt3 << 174580064256.0 << 1437894144.0 << 10784206080.0 << 15154592768.0 << true;
-    // Mixtral 8x7B. attention 41,943,040; routed 2·4096·14336·8·1.5 = 1,409,286,144; norms 8192; router 4096·8 (no bias)
-    // = 32,768: MoE layer 1,451,270,144 × 32 + 4096 = 46,440,648,704, + 2 · 131,072,000 = 46,702,792,704.
-    // Shard: tp part (41,943,040·32/4 + 131,072,000)/1 = 466,616,320; replicated ((8192 + 32,768)·32 + 4096)/4 = 328,704;
+    // Mixtral 8x7B. attention 41,943,040; routed 2·4096·14336·8·1.5 = 1,409,286,144; norms 8192; router 4096·8 (no
+    // bias) = 32,768: MoE layer 1,451,270,144 × 32 + 4096 = 46,440,648,704, + 2 · 131,072,000 = 46,702,792,704. Shard:
+    // tp part (41,943,040·32/4 + 131,072,000)/1 = 466,616,320; replicated ((8192 + 32,768)·32 + 4096)/4 = 328,704;
     // experts 1,409,286,144·32/4/(1·8) = 1,409,286,144. dp 64/4 = 16 -> 6.75 B; expert dp 64/(1·8·4) = 2 -> 12 B:
     // 466,945,024 · 6.75 + 1,409,286,144 · 12 = 3,151,878,912 + 16,911,433,728 = 20,063,312,640.
     // Activations (full recompute: the other branch): 4096·4096·34 × 32 = 18,253,611,008 + 8·4096·4 + 4096·4096·4
     // = 18,320,850,944; 16 micro-batches ≥ pp, no discount; × 1.05.
     QTest::newRow("Mixtral 8x7B, pp 4 ep 8, full recompute")
-        << kMixtral << 46702792704.0 << (466616320.0 + 328704.0 + 1409286144.0) << 20063312640.0
-        << 18320850944.0 * 1.05 << false;
+        << kMixtral << 46702792704.0 << (466616320.0 + 328704.0 + 1409286144.0) << 20063312640.0 << 18320850944.0 * 1.05
+        << false;
     // DeepSeek-V3. MLA: q 1536·(7168 + 128·192 + 1) = 48,760,320; kv 512·(7168 + 128·256 + 1) = 20,447,744; rope key
     // 7168·64 = 458,752; out 16384·7168 = 117,440,512 -> 187,107,328. Dense layer: + 2·7168·18432·1.5 = 396,361,728
     // + 14,336 = 583,483,392. MoE layer: + shared 44,040,192 + routed 2·7168·2048·256·1.5 = 11,274,289,152 + 14,336
@@ -178,24 +178,27 @@ void TestPeers::deepspeed_data()
     // No offload (the scenario's choice), ZeRO-3 with zero_init. Largest tensor = the embedding V·h in each row.
     // Llama-2 7B on 1 node × 8: 2P + int(18P/8) = 13,476,831,232 + 15,161,435,136; cpu P·4·8·1.5;
     // ZeRO-3 4·131,072,000 + 15,161,435,136, cpu 131,072,000·4·8·1.5.
-    QTest::newRow("Llama-2 7B, 1 node of 8") << kLlama2 << qint64(6738415616) << qint64(131072000) << qint64(28638266368)
-                                             << qint64(323443949568) << qint64(15685723136) << qint64(6291456000);
-    // Llama-3 8B: 2·8,030,261,248 + 18,068,087,808; cpu P·48; ZeRO-3 4·525,336,576 + 18,068,087,808, cpu 525,336,576·48.
-    QTest::newRow("Llama-3 8B, 1 node of 8") << kLlama3 << qint64(8030261248) << qint64(525336576) << qint64(34128610304)
-                                             << qint64(385452539904) << qint64(20169434112) << qint64(25216155648);
+    QTest::newRow("Llama-2 7B, 1 node of 8")
+        << kLlama2 << qint64(6738415616) << qint64(131072000) << qint64(28638266368) << qint64(323443949568)
+        << qint64(15685723136) << qint64(6291456000);
+    // Llama-3 8B: 2·8,030,261,248 + 18,068,087,808; cpu P·48; ZeRO-3 4·525,336,576 + 18,068,087,808, cpu
+    // 525,336,576·48.
+    QTest::newRow("Llama-3 8B, 1 node of 8")
+        << kLlama3 << qint64(8030261248) << qint64(525336576) << qint64(34128610304) << qint64(385452539904)
+        << qint64(20169434112) << qint64(25216155648);
     // GPT-3 175B has biases and learned positions, which parameters() lists: + 96·(3h + h + 4h + h) = 10,616,832
     // + 2048·12288 = 25,165,824 -> P = 174,615,846,912. 128 nodes × 8: int(18P/1024) = 3,069,419,184.
-    QTest::newRow("GPT-3 175B, 128 nodes of 8") << kGpt3 << qint64(174615846912) << qint64(629145600)
-                                                << qint64(352301113008) << qint64(8381560651776) << qint64(5586001584)
-                                                << qint64(30198988800);
+    QTest::newRow("GPT-3 175B, 128 nodes of 8")
+        << kGpt3 << qint64(174615846912) << qint64(629145600) << qint64(352301113008) << qint64(8381560651776)
+        << qint64(5586001584) << qint64(30198988800);
     // Mixtral: 8 nodes × 8; int(18P/64) = 13,135,160,448.
-    QTest::newRow("Mixtral 8x7B, 8 nodes of 8") << kMixtral << qint64(46702792704) << qint64(131072000)
-                                                << qint64(106540745856) << qint64(2241734049792) << qint64(13659448448)
-                                                << qint64(6291456000);
+    QTest::newRow("Mixtral 8x7B, 8 nodes of 8")
+        << kMixtral << qint64(46702792704) << qint64(131072000) << qint64(106540745856) << qint64(2241734049792)
+        << qint64(13659448448) << qint64(6291456000);
     // DeepSeek-V3: 64 nodes × 8; int(18P/512) = 23,995,712,124; largest = 130,048 · 7168 = 932,184,064.
-    QTest::newRow("DeepSeek-V3, 64 nodes of 8") << kDeepSeekV3 << qint64(682544700416) << qint64(932184064)
-                                                << qint64(1389085112956) << qint64(32762145619968) << qint64(27724448380)
-                                                << qint64(44744835072);
+    QTest::newRow("DeepSeek-V3, 64 nodes of 8")
+        << kDeepSeekV3 << qint64(682544700416) << qint64(932184064) << qint64(1389085112956) << qint64(32762145619968)
+        << qint64(27724448380) << qint64(44744835072);
 }
 
 void TestPeers::deepspeed()
@@ -216,7 +219,7 @@ void TestPeers::deepspeed()
     QCOMPARE(c.zero2.cpuBytes, zero2Cpu);
     QCOMPARE(c.zero3.gpuBytes, zero3Gpu);
     QCOMPARE(c.zero3.cpuBytes, zero3Cpu);
-    QCOMPARE(c.zero2Variants.size(), size_t(2));  // what estimate_zero2_..._all_cold prints
+    QCOMPARE(c.zero2Variants.size(), size_t(2)); // what estimate_zero2_..._all_cold prints
     QCOMPARE(c.zero3Variants.size(), size_t(6));
 }
 
@@ -232,9 +235,9 @@ void TestPeers::deepspeedOffloadChoices_data()
     QTest::addColumn<bool>("zeroInit");
     QTest::addColumn<qint64>("gpu");
     QTest::addColumn<qint64>("cpu");
-    const qint64 P = 6738415616, LL = 131072000;  // Llama-2 7B, 1 node × 8
-    QTest::newRow("ZeRO-2 offload: gpu 2P, cpu P·max(4·8, 16)·1.5") << 2 << P << LL << 8 << 1 << true << false << true
-                                                                   << qint64(13476831232) << qint64(323443949568);
+    const qint64 P = 6738415616, LL = 131072000; // Llama-2 7B, 1 node × 8
+    QTest::newRow("ZeRO-2 offload: gpu 2P, cpu P·max(4·8, 16)·1.5")
+        << 2 << P << LL << 8 << 1 << true << false << true << qint64(13476831232) << qint64(323443949568);
     QTest::newRow("ZeRO-3 offload param, zero_init: gpu 4·LL, cpu P·18·1·1.5")
         << 3 << P << LL << 8 << 1 << true << true << true << qint64(524288000) << qint64(181937221632);
     QTest::newRow("ZeRO-3 offload param, no zero_init: cpu P·max(32, 18)·1.5")
@@ -258,7 +261,7 @@ void TestPeers::deepspeedOffloadChoices_data()
         << qint64(9000000000);
     // int() truncation: P = 1,000,000,001 on 4 GPUs: 18P/4 = 4,500,000,004.5 -> 4,500,000,004; + 2P.
     QTest::newRow("ZeRO-2 truncates 18P/N") << 2 << qint64(1000000001) << qint64(0) << 4 << 1 << false << false << true
-                                          << qint64(6500000006) << qint64(24000000024);
+                                            << qint64(6500000006) << qint64(24000000024);
 }
 
 void TestPeers::deepspeedOffloadChoices()
@@ -273,9 +276,9 @@ void TestPeers::deepspeedOffloadChoices()
     QFETCH(bool, zeroInit);
     QFETCH(qint64, gpu);
     QFETCH(qint64, cpu);
-    const DeepSpeedEstimate d = stage == 2 ? deepspeedZero2(params, perNode, nodes, offloadOptimizer)
-                                           : deepspeedZero3(params, largest, perNode, nodes, offloadOptimizer,
-                                                            offloadParam, zeroInit);
+    const DeepSpeedEstimate d =
+        stage == 2 ? deepspeedZero2(params, perNode, nodes, offloadOptimizer)
+                   : deepspeedZero3(params, largest, perNode, nodes, offloadOptimizer, offloadParam, zeroInit);
     QCOMPARE(d.gpuBytes, gpu);
     QCOMPARE(d.cpuBytes, cpu);
 }
@@ -318,9 +321,9 @@ void TestPeers::trainmemCountsTheSameModel()
     const MegatronArgs a = argsOf(kLlama3);
     const Scenario s = scenarioFromMegatron(a, Scenario{});
     QCOMPARE(countParams(s.model.architecture).total, qint64(8030261248));
-    QCOMPARE(s.hardware.zeroStage, 1);  // the distributed optimizer
+    QCOMPARE(s.hardware.zeroStage, 1); // the distributed optimizer
     QCOMPARE(s.hardware.gpus, qint64(8));
-    QCOMPARE(s.training.gradAccum, qint64(16));  // 128 / (1 · 8)
+    QCOMPARE(s.training.gradAccum, qint64(16)); // 128 / (1 · 8)
 }
 
 void TestPeers::hybridHasNoMegatronEstimate()

@@ -21,14 +21,20 @@ private Q_SLOTS:
         QTest::addColumn<double>("total");
         QTest::newRow("bf16 mixed AdamW = 2+2+4+4+4 = 16 B (ZeRO paper)")
             << Precision::BF16Mixed << Optimizer::AdamW << 2.0 << 2.0 << 4.0 << 8.0 << 16.0;
-        QTest::newRow("fp16 mixed Adam = 16 B") << Precision::FP16Mixed << Optimizer::Adam << 2.0 << 2.0 << 4.0 << 8.0 << 16.0;
-        QTest::newRow("fp32 Adam = 4+4+8 = 16 B") << Precision::FP32 << Optimizer::Adam << 4.0 << 4.0 << 0.0 << 8.0 << 16.0;
-        QTest::newRow("pure bf16 AdamW = 2+2+2+2 = 8 B") << Precision::BF16 << Optimizer::AdamW << 2.0 << 2.0 << 0.0 << 4.0 << 8.0;
+        QTest::newRow("fp16 mixed Adam = 16 B")
+            << Precision::FP16Mixed << Optimizer::Adam << 2.0 << 2.0 << 4.0 << 8.0 << 16.0;
+        QTest::newRow("fp32 Adam = 4+4+8 = 16 B")
+            << Precision::FP32 << Optimizer::Adam << 4.0 << 4.0 << 0.0 << 8.0 << 16.0;
+        QTest::newRow("pure bf16 AdamW = 2+2+2+2 = 8 B")
+            << Precision::BF16 << Optimizer::AdamW << 2.0 << 2.0 << 0.0 << 4.0 << 8.0;
         QTest::newRow("fp8 mixed (DeepSeek-V3) = 2+4+4+2+2 = 14 B")
             << Precision::FP8Mixed << Optimizer::AdamW << 2.0 << 4.0 << 4.0 << 4.0 << 14.0;
-        QTest::newRow("bf16 mixed Lion: one fp32 slot = 12 B") << Precision::BF16Mixed << Optimizer::Lion << 2.0 << 2.0 << 4.0 << 4.0 << 12.0;
-        QTest::newRow("bf16 mixed SGD momentum = 12 B") << Precision::BF16Mixed << Optimizer::SGDMomentum << 2.0 << 2.0 << 4.0 << 4.0 << 12.0;
-        QTest::newRow("bf16 mixed plain SGD = 8 B") << Precision::BF16Mixed << Optimizer::SGD << 2.0 << 2.0 << 4.0 << 0.0 << 8.0;
+        QTest::newRow("bf16 mixed Lion: one fp32 slot = 12 B")
+            << Precision::BF16Mixed << Optimizer::Lion << 2.0 << 2.0 << 4.0 << 4.0 << 12.0;
+        QTest::newRow("bf16 mixed SGD momentum = 12 B")
+            << Precision::BF16Mixed << Optimizer::SGDMomentum << 2.0 << 2.0 << 4.0 << 4.0 << 12.0;
+        QTest::newRow("bf16 mixed plain SGD = 8 B")
+            << Precision::BF16Mixed << Optimizer::SGD << 2.0 << 2.0 << 4.0 << 0.0 << 8.0;
         QTest::newRow("bf16 mixed 8-bit Adam = 2+2+4+1+1 = 10 B")
             << Precision::BF16Mixed << Optimizer::Adam8bit << 2.0 << 2.0 << 4.0 << 2.0 << 10.0;
         QTest::newRow("bf16 mixed Adafactor at h=4096: factored, 4 B x 2/4096")

@@ -18,17 +18,23 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("pp");
         QTest::addColumn<qint64>("ep");
         // llama3.1-405b is tp 8 · pp 16 on 16,384 GPUs (presets/llama3.1-405b.json).
-        QTest::newRow("405B on 1 GPU: no layout left (the receipt-dock bug)") << "llama3.1-405b" << qint64(1) << qint64(1) << qint64(1) << qint64(1);
-        QTest::newRow("405B on 64 GPUs: tp 8, pp 8") << "llama3.1-405b" << qint64(64) << qint64(8) << qint64(8) << qint64(1);
-        QTest::newRow("405B on 128 GPUs: tp 8 · pp 16 kept") << "llama3.1-405b" << qint64(128) << qint64(8) << qint64(16) << qint64(1);
-        QTest::newRow("405B on 12 GPUs: tp gcd(8,12)=4, pp gcd(16,3)=1") << "llama3.1-405b" << qint64(12) << qint64(4) << qint64(1) << qint64(1);
+        QTest::newRow("405B on 1 GPU: no layout left (the receipt-dock bug)")
+            << "llama3.1-405b" << qint64(1) << qint64(1) << qint64(1) << qint64(1);
+        QTest::newRow("405B on 64 GPUs: tp 8, pp 8")
+            << "llama3.1-405b" << qint64(64) << qint64(8) << qint64(8) << qint64(1);
+        QTest::newRow("405B on 128 GPUs: tp 8 · pp 16 kept")
+            << "llama3.1-405b" << qint64(128) << qint64(8) << qint64(16) << qint64(1);
+        QTest::newRow("405B on 12 GPUs: tp gcd(8,12)=4, pp gcd(16,3)=1")
+            << "llama3.1-405b" << qint64(12) << qint64(4) << qint64(1) << qint64(1);
         // deepseek-v3 is pp 16 · ep 64 on 2,048 GPUs (presets/deepseek-v3.json).
         // Issue 13 changed this row's ep from 8 to 1: the expert grid tp·ep·pp must divide the GPUs
         // (Megatron-LM arguments.py: world % (etp·ep·pp) == 0), and with pp 8 on 8 GPUs it leaves
         // gpus/(tp·pp) = 1 rank for experts, so ep = gcd(64, 256 experts, 1) = 1. Before, ep 8 was
         // kept here and silently used as 1 by the accounting while --json reported 8.
-        QTest::newRow("DeepSeek-V3 on 8 GPUs: pp 8, ep 1") << "deepseek-v3" << qint64(8) << qint64(1) << qint64(8) << qint64(1);
-        QTest::newRow("DeepSeek-V3 on 4096 GPUs: pp 16, ep 64 kept") << "deepseek-v3" << qint64(4096) << qint64(1) << qint64(16) << qint64(64);
+        QTest::newRow("DeepSeek-V3 on 8 GPUs: pp 8, ep 1")
+            << "deepseek-v3" << qint64(8) << qint64(1) << qint64(8) << qint64(1);
+        QTest::newRow("DeepSeek-V3 on 4096 GPUs: pp 16, ep 64 kept")
+            << "deepseek-v3" << qint64(4096) << qint64(1) << qint64(16) << qint64(64);
         QTest::newRow("0 GPUs is clamped to 1") << "chapter-7b" << qint64(0) << qint64(1) << qint64(1) << qint64(1);
     }
     void withGpuCountKeepsDegreesThatDivide()
@@ -54,8 +60,11 @@ private Q_SLOTS:
             for (int64_t n : {1, 2, 3, 5, 6, 7, 9, 24, 96, 100, 1000, 1023, 16384, 9999991}) {
                 const Scenario s = withGpuCount(base, n);
                 const FieldErrors e = validateScenario(s, "");
-                QVERIFY2(e.empty(), qPrintable(QStringLiteral("%1 on %2 GPUs: %3")
-                                                   .arg(id).arg(n).arg(e.empty() ? QString() : QString::fromStdString(e.front().toString()))));
+                QVERIFY2(e.empty(),
+                         qPrintable(QStringLiteral("%1 on %2 GPUs: %3")
+                                        .arg(id)
+                                        .arg(n)
+                                        .arg(e.empty() ? QString() : QString::fromStdString(e.front().toString()))));
             }
         }
     }
@@ -80,15 +89,33 @@ private Q_SLOTS:
         Scenario b = a;
         QVERIFY(a == b);
         switch (part) {
-        case 0: b.name += "x"; break;
-        case 1: b.model.architecture.hidden += 128; break;
-        case 2: b.model.architecture.moe.experts += 1; break;
-        case 3: b.model.architecture.mla.kvLoraRank += 1; break;
-        case 4: b.model.architecture.dropout = !a.model.architecture.dropoutOrDefault(); break;
-        case 5: b.training.microBatch += 1; break;
-        case 6: b.hardware.zeroStage = 3; break;
-        case 7: b.cost.pricePerGpuHour += 0.5; break;
-        case 8: b.model.publishedTotal.reset(); break;
+        case 0:
+            b.name += "x";
+            break;
+        case 1:
+            b.model.architecture.hidden += 128;
+            break;
+        case 2:
+            b.model.architecture.moe.experts += 1;
+            break;
+        case 3:
+            b.model.architecture.mla.kvLoraRank += 1;
+            break;
+        case 4:
+            b.model.architecture.dropout = !a.model.architecture.dropoutOrDefault();
+            break;
+        case 5:
+            b.training.microBatch += 1;
+            break;
+        case 6:
+            b.hardware.zeroStage = 3;
+            break;
+        case 7:
+            b.cost.pricePerGpuHour += 0.5;
+            break;
+        case 8:
+            b.model.publishedTotal.reset();
+            break;
         }
         QVERIFY(!(a == b));
     }

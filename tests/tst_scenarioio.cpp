@@ -9,10 +9,11 @@ namespace {
 
 QString withTraining(const QString& training)
 {
-    return QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {%1}})").arg(training);
+    return QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {%1}})")
+        .arg(training);
 }
 
-}  // namespace
+} // namespace
 
 class TestScenarioIo : public QObject
 {
@@ -26,67 +27,91 @@ private Q_SLOTS:
             << withTraining(QStringLiteral(R"("seq_len": -4)"))
             << "bad.json: /training/seq_len: must be a positive integer, got -4";
         QTest::newRow("seq_len as text that is not a number")
-            << withTraining(QStringLiteral(R"("seq_len": "long")")) << R"(bad.json: /training/seq_len: must be a positive integer, got "long")";
+            << withTraining(QStringLiteral(R"("seq_len": "long")"))
+            << R"(bad.json: /training/seq_len: must be a positive integer, got "long")";
         QTest::newRow("unknown precision lists the valid ones")
             << withTraining(QStringLiteral(R"("precision": "fp7")"))
             << R"(bad.json: /training/precision: must be one of fp32|bf16-mixed|fp16-mixed|bf16|fp8-mixed, got "fp7")";
         QTest::newRow("micro_batch zero") << withTraining(QStringLiteral(R"("micro_batch": 0)"))
                                           << "bad.json: /training/micro_batch: must be a positive integer, got 0";
-        QTest::newRow("flash_attention must be boolean") << withTraining(QStringLiteral(R"("flash_attention": "yes")"))
-                                                         << R"(bad.json: /training/flash_attention: must be true or false, got "yes")";
+        QTest::newRow("flash_attention must be boolean")
+            << withTraining(QStringLiteral(R"("flash_attention": "yes")"))
+            << R"(bad.json: /training/flash_attention: must be true or false, got "yes")";
         // Issue 13 added global_batch (sequences per step, setting grad_accum) to the known fields.
         QTest::newRow("typo in a field name")
             << withTraining(QStringLiteral(R"("seqlen": 4096)"))
-            << "bad.json: /training/seqlen: unknown field (known: mode, precision, optimizer, seq_len, micro_batch, grad_accum, global_batch, checkpointing, flash_attention, sequence_parallel, inference_weights, finetune, lora_rank, lora_targets)";
-        QTest::newRow("not JSON names line and column") << QStringLiteral("{\"schema\": ") << "bad.json: not valid JSON: at line 1, column 12: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal";
-        QTest::newRow("wrong schema") << QStringLiteral(R"({"schema": "trainmem/scenario@9", "model": {"params": 7}})")
-                                      << R"(bad.json: /schema: must be "trainmem/scenario@1", got "trainmem/scenario@9")";
+            << "bad.json: /training/seqlen: unknown field (known: mode, precision, optimizer, seq_len, micro_batch, "
+               "grad_accum, global_batch, checkpointing, flash_attention, sequence_parallel, inference_weights, "
+               "finetune, lora_rank, lora_targets)";
+        QTest::newRow("not JSON names line and column")
+            << QStringLiteral("{\"schema\": ")
+            << "bad.json: not valid JSON: at line 1, column 12: syntax error while parsing value - unexpected end of "
+               "input; expected '[', '{', or a literal";
+        QTest::newRow("wrong schema")
+            << QStringLiteral(R"({"schema": "trainmem/scenario@9", "model": {"params": 7}})")
+            << R"(bad.json: /schema: must be "trainmem/scenario@1", got "trainmem/scenario@9")";
         QTest::newRow("missing model") << QStringLiteral(R"({"schema": "trainmem/scenario@1"})")
                                        << "bad.json: /model: is required (an architecture or params)";
         QTest::newRow("active_params above params")
             << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B", "active_params": "8B"}})")
             << "bad.json: /model/active_params: must not exceed params (7000000000), got 8000000000";
         QTest::newRow("kv_heads must divide heads")
-            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "kv_heads": 3}}})")
+            << QStringLiteral(
+                   R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "kv_heads": 3}}})")
             << "bad.json: /model/architecture/kv_heads: must divide heads (8), got 3";
         QTest::newRow("architecture without layers")
-            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"hidden": 64, "heads": 8}}})")
+            << QStringLiteral(
+                   R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"hidden": 64, "heads": 8}}})")
             << "bad.json: /model/architecture/layers: is required in an architecture";
         QTest::newRow("mla without ranks")
-            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "attention": "mla"}}})")
+            << QStringLiteral(
+                   R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "attention": "mla"}}})")
             << "bad.json: /model/architecture/mla: is required when attention is \"mla\"";
         QTest::newRow("more active experts than experts")
-            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "moe": {"experts": 4, "active_experts": 8, "expert_ffn": 128}}}})")
+            << QStringLiteral(
+                   R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "moe": {"experts": 4, "active_experts": 8, "expert_ffn": 128}}}})")
             << "bad.json: /model/architecture/moe/active_experts: must not exceed experts (4), got 8";
         QTest::newRow("an architecture beyond 10^15 parameters")
-            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 10000, "hidden": 1000000, "heads": 8}}})")
+            << QStringLiteral(
+                   R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 10000, "hidden": 1000000, "heads": 8}}})")
             << "bad.json: /model/architecture: describes 120003T parameters; the limit is 10^15";
-        QTest::newRow("zero stage 5") << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "hardware": {"zero_stage": 5}})")
-                                      << "bad.json: /hardware/zero_stage: must be between 0 and 3, got 5";
+        QTest::newRow("zero stage 5")
+            << QStringLiteral(
+                   R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "hardware": {"zero_stage": 5}})")
+            << "bad.json: /hardware/zero_stage: must be between 0 and 3, got 5";
         QTest::newRow("gpus not a multiple of tp*pp")
-            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "hardware": {"gpus": 6, "tp": 4}})")
+            << QStringLiteral(
+                   R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "hardware": {"gpus": 6, "tp": 4}})")
             << "bad.json: /hardware/gpus: must be a multiple of tp·pp (4), got 6";
         // Issue 13: a layout no framework can run is a field error, not a silent clamp.
         QTest::newRow("pp above the model's layers")
-            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8}}, "hardware": {"gpus": 4, "pp": 4}})")
-            << "bad.json: /hardware/pp: must not exceed the model's 2 layers (a pipeline stage holds at least one), got 4";
+            << QStringLiteral(
+                   R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8}}, "hardware": {"gpus": 4, "pp": 4}})")
+            << "bad.json: /hardware/pp: must not exceed the model's 2 layers (a pipeline stage holds at least one), "
+               "got 4";
         QTest::newRow("ep that does not divide the experts")
-            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "moe": {"experts": 8, "active_experts": 2, "expert_ffn": 128}}}, "hardware": {"gpus": 16, "ep": 16}})")
+            << QStringLiteral(
+                   R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 2, "hidden": 64, "heads": 8, "moe": {"experts": 8, "active_experts": 2, "expert_ffn": 128}}}, "hardware": {"gpus": 16, "ep": 16}})")
             << "bad.json: /hardware/ep: must divide the model's 8 experts, got 16";
         QTest::newRow("other_phases that is not a list")
-            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "cost": {"other_phases": 5}})")
+            << QStringLiteral(
+                   R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "cost": {"other_phases": 5}})")
             << R"(bad.json: /cost/other_phases: must be a list of {"name", "gpu_hours"}, got 5)";
         QTest::newRow("a phase without its hours")
-            << QStringLiteral(R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "cost": {"other_phases": [{"name": "sft"}]}})")
+            << QStringLiteral(
+                   R"({"schema": "trainmem/scenario@1", "model": {"params": 7}, "cost": {"other_phases": [{"name": "sft"}]}})")
             << "bad.json: /cost/other_phases/0: needs both name and gpu_hours";
         QTest::newRow("a huge number") << withTraining(QStringLiteral(R"("seq_len": 1e300)"))
                                        << "bad.json: /training/seq_len: must be a positive integer, got 1e+300";
         QTest::newRow("a number beyond a double is bad JSON, not a crash (fuzz_gpus finding)")
-            << withTraining(QStringLiteral(R"("seq_len": 2e400)")) << "bad.json: not valid JSON: number overflow parsing '2e400'";
-        QTest::newRow("top level is an array") << QStringLiteral("[1, 2]") << "bad.json: must be a JSON object, got [1,2]";
+            << withTraining(QStringLiteral(R"("seq_len": 2e400)"))
+            << "bad.json: not valid JSON: number overflow parsing '2e400'";
+        QTest::newRow("top level is an array")
+            << QStringLiteral("[1, 2]") << "bad.json: must be a JSON object, got [1,2]";
         // The description used dump(), one recursion per level: 300000 levels overflowed the stack.
         QTest::newRow("an array nested 300000 deep is described, not a stack overflow")
-            << QString(300000, '[') + QString(300000, ']') << "bad.json: must be a JSON object, got " + QString(37, '[') + "...";
+            << QString(300000, '[') + QString(300000, ']')
+            << "bad.json: must be a JSON object, got " + QString(37, '[') + "...";
     }
     void badFiles()
     {
@@ -99,10 +124,11 @@ private Q_SLOTS:
 
     void badFieldKeepsTheValidRest()
     {
-        const ScenarioParse p = parseScenario(withTraining(QStringLiteral(R"("seq_len": -4, "micro_batch": 8)")).toStdString(), "f.json");
+        const ScenarioParse p =
+            parseScenario(withTraining(QStringLiteral(R"("seq_len": -4, "micro_batch": 8)")).toStdString(), "f.json");
         QCOMPARE(p.errors.size(), size_t(1));
         QCOMPARE(p.scenario.training.microBatch, qint64(8));
-        QCOMPARE(p.scenario.training.seqLen, qint64(4096));  // the documented default
+        QCOMPARE(p.scenario.training.seqLen, qint64(4096)); // the documented default
         QCOMPARE(p.scenario.model.params, qint64(7'000'000'000));
     }
 
@@ -122,7 +148,8 @@ private Q_SLOTS:
     void roundTrip_data()
     {
         QTest::addColumn<QString>("id");
-        for (const char* id : {"gpt2-small", "gpt3-175b", "llama3-70b", "mixtral-8x7b", "deepseek-v3", "qwen3.8-book", "chapter-7b"})
+        for (const char* id :
+             {"gpt2-small", "gpt3-175b", "llama3-70b", "mixtral-8x7b", "deepseek-v3", "qwen3.8-book", "chapter-7b"})
             QTest::newRow(id) << id;
     }
     void roundTrip()

@@ -38,7 +38,7 @@ private Q_SLOTS:
         QCOMPARE(b.perGpu.gradients, gradients);
         QCOMPARE(b.perGpu.master, master);
         QCOMPARE(b.perGpu.optimizer, optimizer);
-        QCOMPARE(b.modelStateBytes, 112e9);  // the whole model never shrinks
+        QCOMPARE(b.modelStateBytes, 112e9); // the whole model never shrinks
     }
 
     void dataParallelTax_data()
@@ -141,7 +141,7 @@ private Q_SLOTS:
         s.training.seqLen = 1048576;
         s.training.checkpointing = Checkpointing::None;
         const Breakdown b = account(s, testdata::gpu("H100"));
-        QCOMPARE(b.minGpusToFit, qint64(0));  // no amount of ZeRO helps: the tape is per GPU
+        QCOMPARE(b.minGpusToFit, qint64(0)); // no amount of ZeRO helps: the tape is per GPU
     }
 
     void gpusNotDivisibleIsReported()
@@ -152,7 +152,7 @@ private Q_SLOTS:
         const FieldErrors errs = validateScenario(s, "x.json");
         QVERIFY(!errs.empty());
         QCOMPARE(QString::fromStdString(errs.front().path), QStringLiteral("/hardware/gpus"));
-        const Breakdown b = account(s, testdata::gpu("H100"));  // still computes, with a warning
+        const Breakdown b = account(s, testdata::gpu("H100")); // still computes, with a warning
         // Issue 13 changed this from dp 1 (tp 4 on 4 of the 6 GPUs) to the nearest valid layout,
         // which uses all six: tp = gcd(4, 6) = 2, dp = 6 / 2 = 3, so tp·pp·dp = gpus as reported.
         QCOMPARE(b.layout.tp, qint64(2));

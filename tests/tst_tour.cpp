@@ -1,6 +1,6 @@
 // The chapter tour: each step sets its scenario and highlights the chapter's number, computed by the core.
-#include "tour.h"
 #include "testdata.h"
+#include "tour.h"
 
 #include <QtTest>
 
@@ -20,7 +20,7 @@ std::optional<TourStage> stage(const std::string& id)
         [](const std::string& g) -> std::optional<GpuSpec> { return testdata::gpu(g); });
 }
 
-}  // namespace
+} // namespace
 
 class TestTour : public QObject
 {
@@ -34,9 +34,9 @@ private Q_SLOTS:
         // Issue 14: the chapter's sharding tax and DeepSeek-V3's receipt are steps of their own, and the
         // fp32 master copy is no longer folded silently into "Adam's two running averages".
         QCOMPARE(ids, (QStringList{"7b-inference", "7b-training", "70b-training", "sharding-tax", "2.4t-moe",
-                                   "deepseek-v3", "deepseek-v3-receipt", "context-8k-128k", "checkpointing", "70b-qlora",
-                                   "picture-weights", "picture-gradients", "picture-master", "picture-adam",
-                                   "picture-activations", "picture-workspace"}));
+                                   "deepseek-v3", "deepseek-v3-receipt", "context-8k-128k", "checkpointing",
+                                   "70b-qlora", "picture-weights", "picture-gradients", "picture-master",
+                                   "picture-adam", "picture-activations", "picture-workspace"}));
     }
 
     void highlightedNumber_data()
@@ -63,7 +63,7 @@ private Q_SLOTS:
         QCOMPARE(st->highlight.bytes, bytes);
         QCOMPARE(st->breakdown.fits, fits);
         QVERIFY(!st->highlight.text.empty());
-        QCOMPARE(st->highlight.figures.front().bytes, bytes);  // the highlighted number comes first
+        QCOMPARE(st->highlight.figures.front().bytes, bytes); // the highlighted number comes first
     }
 
     void sevenBTrainingSaysOnePointFourTimes()
@@ -80,7 +80,7 @@ private Q_SLOTS:
         QVERIFY(st);
         QCOMPARE(st->highlight.figures.size(), size_t(2));
         QCOMPARE(st->highlight.figures[0].bytes, 2.4e12 * 16);
-        QCOMPARE(st->highlight.figures[1].bytes, 95e9 * 16);  // what the active count would wrongly suggest
+        QCOMPARE(st->highlight.figures[1].bytes, 95e9 * 16); // what the active count would wrongly suggest
         QCOMPARE(st->breakdown.minGpusForModelState, qint64(480));
     }
 
@@ -106,7 +106,7 @@ private Q_SLOTS:
         const auto& f = st->highlight.figures;
         // Flash attention: the tape and the logits are linear in s, so 128k / 8k = 16 exactly.
         QCOMPARE(f[0].bytes / f[1].bytes, 16.0);
-        QVERIFY(f[0].bytes > 10 * f[2].bytes);  // dwarfs the 16 GB of weights
+        QVERIFY(f[0].bytes > 10 * f[2].bytes); // dwarfs the 16 GB of weights
         QCOMPARE(st->breakdown.perGpu.logits, 131072.0 * 128256 * 6);
     }
 
@@ -115,8 +115,8 @@ private Q_SLOTS:
         const auto st = stage("checkpointing");
         QVERIFY(st);
         const auto& f = st->highlight.figures;
-        QVERIFY(f[1].bytes > f[2].bytes);  // none > selective
-        QVERIFY(f[2].bytes > f[3].bytes);  // selective > full
+        QVERIFY(f[1].bytes > f[2].bytes); // none > selective
+        QVERIFY(f[2].bytes > f[3].bytes); // selective > full
         QCOMPARE(st->highlight.bytes, f[1].bytes - f[3].bytes);
         // Full: each layer keeps its input, 2·s·h bytes, plus one layer's whole tape during backward.
         const Architecture& a = st->breakdown.model.arch;
@@ -157,8 +157,8 @@ private Q_SLOTS:
 
     void programmerPictureRevealsSegmentBySegment()
     {
-        const std::vector<std::string> ids{"picture-weights", "picture-gradients", "picture-master", "picture-adam",
-                                           "picture-activations", "picture-workspace"};
+        const std::vector<std::string> ids{"picture-weights", "picture-gradients",   "picture-master",
+                                           "picture-adam",    "picture-activations", "picture-workspace"};
         size_t last = 0;
         double lastBytes = 0;
         for (const std::string& id : ids) {
@@ -184,7 +184,7 @@ private Q_SLOTS:
             QVERIFY(!step.added.empty());
             before = step.revealed;
         }
-        QCOMPARE(tourPicture(*stage("picture-adam")).callout, std::string("So far: 112 GB"));  // 16 B × 7B
+        QCOMPARE(tourPicture(*stage("picture-adam")).callout, std::string("So far: 112 GB")); // 16 B × 7B
         QVERIFY(tourPicture(*stage("7b-training")).added.empty());
 
         const auto final = stage("picture-workspace");

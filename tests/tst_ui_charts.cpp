@@ -8,7 +8,6 @@
 #include "logsliderfield.h"
 #include "mainwindow.h"
 
-
 using namespace trainmem;
 using namespace trainmem::uitest;
 
@@ -148,7 +147,7 @@ void TestUiCharts::antialiasingReturnsAfterDrag()
     const QCP::AntialiasedElements seq = d.sequenceChart()->antialiasedElements();
     QVERIFY(seq.testFlag(QCP::aePlottables));
     const Scenario s = preset(QStringLiteral("chapter-7b"));
-    for (int i = 0; i < 5; ++i) {  // a drag: several edits in a row
+    for (int i = 0; i < 5; ++i) { // a drag: several edits in a row
         Scenario x = s;
         x.training.seqLen = 1024 << i;
         d.showScenario(x, gpuOf(x));

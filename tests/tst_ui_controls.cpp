@@ -18,8 +18,26 @@
 using namespace trainmem;
 using namespace trainmem::uitest;
 
-enum class Act { None, ParamsSlider, ParamsTyped, ActiveSlider, ActiveExperts, ContextSlider, ContextTyped, MicroBatch,
-                 Checkpointing, Flash, Precision, Optimizer, Gpu, GpuCount, Zero, Mode, Weights, Preset };
+enum class Act {
+    None,
+    ParamsSlider,
+    ParamsTyped,
+    ActiveSlider,
+    ActiveExperts,
+    ContextSlider,
+    ContextTyped,
+    MicroBatch,
+    Checkpointing,
+    Flash,
+    Precision,
+    Optimizer,
+    Gpu,
+    GpuCount,
+    Zero,
+    Mode,
+    Weights,
+    Preset
+};
 Q_DECLARE_METATYPE(Act)
 
 class TestUiControls : public QObject
@@ -77,24 +95,56 @@ Scenario expectedAfter(Scenario s, Act act, const QVariant& v)
         s.model.publishedActive.reset();
     };
     switch (act) {
-    case Act::None: break;
+    case Act::None:
+        break;
     case Act::ParamsSlider:
-    case Act::ParamsTyped: size(v.toLongLong(), v.toLongLong()); break;
-    case Act::ActiveSlider: size(resolveModel(s.model).params.total, v.toLongLong()); break;
-    case Act::ActiveExperts: s.model.architecture.moe.activeExperts = v.toInt(); s.model.publishedActive.reset(); break;
+    case Act::ParamsTyped:
+        size(v.toLongLong(), v.toLongLong());
+        break;
+    case Act::ActiveSlider:
+        size(resolveModel(s.model).params.total, v.toLongLong());
+        break;
+    case Act::ActiveExperts:
+        s.model.architecture.moe.activeExperts = v.toInt();
+        s.model.publishedActive.reset();
+        break;
     case Act::ContextSlider:
-    case Act::ContextTyped: s.training.seqLen = v.toLongLong(); break;
-    case Act::MicroBatch: s.training.microBatch = v.toInt(); break;
-    case Act::Checkpointing: s.training.checkpointing = static_cast<Checkpointing>(v.toInt()); break;
-    case Act::Flash: s.training.flashAttention = v.toBool(); break;
-    case Act::Precision: s.training.precision = static_cast<Precision>(v.toInt()); break;
-    case Act::Optimizer: s.training.optimizer = static_cast<Optimizer>(v.toInt()); break;
-    case Act::Gpu: s.hardware.gpu = v.toString().toStdString(); break;
-    case Act::GpuCount: s.hardware.gpus = v.toInt(); break;
-    case Act::Zero: s.hardware.zeroStage = v.toInt(); break;
-    case Act::Mode: s.training.mode = static_cast<Mode>(v.toInt()); break;
-    case Act::Weights: s.training.inferenceWeights = static_cast<InferenceWeights>(v.toInt()); break;
-    case Act::Preset: s = preset(v.toString()); break;
+    case Act::ContextTyped:
+        s.training.seqLen = v.toLongLong();
+        break;
+    case Act::MicroBatch:
+        s.training.microBatch = v.toInt();
+        break;
+    case Act::Checkpointing:
+        s.training.checkpointing = static_cast<Checkpointing>(v.toInt());
+        break;
+    case Act::Flash:
+        s.training.flashAttention = v.toBool();
+        break;
+    case Act::Precision:
+        s.training.precision = static_cast<Precision>(v.toInt());
+        break;
+    case Act::Optimizer:
+        s.training.optimizer = static_cast<Optimizer>(v.toInt());
+        break;
+    case Act::Gpu:
+        s.hardware.gpu = v.toString().toStdString();
+        break;
+    case Act::GpuCount:
+        s.hardware.gpus = v.toInt();
+        break;
+    case Act::Zero:
+        s.hardware.zeroStage = v.toInt();
+        break;
+    case Act::Mode:
+        s.training.mode = static_cast<Mode>(v.toInt());
+        break;
+    case Act::Weights:
+        s.training.inferenceWeights = static_cast<InferenceWeights>(v.toInt());
+        break;
+    case Act::Preset:
+        s = preset(v.toString());
+        break;
     }
     return s;
 }
@@ -102,44 +152,77 @@ Scenario expectedAfter(Scenario s, Act act, const QVariant& v)
 void perform(ControlPanel* p, Act act, const QVariant& v)
 {
     switch (act) {
-    case Act::None: break;
-    case Act::ParamsSlider: p->paramsField()->slider()->setValue(stepIndex(p->paramsField(), v.toLongLong())); break;
-    case Act::ParamsTyped: type(p->paramsField()->edit(), QString::fromStdString(formatCount(v.toDouble()))); break;
-    case Act::ActiveSlider: p->activeField()->slider()->setValue(stepIndex(p->activeField(), v.toLongLong())); break;
-    case Act::ActiveExperts: p->activeExpertsBox()->setValue(v.toInt()); break;
-    case Act::ContextSlider: p->contextField()->slider()->setValue(stepIndex(p->contextField(), v.toLongLong())); break;
-    case Act::ContextTyped: type(p->contextField()->edit(), QString::fromStdString(formatContext(v.toLongLong()))); break;
-    case Act::MicroBatch: p->microBatchBox()->setValue(v.toInt()); break;
-    case Act::Checkpointing: choose(p->checkpointingBox(), v); break;
-    case Act::Flash: p->flashBox()->setChecked(v.toBool()); break;
-    case Act::Precision: choose(p->precisionBox(), v); break;
-    case Act::Optimizer: choose(p->optimizerBox(), v); break;
-    case Act::Gpu: choose(p->gpuBox(), v); break;
-    case Act::GpuCount: p->gpuCountBox()->setValue(v.toInt()); break;
-    case Act::Zero: choose(p->zeroBox(), v); break;
-    case Act::Mode: choose(p->modeBox(), v); break;
-    case Act::Weights: choose(p->weightsBox(), v); break;
+    case Act::None:
+        break;
+    case Act::ParamsSlider:
+        p->paramsField()->slider()->setValue(stepIndex(p->paramsField(), v.toLongLong()));
+        break;
+    case Act::ParamsTyped:
+        type(p->paramsField()->edit(), QString::fromStdString(formatCount(v.toDouble())));
+        break;
+    case Act::ActiveSlider:
+        p->activeField()->slider()->setValue(stepIndex(p->activeField(), v.toLongLong()));
+        break;
+    case Act::ActiveExperts:
+        p->activeExpertsBox()->setValue(v.toInt());
+        break;
+    case Act::ContextSlider:
+        p->contextField()->slider()->setValue(stepIndex(p->contextField(), v.toLongLong()));
+        break;
+    case Act::ContextTyped:
+        type(p->contextField()->edit(), QString::fromStdString(formatContext(v.toLongLong())));
+        break;
+    case Act::MicroBatch:
+        p->microBatchBox()->setValue(v.toInt());
+        break;
+    case Act::Checkpointing:
+        choose(p->checkpointingBox(), v);
+        break;
+    case Act::Flash:
+        p->flashBox()->setChecked(v.toBool());
+        break;
+    case Act::Precision:
+        choose(p->precisionBox(), v);
+        break;
+    case Act::Optimizer:
+        choose(p->optimizerBox(), v);
+        break;
+    case Act::Gpu:
+        choose(p->gpuBox(), v);
+        break;
+    case Act::GpuCount:
+        p->gpuCountBox()->setValue(v.toInt());
+        break;
+    case Act::Zero:
+        choose(p->zeroBox(), v);
+        break;
+    case Act::Mode:
+        choose(p->modeBox(), v);
+        break;
+    case Act::Weights:
+        choose(p->weightsBox(), v);
+        break;
     case Act::Preset: {
         QComboBox* box = p->presetBox();
         const int i = box->findData(v);
         QVERIFY(i >= 0);
         box->setCurrentIndex(i);
-        Q_EMIT box->activated(i);  // what a user's pick sends
+        Q_EMIT box->activated(i); // what a user's pick sends
         break;
     }
     }
 }
 
-}  // namespace
+} // namespace
 
 void TestUiControls::controlChangesScenarioAndPlots_data()
 {
     QTest::addColumn<QString>("start");
-    QTest::addColumn<int>("gpusFirst");  ///< GPU count set before the action (0: keep)
+    QTest::addColumn<int>("gpusFirst"); ///< GPU count set before the action (0: keep)
     QTest::addColumn<Act>("act");
     QTest::addColumn<QVariant>("value");
-    QTest::addColumn<double>("trainingState");  ///< model state of the "training, 1 GPU" bar
-    QTest::addColumn<double>("perGpuState");    ///< model state of the per-GPU bar
+    QTest::addColumn<double>("trainingState"); ///< model state of the "training, 1 GPU" bar
+    QTest::addColumn<double>("perGpuState");   ///< model state of the per-GPU bar
     QTest::addColumn<double>("inferenceWeights");
     QTest::addColumn<double>("capacity");
 
@@ -235,11 +318,16 @@ void TestUiControls::controlChangesScenarioAndPlots()
             const double want = segmentBytes(views[key], seg);
             const double have = barValue(bars->bars(seg), key);
             if (!qFuzzyCompare(1 + have, 1 + want))
-                QFAIL(qPrintable(QStringLiteral("bar %1, %2: plotted %3, core %4").arg(key).arg(segmentName(seg)).arg(have).arg(want)));
+                QFAIL(qPrintable(QStringLiteral("bar %1, %2: plotted %3, core %4")
+                                     .arg(key)
+                                     .arg(segmentName(seg))
+                                     .arg(have)
+                                     .arg(want)));
         }
     auto stateOf = [&](int key) {
         double sum = 0;
-        for (SegmentKind s : {SegmentKind::Weights, SegmentKind::Gradients, SegmentKind::Master, SegmentKind::Optimizer})
+        for (SegmentKind s :
+             {SegmentKind::Weights, SegmentKind::Gradients, SegmentKind::Master, SegmentKind::Optimizer})
             sum += barValue(bars->bars(s), key);
         return sum;
     };
@@ -269,11 +357,11 @@ void TestUiControls::slidersEmitWhileDragging()
     MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
     QSignalSpy spy(&w, &MainWindow::scenarioChanged);
     QSlider* slider = w.controlPanel()->contextField()->slider();
-    slider->setSliderDown(true);  // a drag in progress
+    slider->setSliderDown(true); // a drag in progress
     const int start = slider->value();
     for (int i = 1; i <= 6; ++i)
         slider->setValue(start + i);
-    QCOMPARE(spy.count(), 6);  // one update per step, not only on release
+    QCOMPARE(spy.count(), 6); // one update per step, not only on release
     QCOMPARE(w.scenario().training.seqLen, w.controlPanel()->contextField()->steps()[static_cast<size_t>(start + 6)]);
     slider->setSliderDown(false);
     QCOMPARE(w.dashboard()->sequenceChart()->data().currentSeq, static_cast<double>(w.scenario().training.seqLen));
@@ -301,7 +389,7 @@ void TestUiControls::loraControlsEditTrainingOnlyAndUndo()
     w.setModalErrors(false);
     ControlPanel* panel = w.controlPanel();
     QVERIFY(panel->fineTuneBox()->isEnabled());
-    QVERIFY(!panel->loraRankBox()->isEnabled());  // full fine-tuning: no adapters to size
+    QVERIFY(!panel->loraRankBox()->isEnabled()); // full fine-tuning: no adapters to size
     QVERIFY(!panel->loraTargetsBox()->isEnabled());
     const int undoBefore = w.undoStack()->count();
     choose(panel->fineTuneBox(), static_cast<int>(FineTune::Lora));

@@ -39,11 +39,15 @@ void TestUiExport::pngHasAskedSizeAndIsNotBlank_data()
     QTest::addColumn<int>("width");
     QTest::addColumn<int>("height");
     QTest::addColumn<double>("scale");
-    QTest::newRow("dashboard 1600×1000 for a 16:10 slide") << "chapter-7b" << int(ChartKind::Dashboard) << 1600 << 1000 << 1.0;
-    QTest::newRow("bars 800×600 at scale 2 is 1600×1200 pixels") << "chapter-70b" << int(ChartKind::Bars) << 800 << 600 << 2.0;
+    QTest::newRow("dashboard 1600×1000 for a 16:10 slide")
+        << "chapter-7b" << int(ChartKind::Dashboard) << 1600 << 1000 << 1.0;
+    QTest::newRow("bars 800×600 at scale 2 is 1600×1200 pixels")
+        << "chapter-70b" << int(ChartKind::Bars) << 800 << 600 << 2.0;
     QTest::newRow("seq 1200×700") << "llama3-70b" << int(ChartKind::Seq) << 1200 << 700 << 1.0;
-    QTest::newRow("dashboard portrait 900×1400 stacks the charts") << "deepseek-v3" << int(ChartKind::Dashboard) << 900 << 1400 << 1.0;
-    QTest::newRow("bars for the 38 TB model at 1920×1080") << "qwen3.8-book" << int(ChartKind::Bars) << 1920 << 1080 << 1.0;
+    QTest::newRow("dashboard portrait 900×1400 stacks the charts")
+        << "deepseek-v3" << int(ChartKind::Dashboard) << 900 << 1400 << 1.0;
+    QTest::newRow("bars for the 38 TB model at 1920×1080")
+        << "qwen3.8-book" << int(ChartKind::Bars) << 1920 << 1080 << 1.0;
     QTest::newRow("small 400×300 at scale 0.5") << "chapter-7b" << int(ChartKind::Seq) << 400 << 300 << 0.5;
 }
 
@@ -106,7 +110,7 @@ void TestUiExport::pdfIsWritten()
 void TestUiExport::chartNames_data()
 {
     QTest::addColumn<QString>("name");
-    QTest::addColumn<int>("kind");  // -1: refused
+    QTest::addColumn<int>("kind"); // -1: refused
     QTest::newRow("bars") << "bars" << int(ChartKind::Bars);
     QTest::newRow("seq") << "seq" << int(ChartKind::Seq);
     QTest::newRow("dashboard") << "dashboard" << int(ChartKind::Dashboard);

@@ -56,7 +56,8 @@ void TestUiMainWindow::badFileShowsErrorAndKeepsState_data()
         << QByteArray(R"({"schema": "trainmem/scenario@1", "training": {"seq_len": -4}})") << "/training/seq_len";
     QTest::newRow("not JSON at all") << QByteArray("this is not json {") << "bad.json";
     QTest::newRow("unknown precision names its JSON path")
-        << QByteArray(R"({"schema": "trainmem/scenario@1", "training": {"precision": "fp7"}})") << "/training/precision";
+        << QByteArray(R"({"schema": "trainmem/scenario@1", "training": {"precision": "fp7"}})")
+        << "/training/precision";
     QTest::newRow("missing file") << QByteArray() << "cannot be read";
 }
 
@@ -114,12 +115,12 @@ void TestUiMainWindow::sliderDragIsOneUndoStep()
     s->setSliderDown(true);
     for (int i = 1; i <= 5; ++i)
         s->setValue(s->value() + 1);
-    s->setSliderDown(false);  // release ends the step
+    s->setSliderDown(false); // release ends the step
     QCOMPARE(w.undoStack()->count(), 1);
     s->setSliderDown(true);
     s->setValue(s->value() + 1);
     s->setSliderDown(false);
-    QCOMPARE(w.undoStack()->count(), 2);  // a second drag is its own step
+    QCOMPARE(w.undoStack()->count(), 2); // a second drag is its own step
     w.undoStack()->undo();
     w.undoStack()->undo();
     QCOMPARE(w.scenario().training.seqLen, seq0);
@@ -138,7 +139,7 @@ void TestUiMainWindow::undoRedoRestoresSnapshots()
     w.undoStack()->undo();
     QCOMPARE(w.scenario().hardware.zeroStage, 0);
     QCOMPARE(w.dashboard()->state().current.perGpu.modelState(), 112e9);
-    QCOMPARE(w.controlPanel()->zeroBox()->currentData().toInt(), 0);  // the controls follow undo
+    QCOMPARE(w.controlPanel()->zeroBox()->currentData().toInt(), 0); // the controls follow undo
     w.undoStack()->redo();
     QCOMPARE(w.scenario().hardware.zeroStage, 3);
     QCOMPARE(barValue(w.dashboard()->barChart()->bars(SegmentKind::Weights), 2), 14e9 / 8);
@@ -153,8 +154,8 @@ void TestUiMainWindow::pinAddsBarsUpToEight()
     pin->trigger();
     w.controlPanel()->paramsField()->slider()->setValue(
         static_cast<int>(std::find(w.controlPanel()->paramsField()->steps().begin(),
-                                   w.controlPanel()->paramsField()->steps().end(), 70'000'000'000)
-                         - w.controlPanel()->paramsField()->steps().begin()));
+                                   w.controlPanel()->paramsField()->steps().end(), 70'000'000'000) -
+                         w.controlPanel()->paramsField()->steps().begin()));
     MemoryBarChart* bars = w.dashboard()->barChart();
     QCOMPARE(bars->columns().size(), size_t{4});
     // The pin keeps the 7B per-GPU bar while the scenario moved to 70B.
@@ -165,7 +166,8 @@ void TestUiMainWindow::pinAddsBarsUpToEight()
              qPrintable(bars->columns()[3].label));
     for (int i = 0; i < 10; ++i)
         pin->trigger();
-    QVERIFY2(bars->columns()[4].label.startsWith(QStringLiteral("Pin 2: 70B\ntraining")), qPrintable(bars->columns()[4].label));
+    QVERIFY2(bars->columns()[4].label.startsWith(QStringLiteral("Pin 2: 70B\ntraining")),
+             qPrintable(bars->columns()[4].label));
     QCOMPARE(w.dashboard()->pins().size(), size_t{8});
     QCOMPARE(bars->columns().size(), size_t{11});
     w.action(QStringLiteral("unpinLast"))->trigger();
@@ -180,7 +182,7 @@ void TestUiMainWindow::lastStateRestoredOnStart()
         MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
         w.controlPanel()->microBatchBox()->setValue(5);
         w.action(QStringLiteral("binaryUnits"))->setChecked(true);
-        w.close();  // saves
+        w.close(); // saves
     }
     Settings settings;
     const std::optional<Scenario> last = settings.lastScenario();
@@ -190,8 +192,9 @@ void TestUiMainWindow::lastStateRestoredOnStart()
     MainWindow again(PresetLibrary::instance(), *last);
     QCOMPARE(again.dashboard()->units(), UnitSystem::Binary);
     QVERIFY(again.action(QStringLiteral("binaryUnits"))->isChecked());
-    QCOMPARE(again.dashboard()->barChart()->totalLabel(1)->text(),
-             QString::fromStdString(formatBytes(again.dashboard()->state().training.singleGpu.total(), UnitSystem::Binary)));
+    QCOMPARE(
+        again.dashboard()->barChart()->totalLabel(1)->text(),
+        QString::fromStdString(formatBytes(again.dashboard()->state().training.singleGpu.total(), UnitSystem::Binary)));
     QVERIFY(again.dashboard()->barChart()->totalLabel(1)->text().endsWith(QStringLiteral("GiB")));
 }
 

@@ -4,8 +4,8 @@
 #include "uitestutil.h"
 
 #include "controlpanel.h"
-#include "ladderchart.h"
 #include "dashboard.h"
+#include "ladderchart.h"
 #include "logsliderfield.h"
 #include "mainwindow.h"
 #include "scenarioio.h"
@@ -16,14 +16,14 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
-#include <QTreeWidget>
-#include <QLineEdit>
 #include <QRandomGenerator>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QUndoStack>
 
 #include <algorithm>
@@ -64,29 +64,33 @@ bool reachable(const QWidget* w)
 }
 
 /// Typed entries: the formats the fields accept, and the ones they must refuse without a change.
-const QStringList kCountTexts = {QStringLiteral("7B"),   QStringLiteral("70B"),  QStringLiteral("2.4T"),
-                                 QStringLiteral("175B"), QStringLiteral("1.5M"), QStringLiteral("1"),
-                                 QStringLiteral("1000T"), QStringLiteral("1e15"), QStringLiteral("-4"),
-                                 QStringLiteral("abc"),  QStringLiteral("1e400"), QString(),
-                                 QStringLiteral("0"),    QStringLiteral("nan"),  QStringLiteral("inf"),
-                                 QStringLiteral("7 B"),  QStringLiteral("1e16"), QStringLiteral("9999999T")};
-const QStringList kContextTexts = {QStringLiteral("128k"), QStringLiteral("8k"),   QStringLiteral("1M"),
-                                   QStringLiteral("16M"),  QStringLiteral("16"),   QStringLiteral("4096"),
-                                   QStringLiteral("15"),   QStringLiteral("17M"),  QStringLiteral("-4"),
+const QStringList kCountTexts = {QStringLiteral("7B"),    QStringLiteral("70B"),   QStringLiteral("2.4T"),
+                                 QStringLiteral("175B"),  QStringLiteral("1.5M"),  QStringLiteral("1"),
+                                 QStringLiteral("1000T"), QStringLiteral("1e15"),  QStringLiteral("-4"),
+                                 QStringLiteral("abc"),   QStringLiteral("1e400"), QString(),
+                                 QStringLiteral("0"),     QStringLiteral("nan"),   QStringLiteral("inf"),
+                                 QStringLiteral("7 B"),   QStringLiteral("1e16"),  QStringLiteral("9999999T")};
+const QStringList kContextTexts = {QStringLiteral("128k"), QStringLiteral("8k"),    QStringLiteral("1M"),
+                                   QStringLiteral("16M"),  QStringLiteral("16"),    QStringLiteral("4096"),
+                                   QStringLiteral("15"),   QStringLiteral("17M"),   QStringLiteral("-4"),
                                    QStringLiteral("abc"),  QStringLiteral("1e400"), QString(),
-                                   QStringLiteral("0"),    QStringLiteral("2.5k"), QStringLiteral("nan")};
+                                   QStringLiteral("0"),    QStringLiteral("2.5k"),  QStringLiteral("nan")};
 
 class Monkey
 {
 public:
     /// `docks`: every dock is open and half the steps drive a dock's controls instead of the panel's.
-    Monkey(MainWindow& w, quint32 seed, bool docks = false) : m_w(w), m_p(*w.controlPanel()), m_rng(seed), m_docks(docks) {}
+    Monkey(MainWindow& w, quint32 seed, bool docks = false)
+        : m_w(w), m_p(*w.controlPanel()), m_rng(seed), m_docks(docks)
+    {
+    }
 
     /// One random action on one reachable control; returns what it did, for failure messages.
     QString step()
     {
         for (int attempt = 0; attempt < 32; ++attempt) {
-            const QString did = m_docks && m_rng.bounded(2) ? dockControl() : tryOne(static_cast<int>(m_rng.bounded(17)));
+            const QString did =
+                m_docks && m_rng.bounded(2) ? dockControl() : tryOne(static_cast<int>(m_rng.bounded(17)));
             if (!did.isEmpty())
                 return did;
         }
@@ -99,29 +103,44 @@ private:
     QString tryOne(int which)
     {
         switch (which) {
-        case 0: return slide(m_p.paramsField(), QStringLiteral("params"));
-        case 1: return slide(m_p.activeField(), QStringLiteral("active"));
-        case 2: return slide(m_p.contextField(), QStringLiteral("context"));
-        case 3: return type(m_p.paramsField(), kCountTexts, false, QStringLiteral("params"));
-        case 4: return type(m_p.activeField(), kCountTexts, false, QStringLiteral("active"));
-        case 5: return type(m_p.contextField(), kContextTexts, true, QStringLiteral("context"));
-        case 6: return spin(m_p.activeExpertsBox(), QStringLiteral("active experts"));
-        case 7: return spin(m_p.microBatchBox(), QStringLiteral("micro-batch"));
-        case 8: return spin(m_p.gpuCountBox(), QStringLiteral("GPU count"));
-        case 9: return combo(m_p.modeBox(), QStringLiteral("mode"));
-        case 10: return combo(m_p.precisionBox(), QStringLiteral("precision"));
-        case 11: return combo(m_p.optimizerBox(), QStringLiteral("optimizer"));
-        case 12: return combo(m_p.checkpointingBox(), QStringLiteral("checkpointing"));
-        case 13: return combo(m_p.gpuBox(), QStringLiteral("GPU"));
-        case 14: return m_rng.bounded(2) ? combo(m_p.zeroBox(), QStringLiteral("ZeRO"))
-                                         : combo(m_p.weightsBox(), QStringLiteral("weights"));
+        case 0:
+            return slide(m_p.paramsField(), QStringLiteral("params"));
+        case 1:
+            return slide(m_p.activeField(), QStringLiteral("active"));
+        case 2:
+            return slide(m_p.contextField(), QStringLiteral("context"));
+        case 3:
+            return type(m_p.paramsField(), kCountTexts, false, QStringLiteral("params"));
+        case 4:
+            return type(m_p.activeField(), kCountTexts, false, QStringLiteral("active"));
+        case 5:
+            return type(m_p.contextField(), kContextTexts, true, QStringLiteral("context"));
+        case 6:
+            return spin(m_p.activeExpertsBox(), QStringLiteral("active experts"));
+        case 7:
+            return spin(m_p.microBatchBox(), QStringLiteral("micro-batch"));
+        case 8:
+            return spin(m_p.gpuCountBox(), QStringLiteral("GPU count"));
+        case 9:
+            return combo(m_p.modeBox(), QStringLiteral("mode"));
+        case 10:
+            return combo(m_p.precisionBox(), QStringLiteral("precision"));
+        case 11:
+            return combo(m_p.optimizerBox(), QStringLiteral("optimizer"));
+        case 12:
+            return combo(m_p.checkpointingBox(), QStringLiteral("checkpointing"));
+        case 13:
+            return combo(m_p.gpuBox(), QStringLiteral("GPU"));
+        case 14:
+            return m_rng.bounded(2) ? combo(m_p.zeroBox(), QStringLiteral("ZeRO"))
+                                    : combo(m_p.weightsBox(), QStringLiteral("weights"));
         case 15:
             if (!reachable(m_p.flashBox()))
                 return {};
             m_p.flashBox()->click();
             return QStringLiteral("flash toggled to %1").arg(m_p.flashBox()->isChecked());
         case 16: {
-            if (m_rng.bounded(10) == 0) {  // now and then a pinned bar, so pins are columns too
+            if (m_rng.bounded(10) == 0) { // now and then a pinned bar, so pins are columns too
                 const bool full = m_w.dashboard()->pins().size() >= size_t(MemoryBarChart::kMaxPinned);
                 m_w.action(full ? QStringLiteral("clearPins") : QStringLiteral("pin"))->trigger();
                 return full ? QStringLiteral("clear pins") : QStringLiteral("pin");
@@ -129,7 +148,7 @@ private:
             QComboBox* box = m_p.presetBox();
             const int i = static_cast<int>(m_rng.bounded(box->count()));
             box->setCurrentIndex(i);
-            Q_EMIT box->activated(i);  // what a user's pick sends
+            Q_EMIT box->activated(i); // what a user's pick sends
             return QStringLiteral("preset %1").arg(box->itemData(i).toString());
         }
         }
@@ -184,10 +203,16 @@ private:
             return {};
         int v = 0;
         switch (m_rng.bounded(4)) {
-        case 0: v = b->minimum(); break;
-        case 1: v = b->maximum(); break;
-        case 2: v = edgeOr(b->minimum(), b->maximum()); break;
-        default:  // log-uniform, where the interesting GPU counts and batch sizes are
+        case 0:
+            v = b->minimum();
+            break;
+        case 1:
+            v = b->maximum();
+            break;
+        case 2:
+            v = edgeOr(b->minimum(), b->maximum());
+            break;
+        default: // log-uniform, where the interesting GPU counts and batch sizes are
             v = static_cast<int>(std::round(std::exp(m_rng.generateDouble() * std::log(double(b->maximum())))));
             v = std::clamp(v, b->minimum(), b->maximum());
         }
@@ -229,9 +254,9 @@ private:
             if (!reachable(c))
                 continue;
             auto* button = qobject_cast<QPushButton*>(c);
-            if ((button && !button->text().endsWith(QChar(0x2026))) || qobject_cast<QAbstractSpinBox*>(c)
-                || qobject_cast<QComboBox*>(c) || qobject_cast<QListWidget*>(c) || qobject_cast<QTreeWidget*>(c)
-                || qobject_cast<LadderChart*>(c))
+            if ((button && !button->text().endsWith(QChar(0x2026))) || qobject_cast<QAbstractSpinBox*>(c) ||
+                qobject_cast<QComboBox*>(c) || qobject_cast<QListWidget*>(c) || qobject_cast<QTreeWidget*>(c) ||
+                qobject_cast<LadderChart*>(c))
                 controls << c;
         }
         if (controls.isEmpty())
@@ -242,14 +267,15 @@ private:
             return spin(b, where + QStringLiteral("spin box"));
         if (auto* b = qobject_cast<QDoubleSpinBox*>(c)) {
             const double lo = b->minimum(), hi = b->maximum();
-            const double v = m_rng.bounded(4) == 0 ? (m_rng.bounded(2) ? lo : hi) : lo + m_rng.generateDouble() * (hi - lo);
+            const double v =
+                m_rng.bounded(4) == 0 ? (m_rng.bounded(2) ? lo : hi) : lo + m_rng.generateDouble() * (hi - lo);
             b->setValue(v);
             return where + QStringLiteral("value %1").arg(v);
         }
         if (auto* b = qobject_cast<QComboBox*>(c)) {
             const QString did = combo(b, where + QStringLiteral("combo box"));
             if (!did.isEmpty())
-                Q_EMIT b->activated(b->currentIndex());  // what a user's pick sends
+                Q_EMIT b->activated(b->currentIndex()); // what a user's pick sends
             return did;
         }
         if (auto* b = qobject_cast<QPushButton*>(c)) {
@@ -271,7 +297,7 @@ private:
             const QString did = where + QStringLiteral("row %1").arg(item->text(0));
             t->setCurrentItem(item);
             if (m_rng.bounded(2))
-                Q_EMIT t->itemDoubleClicked(item, 0);  // double-click applies the row (and may rebuild the list)
+                Q_EMIT t->itemDoubleClicked(item, 0); // double-click applies the row (and may rebuild the list)
             return did;
         }
         auto* ladder = qobject_cast<LadderChart*>(c);
@@ -287,9 +313,12 @@ private:
     int edgeOr(int lo, int hi)
     {
         switch (m_rng.bounded(8)) {
-        case 0: return lo;
-        case 1: return hi;
-        default: return lo + static_cast<int>(m_rng.bounded(static_cast<quint32>(hi - lo + 1)));
+        case 0:
+            return lo;
+        case 1:
+            return hi;
+        default:
+            return lo + static_cast<int>(m_rng.bounded(static_cast<quint32>(hi - lo + 1)));
         }
     }
 
@@ -331,11 +360,17 @@ QString checkSweep(const ContextSweep& sw)
         return QStringLiteral("sweep has no points");
     for (size_t m = 0; m < 3; ++m) {
         if (sw.totalPerGpu[m].size() != sw.seq.size() || sw.activationsPerGpu[m].size() != sw.seq.size())
-            return QStringLiteral("sweep curve %1 has %2 points for %3 contexts").arg(m).arg(sw.totalPerGpu[m].size()).arg(sw.seq.size());
+            return QStringLiteral("sweep curve %1 has %2 points for %3 contexts")
+                .arg(m)
+                .arg(sw.totalPerGpu[m].size())
+                .arg(sw.seq.size());
         for (size_t i = 0; i < sw.seq.size(); ++i)
             if (!sound(sw.seq[i]) || !sound(sw.totalPerGpu[m][i]) || !sound(sw.activationsPerGpu[m][i]))
                 return QStringLiteral("sweep curve %1 at %2: total %3, activations %4")
-                    .arg(m).arg(sw.seq[i]).arg(sw.totalPerGpu[m][i]).arg(sw.activationsPerGpu[m][i]);
+                    .arg(m)
+                    .arg(sw.seq[i])
+                    .arg(sw.totalPerGpu[m][i])
+                    .arg(sw.activationsPerGpu[m][i]);
     }
     if (!sound(sw.modelStatePerGpu) || !sound(sw.capacity))
         return QStringLiteral("sweep floor %1, capacity %2").arg(sw.modelStatePerGpu).arg(sw.capacity);
@@ -350,15 +385,18 @@ QString checkWindow(const MainWindow& w)
 {
     const Scenario& s = w.scenario();
     const DashboardState& st = w.dashboard()->state();
-    const std::pair<const Segments*, QString> all[] = {
-        {&st.current.perGpu, QStringLiteral("current per GPU")},  {&st.current.singleGpu, QStringLiteral("current one GPU")},
-        {&st.inference.perGpu, QStringLiteral("inference per GPU")}, {&st.inference.singleGpu, QStringLiteral("inference one GPU")},
-        {&st.training.perGpu, QStringLiteral("training per GPU")},  {&st.training.singleGpu, QStringLiteral("training one GPU")}};
+    const std::pair<const Segments*, QString> all[] = {{&st.current.perGpu, QStringLiteral("current per GPU")},
+                                                       {&st.current.singleGpu, QStringLiteral("current one GPU")},
+                                                       {&st.inference.perGpu, QStringLiteral("inference per GPU")},
+                                                       {&st.inference.singleGpu, QStringLiteral("inference one GPU")},
+                                                       {&st.training.perGpu, QStringLiteral("training per GPU")},
+                                                       {&st.training.singleGpu, QStringLiteral("training one GPU")}};
     for (const auto& [g, where] : all)
         if (QString e = checkSegments(*g, where); !e.isEmpty())
             return e;
     for (size_t c = 0; c < st.columns.size(); ++c)
-        if (QString e = checkSegments(st.columns[c].segments, QStringLiteral("column %1 (%2)").arg(c).arg(st.columns[c].label));
+        if (QString e =
+                checkSegments(st.columns[c].segments, QStringLiteral("column %1 (%2)").arg(c).arg(st.columns[c].label));
             !e.isEmpty())
             return e;
     if (QString e = checkSweep(st.sweep); !e.isEmpty())
@@ -376,26 +414,33 @@ QString checkWindow(const MainWindow& w)
             if (!bars->picture() || std::count(bars->picture()->revealed.begin(), bars->picture()->revealed.end(), k))
                 want += segmentBytes(st.columns[c].segments, k);
         if (!close(stacked, want))
-            return QStringLiteral("bar %1 stacks to %2, its column's shown segments total %3").arg(c).arg(stacked).arg(want);
+            return QStringLiteral("bar %1 stacks to %2, its column's shown segments total %3")
+                .arg(c)
+                .arg(stacked)
+                .arg(want);
     }
     if (!close(st.sequence.currentTotal, st.current.perGpu.total()))
-        return QStringLiteral("context marker at %1, per-GPU total %2").arg(st.sequence.currentTotal).arg(st.current.perGpu.total());
+        return QStringLiteral("context marker at %1, per-GPU total %2")
+            .arg(st.sequence.currentTotal)
+            .arg(st.current.perGpu.total());
 
     // The dashboard shows this scenario, not a stale one: the one update path ran.
     const Breakdown fresh = account(s, gpuOf(s));
     if (!close(fresh.perGpu.total(), st.current.perGpu.total()))
-        return QStringLiteral("dashboard shows %1 per GPU, the scenario is %2").arg(st.current.perGpu.total()).arg(fresh.perGpu.total());
+        return QStringLiteral("dashboard shows %1 per GPU, the scenario is %2")
+            .arg(st.current.perGpu.total())
+            .arg(fresh.perGpu.total());
     if (scenarioToText(w.controlPanel()->scenario()) != scenarioToText(s))
         return QStringLiteral("the control panel's scenario differs from the window's");
 
     const FieldErrors errors = validateScenario(s, "window");
     if (!errors.empty())
-        return QStringLiteral("invalid scenario: %1 %2").arg(QString::fromStdString(errors.front().path),
-                                                            QString::fromStdString(errors.front().message));
+        return QStringLiteral("invalid scenario: %1 %2")
+            .arg(QString::fromStdString(errors.front().path), QString::fromStdString(errors.front().message));
     return {};
 }
 
-}  // namespace
+} // namespace
 
 void TestUiMonkey::initTestCase()
 {
@@ -414,9 +459,12 @@ void TestUiMonkey::randomStepsKeepInvariants_data()
                                         "scenario valid; undo/redo returns to the same scenario");
     // Three starts: a size-only dense model, a mixture of experts with an architecture, and a preset
     // with tensor and pipeline parallelism. The seeds differ so the rows explore different paths.
-    QTest::newRow(qPrintable(QStringLiteral("from chapter-7b, 1000 steps") + what)) << "chapter-7b" << 1000 << 0u << false;
-    QTest::newRow(qPrintable(QStringLiteral("from deepseek-v3, 1000 steps") + what)) << "deepseek-v3" << 1000 << 1u << false;
-    QTest::newRow(qPrintable(QStringLiteral("from llama3.1-405b, 1000 steps") + what)) << "llama3.1-405b" << 1000 << 2u << false;
+    QTest::newRow(qPrintable(QStringLiteral("from chapter-7b, 1000 steps") + what))
+        << "chapter-7b" << 1000 << 0u << false;
+    QTest::newRow(qPrintable(QStringLiteral("from deepseek-v3, 1000 steps") + what))
+        << "deepseek-v3" << 1000 << 1u << false;
+    QTest::newRow(qPrintable(QStringLiteral("from llama3.1-405b, 1000 steps") + what))
+        << "llama3.1-405b" << 1000 << 2u << false;
     // Every dock open, half the steps in a dock: the receipt's GPU count once made tp·pp exceed the
     // GPUs (issue 12 §2); every editor now goes through the core's rules.
     QTest::newRow(qPrintable(QStringLiteral("from llama3.1-405b with every dock, 800 steps") + what))
@@ -469,9 +517,12 @@ void TestUiMonkey::randomStepsKeepInvariants()
                 QVERIFY(want != history.end());
                 QVERIFY2(scenarioToText(w.scenario()) == want->second,
                          qPrintable(QStringLiteral("seed %1, step %2: undo to %3 is not that step's scenario")
-                                        .arg(seed).arg(i).arg(undo->index())));
+                                        .arg(seed)
+                                        .arg(i)
+                                        .arg(undo->index())));
                 e = checkWindow(w);
-                QVERIFY2(e.isEmpty(), qPrintable(QStringLiteral("seed %1, step %2, after undo: %3").arg(seed).arg(i).arg(e)));
+                QVERIFY2(e.isEmpty(),
+                         qPrintable(QStringLiteral("seed %1, step %2, after undo: %3").arg(seed).arg(i).arg(e)));
             }
             for (int r = 0; r < back; ++r) {
                 w.action(QStringLiteral("redo"))->trigger();
@@ -479,9 +530,13 @@ void TestUiMonkey::randomStepsKeepInvariants()
             }
             QCOMPARE(undo->index(), top);
             QVERIFY2(scenarioToText(w.scenario()) == now,
-                     qPrintable(QStringLiteral("seed %1, step %2: %3 undos and redos changed the scenario").arg(seed).arg(i).arg(back)));
+                     qPrintable(QStringLiteral("seed %1, step %2: %3 undos and redos changed the scenario")
+                                    .arg(seed)
+                                    .arg(i)
+                                    .arg(back)));
             e = checkWindow(w);
-            QVERIFY2(e.isEmpty(), qPrintable(QStringLiteral("seed %1, step %2, after redo: %3").arg(seed).arg(i).arg(e)));
+            QVERIFY2(e.isEmpty(),
+                     qPrintable(QStringLiteral("seed %1, step %2, after redo: %3").arg(seed).arg(i).arg(e)));
         }
     }
 }
@@ -493,7 +548,7 @@ void TestUiMonkey::gpuCountKeepsFileLayoutValid_data()
 {
     QTest::addColumn<QString>("start");
     QTest::addColumn<int>("gpus");
-    QTest::addColumn<bool>("typed");  ///< typed digit by digit and Enter, instead of set
+    QTest::addColumn<bool>("typed"); ///< typed digit by digit and Enter, instead of set
     QTest::addColumn<int>("tp");
     QTest::addColumn<int>("pp");
     QTest::addColumn<int>("ep");

@@ -9,13 +9,13 @@
 #include "uitestutil.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QComboBox>
-#include <QStandardPaths>
 
 using namespace trainmem;
 using namespace trainmem::uitest;
@@ -24,7 +24,8 @@ namespace {
 constexpr const char* kLlama2 =
     "torchrun --nproc_per_node 8 pretrain_gpt.py \\\n --num-layers 32 --hidden-size 4096 --ffn-hidden-size 11008 \\\n"
     " --num-attention-heads 32 --swiglu --normalization RMSNorm --untie-embeddings-and-output-weights \\\n"
-    " --disable-bias-linear --position-embedding-type rope --vocab-size 32000 --seq-length 4096 --micro-batch-size 1 \\\n"
+    " --disable-bias-linear --position-embedding-type rope --vocab-size 32000 --seq-length 4096 --micro-batch-size 1 "
+    "\\\n"
     " --global-batch-size 1024 --tensor-model-parallel-size 2 --sequence-parallel --recompute-activations \\\n"
     " --use-distributed-optimizer --bf16 --lr 3e-4";
 }
@@ -53,7 +54,7 @@ void TestUiPeers::dialogRejectsBadTextAndNamesTheFlag()
     QVERIFY(d.read());
     QVERIFY(d.errorLabel()->isHidden());
     QCOMPARE(d.result().args.numLayers, qint64(32));
-    QCOMPARE(d.result().args.worldSize, qint64(8));  // torchrun's, not the box's
+    QCOMPARE(d.result().args.worldSize, qint64(8)); // torchrun's, not the box's
 }
 
 void TestUiPeers::panelShowsThePeersNumbersAndReasons()
@@ -87,14 +88,16 @@ void TestUiPeers::panelShowsThePeersNumbersAndReasons()
     QCOMPARE(t->item(1, 0)->text(), QStringLiteral("gradients"));
     QVERIFY(t->item(1, 0)->toolTip().contains(QStringLiteral("fp32 main gradients")));
     t->setCurrentCell(1, 0);
-    QVERIFY2(panel.whyLabel()->text().contains(QStringLiteral("fp32 main gradients")), qPrintable(panel.whyLabel()->text()));
+    QVERIFY2(panel.whyLabel()->text().contains(QStringLiteral("fp32 main gradients")),
+             qPrintable(panel.whyLabel()->text()));
 
     // Hovering Megatron's gradient segment gives the term's reason.
     const Segments& m = chart->columns()[PeersChart::kMegatron].segments;
     const double y = m.weights + m.gradients / 2;
     const QPointF pos(chart->xAxis->coordToPixel(PeersChart::kMegatron), chart->yAxis->coordToPixel(y));
     const QString tip = chart->toolTipAt(pos);
-    QVERIFY2(tip.contains(QStringLiteral("vs Megatron")) && tip.contains(QStringLiteral("fp32 main gradients")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("vs Megatron")) && tip.contains(QStringLiteral("fp32 main gradients")),
+             qPrintable(tip));
 
     // ZeRO-3 moves DeepSpeed's bar to its stage-3 figure and the table to its terms.
     panel.stageChoice()->setCurrentIndex(1);

@@ -1,6 +1,6 @@
 // The drill-down panel shows the core's formula with the scenario's numbers.
-#include "testdata.h"
 #include "drilldownpanel.h"
+#include "testdata.h"
 #include "units.h"
 
 #include <QComboBox>
@@ -30,10 +30,11 @@ private Q_SLOTS:
         panel.setScenario(testdata::preset("chapter-7b"), testdata::gpu("H100"));
         panel.showSegment(SegmentKind::Optimizer);
         QVERIFY(std::get<SegmentKind>(panel.item()) == SegmentKind::Optimizer);
-        QCOMPARE(panel.explanation().value, 56e9);  // 2 slots × 4 B × 7B
+        QCOMPARE(panel.explanation().value, 56e9); // 2 slots × 4 B × 7B
         auto* picker = panel.findChild<QComboBox*>();
         QVERIFY(picker);
-        picker->setCurrentIndex(static_cast<int>(kAllSegmentKinds.size()) + static_cast<int>(CurveKind::ModelStateFloor));
+        picker->setCurrentIndex(static_cast<int>(kAllSegmentKinds.size()) +
+                                static_cast<int>(CurveKind::ModelStateFloor));
         QVERIFY(std::get<CurveKind>(panel.item()) == CurveKind::ModelStateFloor);
         QCOMPARE(panel.explanation().value, 112e9);
     }

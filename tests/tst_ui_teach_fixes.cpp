@@ -1,6 +1,6 @@
 // The fixes panel lists the core's verified changes; Apply sends one that fits.
-#include "testdata.h"
 #include "fixespanel.h"
+#include "testdata.h"
 
 #include <QSignalSpy>
 #include <QTreeWidget>
@@ -32,7 +32,7 @@ private Q_SLOTS:
         QCOMPARE(spy.count(), 1);
         const auto fixed = spy.at(0).at(0).value<Scenario>();
         QVERIFY(account(fixed, h100).fits);
-        QCOMPARE(fixed.hardware.gpus, qint64(2));  // the last resort: a second GPU with ZeRO-3
+        QCOMPARE(fixed.hardware.gpus, qint64(2)); // the last resort: a second GPU with ZeRO-3
     }
 
     void fitsSaysNothingToFix()

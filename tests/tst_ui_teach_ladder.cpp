@@ -1,6 +1,6 @@
 // The ladder chart plots the core's rungs, annotates the tax, and renders for slides.
-#include "testdata.h"
 #include "ladderchart.h"
+#include "testdata.h"
 #include "units.h"
 
 #include <QSignalSpy>
@@ -28,13 +28,13 @@ private Q_SLOTS:
         QCOMPARE(chart.rungs().size(), size_t(6));
         QCPBars* w = chart.bars(SegmentKind::Weights);
         QCOMPARE(w->data()->size(), 6);
-        QCOMPARE(w->data()->at(0)->value, 14e9);   // 1 GPU
-        QCOMPARE(w->data()->at(3)->value, 1.75e9); // ZeRO-3 on 8
-        QCOMPARE(chart.bars(SegmentKind::Optimizer)->data()->at(1)->value, 7e9);  // ZeRO-1 shards the moments
+        QCOMPARE(w->data()->at(0)->value, 14e9);                                 // 1 GPU
+        QCOMPARE(w->data()->at(3)->value, 1.75e9);                               // ZeRO-3 on 8
+        QCOMPARE(chart.bars(SegmentKind::Optimizer)->data()->at(1)->value, 7e9); // ZeRO-1 shards the moments
         QCOMPARE(chart.capacityLine()->point1->value(), 80e9);
         // ZeRO-3's label names the extra half all-reduce it costs; ZeRO-2 adds no traffic.
         const QString zero3 = chart.taxLabel(3)->text();
-        const QString extra = QString::fromStdString(formatBytes(0.5 * 2 * 2 * 7e9 * 7 / 8));  // half an all-reduce more
+        const QString extra = QString::fromStdString(formatBytes(0.5 * 2 * 2 * 7e9 * 7 / 8)); // half an all-reduce more
         QVERIFY2(zero3.contains(QStringLiteral("tax +%1/step").arg(extra)), qPrintable(zero3));
         QVERIFY(chart.taxLabel(2)->text().contains(QStringLiteral("no new traffic")));
         QVERIFY(chart.rungToolTip(1).contains(QStringLiteral("Still replicated")));

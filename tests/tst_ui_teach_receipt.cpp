@@ -1,6 +1,6 @@
 // The cost receipt: DeepSeek-V3's 2.788M H800-hours and about $5.6M, and edits flow back.
-#include "testdata.h"
 #include "receiptpanel.h"
+#include "testdata.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -31,9 +31,10 @@ private Q_SLOTS:
         QCOMPARE(panel.gpusEditor()->value(), 2048);
         QCOMPARE(panel.gpuEditor()->currentText(), QStringLiteral("H800"));
         // The report's Table 1, three lines: 2.664M + 119K + 5K = 2.788M H800-hours.
-        QCOMPARE(panel.phaseLines(), QStringList({QStringLiteral("Pre-training (14.8T tokens): 2.66M H800-hours, computed"),
-                                                  QStringLiteral("context extension: 119k H800-hours, as published"),
-                                                  QStringLiteral("post-training: 5k H800-hours, as published")}));
+        QCOMPARE(panel.phaseLines(),
+                 QStringList({QStringLiteral("Pre-training (14.8T tokens): 2.66M H800-hours, computed"),
+                              QStringLiteral("context extension: 119k H800-hours, as published"),
+                              QStringLiteral("post-training: 5k H800-hours, as published")}));
     }
 
     void editsRequestTheScenarioAndRecompute()
@@ -49,7 +50,7 @@ private Q_SLOTS:
         QCOMPARE(s.cost.mfu, 0.3992);
         QVERIFY(std::abs(panel.receipt().pretrainingGpuHours / (hours / 2) - 1) < 1e-9);
         QCOMPARE(panel.receipt().gpuHours, panel.receipt().pretrainingGpuHours + 124e3);
-        panel.gpusEditor()->setValue(4096);  // twice the GPUs: same hours, half the days
+        panel.gpusEditor()->setValue(4096); // twice the GPUs: same hours, half the days
         QCOMPARE(spy.last().at(0).value<Scenario>().hardware.gpus, qint64(4096));
         QVERIFY(std::abs(panel.receipt().wallClockDays - panel.receipt().gpuHours / 4096 / 24) < 1e-9);
     }

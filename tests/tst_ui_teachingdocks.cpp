@@ -42,16 +42,13 @@ void dragParamsTo(MainWindow& w, int64_t params)
     f->slider()->setValue(static_cast<int>(std::find(steps.begin(), steps.end(), params) - steps.begin()));
 }
 
-}  // namespace
+} // namespace
 
 class TestUiTeachingDocks : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-    }
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
     void init() { QSettings().clear(); }
 
     void receiptDockStartsFromTheScenario()
@@ -65,7 +62,7 @@ private Q_SLOTS:
         ReceiptPanel* r = w.teaching()->receipt();
         QCOMPARE(r->tokensEditor()->value(), 14.8);
         QVERIFY2(r->tokensEditor()->text().startsWith(QStringLiteral("14.800")), qPrintable(r->tokensEditor()->text()));
-        QCOMPARE(r->mfuEditor()->value(), 19.96);  // issue 13: the MFU of the 2.664M pre-training hours (tst_cost)
+        QCOMPARE(r->mfuEditor()->value(), 19.96); // issue 13: the MFU of the 2.664M pre-training hours (tst_cost)
         QCOMPARE(r->gpusEditor()->value(), 2048);
         QCOMPARE(r->gpuEditor()->currentText(), QStringLiteral("H800"));
         QCOMPARE(r->gpuHoursText(), QStringLiteral("2.79M H800-hours"));
@@ -97,15 +94,15 @@ private Q_SLOTS:
         const Scenario s = w.scenario();
         const GpuSpec gpu = PresetLibrary::instance().gpuFor(s);
         const Breakdown& shown = w.dashboard()->state().current;
-        QCOMPARE(shown.modelStateBytes, 112e9);  // the dashboard's own: 16 B × 7B
+        QCOMPARE(shown.modelStateBytes, 112e9); // the dashboard's own: 16 B × 7B
         w.teaching()->drillDown()->showSegment(SegmentKind::Weights);
-        QCOMPARE(w.teaching()->drillDown()->explanation().value, 14e9);  // 2 B × 7B, from the dashboard's breakdown
+        QCOMPARE(w.teaching()->drillDown()->explanation().value, 14e9); // 2 B × 7B, from the dashboard's breakdown
 
         Breakdown other = shown;
         other.model.params.total = 1'000'000'000;
         other.perGpu.optimizer = 1e9;
         w.teaching()->setScenario(s, gpu, other);
-        QCOMPARE(w.teaching()->drillDown()->explanation().value, 2e9);  // 2 B × 1B: the given breakdown's model
+        QCOMPARE(w.teaching()->drillDown()->explanation().value, 2e9); // 2 B × 1B: the given breakdown's model
         const double total = other.perGpu.total();
         QVERIFY2(w.teaching()->fixes()->statusText().contains(QString::fromStdString(formatBytes(total))),
                  qPrintable(w.teaching()->fixes()->statusText()));
@@ -121,10 +118,11 @@ private Q_SLOTS:
         TourPanel* tour = w.teaching()->tour();
         tour->setStep(static_cast<int>(*tourStepIndex("picture-gradients")));
         MemoryBarChart* bars = w.dashboard()->barChart();
-        const int perGpu = 2;  // inference, training, training per GPU
+        const int perGpu = 2; // inference, training, training per GPU
         QCOMPARE(barValue(bars->bars(SegmentKind::Weights), perGpu), 14e9);
         QCOMPARE(barValue(bars->bars(SegmentKind::Gradients), perGpu), 14e9);
-        for (SegmentKind k : {SegmentKind::Master, SegmentKind::Optimizer, SegmentKind::Activations, SegmentKind::Framework})
+        for (SegmentKind k :
+             {SegmentKind::Master, SegmentKind::Optimizer, SegmentKind::Activations, SegmentKind::Framework})
             QCOMPARE(barValue(bars->bars(k), perGpu), 0.0);
         QCOMPARE(bars->columns()[perGpu].segments.total(), 28e9);
         int outlined = 0;
@@ -135,7 +133,7 @@ private Q_SLOTS:
         QVERIFY(bars->calloutLabel()->visible());
         QCOMPARE(bars->calloutLabel()->text(), QStringLiteral("So far: 28.0 GB"));
 
-        dragParamsTo(w, 70'000'000'000);  // any edit leaves the tour
+        dragParamsTo(w, 70'000'000'000); // any edit leaves the tour
         QVERIFY(tour->hasLeft());
         QVERIFY(!bars->picture().has_value());
         QVERIFY(!bars->calloutLabel()->visible());
@@ -157,7 +155,7 @@ private Q_SLOTS:
         QCOMPARE(w.scenario().id, std::string("llama3-70b"));
         QVERIFY(tour->hasLeft());
         QVERIFY(tour->highlightText().isEmpty());
-        tour->nextAction()->trigger();  // back on the tour: the step's own numbers again
+        tour->nextAction()->trigger(); // back on the tour: the step's own numbers again
         QVERIFY(!tour->hasLeft());
     }
 
@@ -179,7 +177,7 @@ private Q_SLOTS:
         w.teaching()->tour()->setStep(0);
         QCOMPARE(box->currentIndex(), -1);
         QCOMPARE(box->placeholderText(), QStringLiteral("Custom"));
-        w.teaching()->tour()->setStep(1);  // the chapter-7b preset as it is
+        w.teaching()->tour()->setStep(1); // the chapter-7b preset as it is
         QCOMPARE(box->currentText(), QStringLiteral("The chapter's 7B"));
     }
 
@@ -209,7 +207,8 @@ private Q_SLOTS:
         for (int i = 1; i < tour->stepCount(); ++i) {
             tour->setStep(i);
             QCoreApplication::processEvents();
-            QVERIFY2(w.width() == width, qPrintable(QStringLiteral("step %1: %2 px, was %3").arg(i).arg(w.width()).arg(width)));
+            QVERIFY2(w.width() == width,
+                     qPrintable(QStringLiteral("step %1: %2 px, was %3").arg(i).arg(w.width()).arg(width)));
         }
     }
 };

@@ -74,7 +74,9 @@ private Q_SLOTS:
         QFETCH(double, bytes);
         QFETCH(bool, binary);
         QFETCH(QString, text);
-        QCOMPARE(QString::fromStdString(trainmem::formatBytes(bytes, binary ? UnitSystem::Binary : UnitSystem::Decimal)), text);
+        QCOMPARE(
+            QString::fromStdString(trainmem::formatBytes(bytes, binary ? UnitSystem::Binary : UnitSystem::Decimal)),
+            text);
     }
 
     void formatCountAndContext()

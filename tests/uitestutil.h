@@ -59,4 +59,4 @@ inline int distinctColours(const QImage& image)
     return static_cast<int>(seen.size());
 }
 
-}  // namespace trainmem::uitest
+} // namespace trainmem::uitest

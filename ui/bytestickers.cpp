@@ -36,4 +36,4 @@ QString LogBytesTicker::getTickLabel(double tick, const QLocale&, QChar, int)
     return tickBytes(tick, units);
 }
 
-}  // namespace trainmem
+} // namespace trainmem

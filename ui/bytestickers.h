@@ -32,4 +32,4 @@ protected:
     QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -42,7 +42,8 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
 {
     Scene sc;
     sc.state = computeDashboard(s, gpu, x.pins, x.units);
-    sc.theme = o.slideTheme ? ChartTheme::slide(o.width, o.height) : ChartTheme::fromPalette(QGuiApplication::palette());
+    sc.theme =
+        o.slideTheme ? ChartTheme::slide(o.width, o.height) : ChartTheme::fromPalette(QGuiApplication::palette());
     sc.title = !x.title.isEmpty() ? x.title : QString::fromStdString(s.name.empty() ? s.id : s.name);
     const bool single = kind != ChartKind::Dashboard;
     if (kind == ChartKind::Peers) {
@@ -51,8 +52,8 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.peers->setUnits(x.units);
         sc.peers->setAxisScale(x.axisScale);
         sc.peers->fitLabelsTo(o.width);
-        sc.peers->setComparison(peerComparisonFor(s, gpu, x.megatron), s.hardware.zeroStage == 3 ? 3 : 2, gpu.memoryBytes,
-                                sc.state.capacityLabel);
+        sc.peers->setComparison(peerComparisonFor(s, gpu, x.megatron), s.hardware.zeroStage == 3 ? 3 : 2,
+                                gpu.memoryBytes, sc.state.capacityLabel);
         sc.peers->setTitle(tr("Megatron-LM and DeepSpeed beside TrainMem: %1").arg(sc.title));
         return sc;
     }
@@ -151,10 +152,18 @@ void paintScene(QCPPainter& p, Scene& sc, const Scenario& s, ChartKind kind, int
     p.setRenderHint(QPainter::Antialiasing);
     p.setRenderHint(QPainter::TextAntialiasing);
     switch (kind) {
-    case ChartKind::Bars: drawChart(p, sc.bars.get(), QRect(0, 0, w, h)); break;
-    case ChartKind::Seq: drawChart(p, sc.seq.get(), QRect(0, 0, w, h)); break;
-    case ChartKind::Dashboard: drawDashboard(p, sc, s, w, h); break;
-    case ChartKind::Peers: drawChart(p, sc.peers.get(), QRect(0, 0, w, h)); break;
+    case ChartKind::Bars:
+        drawChart(p, sc.bars.get(), QRect(0, 0, w, h));
+        break;
+    case ChartKind::Seq:
+        drawChart(p, sc.seq.get(), QRect(0, 0, w, h));
+        break;
+    case ChartKind::Dashboard:
+        drawDashboard(p, sc, s, w, h);
+        break;
+    case ChartKind::Peers:
+        drawChart(p, sc.peers.get(), QRect(0, 0, w, h));
+        break;
     }
 }
 
@@ -165,7 +174,7 @@ bool fail(QString* error, const QString& message)
     return false;
 }
 
-}  // namespace
+} // namespace
 
 QImage renderChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& o,
                    const ChartExtras& extras)
@@ -189,9 +198,12 @@ bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QS
         return fail(error, tr("no file name given"));
     const QFileInfo info(file);
     if (!info.absoluteDir().exists())
-        return fail(error, tr("%1: the folder %2 does not exist").arg(file, QDir::toNativeSeparators(info.absolutePath())));
+        return fail(error,
+                    tr("%1: the folder %2 does not exist").arg(file, QDir::toNativeSeparators(info.absolutePath())));
     if (o.width < 1 || o.height < 1 || !(o.scale > 0) || o.width * o.scale > 32768 || o.height * o.scale > 32768)
-        return fail(error, tr("%1: an image of %2×%3 at scale %4 is out of range").arg(file).arg(o.width).arg(o.height).arg(o.scale));
+        return fail(
+            error,
+            tr("%1: an image of %2×%3 at scale %4 is out of range").arg(file).arg(o.width).arg(o.height).arg(o.scale));
 
     QSaveFile out(file);
     if (!out.open(QIODevice::WriteOnly))
@@ -199,7 +211,8 @@ bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QS
     if (format == ExportFormat::Png) {
         const QImage image = renderChart(s, gpu, kind, o, extras);
         if (image.isNull())
-            return fail(error, tr("%1: not enough memory for a %2×%3 image").arg(file).arg(image.width()).arg(image.height()));
+            return fail(error,
+                        tr("%1: not enough memory for a %2×%3 image").arg(file).arg(image.width()).arg(image.height()));
         if (!image.save(&out, "PNG"))
             return fail(error, tr("%1: the PNG could not be encoded: %2").arg(file, out.errorString()));
     } else {
@@ -257,7 +270,9 @@ bool exportTour(const QString& dir, const ExportOptions& o, QStringList* written
     for (size_t i = 0; i < tour.size(); ++i) {
         const std::optional<TourStage> stage = evaluateTourStep(tour[i], presets, gpus);
         if (!stage)
-            return fail(error, tr("tour step %1 (%2): its preset or GPU is missing").arg(i + 1).arg(QString::fromStdString(tour[i].id)));
+            return fail(error, tr("tour step %1 (%2): its preset or GPU is missing")
+                                   .arg(i + 1)
+                                   .arg(QString::fromStdString(tour[i].id)));
         ChartExtras x;
         x.picture = tourPicture(*stage);
         x.title = QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(tour[i].title));
@@ -268,8 +283,8 @@ bool exportTour(const QString& dir, const ExportOptions& o, QStringList* written
         if (written)
             written->append(path);
         index += QStringLiteral("## %1\n\n![%2](%3)\n\n**%4**\n\n%5\n\n")
-                     .arg(x.title, QString::fromStdString(tour[i].title), name, QString::fromStdString(x.picture->callout),
-                          QString::fromStdString(stage->highlight.text));
+                     .arg(x.title, QString::fromStdString(tour[i].title), name,
+                          QString::fromStdString(x.picture->callout), QString::fromStdString(stage->highlight.text));
     }
     const QString indexPath = out.filePath(QStringLiteral("index.md"));
     QSaveFile file(indexPath);
@@ -288,4 +303,4 @@ PeerComparison peerComparisonFor(const Scenario& s, const GpuSpec& gpu, const st
     return comparePeers(m, t, gpu);
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -17,12 +17,11 @@
 
 namespace trainmem {
 
-
 struct ExportOptions {
-    int width = 1600;    ///< logical pixels
+    int width = 1600; ///< logical pixels
     int height = 1000;
-    double scale = 1.0;  ///< the PNG is width·scale × height·scale pixels
-    bool slideTheme = true;  ///< light background, large fonts
+    double scale = 1.0;     ///< the PNG is width·scale × height·scale pixels
+    bool slideTheme = true; ///< light background, large fonts
 };
 
 /// What the window adds to a scenario: pinned bars and view choices.
@@ -30,9 +29,9 @@ struct ChartExtras {
     std::vector<BarColumn> pins;
     UnitSystem units = UnitSystem::Decimal;
     AxisScale axisScale = AxisScale::Linear;
-    std::optional<MegatronArgs> megatron;  ///< the pasted launch for the peers chart (else the scenario's flags)
-    std::optional<TourPicture> picture;    ///< a tour step's picture for the bars (else every segment)
-    QString title;                         ///< replaces the scenario's name as the title (a tour step's)
+    std::optional<MegatronArgs> megatron; ///< the pasted launch for the peers chart (else the scenario's flags)
+    std::optional<TourPicture> picture;   ///< a tour step's picture for the bars (else every segment)
+    QString title;                        ///< replaces the scenario's name as the title (a tour step's)
 };
 
 enum class ExportFormat { Png, Pdf };
@@ -61,4 +60,4 @@ bool exportTour(const QString& dir, const ExportOptions& options, QStringList* w
 QImage renderChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& options,
                    const ChartExtras& extras);
 
-}  // namespace trainmem
+} // namespace trainmem

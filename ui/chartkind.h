@@ -25,4 +25,4 @@ inline std::optional<ChartKind> chartKindFromName(const QString& name)
     return std::nullopt;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

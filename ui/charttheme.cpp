@@ -13,11 +13,20 @@
 namespace trainmem {
 
 // The core's table holds the English texts; they are translated here, in the "trainmem" context.
-QString segmentName(SegmentKind k) { return QCoreApplication::translate("trainmem", termInfo(k).name); }
+QString segmentName(SegmentKind k)
+{
+    return QCoreApplication::translate("trainmem", termInfo(k).name);
+}
 
-QString segmentExplanation(SegmentKind k) { return QCoreApplication::translate("trainmem", termInfo(k).hint); }
+QString segmentExplanation(SegmentKind k)
+{
+    return QCoreApplication::translate("trainmem", termInfo(k).hint);
+}
 
-QColor ChartTheme::segmentColor(SegmentKind k) { return QColor::fromRgb(termInfo(k).colour); }
+QColor ChartTheme::segmentColor(SegmentKind k)
+{
+    return QColor::fromRgb(termInfo(k).colour);
+}
 
 QColor ChartTheme::checkpointColor(int mode)
 {
@@ -88,7 +97,8 @@ void ChartTheme::applyToLegend(QCPLegend* legend) const
     legend->setIconTextPadding(qRound(fontPx * 0.4));
     legend->setRowSpacing(qRound(fontPx * 0.15));
     legend->setColumnSpacing(qRound(fontPx * 0.9));
-    legend->setMargins(QMargins(qRound(fontPx * 0.5), qRound(fontPx * 0.3), qRound(fontPx * 0.5), qRound(fontPx * 0.3)));
+    legend->setMargins(
+        QMargins(qRound(fontPx * 0.5), qRound(fontPx * 0.3), qRound(fontPx * 0.5), qRound(fontPx * 0.3)));
 }
 
 void ChartTheme::applyToPlot(QCustomPlot* plot) const
@@ -101,7 +111,7 @@ void ChartTheme::applyToPlot(QCustomPlot* plot) const
     applyToLegend(plot->legend);
 }
 
-}  // namespace trainmem
+} // namespace trainmem
 
 namespace trainmem {
 
@@ -128,7 +138,7 @@ void ChartTheme::fitHeader(QCPLegend* legend, QCPTextElement* title, int widthPx
     const int wrap = legendColumns(legend, widthPx, maxColumns);
     if (wrap != legend->wrap()) {
         legend->setWrap(wrap);
-        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-wrap the existing entries
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // re-wrap the existing entries
     }
     const QFont titleFont = font(fitFactor(title->text(), widthPx, 1.25, true), true);
     if (title->font() != titleFont)
@@ -165,4 +175,4 @@ int barIndexAt(const QCustomPlot* plot, const QPointF& pos, int count, double ba
     return i;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -34,10 +34,10 @@ struct ChartTheme {
     QColor foreground = QColor(0x20, 0x20, 0x20);
     QColor grid = QColor(0xd8, 0xd8, 0xd8);
     QColor subGrid = QColor(0xee, 0xee, 0xee);
-    QColor capacity = QColor(0xb0, 0x1e, 0x1e);  ///< the GPU line and the "dies" region
+    QColor capacity = QColor(0xb0, 0x1e, 0x1e); ///< the GPU line and the "dies" region
     QColor fits = QColor(0x1b, 0x7f, 0x3a);
     QColor marker = QColor(0x20, 0x20, 0x20);
-    double fontPx = 13;  ///< tick labels; titles and labels scale from it
+    double fontPx = 13; ///< tick labels; titles and labels scale from it
     bool dark = false;
 
     QFont font(double factor = 1.0, bool bold = false) const;
@@ -72,4 +72,4 @@ ChartHeader addChartHeader(QCustomPlot* plot, const QString& title);
 /// The bar under `pos` for bars at keys 0 … count−1 of width `barWidth` on the x axis, or −1.
 int barIndexAt(const QCustomPlot* plot, const QPointF& pos, int count, double barWidth);
 
-}  // namespace trainmem
+} // namespace trainmem

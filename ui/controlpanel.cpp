@@ -22,8 +22,7 @@
 namespace trainmem {
 namespace {
 
-template <typename E>
-void selectData(QComboBox* box, E value)
+template <typename E> void selectData(QComboBox* box, E value)
 {
     const QSignalBlocker block(box);
     box->setCurrentIndex(std::max(0, box->findData(static_cast<int>(value))));
@@ -47,8 +46,7 @@ void setSpinRange(QSpinBox* box, int min, int max)
     }
 }
 
-template <typename E>
-E dataOf(const QComboBox* box)
+template <typename E> E dataOf(const QComboBox* box)
 {
     return static_cast<E>(box->currentData().toInt());
 }
@@ -72,7 +70,7 @@ QGroupBox* group(const QString& title, QFormLayout*& form, QWidget* parent)
     return box;
 }
 
-}  // namespace
+} // namespace
 
 ControlPanel::ControlPanel(const PresetLibrary& library, QWidget* parent) : QWidget(parent), m_library(library)
 {
@@ -84,24 +82,42 @@ ControlPanel::ControlPanel(const PresetLibrary& library, QWidget* parent) : QWid
 QString ControlPanel::controlName(Control c)
 {
     switch (c) {
-    case Control::Preset: return tr("Preset");
-    case Control::Mode: return tr("Mode");
-    case Control::Params: return tr("Total parameters");
-    case Control::ActiveParams: return tr("Active parameters");
-    case Control::ActiveExperts: return tr("Active experts");
-    case Control::Precision: return tr("Precision");
-    case Control::Optimizer: return tr("Optimizer");
-    case Control::Context: return tr("Context length");
-    case Control::MicroBatch: return tr("Micro-batch");
-    case Control::Checkpointing: return tr("Checkpointing");
-    case Control::Flash: return tr("Flash attention");
-    case Control::Gpu: return tr("GPU");
-    case Control::GpuCount: return tr("GPU count");
-    case Control::Zero: return tr("ZeRO stage");
-    case Control::Weights: return tr("Inference weights");
-    case Control::FineTune: return tr("Fine-tuning");
-    case Control::LoraRank: return tr("LoRA rank");
-    case Control::LoraTargets: return tr("LoRA targets");
+    case Control::Preset:
+        return tr("Preset");
+    case Control::Mode:
+        return tr("Mode");
+    case Control::Params:
+        return tr("Total parameters");
+    case Control::ActiveParams:
+        return tr("Active parameters");
+    case Control::ActiveExperts:
+        return tr("Active experts");
+    case Control::Precision:
+        return tr("Precision");
+    case Control::Optimizer:
+        return tr("Optimizer");
+    case Control::Context:
+        return tr("Context length");
+    case Control::MicroBatch:
+        return tr("Micro-batch");
+    case Control::Checkpointing:
+        return tr("Checkpointing");
+    case Control::Flash:
+        return tr("Flash attention");
+    case Control::Gpu:
+        return tr("GPU");
+    case Control::GpuCount:
+        return tr("GPU count");
+    case Control::Zero:
+        return tr("ZeRO stage");
+    case Control::Weights:
+        return tr("Inference weights");
+    case Control::FineTune:
+        return tr("Fine-tuning");
+    case Control::LoraRank:
+        return tr("LoRA rank");
+    case Control::LoraTargets:
+        return tr("LoRA targets");
     }
     return {};
 }
@@ -127,7 +143,8 @@ void ControlPanel::build()
                 return std::pair<size_t, int64_t>(i, 0);
         return std::pair<size_t, int64_t>(tour.size(), resolveModel(e->scenario.model).params.total);
     };
-    std::stable_sort(ordered.begin(), ordered.end(), [&](const PresetEntry* a, const PresetEntry* b) { return rank(a) < rank(b); });
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [&](const PresetEntry* a, const PresetEntry* b) { return rank(a) < rank(b); });
     for (const PresetEntry* ep : ordered) {
         const PresetEntry& e = *ep;
         m_preset->addItem(QString::fromStdString(e.scenario.name.empty() ? e.scenario.id : e.scenario.name),
@@ -152,16 +169,16 @@ void ControlPanel::build()
 
     // Model
     QGroupBox* modelBox = group(tr("Model"), form, this);
-    m_params = new LogSliderField(LogSliderField::decadeSteps(1'000'000, 10'000'000'000'000), countText,
-                                  parseCountText, this);
+    m_params =
+        new LogSliderField(LogSliderField::decadeSteps(1'000'000, 10'000'000'000'000), countText, parseCountText, this);
     m_params->setObjectName(QStringLiteral("params"));
     m_params->setBounds(1, kMaxParams);
     m_params->setToolTips(tr("Total parameters, every expert included: model state scales with this number. "
                              "Type 7B, 70B or 2.4T. On a preset with an architecture this switches to a "
                              "size-only model shaped by the documented rule."));
     form->addRow(tr("Total parameters"), m_params);
-    m_active = new LogSliderField(LogSliderField::decadeSteps(1'000'000, 10'000'000'000'000), countText,
-                                  parseCountText, this);
+    m_active =
+        new LogSliderField(LogSliderField::decadeSteps(1'000'000, 10'000'000'000'000), countText, parseCountText, this);
     m_active->setObjectName(QStringLiteral("activeParams"));
     m_active->setToolTips(tr("Parameters used per token (mixture of experts): they set the compute and the "
                              "activations, not the optimizer state. Equal to the total for a dense model."));
@@ -200,13 +217,13 @@ void ControlPanel::build()
     m_optimizer->setToolTip(tr("The optimizer keeps running averages per weight: Adam two (momentum and "
                                "variance), Lion and momentum SGD one, plain SGD none."));
     form->addRow(tr("Optimizer"), m_optimizer);
-    m_context = new LogSliderField(LogSliderField::octaveSteps(512, 1 << 20),
-                                   [](int64_t n) { return QString::fromStdString(formatContext(n)); },
-                                   [](const QString& t) { return parseContext(t.toStdString()); }, this);
+    m_context = new LogSliderField(
+        LogSliderField::octaveSteps(512, 1 << 20), [](int64_t n) { return QString::fromStdString(formatContext(n)); },
+        [](const QString& t) { return parseContext(t.toStdString()); }, this);
     m_context->setObjectName(QStringLiteral("context"));
     m_context->setBounds(16, kMaxSeq);
     m_context->setToolTips(tr("Tokens per sequence. Activations grow with it (quadratically for attention scores "
-                               "without a fused kernel), and so does the KV cache. Type 8k or 128k."));
+                              "without a fused kernel), and so does the KV cache. Type 8k or 128k."));
     form->addRow(tr("Context length"), m_context);
     m_microBatch = new QSpinBox(this);
     m_microBatch->setObjectName(QStringLiteral("microBatch"));
@@ -258,8 +275,9 @@ void ControlPanel::build()
     m_gpu = new QComboBox(this);
     m_gpu->setObjectName(QStringLiteral("gpu"));
     for (const GpuSpec& g : m_library.gpus().gpus)
-        m_gpu->addItem(tr("%1 (%2)").arg(QString::fromStdString(g.id), QString::fromStdString(formatBytes(g.memoryBytes))),
-                       QString::fromStdString(g.id));
+        m_gpu->addItem(
+            tr("%1 (%2)").arg(QString::fromStdString(g.id), QString::fromStdString(formatBytes(g.memoryBytes))),
+            QString::fromStdString(g.id));
     m_gpu->setToolTip(tr("The accelerator type: its memory is the red capacity line on both charts."));
     form->addRow(tr("GPU"), m_gpu);
     m_gpuCount = new QSpinBox(this);
@@ -300,8 +318,10 @@ void ControlPanel::build()
         });
     };
     combo(m_mode, Control::Mode, [](Scenario& s, int v) { s.training.mode = static_cast<Mode>(v); });
-    combo(m_precision, Control::Precision, [](Scenario& s, int v) { s.training.precision = static_cast<Precision>(v); });
-    combo(m_optimizer, Control::Optimizer, [](Scenario& s, int v) { s.training.optimizer = static_cast<Optimizer>(v); });
+    combo(m_precision, Control::Precision,
+          [](Scenario& s, int v) { s.training.precision = static_cast<Precision>(v); });
+    combo(m_optimizer, Control::Optimizer,
+          [](Scenario& s, int v) { s.training.optimizer = static_cast<Optimizer>(v); });
     combo(m_checkpointing, Control::Checkpointing,
           [](Scenario& s, int v) { s.training.checkpointing = static_cast<Checkpointing>(v); });
     combo(m_fineTune, Control::FineTune, [](Scenario& s, int v) { s.training.fineTune = static_cast<FineTune>(v); });
@@ -348,18 +368,15 @@ void ControlPanel::build()
     connect(m_context, &LogSliderField::valueEdited, this, [this](int64_t v, bool continuous) {
         edit(Control::Context, continuous, [v](Scenario& s) { s.training.seqLen = v; });
     });
-    connect(m_microBatch, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
-        edit(Control::MicroBatch, true, [v](Scenario& s) { s.training.microBatch = v; });
-    });
-    connect(m_loraRank, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
-        edit(Control::LoraRank, true, [v](Scenario& s) { s.training.loraRank = v; });
-    });
+    connect(m_microBatch, qOverload<int>(&QSpinBox::valueChanged), this,
+            [this](int v) { edit(Control::MicroBatch, true, [v](Scenario& s) { s.training.microBatch = v; }); });
+    connect(m_loraRank, qOverload<int>(&QSpinBox::valueChanged), this,
+            [this](int v) { edit(Control::LoraRank, true, [v](Scenario& s) { s.training.loraRank = v; }); });
     // Typed counts commit on Enter, not per keystroke: "2048" must not pass through 2, whose layout
     // (below) would lose the preset's tensor and pipeline split on the way.
     m_gpuCount->setKeyboardTracking(false);
-    connect(m_gpuCount, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
-        edit(Control::GpuCount, true, [v](Scenario& s) { s = withGpuCount(std::move(s), v); });
-    });
+    connect(m_gpuCount, qOverload<int>(&QSpinBox::valueChanged), this,
+            [this](int v) { edit(Control::GpuCount, true, [v](Scenario& s) { s = withGpuCount(std::move(s), v); }); });
     for (LogSliderField* f : {m_params, m_active, m_context})
         connect(f, &LogSliderField::editFinished, this, &ControlPanel::editFinished);
     for (QSpinBox* b : {m_experts, m_microBatch, m_loraRank, m_gpuCount})
@@ -419,8 +436,8 @@ void ControlPanel::setScenario(const Scenario& s)
     }
     {
         const QSignalBlocker block(m_gpu);
-        m_gpu->setCurrentIndex(std::max(0, m_gpu->findData(QString::fromStdString(s.hardware.gpu),
-                                                           Qt::UserRole, Qt::MatchFixedString)));
+        m_gpu->setCurrentIndex(
+            std::max(0, m_gpu->findData(QString::fromStdString(s.hardware.gpu), Qt::UserRole, Qt::MatchFixedString)));
     }
     setSpin(m_gpuCount, static_cast<int>(s.hardware.gpus));
     selectData(m_zero, s.hardware.zeroStage);
@@ -451,4 +468,4 @@ void ControlPanel::setFontScale(double scale)
     setFont(f);
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -23,9 +23,26 @@ class ControlPanel : public QWidget
     Q_OBJECT
 public:
     /// Which control made an edit: consecutive continuous edits of one control merge into one undo step.
-    enum class Control { Preset, Mode, Params, ActiveParams, ActiveExperts, Precision, Optimizer, Context,
-                         MicroBatch, Checkpointing, Flash, Gpu, GpuCount, Zero, Weights, FineTune, LoraRank,
-                         LoraTargets };
+    enum class Control {
+        Preset,
+        Mode,
+        Params,
+        ActiveParams,
+        ActiveExperts,
+        Precision,
+        Optimizer,
+        Context,
+        MicroBatch,
+        Checkpointing,
+        Flash,
+        Gpu,
+        GpuCount,
+        Zero,
+        Weights,
+        FineTune,
+        LoraRank,
+        LoraTargets
+    };
     Q_ENUM(Control)
 
     explicit ControlPanel(const PresetLibrary& library, QWidget* parent = nullptr);
@@ -92,4 +109,4 @@ private:
     QLabel* m_description = nullptr;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -44,7 +44,7 @@ QString sizeText(const Breakdown& b)
     return t;
 }
 
-}  // namespace
+} // namespace
 
 DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std::vector<BarColumn>& pins,
                                 UnitSystem units, const ContextSweep* sweep)
@@ -163,7 +163,7 @@ void Dashboard::redraw()
     }
     m_bars->setNotAntialiasedElements(QCP::aeAll);
     m_seq->setNotAntialiasedElements(QCP::aeAll);
-    m_verdictFence->setHeld(true);  // a verdict that needs a third line mid-drag moves the charts once
+    m_verdictFence->setHeld(true); // a verdict that needs a third line mid-drag moves the charts once
     m_settle->start();
     m_bars->refresh();
     m_seq->refresh();
@@ -256,4 +256,4 @@ void Dashboard::changeEvent(QEvent* e)
     QWidget::changeEvent(e);
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -21,13 +21,13 @@ class VerdictLabel;
 
 /// Everything the dashboard draws, computed by the core for one scenario.
 struct DashboardState {
-    Breakdown current;    ///< the scenario as given
-    Breakdown inference;  ///< the same model served (mode = inference)
-    Breakdown training;   ///< the same model trained (mode = training)
+    Breakdown current;   ///< the scenario as given
+    Breakdown inference; ///< the same model served (mode = inference)
+    Breakdown training;  ///< the same model trained (mode = training)
     ContextSweep sweep;
     QString verdict;
-    QString capacityLabel;  ///< "H100 · 80 GB"
-    std::vector<BarColumn> columns;  ///< inference, training, per GPU, then the pins
+    QString capacityLabel;          ///< "H100 · 80 GB"
+    std::vector<BarColumn> columns; ///< inference, training, per GPU, then the pins
     SequenceChartData sequence;
 };
 
@@ -50,7 +50,7 @@ public:
     /// The one update path: recompute with the core, update every chart, queue one replot each.
     void showScenario(const Scenario& s, const GpuSpec& gpu);
 
-    bool addPin();  ///< pins the current scenario; false when kMaxPinned are pinned
+    bool addPin(); ///< pins the current scenario; false when kMaxPinned are pinned
     void removePin(int index);
     void clearPins();
     const std::vector<BarColumn>& pins() const { return m_pins; }
@@ -82,7 +82,7 @@ private:
     void redraw();
     void settle();
 
-    static constexpr int kSettleMs = 150;  ///< pause after the last edit before the antialiased redraw
+    static constexpr int kSettleMs = 150; ///< pause after the last edit before the antialiased redraw
 
     VerdictLabel* m_verdict = nullptr;
     LayoutFence* m_verdictFence = nullptr;
@@ -93,15 +93,15 @@ private:
     DashboardState m_state;
     Scenario m_scenario;
     GpuSpec m_gpu;
-    Scenario m_sweepScenario;  ///< the scenario the cached sweep was made for, its context set to 0
-    GpuSpec m_sweepGpu;        ///< and its GPU
+    Scenario m_sweepScenario; ///< the scenario the cached sweep was made for, its context set to 0
+    GpuSpec m_sweepGpu;       ///< and its GPU
     std::vector<BarColumn> m_pins;
     UnitSystem m_units = UnitSystem::Decimal;
     AxisScale m_axisScale = AxisScale::Linear;
     double m_fontScale = 1.0;
     QTimer* m_settle = nullptr;
-    QCP::AntialiasedElements m_barsAntialiased;  ///< the charts' antialiasing, restored after a drag
+    QCP::AntialiasedElements m_barsAntialiased; ///< the charts' antialiasing, restored after a drag
     QCP::AntialiasedElements m_seqAntialiased;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -32,10 +32,9 @@ QLabel* wrapped(QWidget* parent, bool mono = false)
     return l;
 }
 
-}  // namespace
+} // namespace
 
-DrillDownPanel::DrillDownPanel(QWidget* parent)
-    : QWidget(parent)
+DrillDownPanel::DrillDownPanel(QWidget* parent) : QWidget(parent)
 {
     m_picker = new QComboBox(this);
     for (SegmentKind k : kAllSegmentKinds)
@@ -93,9 +92,15 @@ void DrillDownPanel::setScenario(const Scenario& s, const GpuSpec& gpu, const Br
     refresh();
 }
 
-void DrillDownPanel::showSegment(SegmentKind k) { show(k); }
+void DrillDownPanel::showSegment(SegmentKind k)
+{
+    show(k);
+}
 
-void DrillDownPanel::showCurve(CurveKind c) { show(c); }
+void DrillDownPanel::showCurve(CurveKind c)
+{
+    show(c);
+}
 
 void DrillDownPanel::show(const Item& item)
 {
@@ -107,11 +112,20 @@ void DrillDownPanel::show(const Item& item)
     refresh();
 }
 
-QString DrillDownPanel::formulaText() const { return m_formula->text(); }
+QString DrillDownPanel::formulaText() const
+{
+    return m_formula->text();
+}
 
-QString DrillDownPanel::substitutedText() const { return m_substituted->text(); }
+QString DrillDownPanel::substitutedText() const
+{
+    return m_substituted->text();
+}
 
-QString DrillDownPanel::resultText() const { return m_result->text(); }
+QString DrillDownPanel::resultText() const
+{
+    return m_result->text();
+}
 
 void DrillDownPanel::refresh()
 {
@@ -134,4 +148,4 @@ void DrillDownPanel::refresh()
     m_source->setText(QString::fromStdString(m_explanation.source));
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -59,4 +59,4 @@ private:
     Explanation m_explanation;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -44,4 +44,4 @@ QString ErrorBanner::text() const
     return m_label->text();
 }
 
-}  // namespace trainmem
+} // namespace trainmem

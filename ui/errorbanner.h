@@ -23,4 +23,4 @@ private:
     QToolButton* m_close = nullptr;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -9,8 +9,8 @@
 
 namespace trainmem {
 namespace {
-constexpr int kTourSlides = -1;  // the chart box's entry for the tour's slides (no ChartKind)
-}  // namespace
+constexpr int kTourSlides = -1; // the chart box's entry for the tour's slides (no ChartKind)
+} // namespace
 
 ExportDialog::ExportDialog(ChartKind kind, const ExportOptions& options, QWidget* parent) : QDialog(parent)
 {
@@ -78,10 +78,9 @@ void ExportDialog::updateSummary()
 {
     const ExportOptions o = options();
     const bool tooBig = o.width * o.scale > 32768 || o.height * o.scale > 32768;
-    m_summary->setText(tooBig ? tr("Too large: keep each side under 32768 pixels.")
-                              : tr("The PNG will be %1 × %2 pixels.")
-                                    .arg(qRound(o.width * o.scale))
-                                    .arg(qRound(o.height * o.scale)));
+    m_summary->setText(
+        tooBig ? tr("Too large: keep each side under 32768 pixels.")
+               : tr("The PNG will be %1 × %2 pixels.").arg(qRound(o.width * o.scale)).arg(qRound(o.height * o.scale)));
 }
 
 ChartKind ExportDialog::chart() const
@@ -89,7 +88,10 @@ ChartKind ExportDialog::chart() const
     return tourSlides() ? ChartKind::Dashboard : static_cast<ChartKind>(m_chart->currentData().toInt());
 }
 
-bool ExportDialog::tourSlides() const { return m_chart->currentData().toInt() == kTourSlides; }
+bool ExportDialog::tourSlides() const
+{
+    return m_chart->currentData().toInt() == kTourSlides;
+}
 
 ExportOptions ExportDialog::options() const
 {
@@ -100,4 +102,4 @@ ExportOptions ExportDialog::options() const
     return o;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -34,4 +34,4 @@ private:
     QLabel* m_summary = nullptr;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -10,8 +10,7 @@
 
 namespace trainmem {
 
-FixesPanel::FixesPanel(QWidget* parent)
-    : QWidget(parent)
+FixesPanel::FixesPanel(QWidget* parent) : QWidget(parent)
 {
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
@@ -65,7 +64,8 @@ void FixesPanel::setScenario(const Scenario& s, const GpuSpec& gpu, const Breakd
     for (const Fix& f : m_fixes) {
         auto* item = new QTreeWidgetItem(m_list);
         const QString change = QString::fromStdString(f.title + ": " + f.change);
-        const QString price = tr("%1 — %2").arg(QString::fromStdString(fixTierName(f.tier)), QString::fromStdString(f.cost));
+        const QString price =
+            tr("%1 — %2").arg(QString::fromStdString(fixTierName(f.tier)), QString::fromStdString(f.cost));
         item->setText(0, change + QLatin1Char('\n') + price);
         item->setText(1, QString::fromStdString(formatBytes(f.after.perGpu.total())));
         item->setToolTip(0, change + QLatin1Char('\n') + price);
@@ -73,7 +73,10 @@ void FixesPanel::setScenario(const Scenario& s, const GpuSpec& gpu, const Breakd
     m_apply->setEnabled(false);
 }
 
-QString FixesPanel::statusText() const { return m_status->text(); }
+QString FixesPanel::statusText() const
+{
+    return m_status->text();
+}
 
 void FixesPanel::applyFix(int index)
 {
@@ -82,4 +85,4 @@ void FixesPanel::applyFix(int index)
     Q_EMIT scenarioRequested(m_fixes[static_cast<size_t>(index)].scenario);
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -45,4 +45,4 @@ private:
     std::vector<Fix> m_fixes;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

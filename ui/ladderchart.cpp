@@ -16,17 +16,20 @@ namespace {
 
 constexpr double kBarWidth = 0.6;
 
-QString bytes(double b) { return QString::fromStdString(formatBytes(b)); }
+QString bytes(double b)
+{
+    return QString::fromStdString(formatBytes(b));
+}
 
 QString gpuCount(int64_t n)
 {
-    return n == 1 ? LadderChart::tr("1 GPU") : LadderChart::tr("%1 GPUs").arg(QLocale().toString(static_cast<qlonglong>(n)));
+    return n == 1 ? LadderChart::tr("1 GPU")
+                  : LadderChart::tr("%1 GPUs").arg(QLocale().toString(static_cast<qlonglong>(n)));
 }
 
-}  // namespace
+} // namespace
 
-LadderChart::LadderChart(QWidget* parent)
-    : LivePlot(parent)
+LadderChart::LadderChart(QWidget* parent) : LivePlot(parent)
 {
     setObjectName(QStringLiteral("ladderChart"));
     setMouseTracking(true);
@@ -49,7 +52,8 @@ LadderChart::LadderChart(QWidget* parent)
 
     m_bars = addSegmentBars(this, kBarWidth);
     for (int i = 0; i < kSegmentCount; ++i) {
-        m_bars[static_cast<size_t>(i)]->setPen(QPen(ChartTheme::segmentColor(static_cast<SegmentKind>(i)).darker(130), 1));
+        m_bars[static_cast<size_t>(i)]->setPen(
+            QPen(ChartTheme::segmentColor(static_cast<SegmentKind>(i)).darker(130), 1));
         addCachedLegendItem(legend, m_bars[static_cast<size_t>(i)]);
     }
     legend->setWrap(kSegmentCount);
@@ -169,11 +173,15 @@ void LadderChart::rebuild()
     m_theme.applyToPlot(this);
     m_title->setFont(m_theme.font(1.25, true));
     m_title->setTextColor(m_theme.foreground);
-    m_title->setText(m_rungs.empty() ? tr("Every cut has a tax")
-                                     : tr("Every cut has a tax: %1 on %2")
-                                           .arg(QString::fromStdString(m_scenario.name.empty() ? formatCount(static_cast<double>(m_rungs.front().breakdown.model.params.total)) + " model"
-                                                                                               : m_scenario.name),
-                                                QString::fromStdString(m_gpu.id)));
+    m_title->setText(m_rungs.empty()
+                         ? tr("Every cut has a tax")
+                         : tr("Every cut has a tax: %1 on %2")
+                               .arg(QString::fromStdString(m_scenario.name.empty()
+                                                               ? formatCount(static_cast<double>(
+                                                                     m_rungs.front().breakdown.model.params.total)) +
+                                                                     " model"
+                                                               : m_scenario.name),
+                                    QString::fromStdString(m_gpu.id)));
 
     for (QCPItemText* t : m_labels)
         removeItem(t);
@@ -185,8 +193,9 @@ void LadderChart::rebuild()
     for (int i = 0; i < n; ++i) {
         keys[i] = i;
         const LadderRung& r = m_rungs[static_cast<size_t>(i)];
-        m_keyTicker->addTick(i, r.cut == LadderCut::SingleGpu ? QString::fromStdString(r.label)
-                                                              : tr("%1\n%2").arg(QString::fromStdString(r.label), gpuCount(r.gpus)));
+        m_keyTicker->addTick(i, r.cut == LadderCut::SingleGpu
+                                    ? QString::fromStdString(r.label)
+                                    : tr("%1\n%2").arg(QString::fromStdString(r.label), gpuCount(r.gpus)));
     }
     for (int s = 0; s < kSegmentCount; ++s) {
         QVector<double> values(n);
@@ -209,7 +218,9 @@ void LadderChart::rebuild()
         if (i > 0) {
             // Below a byte per GPU the change is rounding, not memory.
             const double freed = r.removed.total();
-            text += freed >= 1 ? tr("\n−%1").arg(bytes(freed)) : freed <= -1 ? tr("\n+%1").arg(bytes(-freed)) : tr("\nno memory saved");
+            text += freed >= 1    ? tr("\n−%1").arg(bytes(freed))
+                    : freed <= -1 ? tr("\n+%1").arg(bytes(-freed))
+                                  : tr("\nno memory saved");
             // The cut's own collective; the tooltip has the whole step's traffic.
             text += r.cutTax >= 1 ? tr("\ntax +%1/step").arg(bytes(r.cutTax)) : tr("\nno new traffic");
         }
@@ -232,8 +243,8 @@ void LadderChart::rebuild()
     m_capacityText->setText(tr("%1 · %2").arg(QString::fromStdString(m_gpu.id), bytes(m_gpu.memoryBytes)));
 
     xAxis->setRange(-0.6, std::max(0, n - 1) + 1.3);
-    yAxis->setRange(0, top * 1.22);  // headroom for the labels above the tallest bar
+    yAxis->setRange(0, top * 1.22); // headroom for the labels above the tallest bar
     refresh();
 }
 
-}  // namespace trainmem
+} // namespace trainmem

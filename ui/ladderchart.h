@@ -69,4 +69,4 @@ private:
     std::vector<LadderRung> m_rungs;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -42,7 +42,7 @@ LogSliderField::LogSliderField(std::vector<int64_t> steps, Format format, Parse 
     m_slider = new QSlider(Qt::Horizontal, this);
     m_slider->setRange(0, static_cast<int>(m_steps.size()) - 1);
     m_slider->setPageStep(3);
-    m_slider->setTracking(true);  // valueChanged on every step of a drag, not only on release
+    m_slider->setTracking(true); // valueChanged on every step of a drag, not only on release
     m_edit = new QLineEdit(this);
     m_edit->setMaximumWidth(fontMetrics().horizontalAdvance(QStringLiteral("00000.0k")) + 16);
     m_edit->setAlignment(Qt::AlignRight);
@@ -90,8 +90,8 @@ void LogSliderField::setValue(int64_t v)
     const double lv = std::log(static_cast<double>(std::max<int64_t>(v, 1)));
     size_t best = 0;
     for (size_t i = 1; i < m_steps.size(); ++i)
-        if (std::fabs(std::log(static_cast<double>(m_steps[i])) - lv)
-            < std::fabs(std::log(static_cast<double>(m_steps[best])) - lv))
+        if (std::fabs(std::log(static_cast<double>(m_steps[i])) - lv) <
+            std::fabs(std::log(static_cast<double>(m_steps[best])) - lv))
             best = i;
     const QSignalBlocker block(m_slider);
     m_slider->setValue(static_cast<int>(best));
@@ -131,4 +131,4 @@ void LogSliderField::showInvalid(const QString& why)
     QToolTip::showText(m_edit->mapToGlobal(QPoint(0, m_edit->height())), why, m_edit);
 }
 
-}  // namespace trainmem
+} // namespace trainmem

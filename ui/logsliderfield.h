@@ -58,7 +58,7 @@ private:
     int64_t m_min = 1;
     int64_t m_max = INT64_MAX;
     QString m_toolTip;
-    bool m_invalidShown = false;  ///< the red border and the reason are up
+    bool m_invalidShown = false; ///< the red border and the reason are up
 };
 
-}  // namespace trainmem
+} // namespace trainmem

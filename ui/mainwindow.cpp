@@ -48,7 +48,7 @@ QString withExtension(QString path, const QString& filter)
     return path;
 }
 
-}  // namespace
+} // namespace
 
 MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QWidget* parent)
     : QMainWindow(parent), m_library(library), m_scenario(initial)
@@ -88,8 +88,10 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     m_peersDock->setWidget(m_peers);
     addDockWidget(Qt::RightDockWidgetArea, m_peersDock);
     m_peersDock->hide();
-    connect(m_peers, &PeersPanel::scenarioRequested, this, [this](const Scenario& s, const QString& text) { pushScenario(s, -1, text); });
-    connect(this, &MainWindow::scenarioChanged, m_peers, [this](const Scenario& s) { m_peers->setScenario(s, m_library.gpuFor(s)); });
+    connect(m_peers, &PeersPanel::scenarioRequested, this,
+            [this](const Scenario& s, const QString& text) { pushScenario(s, -1, text); });
+    connect(this, &MainWindow::scenarioChanged, m_peers,
+            [this](const Scenario& s) { m_peers->setScenario(s, m_library.gpuFor(s)); });
     createActions();
     connect(m_panel, &ControlPanel::scenarioEdited, this, &MainWindow::applyEdit);
     connect(m_panel, &ControlPanel::editFinished, this, [this] { ++m_mergeEpoch; });
@@ -101,7 +103,7 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
         action(QStringLiteral("unpinLast"))->setEnabled(n > 0);
     });
 
-    setAcceptDrops(true);  // a dropped config.json imports its model; another .json opens as a scenario
+    setAcceptDrops(true); // a dropped config.json imports its model; another .json opens as a scenario
     restoreSettings();
     setScenario(initial);
     m_undo->setClean();
@@ -147,8 +149,9 @@ void MainWindow::createActions()
     QAction* copy = make(QStringLiteral("copy"), tr("&Copy dashboard image"), QKeySequence(tr("Ctrl+Shift+C")),
                          tr("Copy the dashboard as an image, in the slide theme"));
     QAction* quit = make(QStringLiteral("quit"), tr("&Quit"), QKeySequence::Quit, tr("Quit TrainMem"));
-    QAction* importHf = make(QStringLiteral("importHfConfig"), tr("&Import Hugging Face config…"), QKeySequence(tr("Ctrl+I")),
-                             tr("Use the model of a Hugging Face config.json (or drop one on the window)"));
+    QAction* importHf =
+        make(QStringLiteral("importHfConfig"), tr("&Import Hugging Face config…"), QKeySequence(tr("Ctrl+I")),
+             tr("Use the model of a Hugging Face config.json (or drop one on the window)"));
     QAction* savePreset = make(QStringLiteral("saveUserPreset"), tr("Save as &user preset"), {},
                                tr("Keep the scenario in your presets folder, listed with the built-in presets"));
     file->addActions({open, save, saveAs});
@@ -156,8 +159,9 @@ void MainWindow::createActions()
     file->addActions({importHf, savePreset});
     file->addSeparator();
     file->addActions({exportAct, copy});
-    QAction* paste = make(QStringLiteral("pasteMegatron"), tr("Paste &Megatron-LM arguments…"), QKeySequence(),
-                          tr("Read a Megatron-LM launch command and compare Megatron's and DeepSpeed's estimates with TrainMem's"));
+    QAction* paste =
+        make(QStringLiteral("pasteMegatron"), tr("Paste &Megatron-LM arguments…"), QKeySequence(),
+             tr("Read a Megatron-LM launch command and compare Megatron's and DeepSpeed's estimates with TrainMem's"));
     file->addAction(paste);
     connect(paste, &QAction::triggered, this, [this] {
         m_peersDock->show();
@@ -215,7 +219,7 @@ void MainWindow::createActions()
     QMenu* axis = view->addMenu(tr("Memory &axis"));
     m_axisGroup = new QActionGroup(this);
     const std::pair<AxisScale, QString> scales[] = {{AxisScale::Linear, tr("&Linear (segments to scale)")},
-                                                   {AxisScale::Logarithmic, tr("L&ogarithmic (totals only)")}};
+                                                    {AxisScale::Logarithmic, tr("L&ogarithmic (totals only)")}};
     for (const auto& [scale, text] : scales) {
         QAction* a = axis->addAction(text);
         a->setObjectName(QStringLiteral("axis%1").arg(static_cast<int>(scale)));
@@ -234,9 +238,8 @@ void MainWindow::createActions()
     teach->addSeparator();
     teach->addActions(teaching.mid(TeachingDocks::kDockCount));
     connect(present, &QAction::toggled, this, &MainWindow::setPresentationMode);
-    connect(binary, &QAction::toggled, this, [this](bool on) {
-        m_dashboard->setUnits(on ? UnitSystem::Binary : UnitSystem::Decimal);
-    });
+    connect(binary, &QAction::toggled, this,
+            [this](bool on) { m_dashboard->setUnits(on ? UnitSystem::Binary : UnitSystem::Decimal); });
     connect(m_axisGroup, &QActionGroup::triggered, this,
             [this](QAction* a) { m_dashboard->setAxisScale(static_cast<AxisScale>(a->data().toInt())); });
 
@@ -356,15 +359,17 @@ bool MainWindow::importHfConfig(const QString& path)
     for (const FieldError& e : errors.empty() ? validateScenario(imported, path.toStdString()) : FieldErrors{})
         lines << toQString(e);
     if (!lines.isEmpty()) {
-        showError(tr("Could not import %1; the current scenario is kept.").arg(QFileInfo(path).fileName()), lines, false);
+        showError(tr("Could not import %1; the current scenario is kept.").arg(QFileInfo(path).fileName()), lines,
+                  false);
         return false;
     }
     m_banner->hide();
-    m_file.clear();  // the import is not the file on disk: Save asks where to write it
+    m_file.clear(); // the import is not the file on disk: Save asks where to write it
     pushScenario(imported, -1, tr("Import %1").arg(QString::fromStdString(imported.name)));
     m_settings.setLastDirectory(QFileInfo(path).absolutePath());
-    statusBar()->showMessage(tr("Imported %1: %2").arg(QString::fromStdString(imported.name),
-                                                       QString::fromStdString(imported.description)), 8000);
+    statusBar()->showMessage(
+        tr("Imported %1: %2").arg(QString::fromStdString(imported.name), QString::fromStdString(imported.description)),
+        8000);
     return true;
 }
 
@@ -379,15 +384,16 @@ bool MainWindow::saveUserPreset(const QString& dir)
         showError(tr("Could not save the user preset"), {tr("%1: %2").arg(path, f.errorString())}, true);
         return false;
     }
-    statusBar()->showMessage(tr("Saved the user preset %1 (listed from the next start)").arg(QDir::toNativeSeparators(path)),
-                             6000);
+    statusBar()->showMessage(
+        tr("Saved the user preset %1 (listed from the next start)").arg(QDir::toNativeSeparators(path)), 6000);
     return true;
 }
 
 void MainWindow::importHfDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import Hugging Face config"), m_settings.lastDirectory(),
-                                                      tr("Hugging Face config (config.json *.json);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Import Hugging Face config"), m_settings.lastDirectory(),
+                                     tr("Hugging Face config (config.json *.json);;All files (*)"));
     if (!path.isEmpty())
         importHfConfig(path);
 }
@@ -424,8 +430,8 @@ bool MainWindow::exportTo(const QString& path, ChartKind kind, const ExportOptio
     extras.units = m_dashboard->units();
     extras.axisScale = m_dashboard->axisScale();
     extras.megatron = m_peers->pastedArgs();
-    const ExportFormat format = path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive) ? ExportFormat::Pdf
-                                                                                           : ExportFormat::Png;
+    const ExportFormat format =
+        path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive) ? ExportFormat::Pdf : ExportFormat::Png;
     QString error;
     if (!exportChart(m_scenario, m_library.gpuFor(m_scenario), kind, path, format, options, extras, &error)) {
         showError(tr("Export failed"), {error}, true);
@@ -443,7 +449,8 @@ bool MainWindow::exportTourTo(const QString& dir, const ExportOptions& options)
         showError(tr("Export failed"), {error}, true);
         return false;
     }
-    statusBar()->showMessage(tr("Wrote %1 slides and index.md to %2").arg(written.size() - 1).arg(QDir::toNativeSeparators(dir)), 6000);
+    statusBar()->showMessage(
+        tr("Wrote %1 slides and index.md to %2").arg(written.size() - 1).arg(QDir::toNativeSeparators(dir)), 6000);
     return true;
 }
 
@@ -475,8 +482,9 @@ void MainWindow::openDialog()
 bool MainWindow::saveAsDialog()
 {
     QString filter = tr("Scenario (*.json)");
-    const QString suggested = m_settings.lastDirectory() + QLatin1Char('/')
-                              + QString::fromStdString(m_scenario.id.empty() ? "scenario" : m_scenario.id) + QStringLiteral(".json");
+    const QString suggested = m_settings.lastDirectory() + QLatin1Char('/') +
+                              QString::fromStdString(m_scenario.id.empty() ? "scenario" : m_scenario.id) +
+                              QStringLiteral(".json");
     const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), suggested, filter, &filter);
     return !path.isEmpty() && saveFile(withExtension(path, filter));
 }
@@ -489,15 +497,16 @@ void MainWindow::exportDialog()
     m_settings.setExportChart(dialog.chart());
     m_settings.setExportOptions(dialog.options());
     if (dialog.tourSlides()) {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the tour as slides into"), m_settings.lastDirectory());
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Export the tour as slides into"), m_settings.lastDirectory());
         if (!dir.isEmpty() && exportTourTo(dir, dialog.options()))
             m_settings.setLastDirectory(dir);
         return;
     }
     QString filter = tr("PNG image (*.png)");
-    const QString suggested = m_settings.lastDirectory() + QLatin1Char('/')
-                              + QString::fromStdString(m_scenario.id.empty() ? "trainmem" : m_scenario.id)
-                              + QStringLiteral(".png");
+    const QString suggested = m_settings.lastDirectory() + QLatin1Char('/') +
+                              QString::fromStdString(m_scenario.id.empty() ? "trainmem" : m_scenario.id) +
+                              QStringLiteral(".png");
     const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), suggested,
                                                       tr("PNG image (*.png);;PDF document (*.pdf)"), &filter);
     if (path.isEmpty())
@@ -571,4 +580,4 @@ void MainWindow::closeEvent(QCloseEvent* e)
     e->accept();
 }
 
-}  // namespace trainmem
+} // namespace trainmem

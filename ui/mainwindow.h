@@ -92,10 +92,10 @@ private:
     QDockWidget* m_peersDock = nullptr;
     QUndoStack* m_undo = nullptr;
     QActionGroup* m_axisGroup = nullptr;
-    int m_mergeEpoch = 0;  ///< bumped when a drag ends, so the next drag is its own undo step
+    int m_mergeEpoch = 0; ///< bumped when a drag ends, so the next drag is its own undo step
     bool m_presentation = false;
     bool m_modalErrors = true;
     bool m_wasMaximized = false;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -18,19 +18,20 @@ MegatronDialog::MegatronDialog(int64_t gpus, QWidget* parent) : QDialog(parent)
     setObjectName(QStringLiteral("megatronDialog"));
     setWindowTitle(tr("Paste Megatron-LM arguments"));
     auto* layout = new QVBoxLayout(this);
-    auto* intro = new QLabel(tr("Paste Megatron-LM flags, a whole <tt>torchrun … pretrain_gpt.py …</tt> line or a launch "
-                                "script (<tt>\\</tt> continuations, quotes and <tt>NAME=value</tt> variables are read). "
-                                "The model, batch and parallel layout become the scenario; the "
-                                "<i>Compare with Megatron / DeepSpeed</i> dock shows the peers' own estimates."),
-                             this);
+    auto* intro =
+        new QLabel(tr("Paste Megatron-LM flags, a whole <tt>torchrun … pretrain_gpt.py …</tt> line or a launch "
+                      "script (<tt>\\</tt> continuations, quotes and <tt>NAME=value</tt> variables are read). "
+                      "The model, batch and parallel layout become the scenario; the "
+                      "<i>Compare with Megatron / DeepSpeed</i> dock shows the peers' own estimates."),
+                   this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
     m_text = new QPlainTextEdit(this);
     m_text->setObjectName(QStringLiteral("megatronText"));
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_text->setPlaceholderText(QStringLiteral(
-        "torchrun --nproc_per_node 8 pretrain_gpt.py \\\n  --num-layers 32 --hidden-size 4096 --num-attention-heads 32 \\\n"
-        "  --seq-length 4096 --micro-batch-size 1 --vocab-size 32000 --bf16 …"));
+    m_text->setPlaceholderText(QStringLiteral("torchrun --nproc_per_node 8 pretrain_gpt.py \\\n  --num-layers 32 "
+                                              "--hidden-size 4096 --num-attention-heads 32 \\\n"
+                                              "  --seq-length 4096 --micro-batch-size 1 --vocab-size 32000 --bf16 …"));
     m_text->setMinimumSize(640, 260);
     layout->addWidget(m_text, 1);
     auto* form = new QFormLayout;
@@ -57,7 +58,10 @@ MegatronDialog::MegatronDialog(int64_t gpus, QWidget* parent) : QDialog(parent)
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }
 
-void MegatronDialog::setText(const QString& text) { m_text->setPlainText(text); }
+void MegatronDialog::setText(const QString& text)
+{
+    m_text->setPlainText(text);
+}
 
 bool MegatronDialog::read()
 {
@@ -74,4 +78,4 @@ bool MegatronDialog::read()
     return false;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

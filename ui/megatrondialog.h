@@ -35,4 +35,4 @@ private:
     MegatronParse m_result;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

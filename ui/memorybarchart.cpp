@@ -18,7 +18,7 @@ namespace {
 // Log view when the tallest bar dwarfs the GPU line: a 38 TB bar against an 80 GB line
 // leaves the line at 0.2% of a linear axis.
 
-}  // namespace
+} // namespace
 
 MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
 {
@@ -104,7 +104,7 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
     for (QCPItemText* t : m_totals) {
         t->setFont(theme.font(1.05, true));
         t->setColor(theme.foreground);
-        t->setBrush(totalHalo);  // stays readable where it crosses the capacity line
+        t->setBrush(totalHalo); // stays readable where it crosses the capacity line
     }
     m_capacityLine->setPen(QPen(theme.capacity, std::max(2.0, theme.fontPx / 7), Qt::DashLine));
     m_pinSeparator->setPen(QPen(theme.grid, std::max(1.0, theme.fontPx / 10)));
@@ -188,7 +188,8 @@ void MemoryBarChart::applyPens()
     // in the background colour that separates the stacked segments.
     for (int i = 0; i < kSegmentCount; ++i) {
         const auto k = static_cast<SegmentKind>(i);
-        const bool added = m_picture && std::find(m_picture->added.begin(), m_picture->added.end(), k) != m_picture->added.end();
+        const bool added =
+            m_picture && std::find(m_picture->added.begin(), m_picture->added.end(), k) != m_picture->added.end();
         m_bars[static_cast<size_t>(i)]->setPen(added ? QPen(m_theme.foreground, std::max(2.0, m_theme.fontPx / 5))
                                                      : QPen(m_theme.background, 1));
     }
@@ -197,7 +198,7 @@ void MemoryBarChart::applyPens()
 void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double capacity, const QString& capacityLabel)
 {
     m_columns.assign(columns.begin(), columns.begin() + std::min<ptrdiff_t>(ptrdiff_t(columns.size()), kMaxColumns));
-    if (m_picture)  // a tour step's picture: the segments it has not revealed yet are not drawn or counted
+    if (m_picture) // a tour step's picture: the segments it has not revealed yet are not drawn or counted
         for (BarColumn& c : m_columns)
             for (SegmentKind k : kAllSegmentKinds)
                 if (std::find(m_picture->revealed.begin(), m_picture->revealed.end(), k) == m_picture->revealed.end())
@@ -224,7 +225,7 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
     QCPBars* weights = m_bars[static_cast<size_t>(SegmentKind::Weights)];
     const QString weightsName = used[static_cast<size_t>(SegmentKind::Adapters)]
                                     ? QCoreApplication::translate("trainmem", termInfo(SegmentKind::Weights).frozenName)
-                                                                              : segmentName(SegmentKind::Weights);
+                                    : segmentName(SegmentKind::Weights);
     if (weights->name() != weightsName) {
         weights->setName(weightsName);
         legendChanged = true;
@@ -272,7 +273,7 @@ void MemoryBarChart::rebuildRanges()
             smallest = std::min(smallest, t);
     }
     const bool log = m_scale == AxisScale::Logarithmic;
-    if (log != m_log || yAxis->label().isEmpty())  // only on a change: a new label re-lays out the axis
+    if (log != m_log || yAxis->label().isEmpty()) // only on a change: a new label re-lays out the axis
         yAxis->setLabel(log ? tr("Memory per GPU (log: totals, not segment shares)") : tr("Memory per GPU"));
     m_log = log;
     if (log) {
@@ -293,9 +294,8 @@ void MemoryBarChart::rebuildRanges()
     m_capacityLine->point2->setCoords(1, m_capacity);
     // The label sits at the right end of the line unless the last bar's total label is there too.
     const double lastTotal = m_columns.empty() ? 0 : m_columns.back().segments.total();
-    const bool clash = lastTotal > 0
-                       && (log ? std::fabs(std::log10(lastTotal / std::max(m_capacity, 1.0))) < 0.3
-                               : std::fabs(lastTotal - m_capacity) < 0.1 * yAxis->range().size());
+    const bool clash = lastTotal > 0 && (log ? std::fabs(std::log10(lastTotal / std::max(m_capacity, 1.0))) < 0.3
+                                             : std::fabs(lastTotal - m_capacity) < 0.1 * yAxis->range().size());
     m_capacityText->setPositionAlignment((clash ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
     m_capacityText->position->setCoords(clash ? 0.005 : 0.995, m_capacity);
 }
@@ -330,8 +330,8 @@ QString MemoryBarChart::toolTipAt(const QPointF& pos) const
         base += v;
     }
     if (value > total && value < total * (m_log ? 3 : 1.1))
-        return tr("<b>%1</b><br>Total: %2<br>%3 bytes").arg(title.toHtmlEscaped(), bytes(total),
-                                                           locale.toString(static_cast<qlonglong>(std::llround(total))));
+        return tr("<b>%1</b><br>Total: %2<br>%3 bytes")
+            .arg(title.toHtmlEscaped(), bytes(total), locale.toString(static_cast<qlonglong>(std::llround(total))));
     return {};
 }
 
@@ -354,4 +354,4 @@ void MemoryBarChart::contextMenuEvent(QContextMenuEvent* e)
     menu.exec(e->globalPos());
 }
 
-}  // namespace trainmem
+} // namespace trainmem

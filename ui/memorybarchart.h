@@ -3,8 +3,8 @@
 // after sharding, pinned scenarios), one fixed colour per segment, the GPU's capacity as a line.
 // The chart only maps bytes to plot coordinates; every number comes from the core's Breakdown.
 
-#include "coreapi.h"
 #include "charttheme.h"
+#include "coreapi.h"
 #include "tour.h"
 #include "units.h"
 
@@ -88,9 +88,9 @@ private:
     std::array<QCPItemText*, kMaxColumns> m_totals{};
     QCPItemStraightLine* m_capacityLine = nullptr;
     QCPItemText* m_capacityText = nullptr;
-    QCPItemText* m_callout = nullptr;  ///< the tour step's number, top left of the plot
+    QCPItemText* m_callout = nullptr; ///< the tour step's number, top left of the plot
     std::optional<TourPicture> m_picture;
-    QCPItemStraightLine* m_pinSeparator = nullptr;  ///< between the scenario's bars and the pins
+    QCPItemStraightLine* m_pinSeparator = nullptr; ///< between the scenario's bars and the pins
     QSharedPointer<QCPAxisTickerText> m_keyTicker;
     QSharedPointer<BytesTicker> m_linearTicker;
     QSharedPointer<LogBytesTicker> m_logTicker;
@@ -106,4 +106,4 @@ private:
     int m_fitWidth = 0;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

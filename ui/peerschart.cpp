@@ -15,7 +15,7 @@ SegmentKind segmentOfTerm(const std::string& t)
     for (SegmentKind k : kAllSegmentKinds)
         if (t == termInfo(k).key)
             return k;
-    return SegmentKind::Workspace;  // "gathered_layer"
+    return SegmentKind::Workspace; // "gathered_layer"
 }
 
 PeersChart::PeersChart(QWidget* parent) : MemoryBarChart(parent)
@@ -41,7 +41,8 @@ const PeerDifference* PeersChart::differenceAt(int column, SegmentKind s) const
     return nullptr;
 }
 
-void PeersChart::setComparison(const PeerComparison& c, int deepspeedStage, double capacity, const QString& capacityLabel)
+void PeersChart::setComparison(const PeerComparison& c, int deepspeedStage, double capacity,
+                               const QString& capacityLabel)
 {
     m_c = c;
     m_stage = deepspeedStage == 3 ? 3 : 2;
@@ -59,9 +60,8 @@ void PeersChart::setComparison(const PeerComparison& c, int deepspeedStage, doub
             continue;
         const double gap = c.trainmem.total() - peerTotal;
         cols[static_cast<size_t>(column)].label +=
-            QLatin1Char('\n')
-            + (gap >= 0 ? tr("TrainMem: %1 more").arg(QString::fromStdString(formatBytes(gap)))
-                        : tr("TrainMem: %1 less").arg(QString::fromStdString(formatBytes(-gap))));
+            QLatin1Char('\n') + (gap >= 0 ? tr("TrainMem: %1 more").arg(QString::fromStdString(formatBytes(gap)))
+                                          : tr("TrainMem: %1 less").arg(QString::fromStdString(formatBytes(-gap))));
     }
     setColumns(cols, capacity, capacityLabel);
 
@@ -99,8 +99,8 @@ void PeersChart::setComparison(const PeerComparison& c, int deepspeedStage, doub
                 continue;
             if (segmentBytes(cols[static_cast<size_t>(column)].segments, seg) > 0)
                 outline(column, seg);
-            else if (segmentBytes(c.trainmem, seg) > 0
-                     && std::find(m_highlighted.begin(), m_highlighted.end(), std::pair{kTrainMem, seg}) == m_highlighted.end())
+            else if (segmentBytes(c.trainmem, seg) > 0 && std::find(m_highlighted.begin(), m_highlighted.end(),
+                                                                    std::pair{kTrainMem, seg}) == m_highlighted.end())
                 outline(kTrainMem, seg);
         }
     }
@@ -139,4 +139,4 @@ QString PeersChart::toolTipAt(const QPointF& pos) const
     return base;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -41,4 +41,4 @@ private:
 /// The segment a difference term belongs to ("gathered_layer" is drawn as workspace).
 SegmentKind segmentOfTerm(const std::string& term);
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -1,8 +1,8 @@
 #include "peerspanel.h"
 
 #include "chartexport.h"
-#include "megatrondialog.h"
 #include "charttheme.h"
+#include "megatrondialog.h"
 #include "peerschart.h"
 #include "scenarioio.h"
 #include "units.h"
@@ -86,8 +86,9 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
     connect(m_peer, &QComboBox::currentIndexChanged, this, &PeersPanel::fillTable);
     connect(m_table, &QTableWidget::currentCellChanged, this, [this](int row) {
         const QTableWidgetItem* it = row >= 0 ? m_table->item(row, 0) : nullptr;
-        m_why->setText(it ? tr("<b>%1:</b> %2").arg(it->text().toHtmlEscaped(), it->data(Qt::UserRole).toString().toHtmlEscaped())
-                          : QString());
+        m_why->setText(
+            it ? tr("<b>%1:</b> %2").arg(it->text().toHtmlEscaped(), it->data(Qt::UserRole).toString().toHtmlEscaped())
+               : QString());
     });
 }
 
@@ -149,19 +150,21 @@ void PeersPanel::recompute()
         for (const std::string& n : m_pasted->notes)
             lines << QString::fromStdString(n).toHtmlEscaped();
     } else {
-        lines << (m_pasted ? tr("<b>From the current scenario</b>, written as Megatron-LM flags (the pasted arguments no "
-                                "longer match it).")
-                           : tr("<b>From the current scenario</b>, written as Megatron-LM flags. Paste a launch command to "
-                                "compare your own run."));
+        lines << (m_pasted
+                      ? tr("<b>From the current scenario</b>, written as Megatron-LM flags (the pasted arguments no "
+                           "longer match it).")
+                      : tr("<b>From the current scenario</b>, written as Megatron-LM flags. Paste a launch command to "
+                           "compare your own run."));
     }
     if (m_scenario.training.mode != Mode::Training)
         lines << tr("Both peers estimate training; the scenario is compared as training.");
     for (const std::string& n : m_comparison.notes)
         lines << tr("Not modelled by TrainMem: %1").arg(QString::fromStdString(n).toHtmlEscaped());
     m_source->setText(lines.join(QStringLiteral("<br>")));
-    m_printed->setText(m_comparison.megatron.available
-                           ? tr("Megatron-LM prints: <tt>%1</tt>").arg(QString::fromStdString(m_comparison.megatron.printed))
-                           : QString::fromStdString(m_comparison.megatron.unavailableReason));
+    m_printed->setText(
+        m_comparison.megatron.available
+            ? tr("Megatron-LM prints: <tt>%1</tt>").arg(QString::fromStdString(m_comparison.megatron.printed))
+            : QString::fromStdString(m_comparison.megatron.unavailableReason));
     {
         const QSignalBlocker block(m_stage);
         m_stage->setCurrentIndex(m_scenario.hardware.zeroStage == 3 ? 1 : 0);
@@ -204,7 +207,8 @@ void PeersPanel::fillTable()
     }
     const int last = static_cast<int>(rows.size());
     const QString total[] = {tr("total per GPU"), bytes(tm), bytes(pe), signedBytes(tm - pe)};
-    const QString totalWhy = rows.empty() ? tr("No estimate from this peer.") : tr("The terms above add up to the whole gap.");
+    const QString totalWhy =
+        rows.empty() ? tr("No estimate from this peer.") : tr("The terms above add up to the whole gap.");
     for (int c = 0; c < 4; ++c) {
         auto* it = new QTableWidgetItem(total[c]);
         it->setData(Qt::UserRole, totalWhy);
@@ -219,10 +223,11 @@ void PeersPanel::fillTable()
     // The term with the largest gap is explained first.
     int largest = 0;
     for (int r = 1; r < last; ++r)
-        if (std::fabs(rows[static_cast<size_t>(r)]->trainmemBytes - rows[static_cast<size_t>(r)]->peerBytes)
-            > std::fabs(rows[static_cast<size_t>(largest)]->trainmemBytes - rows[static_cast<size_t>(largest)]->peerBytes))
+        if (std::fabs(rows[static_cast<size_t>(r)]->trainmemBytes - rows[static_cast<size_t>(r)]->peerBytes) >
+            std::fabs(rows[static_cast<size_t>(largest)]->trainmemBytes -
+                      rows[static_cast<size_t>(largest)]->peerBytes))
             largest = r;
     m_table->setCurrentCell(last > 0 ? largest : 0, 0);
 }
 
-}  // namespace trainmem
+} // namespace trainmem

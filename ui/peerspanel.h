@@ -66,10 +66,10 @@ private:
     Scenario m_scenario;
     GpuSpec m_gpu;
     std::optional<MegatronParse> m_pasted;
-    std::string m_pastedScenario;   ///< scenarioToText of the scenario made from the paste
+    std::string m_pastedScenario; ///< scenarioToText of the scenario made from the paste
     bool m_usingPaste = false;
     bool m_dirty = true;
     PeerComparison m_comparison;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -26,14 +26,18 @@ std::optional<FieldError> readUserFile(const QString& path, const char* what, QB
         return FieldError{path.toStdString(), "", "cannot be read: " + f.errorString().toStdString()};
     constexpr qint64 kMaxFile = 16 * 1024 * 1024;
     if (f.size() > kMaxFile)
-        return FieldError{path.toStdString(), "", std::string("is larger than 16 MiB; ") + what + " is a few kilobytes"};
+        return FieldError{path.toStdString(), "",
+                          std::string("is larger than 16 MiB; ") + what + " is a few kilobytes"};
     bytes = f.readAll();
     return std::nullopt;
 }
 
-std::string_view view(const QByteArray& bytes) { return {bytes.constData(), static_cast<size_t>(bytes.size())}; }
+std::string_view view(const QByteArray& bytes)
+{
+    return {bytes.constData(), static_cast<size_t>(bytes.size())};
+}
 
-}  // namespace
+} // namespace
 
 ScenarioParse PresetLibrary::loadFile(const QString& path)
 {
@@ -163,4 +167,4 @@ const PresetLibrary& PresetLibrary::instance()
     return lib;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -16,7 +16,7 @@ namespace trainmem {
 
 struct PresetEntry {
     Scenario scenario;
-    QString file;      ///< ":/presets/llama3-70b.json" or a path on disk
+    QString file; ///< ":/presets/llama3-70b.json" or a path on disk
     bool builtIn = true;
 };
 
@@ -64,4 +64,4 @@ private:
 
 QString toQString(const FieldError& e);
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -28,17 +28,22 @@ QLabel* result(QWidget* parent)
 }
 
 // Three significant figures with a k/M/B suffix ("2.79M"), as the chapter quotes its receipts.
-QString short3(double v) { return QString::fromStdString(formatCountPrecise(v)); }
+QString short3(double v)
+{
+    return QString::fromStdString(formatCountPrecise(v));
+}
 
-QString usd(double v) { return QStringLiteral("$") + short3(v); }
+QString usd(double v)
+{
+    return QStringLiteral("$") + short3(v);
+}
 
-}  // namespace
+} // namespace
 
-ReceiptPanel::ReceiptPanel(QWidget* parent)
-    : QWidget(parent)
+ReceiptPanel::ReceiptPanel(QWidget* parent) : QWidget(parent)
 {
     m_tokens = new QDoubleSpinBox(this);
-    m_tokens->setRange(0, 1e6);  // trillions of tokens; the core caps at 1e18 tokens
+    m_tokens->setRange(0, 1e6); // trillions of tokens; the core caps at 1e18 tokens
     m_tokens->setDecimals(3);
     m_tokens->setSuffix(tr(" T tokens"));
     m_mfu = new QDoubleSpinBox(this);
@@ -140,10 +145,22 @@ void ReceiptPanel::edited()
     Q_EMIT scenarioRequested(m_scenario);
 }
 
-QString ReceiptPanel::gpuHoursText() const { return m_hours->text(); }
-QString ReceiptPanel::costText() const { return m_cost->text(); }
-QString ReceiptPanel::daysText() const { return m_days->text(); }
-QString ReceiptPanel::flopsText() const { return m_flops->text(); }
+QString ReceiptPanel::gpuHoursText() const
+{
+    return m_hours->text();
+}
+QString ReceiptPanel::costText() const
+{
+    return m_cost->text();
+}
+QString ReceiptPanel::daysText() const
+{
+    return m_days->text();
+}
+QString ReceiptPanel::flopsText() const
+{
+    return m_flops->text();
+}
 QStringList ReceiptPanel::phaseLines() const
 {
     return m_phases->text().isEmpty() ? QStringList() : m_phases->text().split(QLatin1Char('\n'));
@@ -162,22 +179,25 @@ void ReceiptPanel::recompute()
     QStringList phases;
     if (!m_receipt.phases.empty()) {
         phases << tr("Pre-training (%1 tokens): %2 %3-hours, computed")
-                      .arg(QString::fromStdString(formatCount(m_scenario.cost.tokens)), short3(m_receipt.pretrainingGpuHours),
-                           QString::fromStdString(gpu.id));
+                      .arg(QString::fromStdString(formatCount(m_scenario.cost.tokens)),
+                           short3(m_receipt.pretrainingGpuHours), QString::fromStdString(gpu.id));
         for (const CostPhase& p : m_receipt.phases)
             phases << tr("%1: %2 %3-hours, as published")
                           .arg(QString::fromStdString(p.name), short3(p.gpuHours), QString::fromStdString(gpu.id));
     }
     m_phases->setText(phases.join(QLatin1Char('\n')));
     m_phases->setVisible(!phases.isEmpty());
-    m_cost->setText(tr("%1 at $%2 per GPU-hour").arg(usd(m_receipt.costUsd), loc.toString(m_receipt.pricePerGpuHour, 'f', 2)));
+    m_cost->setText(
+        tr("%1 at $%2 per GPU-hour").arg(usd(m_receipt.costUsd), loc.toString(m_receipt.pricePerGpuHour, 'f', 2)));
     const int64_t n = std::max<int64_t>(m_scenario.hardware.gpus, 1);
-    m_days->setText(n == 1 ? tr("%1 days on one GPU").arg(loc.toString(m_receipt.wallClockDays, 'f', 1))
-                           : tr("%1 days on %2 GPUs").arg(loc.toString(m_receipt.wallClockDays, 'f', 1),
-                                                          loc.toString(static_cast<qlonglong>(n))));
-    m_note->setText(tr("FLOPs ≈ 6 × active parameters × tokens plus attention (Kaplan et al. 2020); GPU-hours = FLOPs ÷ "
-                       "(%1 TFLOP/s peak × MFU).")
-                        .arg(loc.toString(m_receipt.peakFlopsPerGpu / 1e12, 'f', 1)));
+    m_days->setText(
+        n == 1 ? tr("%1 days on one GPU").arg(loc.toString(m_receipt.wallClockDays, 'f', 1))
+               : tr("%1 days on %2 GPUs")
+                     .arg(loc.toString(m_receipt.wallClockDays, 'f', 1), loc.toString(static_cast<qlonglong>(n))));
+    m_note->setText(
+        tr("FLOPs ≈ 6 × active parameters × tokens plus attention (Kaplan et al. 2020); GPU-hours = FLOPs ÷ "
+           "(%1 TFLOP/s peak × MFU).")
+            .arg(loc.toString(m_receipt.peakFlopsPerGpu / 1e12, 'f', 1)));
 }
 
-}  // namespace trainmem
+} // namespace trainmem

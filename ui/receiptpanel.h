@@ -59,7 +59,7 @@ private:
     QLabel* m_hours = nullptr;
     QLabel* m_cost = nullptr;
     QLabel* m_days = nullptr;
-    QLabel* m_phases = nullptr;  ///< pre-training, then each published phase (DeepSeek-V3 Table 1)
+    QLabel* m_phases = nullptr; ///< pre-training, then each published phase (DeepSeek-V3 Table 1)
     QLabel* m_note = nullptr;
     Scenario m_scenario;
     GpuSpec m_fallback;
@@ -67,4 +67,4 @@ private:
     bool m_updating = false;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -26,4 +26,4 @@ bool ScenarioCommand::mergeWith(const QUndoCommand* other)
     return true;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -33,4 +33,4 @@ private:
     Apply m_apply;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

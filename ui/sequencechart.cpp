@@ -8,20 +8,23 @@
 namespace trainmem {
 namespace {
 
-constexpr int kMinExp = 9;   // 512
-constexpr int kMaxExp = 20;  // 1M
+constexpr int kMinExp = 9;  // 512
+constexpr int kMaxExp = 20; // 1M
 
 QString curveName(int mode)
 {
     switch (static_cast<Checkpointing>(mode)) {
-    case Checkpointing::None: return SequenceChart::tr("No checkpointing");
-    case Checkpointing::Selective: return SequenceChart::tr("Selective recompute");
-    case Checkpointing::Full: return SequenceChart::tr("Full recompute");
+    case Checkpointing::None:
+        return SequenceChart::tr("No checkpointing");
+    case Checkpointing::Selective:
+        return SequenceChart::tr("Selective recompute");
+    case Checkpointing::Full:
+        return SequenceChart::tr("Full recompute");
     }
     return {};
 }
 
-}  // namespace
+} // namespace
 
 SequenceChart::SequenceChart(QWidget* parent) : LivePlot(parent)
 {
@@ -120,8 +123,8 @@ void SequenceChart::setTheme(const ChartTheme& theme)
 
     m_floor->setPen(QPen(ChartTheme::segmentColor(SegmentKind::Weights), lineW, Qt::DashLine));
     m_current->setPen(QPen(theme.marker, lineW));
-    m_current->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme.marker, theme.background,
-                                               theme.fontPx * 0.9));
+    m_current->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, theme.marker, theme.background, theme.fontPx * 0.9));
     m_capacityLine->setPen(QPen(theme.capacity, lineW, Qt::DashLine));
     m_capacityText->setFont(theme.font(1.0, true));
     m_capacityText->setColor(theme.capacity);
@@ -244,8 +247,9 @@ void SequenceChart::rebuild()
     // Label on the side with more room: right of the point in the left half, left of it otherwise.
     const bool leftHalf = std::log2(seq) < 0.5 * (kMinExp + kMaxExp);
     m_markerText->setPositionAlignment((leftHalf ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignTop);
-    m_markerText->setText(QStringLiteral("%1: %2").arg(QString::fromStdString(formatContext(static_cast<int64_t>(m_data.currentSeq))),
-                                                       tickBytes(m_data.currentTotal, m_units)));
+    m_markerText->setText(
+        QStringLiteral("%1: %2").arg(QString::fromStdString(formatContext(static_cast<int64_t>(m_data.currentSeq))),
+                                     tickBytes(m_data.currentTotal, m_units)));
     // Pixel offset from the point, so the label clears the marker at any size.
     m_markerText->position->setCoords(leftHalf ? m_theme.fontPx * 0.7 : -m_theme.fontPx * 0.7, m_theme.fontPx * 0.5);
 
@@ -266,4 +270,4 @@ void SequenceChart::rebuild()
     }
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -3,8 +3,8 @@
 // core's ContextSweep, the model-state floor, the capacity line with the "dies" region above it,
 // a marker at the current context and the crossover where activations pass model state.
 
-#include "coreapi.h"
 #include "charttheme.h"
+#include "coreapi.h"
 #include "units.h"
 
 #include "liveplot.h"
@@ -19,11 +19,11 @@ class LogBytesTicker;
 struct SequenceChartData {
     ContextSweep sweep;
     double currentSeq = 4096;
-    double currentTotal = 0;  ///< perGpu.total() of the scenario at currentSeq
+    double currentTotal = 0; ///< perGpu.total() of the scenario at currentSeq
     Checkpointing checkpointing = Checkpointing::None;
     bool inference = false;
-    QString gpuName;          ///< "H100", for "Out of memory on one H100"
-    QString capacityLabel;    ///< "H100 · 80 GB"; the capacity itself is sweep.capacity
+    QString gpuName;       ///< "H100", for "Out of memory on one H100"
+    QString capacityLabel; ///< "H100 · 80 GB"; the capacity itself is sweep.capacity
 };
 
 class SequenceChart : public LivePlot
@@ -65,7 +65,7 @@ private:
     QCPItemText* m_capacityText = nullptr;
     QCPItemStraightLine* m_marker = nullptr;
     QCPItemText* m_markerText = nullptr;
-    QCPItemTracer* m_anchor = nullptr;  ///< the current point, parent of its label
+    QCPItemTracer* m_anchor = nullptr; ///< the current point, parent of its label
     QCPItemStraightLine* m_crossLine = nullptr;
     QCPItemText* m_crossText = nullptr;
     QCPTextElement* m_title = nullptr;
@@ -75,7 +75,7 @@ private:
     UnitSystem m_units = UnitSystem::Decimal;
     ChartTheme m_theme;
     int m_tickStride = 1;
-    int m_fitWidth = 0;  ///< an export's width; 0 follows the widget
+    int m_fitWidth = 0; ///< an export's width; 0 follows the widget
 };
 
-}  // namespace trainmem
+} // namespace trainmem

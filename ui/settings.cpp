@@ -8,29 +8,53 @@ namespace trainmem {
 namespace {
 
 // The keys, all of them, once.
-enum class Key { LastScenario, Geometry, WindowState, WindowStateVersion, SplitterState, Units, AxisScale,
-                 LastDirectory, ExportWidth, ExportHeight, ExportScale, ExportChart };
+enum class Key {
+    LastScenario,
+    Geometry,
+    WindowState,
+    WindowStateVersion,
+    SplitterState,
+    Units,
+    AxisScale,
+    LastDirectory,
+    ExportWidth,
+    ExportHeight,
+    ExportScale,
+    ExportChart
+};
 
 QString key(Key k)
 {
     switch (k) {
-    case Key::LastScenario: return QStringLiteral("scenario/last");
-    case Key::Geometry: return QStringLiteral("window/geometry");
-    case Key::WindowState: return QStringLiteral("window/state");
-    case Key::WindowStateVersion: return QStringLiteral("window/stateVersion");
-    case Key::SplitterState: return QStringLiteral("window/splitter");
-    case Key::Units: return QStringLiteral("view/units");
-    case Key::AxisScale: return QStringLiteral("view/memoryAxis");
-    case Key::LastDirectory: return QStringLiteral("files/lastDirectory");
-    case Key::ExportWidth: return QStringLiteral("export/width");
-    case Key::ExportHeight: return QStringLiteral("export/height");
-    case Key::ExportScale: return QStringLiteral("export/scale");
-    case Key::ExportChart: return QStringLiteral("export/chart");
+    case Key::LastScenario:
+        return QStringLiteral("scenario/last");
+    case Key::Geometry:
+        return QStringLiteral("window/geometry");
+    case Key::WindowState:
+        return QStringLiteral("window/state");
+    case Key::WindowStateVersion:
+        return QStringLiteral("window/stateVersion");
+    case Key::SplitterState:
+        return QStringLiteral("window/splitter");
+    case Key::Units:
+        return QStringLiteral("view/units");
+    case Key::AxisScale:
+        return QStringLiteral("view/memoryAxis");
+    case Key::LastDirectory:
+        return QStringLiteral("files/lastDirectory");
+    case Key::ExportWidth:
+        return QStringLiteral("export/width");
+    case Key::ExportHeight:
+        return QStringLiteral("export/height");
+    case Key::ExportScale:
+        return QStringLiteral("export/scale");
+    case Key::ExportChart:
+        return QStringLiteral("export/chart");
     }
     return {};
 }
 
-}  // namespace
+} // namespace
 
 Settings::Settings() : m_s(std::make_unique<QSettings>()) {}
 
@@ -41,10 +65,10 @@ std::optional<Scenario> Settings::lastScenario() const
     const QByteArray text = m_s->value(key(Key::LastScenario)).toByteArray();
     if (text.isEmpty())
         return std::nullopt;
-    const ScenarioParse p = parseScenario(std::string_view(text.constData(), static_cast<size_t>(text.size())),
-                                          "<settings>");
+    const ScenarioParse p =
+        parseScenario(std::string_view(text.constData(), static_cast<size_t>(text.size())), "<settings>");
     if (!p.ok())
-        return std::nullopt;  // a stale or hand-edited value: start from the default preset
+        return std::nullopt; // a stale or hand-edited value: start from the default preset
     return p.scenario;
 }
 
@@ -53,8 +77,14 @@ void Settings::setLastScenario(const Scenario& s)
     m_s->setValue(key(Key::LastScenario), QByteArray::fromStdString(scenarioToText(s)));
 }
 
-QByteArray Settings::geometry() const { return m_s->value(key(Key::Geometry)).toByteArray(); }
-void Settings::setGeometry(const QByteArray& g) { m_s->setValue(key(Key::Geometry), g); }
+QByteArray Settings::geometry() const
+{
+    return m_s->value(key(Key::Geometry)).toByteArray();
+}
+void Settings::setGeometry(const QByteArray& g)
+{
+    m_s->setValue(key(Key::Geometry), g);
+}
 
 QByteArray Settings::windowState() const
 {
@@ -69,8 +99,14 @@ void Settings::setWindowState(const QByteArray& state)
     m_s->setValue(key(Key::WindowStateVersion), kWindowStateVersion);
 }
 
-QByteArray Settings::splitterState() const { return m_s->value(key(Key::SplitterState)).toByteArray(); }
-void Settings::setSplitterState(const QByteArray& state) { m_s->setValue(key(Key::SplitterState), state); }
+QByteArray Settings::splitterState() const
+{
+    return m_s->value(key(Key::SplitterState)).toByteArray();
+}
+void Settings::setSplitterState(const QByteArray& state)
+{
+    m_s->setValue(key(Key::SplitterState), state);
+}
 
 UnitSystem Settings::units() const
 {
@@ -94,8 +130,14 @@ void Settings::setAxisScale(AxisScale a)
     m_s->setValue(key(Key::AxisScale), a == AxisScale::Logarithmic ? QStringLiteral("log") : QStringLiteral("linear"));
 }
 
-QString Settings::lastDirectory() const { return m_s->value(key(Key::LastDirectory), QDir::homePath()).toString(); }
-void Settings::setLastDirectory(const QString& dir) { m_s->setValue(key(Key::LastDirectory), dir); }
+QString Settings::lastDirectory() const
+{
+    return m_s->value(key(Key::LastDirectory), QDir::homePath()).toString();
+}
+void Settings::setLastDirectory(const QString& dir)
+{
+    m_s->setValue(key(Key::LastDirectory), dir);
+}
 
 ExportOptions Settings::exportOptions() const
 {
@@ -120,12 +162,15 @@ ChartKind Settings::exportChart() const
 
 void Settings::setExportChart(ChartKind k)
 {
-    m_s->setValue(key(Key::ExportChart), k == ChartKind::Bars  ? QStringLiteral("bars")
-                                         : k == ChartKind::Seq ? QStringLiteral("seq")
+    m_s->setValue(key(Key::ExportChart), k == ChartKind::Bars    ? QStringLiteral("bars")
+                                         : k == ChartKind::Seq   ? QStringLiteral("seq")
                                          : k == ChartKind::Peers ? QStringLiteral("peers")
-                                                               : QStringLiteral("dashboard"));
+                                                                 : QStringLiteral("dashboard"));
 }
 
-void Settings::sync() { m_s->sync(); }
+void Settings::sync()
+{
+    m_s->sync();
+}
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -56,4 +56,4 @@ private:
     std::unique_ptr<QSettings> m_s;
 };
 
-}  // namespace trainmem
+} // namespace trainmem

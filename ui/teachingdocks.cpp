@@ -24,8 +24,7 @@ namespace {
 enum Dock { TourDock, DrillDock, LadderDock, ReceiptDock, FixesDock };
 }
 
-TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, Dashboard* dashboard)
-    : QObject(window)
+TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, Dashboard* dashboard) : QObject(window)
 {
     m_tour = new TourPanel;
     m_tour->setLookups(
@@ -41,25 +40,25 @@ TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, 
         });
     m_drill = new DrillDownPanel;
     m_ladder = new LadderChart;
-    m_ladder->setMinimumHeight(360);  // seen squashed to a strip in a bottom dock: bars and labels need room
+    m_ladder->setMinimumHeight(360); // seen squashed to a strip in a bottom dock: bars and labels need room
     m_receipt = new ReceiptPanel;
     m_receipt->setCatalog(library.gpus());
     m_fixes = new FixesPanel;
 
     m_docks[TourDock] = addDock(window, TourDock, m_tour, tr("Chapter tour"), "tourDock", Qt::RightDockWidgetArea);
     m_docks[DrillDock] = addDock(window, DrillDock, m_drill, tr("Formula"), "formulaDock", Qt::RightDockWidgetArea);
-    m_docks[FixesDock] = addDock(window, FixesDock, m_fixes, tr("Cheapest change to fit"), "fixesDock",
-                                 Qt::RightDockWidgetArea);
-    m_docks[ReceiptDock] = addDock(window, ReceiptDock, m_receipt, tr("Cost receipt"), "receiptDock",
-                                   Qt::RightDockWidgetArea);
-    m_docks[LadderDock] = addDock(window, LadderDock, m_ladder, tr("Scale-out ladder"), "ladderDock",
-                                  Qt::BottomDockWidgetArea);
+    m_docks[FixesDock] =
+        addDock(window, FixesDock, m_fixes, tr("Cheapest change to fit"), "fixesDock", Qt::RightDockWidgetArea);
+    m_docks[ReceiptDock] =
+        addDock(window, ReceiptDock, m_receipt, tr("Cost receipt"), "receiptDock", Qt::RightDockWidgetArea);
+    m_docks[LadderDock] =
+        addDock(window, LadderDock, m_ladder, tr("Scale-out ladder"), "ladderDock", Qt::BottomDockWidgetArea);
     window->tabifyDockWidget(m_docks[TourDock], m_docks[DrillDock]);
     window->tabifyDockWidget(m_docks[DrillDock], m_docks[FixesDock]);
     window->tabifyDockWidget(m_docks[FixesDock], m_docks[ReceiptDock]);
     m_docks[TourDock]->raise();
     for (QDockWidget* d : m_docks)
-        d->hide();  // teaching mode is opt-in: the View menu or the tour shortcut shows them
+        d->hide(); // teaching mode is opt-in: the View menu or the tour shortcut shows them
 
     // The window applies a request synchronously, so setScenario() knows the tour's own scenario
     // from any other (a preset, a drag, undo), which leaves the tour.
@@ -89,7 +88,7 @@ QDockWidget* TeachingDocks::addDock(QMainWindow* window, int index, QWidget* con
                                     const char* objectName, Qt::DockWidgetArea area)
 {
     auto* dock = new QDockWidget(title, window);
-    dock->setObjectName(QString::fromLatin1(objectName));  // saveState() needs it
+    dock->setObjectName(QString::fromLatin1(objectName)); // saveState() needs it
     dock->setWidget(content);
     window->addDockWidget(area, dock);
     // The dock's own index, given: docks are made out of index order (the tabbed ones first), and
@@ -140,7 +139,7 @@ void TeachingDocks::setScenario(const Scenario& s, const GpuSpec& gpu, const Bre
     m_breakdown = b;
     if (!m_fromTour) {
         m_tour->leave();
-        if (m_dashboard->barChart()->picture())  // leaving the tour shows every segment again
+        if (m_dashboard->barChart()->picture()) // leaving the tour shows every segment again
             m_dashboard->setPicture(std::nullopt);
     }
     for (int i = 0; i < kDockCount; ++i) {
@@ -155,7 +154,7 @@ void TeachingDocks::refresh(int dock)
     m_stale[static_cast<size_t>(dock)] = false;
     switch (dock) {
     case TourDock:
-        break;  // the tour sets scenarios; it does not follow them
+        break; // the tour sets scenarios; it does not follow them
     case DrillDock:
         m_drill->setScenario(m_scenario, m_gpu, m_breakdown);
         break;
@@ -191,4 +190,4 @@ QList<QAction*> TeachingDocks::actions() const
     return list;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -69,7 +69,7 @@ private:
     GpuSpec m_gpu;
     Breakdown m_breakdown;
     Dashboard* m_dashboard = nullptr;
-    bool m_fromTour = false;  ///< the scenario being applied is the tour's own
+    bool m_fromTour = false; ///< the scenario being applied is the tour's own
 };
 
-}  // namespace trainmem
+} // namespace trainmem

@@ -14,8 +14,7 @@
 
 namespace trainmem {
 
-TourPanel::TourPanel(QWidget* parent)
-    : QWidget(parent)
+TourPanel::TourPanel(QWidget* parent) : QWidget(parent)
 {
     m_presets = [](const std::string& id) -> std::optional<Scenario> {
         if (const PresetEntry* e = PresetLibrary::instance().find(QString::fromStdString(id)))
@@ -78,7 +77,7 @@ TourPanel::TourPanel(QWidget* parent)
             setStep(row);
     });
     connect(m_list, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-        if (m_left)  // back to the step that was left
+        if (m_left) // back to the step that was left
             setStep(m_list->row(item));
     });
     changeEvent(nullptr);
@@ -93,7 +92,10 @@ void TourPanel::setLookups(PresetLookup presets, GpuLookup gpus)
         setStep(m_step);
 }
 
-int TourPanel::stepCount() const { return static_cast<int>(chapterTour().size()); }
+int TourPanel::stepCount() const
+{
+    return static_cast<int>(chapterTour().size());
+}
 
 std::vector<SegmentKind> TourPanel::revealedSegments() const
 {
@@ -117,9 +119,15 @@ void TourPanel::setStep(int index)
     Q_EMIT stepChanged(m_step);
 }
 
-void TourPanel::nextStep() { setStep(m_step < 0 ? 0 : m_step + 1); }
+void TourPanel::nextStep()
+{
+    setStep(m_step < 0 ? 0 : m_step + 1);
+}
 
-void TourPanel::previousStep() { setStep(std::max(0, m_step - 1)); }
+void TourPanel::previousStep()
+{
+    setStep(std::max(0, m_step - 1));
+}
 
 void TourPanel::leave()
 {
@@ -133,9 +141,15 @@ void TourPanel::leave()
     updateTexts();
 }
 
-QString TourPanel::highlightText() const { return m_highlight->text(); }
+QString TourPanel::highlightText() const
+{
+    return m_highlight->text();
+}
 
-QString TourPanel::explanationText() const { return m_text->text(); }
+QString TourPanel::explanationText() const
+{
+    return m_text->text();
+}
 
 void TourPanel::changeEvent(QEvent* e)
 {
@@ -170,7 +184,8 @@ void TourPanel::updateTexts()
     if (!m_stage) {
         m_highlight->clear();
         m_figures->clear();
-        m_text->setText(tr("This step needs the preset \"%1\", which is not available.").arg(QString::fromStdString(step.presetId)));
+        m_text->setText(tr("This step needs the preset \"%1\", which is not available.")
+                            .arg(QString::fromStdString(step.presetId)));
         return;
     }
     if (m_left) {
@@ -188,9 +203,10 @@ void TourPanel::updateTexts()
     m_highlight->setText(tr("%1: %2").arg(QString::fromStdString(h.label), value(h.bytes, h.valueText)));
     QStringList lines;
     for (size_t i = 1; i < h.figures.size(); ++i)
-        lines << tr("%1: %2").arg(QString::fromStdString(h.figures[i].label), value(h.figures[i].bytes, h.figures[i].valueText));
+        lines << tr("%1: %2").arg(QString::fromStdString(h.figures[i].label),
+                                  value(h.figures[i].bytes, h.figures[i].valueText));
     m_figures->setText(lines.join(QLatin1Char('\n')));
     m_text->setText(QString::fromStdString(h.text));
 }
 
-}  // namespace trainmem
+} // namespace trainmem

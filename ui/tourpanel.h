@@ -74,7 +74,7 @@ private:
     QAction* m_previous = nullptr;
     std::optional<TourStage> m_stage;
     int m_step = -1;
-    bool m_left = false;  ///< another scenario replaced the step's
+    bool m_left = false; ///< another scenario replaced the step's
 };
 
-}  // namespace trainmem
+} // namespace trainmem

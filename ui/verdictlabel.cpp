@@ -3,8 +3,8 @@
 #include <QAction>
 #include <QClipboard>
 #include <QEvent>
-#include <QGuiApplication>
 #include <QFontMetrics>
+#include <QGuiApplication>
 
 #include <algorithm>
 #include <cmath>
@@ -59,7 +59,8 @@ int VerdictLabel::heightForWidth(int width) const
             vextra += alignment() & (Qt::AlignTop | Qt::AlignBottom) ? indent : 0;
         }
         const int flags = static_cast<int>(alignment() & ~(Qt::AlignVCenter | Qt::AlignHCenter)) | Qt::TextWordWrap;
-        const QRect box = fm.boundingRect(0, 0, std::max(0, width - hextra - m.left() - m.right()), 2000, flags, text());
+        const QRect box =
+            fm.boundingRect(0, 0, std::max(0, width - hextra - m.left() - m.right()), 2000, flags, text());
         m_measuredHeight = std::max(minimumHeight(), box.height() + vextra + m.top() + m.bottom());
         m_measuredWidth = width;
         m_measuredText = text();
@@ -102,7 +103,10 @@ void VerdictLabel::restyle()
     m_measuredWidth = -1;
     setStyleSheet(QStringLiteral("QLabel#verdict { background: rgba(%1,%2,%3,%4); border-left: %5px solid %6;"
                                  " padding: %7px %8px; color: %9; }")
-                      .arg(tint.red()).arg(tint.green()).arg(tint.blue()).arg(tint.alpha())
+                      .arg(tint.red())
+                      .arg(tint.green())
+                      .arg(tint.blue())
+                      .arg(tint.alpha())
                       .arg(m_border)
                       .arg(accent.name())
                       .arg(m_padding)
@@ -111,4 +115,4 @@ void VerdictLabel::restyle()
     m_restyling = false;
 }
 
-}  // namespace trainmem
+} // namespace trainmem

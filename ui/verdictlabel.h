@@ -28,12 +28,12 @@ private:
     bool m_fits = false;
     double m_fontScale = 1.0;
     bool m_restyling = false;
-    int m_padding = 8;       ///< the style sheet's vertical padding, px
-    int m_sidePadding = 12;  ///< its horizontal padding, px
-    int m_border = 6;        ///< its left border, px (the three become the contents margins)
+    int m_padding = 8;      ///< the style sheet's vertical padding, px
+    int m_sidePadding = 12; ///< its horizontal padding, px
+    int m_border = 6;       ///< its left border, px (the three become the contents margins)
     mutable QString m_measuredText;
     mutable int m_measuredWidth = -1;
     mutable int m_measuredHeight = 0;
 };
 
-}  // namespace trainmem
+} // namespace trainmem
