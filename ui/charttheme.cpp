@@ -108,6 +108,13 @@ void ChartTheme::applyToPlot(QCustomPlot* plot) const
     plot->axisRect()->setBackground(Qt::NoBrush);
     for (QCPAxis* a : plot->axisRect()->axes())
         applyToAxis(a);
+    // Above the plot only the top tick label's upper half needs room (no top axis is shown);
+    // QCustomPlot's 15 px minimum there cost a 1024 × 700 window the bars' last 10 px (issue 14).
+    QMargins least = plot->axisRect()->minimumMargins();
+    least.setTop(qRound(fontPx * 0.7));
+    plot->axisRect()->setMinimumMargins(least);
+    // Title, legend and plot are stacked rows; the legend row carries its own top margin.
+    plot->plotLayout()->setRowSpacing(qRound(fontPx * 0.2));
     applyToLegend(plot->legend);
 }
 

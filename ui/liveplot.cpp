@@ -59,6 +59,11 @@ void LivePlot::refresh()
     update();
 }
 
+QSize LivePlot::minimumSizeHint() const
+{
+    return {minimumWidth(), QCustomPlot::minimumSizeHint().height()};
+}
+
 void LivePlot::updateLayout()
 {
     QCustomPlot::updateLayout();

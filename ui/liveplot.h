@@ -33,6 +33,11 @@ public:
     virtual ChartLabels labelRects() const { return chartLabels(this); }
 
 protected:
+    /// QCustomPlot's least size is that of its layout as last fitted: a legend wrapped for a wide
+    /// chart, or ticks laid out before the first resize, would hold the window that wide (a ladder
+    /// dock shown before the window made it 1120 px at 1024 × 700). A live chart refits its labels
+    /// to the width it gets (arrangeLabels), so only its least height and an explicit minimum count.
+    QSize minimumSizeHint() const override;
     void paintEvent(QPaintEvent* event) override;
     /// QCustomPlot's layout, then arrangeLabels(); once more when that changed what the layout
     /// depends on. Runs before every draw, on screen and in files (toPainter), so labels are

@@ -241,9 +241,13 @@ void MemoryBarChart::placeTotals()
         if (const QCPAbstractLegendItem* item = legend->item(i))
             taken.push_back(item->rect());
     taken.push_back(m_title->rect());
+    // Each total starts on top of its bar (a pass before may have lifted it, see below).
     std::vector<QRect> boxes(static_cast<size_t>(n));
-    for (int k = 0; k < n; ++k)
-        boxes[static_cast<size_t>(k)] = m_totals[static_cast<size_t>(k)]->pixelBox();
+    for (int k = 0; k < n; ++k) {
+        CachedTextItem* t = m_totals[static_cast<size_t>(k)];
+        t->position->setCoords(k, m_columns[static_cast<size_t>(k)].segments.total());
+        boxes[static_cast<size_t>(k)] = t->pixelBox();
+    }
     // The capacity label at the right end of the line, or the left, above it or under it: the
     // first where no total is; where every spot has one, it goes right and that total yields.
     const double y = yAxis->coordToPixel(m_capacity);
@@ -266,12 +270,26 @@ void MemoryBarChart::placeTotals()
             order.push_back(k);
     for (int k = 3; k < n; ++k)
         order.push_back(k);
+    // A total that meets a label placed before it (a short bar's total on the capacity label) is
+    // lifted just above what it meets, a few times at most; it yields only when that leaves the chart.
     for (int k : order) {
-        const QRect& box = boxes[static_cast<size_t>(k)];
-        const bool fits = viewport().contains(box) && !meetsAny(box, taken);
-        m_totals[static_cast<size_t>(k)]->setSkipped(!fits);
-        if (fits)
-            taken.push_back(box);
+        CachedTextItem* t = m_totals[static_cast<size_t>(k)];
+        QRect box = boxes[static_cast<size_t>(k)];
+        for (int tries = 0; tries < 3 && meetsAny(box, taken); ++tries) {
+            int top = box.top();
+            for (const QRect& r : taken)
+                if (r.intersects(box))
+                    top = std::min(top, r.top());
+            box.moveBottom(top - 1);
+        }
+        const bool fits = viewport().contains(box) && plot.top() <= box.bottom() && !meetsAny(box, taken);
+        t->setSkipped(!fits);
+        if (!fits)
+            continue;
+        const int lift = box.bottom() - boxes[static_cast<size_t>(k)].bottom();
+        if (lift != 0)
+            t->position->setCoords(k, yAxis->pixelToCoord(t->position->pixelPosition().y() + lift));
+        taken.push_back(box);
     }
 }
 
