@@ -84,13 +84,35 @@ void TextStamp::draw(QPainter* painter, const QRect& rect, int flags, const QStr
     painter->drawImage(rect.topLeft() - QPoint(kMargin, kMargin), m_image);
 }
 
+QRect CachedTextItem::localBox(QRect* textRect) const
+{
+    // QCPItemText's geometry: the text's box, padded, placed by the position alignment.
+    QRect text = m_stamp.bounds(mText, mainFont(), Qt::TextDontClip | static_cast<int>(mTextAlignment));
+    QRect box = text.adjusted(-mPadding.left(), -mPadding.top(), mPadding.right(), mPadding.bottom());
+    const QPoint topLeft = getTextDrawPoint(QPointF(0, 0), box, mPositionAlignment).toPoint();
+    text.moveTopLeft(topLeft + QPoint(mPadding.left(), mPadding.top()));
+    box.moveTopLeft(topLeft);
+    if (textRect)
+        *textRect = text;
+    return box;
+}
+
+QRect CachedTextItem::boxAt(const QPointF& pixel) const
+{
+    if (!std::isfinite(pixel.x()) || !std::isfinite(pixel.y()) || std::fabs(pixel.x()) > 1e6 ||
+        std::fabs(pixel.y()) > 1e6)
+        return {}; // no data yet, or far off the chart: draw() draws nothing
+    return localBox().translated(qRound(pixel.x()), qRound(pixel.y()));
+}
+
 void CachedTextItem::draw(QCPPainter* painter)
 {
+    if (m_skipped)
+        return;
     if (drawsForExport(painter) || !qFuzzyIsNull(mRotation)) {
         QCPItemText::draw(painter);
         return;
     }
-    // QCPItemText's geometry: the text's box, padded, placed by the position alignment.
     const QPointF pos = position->pixelPosition();
     // No data yet (NaN) or far off the chart: nothing to see, and a raster engine fed a NaN
     // transform crashes.
@@ -100,11 +122,8 @@ void CachedTextItem::draw(QCPPainter* painter)
     transform.translate(pos.x(), pos.y());
     const QFont font = mainFont();
     const int flags = Qt::TextDontClip | static_cast<int>(mTextAlignment);
-    QRect textRect = m_stamp.bounds(mText, font, flags);
-    QRect box = textRect.adjusted(-mPadding.left(), -mPadding.top(), mPadding.right(), mPadding.bottom());
-    const QPoint topLeft = getTextDrawPoint(QPointF(0, 0), box, mPositionAlignment).toPoint();
-    textRect.moveTopLeft(topLeft + QPoint(mPadding.left(), mPadding.top()));
-    box.moveTopLeft(topLeft);
+    QRect textRect;
+    const QRect box = localBox(&textRect);
     const int clipPad = static_cast<int>(std::ceil(mainPen().widthF()));
     const QRect outer = box.adjusted(-clipPad, -clipPad, clipPad, clipPad);
     if (!transform.mapRect(outer).intersects(painter->transform().mapRect(clipRect())))

@@ -47,11 +47,23 @@ class CachedTextItem : public QCPItemText
 public:
     explicit CachedTextItem(QCustomPlot* plot) : QCPItemText(plot) {}
 
+    /// The padded box the item draws, in widget pixels, for its position at `pixel` (QCPItemText's
+    /// geometry: the text's bounds, padded, placed by the position alignment). draw() uses it too.
+    QRect boxAt(const QPointF& pixel) const;
+    QRect pixelBox() const { return boxAt(position->pixelPosition()); }
+    /// Left out by a chart's label layout (no room that meets no other label): not drawn, on
+    /// screen or in a file, while visible() keeps saying whether the chart has something to say.
+    void setSkipped(bool skipped) { m_skipped = skipped; }
+    bool skipped() const { return m_skipped; }
+
 protected:
     void draw(QCPPainter* painter) override;
 
 private:
-    TextStamp m_stamp;
+    QRect localBox(QRect* textRect = nullptr) const; ///< the box and the text in it, relative to the position
+
+    mutable TextStamp m_stamp;
+    bool m_skipped = false;
 };
 
 /// A legend entry for a plottable whose text is measured and drawn from a TextStamp.

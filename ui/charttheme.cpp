@@ -108,6 +108,13 @@ void ChartTheme::applyToPlot(QCustomPlot* plot) const
     plot->axisRect()->setBackground(Qt::NoBrush);
     for (QCPAxis* a : plot->axisRect()->axes())
         applyToAxis(a);
+    // Above the plot only the top tick label's upper half needs room (no top axis is shown);
+    // QCustomPlot's 15 px minimum there cost a 1024 × 700 window the bars' last 10 px (issue 14).
+    QMargins least = plot->axisRect()->minimumMargins();
+    least.setTop(qRound(fontPx * 0.7));
+    plot->axisRect()->setMinimumMargins(least);
+    // Title, legend and plot are stacked rows; the legend row carries its own top margin.
+    plot->plotLayout()->setRowSpacing(qRound(fontPx * 0.2));
     applyToLegend(plot->legend);
 }
 
@@ -115,15 +122,33 @@ void ChartTheme::applyToPlot(QCustomPlot* plot) const
 
 namespace trainmem {
 
-int ChartTheme::legendColumns(const QCPLegend* legend, int widthPx, int maxColumns) const
+int ChartTheme::legendColumns(const QCPLegend* legend, int widthPx, int maxColumns, double factor) const
 {
-    const QFont f = font();
-    double widest = 1;
+    // The most columns whose entries fit side by side, each column as wide as its widest entry
+    // (foColumnsFirst puts entry i in column i mod columns), not every column as wide as the
+    // widest name: a narrow chart then keeps one row fewer for its plot (issue 14).
+    // An entry's width as CachedLegendItem::minimumOuterSizeHint gives it, for the names in font(factor).
+    const QFont f = font(factor);
+    std::vector<int> widths;
     for (int i = 0; i < legend->itemCount(); ++i)
         if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
-            widest = std::max(widest, cachedTextWidth(f, item->plottable()->name()));
-    const double itemWidth = widest + fontPx * 1.1 + fontPx * 0.4 + fontPx * 0.9 + 4;
-    return std::clamp(static_cast<int>((widthPx - fontPx) / itemWidth), 1, maxColumns);
+            widths.push_back(legend->iconSize().width() + legend->iconTextPadding() + item->margins().left() +
+                             item->margins().right() +
+                             static_cast<int>(std::ceil(cachedTextWidth(f, item->plottable()->name()))) + 1);
+    const int n = static_cast<int>(widths.size());
+    const int room = widthPx - qRound(fontPx) - legend->margins().left() - legend->margins().right();
+    for (int columns = std::min(maxColumns, n); columns > 1; --columns) {
+        int total = (columns - 1) * legend->columnSpacing();
+        for (int c = 0; c < columns; ++c) {
+            int widest = 0;
+            for (int i = c; i < n; i += columns)
+                widest = std::max(widest, widths[static_cast<size_t>(i)]);
+            total += widest;
+        }
+        if (total <= room)
+            return columns;
+    }
+    return 1;
 }
 
 double ChartTheme::fitFactor(const QString& text, int widthPx, double factor, bool bold) const
@@ -135,7 +160,20 @@ double ChartTheme::fitFactor(const QString& text, int widthPx, double factor, bo
 
 void ChartTheme::fitHeader(QCPLegend* legend, QCPTextElement* title, int widthPx, int maxColumns) const
 {
-    const int wrap = legendColumns(legend, widthPx, maxColumns);
+    // A narrow chart's legend in a smaller font when that saves a row: the rows are the plot's.
+    const int n = legend->itemCount();
+    auto rows = [n](int columns) { return (n + columns - 1) / std::max(1, columns); };
+    int wrap = legendColumns(legend, widthPx, maxColumns);
+    double factor = 1.0;
+    if (rows(wrap) > 2) {
+        const int smaller = legendColumns(legend, widthPx, maxColumns, 0.85);
+        if (rows(smaller) < rows(wrap)) {
+            wrap = smaller;
+            factor = 0.85;
+        }
+    }
+    if (legend->font() != font(factor))
+        legend->setFont(font(factor));
     if (wrap != legend->wrap()) {
         legend->setWrap(wrap);
         legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // re-wrap the existing entries

@@ -53,12 +53,14 @@ struct ChartTheme {
     void applyToAxis(QCPAxis* axis) const;
     void applyToLegend(QCPLegend* legend) const;
     void applyToPlot(QCustomPlot* plot) const;
-    /// Legend columns that fit `widthPx` (at most `maxColumns`), from the widest entry's name.
-    int legendColumns(const QCPLegend* legend, int widthPx, int maxColumns) const;
+    /// Legend columns that fit `widthPx` (at most `maxColumns`), each as wide as its widest entry
+    /// with the names in font(factor).
+    int legendColumns(const QCPLegend* legend, int widthPx, int maxColumns, double factor = 1.0) const;
     /// A font factor (≤ `factor`) at which `text` fits `widthPx`, for titles on narrow charts.
     double fitFactor(const QString& text, int widthPx, double factor, bool bold) const;
-    /// Re-wraps the legend to fit `widthPx` and shrinks the title to fit; fonts are set only when
-    /// they change (a new font drops QCustomPlot's cached label pixmaps).
+    /// Re-wraps the legend to fit `widthPx` (in a smaller font when that saves a row beyond two)
+    /// and shrinks the title to fit; fonts are set only when they change (a new font drops
+    /// QCustomPlot's cached label pixmaps).
     void fitHeader(QCPLegend* legend, QCPTextElement* title, int widthPx, int maxColumns) const;
 };
 

@@ -66,7 +66,9 @@ QGroupBox* group(const QString& title, QFormLayout*& form, QWidget* parent)
     auto* box = new QGroupBox(title, parent);
     form = new QFormLayout(box);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    // A label goes above its field when the two do not fit side by side: the panel narrows for a
+    // 1024 px wide window instead of setting the window's least width (issue 14).
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     return box;
 }
 
@@ -76,6 +78,14 @@ ControlPanel::ControlPanel(const PresetLibrary& library, QWidget* parent) : QWid
 {
     setObjectName(QStringLiteral("controlPanel"));
     build();
+    // A combo box is as wide as its longest entry at least ("None (keep the whole tape)"): it
+    // keeps that as its preferred width but may be narrower, eliding, so the panel's least width
+    // is its labels', not its longest entry's (a set minimum overrides the minimum size hint).
+    for (QComboBox* box : findChildren<QComboBox*>())
+        box->setMinimumWidth(box->fontMetrics().averageCharWidth() * 10 + 24);
+    // A slider squeezed beside its label is a stub: it keeps room to drag, and the label goes above.
+    for (LogSliderField* field : findChildren<LogSliderField*>())
+        field->setMinimumWidth(fontMetrics().averageCharWidth() * 24);
     setScenario(m_scenario);
 }
 

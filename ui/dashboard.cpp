@@ -100,7 +100,7 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
     m_settle->setInterval(kSettleMs);
     connect(m_settle, &QTimer::timeout, this, &Dashboard::settle);
     auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(8, 8, 8, 8);
+    layout->setContentsMargins(4, 8, 4, 8);
     m_verdict = new VerdictLabel(this);
     m_warnings = new QLabel(this);
     m_warnings->setObjectName(QStringLiteral("warnings"));
@@ -109,8 +109,10 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
     m_splitter = new QSplitter(Qt::Horizontal, this);
     m_bars = new MemoryBarChart(m_splitter);
     m_seq = new SequenceChart(m_splitter);
-    m_bars->setMinimumSize(320, 260);
-    m_seq->setMinimumSize(320, 260);
+    // Enough for a plot of about 300 × 200 px beside the axes, title and legend: in a 1024 × 700
+    // window the controls and docks give way before the charts do (issue 14).
+    m_bars->setMinimumSize(kChartMinWidth, kChartMinHeight);
+    m_seq->setMinimumSize(kChartMinWidth, kChartMinHeight);
     m_splitter->addWidget(m_bars);
     m_splitter->addWidget(m_seq);
     m_splitter->setChildrenCollapsible(false);

@@ -82,7 +82,9 @@ private:
     void redraw();
     void settle();
 
-    static constexpr int kSettleMs = 150; ///< pause after the last edit before the antialiased redraw
+    static constexpr int kSettleMs = 150;
+    static constexpr int kChartMinWidth = 393;
+    static constexpr int kChartMinHeight = 300; ///< pause after the last edit before the antialiased redraw
 
     VerdictLabel* m_verdict = nullptr;
     LayoutFence* m_verdictFence = nullptr;

@@ -48,7 +48,9 @@ LadderChart::LadderChart(QWidget* parent) : LivePlot(parent)
     yAxis->grid()->setSubGridVisible(false);
 
     // The legend gets its own row under the title, so it never hides a bar or a label.
-    m_title = addChartHeader(this, tr("Every cut has a tax")).title;
+    const ChartHeader header = addChartHeader(this, tr("Every cut has a tax"));
+    m_title = header.title;
+    m_legendRow = header.legendRow;
 
     m_bars = addSegmentBars(this, kBarWidth);
     for (int i = 0; i < kSegmentCount; ++i) {
@@ -56,7 +58,6 @@ LadderChart::LadderChart(QWidget* parent) : LivePlot(parent)
             QPen(ChartTheme::segmentColor(static_cast<SegmentKind>(i)).darker(130), 1));
         addCachedLegendItem(legend, m_bars[static_cast<size_t>(i)]);
     }
-    legend->setWrap(kSegmentCount);
 
     m_capacity = new QCPItemStraightLine(this);
     m_capacity->setPen(QPen(m_theme.capacity, 2, Qt::DashLine));
@@ -137,6 +138,32 @@ void LadderChart::changeEvent(QEvent* e)
         rebuild();
     }
     QCustomPlot::changeEvent(e);
+}
+
+void LadderChart::resizeEvent(QResizeEvent* e)
+{
+    // The legend wraps to the dock's width (one row of nine entries made the window 880 px wide).
+    m_theme.fitHeader(legend, m_title, e->size().width(), kSegmentCount);
+    // In a low dock (a 700 px high window) the plot needs the legend's row more: the colours are
+    // the bar chart's, named in its legend above, and the hover text names every segment.
+    const bool roomy = e->size().height() >= kLegendMinHeight;
+    if (legend->visible() != roomy) {
+        legend->setVisible(roomy);
+        // A hidden element still asks for its size: the row itself is held to a pixel.
+        m_legendRow->setMinimumSize(roomy ? QSize(0, 0) : QSize(1, 1));
+        m_legendRow->setMaximumSize(QWIDGETSIZE_MAX, roomy ? QWIDGETSIZE_MAX : 1);
+    }
+    LivePlot::resizeEvent(e);
+}
+
+bool LadderChart::arrangeLabels()
+{
+    // Value ticks at least two and a half font heights apart: a low dock gets fewer.
+    const int ticks = std::clamp(static_cast<int>(axisRect()->height() / (m_theme.fontPx * 2.5)), 2, 6);
+    if (m_valueTicker->tickCount() == ticks)
+        return false;
+    m_valueTicker->setTickCount(ticks);
+    return true;
 }
 
 bool LadderChart::event(QEvent* e)

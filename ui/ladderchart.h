@@ -47,9 +47,13 @@ Q_SIGNALS:
 protected:
     void changeEvent(QEvent* e) override;
     bool event(QEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+    bool arrangeLabels() override;
     void mouseDoubleClickEvent(QMouseEvent* e) override;
 
 private:
+    static constexpr int kLegendMinHeight = 280; ///< below this the legend's row goes to the plot
+
     void rebuild();
     int rungAt(const QPointF& pos) const;
 
@@ -58,6 +62,7 @@ private:
     QCPItemStraightLine* m_capacity = nullptr;
     QCPItemText* m_capacityText = nullptr;
     QCPTextElement* m_title = nullptr;
+    QCPLayoutGrid* m_legendRow = nullptr;
     QSharedPointer<QCPAxisTickerText> m_keyTicker;
     QSharedPointer<BytesTicker> m_valueTicker;
     LadderOptions m_options;

@@ -59,6 +59,20 @@ void LivePlot::refresh()
     update();
 }
 
+QSize LivePlot::minimumSizeHint() const
+{
+    return {minimumWidth(), QCustomPlot::minimumSizeHint().height()};
+}
+
+void LivePlot::updateLayout()
+{
+    QCustomPlot::updateLayout();
+    if (arrangeLabels()) {
+        QCustomPlot::updateLayout();
+        arrangeLabels(); // the same decisions at the settled geometry: items placed for its pixels
+    }
+}
+
 void LivePlot::paintEvent(QPaintEvent* event)
 {
     Q_UNUSED(event)

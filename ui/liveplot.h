@@ -8,6 +8,7 @@
 // one-pixel buffer that is thrown away, and queues a paint. Exports do not use it (toPainter).
 
 #include "cachedtext.h"
+#include "labellayout.h"
 
 #include <qcustomplot.h>
 
@@ -27,8 +28,25 @@ public:
     int paintCount() const { return m_paints; }
     double lastPaintMs() const { return m_lastPaintMs; }
 
+    /// Every text the chart drew at its last layout, in widget pixels, from the geometry that
+    /// placed it (labellayout.h); tests check that each lies inside its bounds and none meets another.
+    virtual ChartLabels labelRects() const { return chartLabels(this); }
+
 protected:
+    /// QCustomPlot's least size is that of its layout as last fitted: a legend wrapped for a wide
+    /// chart, or ticks laid out before the first resize, would hold the window that wide (a ladder
+    /// dock shown before the window made it 1120 px at 1024 × 700). A live chart refits its labels
+    /// to the width it gets (arrangeLabels), so only its least height and an explicit minimum count.
+    QSize minimumSizeHint() const override;
     void paintEvent(QPaintEvent* event) override;
+    /// QCustomPlot's layout, then arrangeLabels(); once more when that changed what the layout
+    /// depends on. Runs before every draw, on screen and in files (toPainter), so labels are
+    /// placed for the pixels they are drawn at.
+    void updateLayout() override;
+    /// Places the chart's labels for the geometry just laid out; true when it changed tick labels,
+    /// fonts or ranges, so the layout has to run again. Called on every paint: keep it to a few
+    /// rectangles, and set nothing that did not change.
+    virtual bool arrangeLabels() { return false; }
 
 private:
     int m_paints = 0;

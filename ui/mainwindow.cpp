@@ -25,7 +25,9 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSaveFile>
+#include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QToolBar>
@@ -36,6 +38,7 @@ namespace trainmem {
 namespace {
 
 constexpr double kPresentationScale = 1.4;
+constexpr int kPresentationStateVersion = 0x5d; ///< saveState() around a presentation, never stored
 
 /// The extension the chosen filter implies, added when the name has none of the filter's.
 QString withExtension(QString path, const QString& filter)
@@ -62,7 +65,9 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(m_panel->sizeHint().width() + 24);
+    // The panel scrolls: its least height is not the window's. Its least width is its widest
+    // label or field (rows wrap below that), so a 1024 px window keeps the charts wide (issue 14).
+    scroll->setMinimumWidth(m_panel->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
     m_dock = new QDockWidget(tr("Controls"), this);
     m_dock->setObjectName(QStringLiteral("controlsDock"));
     m_dock->setWidget(scroll);
@@ -210,8 +215,14 @@ void MainWindow::createActions()
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* present = make(QStringLiteral("presentation"), tr("&Presentation mode"), QKeySequence(Qt::Key_F5),
-                            tr("Full screen with large fonts for projectors"));
+                            tr("A slide: the verdict and the charts full screen in large fonts, for projectors "
+                               "(F5 or Esc leaves)"));
     present->setCheckable(true);
+    QAction* leave = make(QStringLiteral("leavePresentation"), tr("Leave presentation mode"),
+                          QKeySequence(Qt::Key_Escape), tr("Back to the window as it was"));
+    leave->setEnabled(false); // Esc means nothing to the window otherwise
+    connect(leave, &QAction::triggered, this, [this] { setPresentationMode(false); });
+    addAction(leave);
     QAction* binary = make(QStringLiteral("binaryUnits"), tr("&Binary units (GiB)"), {},
                            tr("Show GiB/TiB (powers of 1024) instead of the chapter's GB/TB"));
     binary->setCheckable(true);
@@ -259,6 +270,11 @@ void MainWindow::createActions()
     bar->addActions({undo, redo});
     bar->addSeparator();
     bar->addActions({pinAct, exportAct, present});
+    // Presentation mode hides the menu bar and the tool bar, and a shortcut works only while a
+    // widget showing its action is visible: the window shows them all.
+    for (QAction* a : findChildren<QAction*>())
+        if (!a->shortcut().isEmpty() && !actions().contains(a))
+            addAction(a);
 }
 
 void MainWindow::applyEdit(const Scenario& s, ControlPanel::Control control, bool continuous)
@@ -528,21 +544,49 @@ void MainWindow::setPresentationMode(bool on)
     if (on == m_presentation)
         return;
     m_presentation = on;
+    // A slide: the verdict and the charts fill the screen; docks, tool bar, menus, status bar and the
+    // controls go, and come back as they were (issue 14). The actions stay on the window, so their
+    // keys still work with the menu bar hidden.
+    if (on) {
+        m_beforePresentation = saveState(kPresentationStateVersion);
+        m_wasMaximized = isMaximized();
+        m_geometryBeforePresentation = isMaximized() || isFullScreen() ? QRect() : geometry();
+        for (QDockWidget* d : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly))
+            d->hide();
+        for (QToolBar* t : findChildren<QToolBar*>(Qt::FindDirectChildrenOnly))
+            t->hide();
+        menuBar()->hide();
+        // statusBar() makes one: only a status bar that is there is hidden, and shown again.
+        auto* status = findChild<QStatusBar*>(QString(), Qt::FindDirectChildrenOnly);
+        m_statusBeforePresentation = status && status->isVisible();
+        if (status)
+            status->hide();
+    }
     const double scale = on ? kPresentationScale : 1.0;
     m_dashboard->setFontScale(scale);
-    m_panel->setFontScale(scale);
-    m_teaching->setFontScale(scale);
-    m_dock->widget()->setMinimumWidth(m_panel->sizeHint().width() + 24);
     if (QAction* a = action(QStringLiteral("presentation")); a && a->isChecked() != on)
         a->setChecked(on);
+    action(QStringLiteral("leavePresentation"))->setEnabled(on);
     if (on) {
-        m_wasMaximized = isMaximized();
+        // Without a window manager (a kiosk, a bare X server) the full-screen state alone moves nothing.
+        if (QScreen* sc = screen())
+            setGeometry(sc->geometry());
         showFullScreen();
-    } else if (m_wasMaximized) {
-        showMaximized();
-    } else {
-        showNormal();
+        return;
     }
+    if (m_wasMaximized)
+        showMaximized();
+    else
+        showNormal();
+    if (m_geometryBeforePresentation.isValid())
+        setGeometry(m_geometryBeforePresentation);
+    menuBar()->show();
+    if (m_statusBeforePresentation)
+        statusBar()->show();
+    // The docks' sizes are kept for the window's own size: lay out at that size first.
+    if (QLayout* l = layout())
+        l->activate();
+    restoreState(m_beforePresentation, kPresentationStateVersion);
 }
 
 void MainWindow::restoreSettings()

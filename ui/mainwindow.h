@@ -96,6 +96,9 @@ private:
     bool m_presentation = false;
     bool m_modalErrors = true;
     bool m_wasMaximized = false;
+    QByteArray m_beforePresentation;    ///< docks and tool bars as they were before F5
+    QRect m_geometryBeforePresentation; ///< and the window's normal geometry
+    bool m_statusBeforePresentation = false;
 };
 
 } // namespace trainmem

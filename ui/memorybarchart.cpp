@@ -15,8 +15,9 @@
 namespace trainmem {
 namespace {
 
-// Log view when the tallest bar dwarfs the GPU line: a 38 TB bar against an 80 GB line
-// leaves the line at 0.2% of a linear axis.
+/// The bar titles' slot share a title may use, and a total's: the rest keeps neighbours apart.
+constexpr double kTitleShare = 0.92;
+constexpr double kTotalShare = 0.96;
 
 } // namespace
 
@@ -65,8 +66,7 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     m_pinSeparator->setVisible(false);
     m_capacityLine = new QCPItemStraightLine(this);
     m_capacityText = new CachedTextItem(this);
-    m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    m_capacityText->position->setType(QCPItemPosition::ptAbsolute); // placed in pixels by placeTotals()
     m_capacityText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     m_capacityText->setPadding(QMargins(4, 1, 4, 1));
     m_callout = new CachedTextItem(this);
@@ -101,8 +101,8 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
     m_callout->setColor(theme.foreground);
     QColor totalHalo = theme.background;
     totalHalo.setAlpha(200);
-    for (QCPItemText* t : m_totals) {
-        t->setFont(theme.font(1.05, true));
+    for (CachedTextItem* t : m_totals) {
+        t->setFont(theme.font(1.05, true)); // placeTotals() may shrink it to fit the bars
         t->setColor(theme.foreground);
         t->setBrush(totalHalo); // stays readable where it crosses the capacity line
     }
@@ -126,19 +126,171 @@ void MemoryBarChart::fitLabelsTo(int widthPx)
         legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
         return;
     }
-    // The axis takes about the plot minus the value labels on the left.
-    const double slot = (widthPx - m_theme.fontPx * 7) / static_cast<double>(m_columns.size());
-    const QFont font = m_theme.font();
+    // Before the first layout the slots are a guess (the plot minus the value labels on the left);
+    // arrangeLabels() refits the titles to the slots as laid out.
+    if (m_labelSlot < 0)
+        applyColumnLabels((widthPx - m_theme.fontPx * 7) / static_cast<double>(m_columns.size()));
+    m_theme.fitHeader(legend, m_title, widthPx, 5);
+}
+
+bool MemoryBarChart::applyColumnLabels(double slotPx)
+{
+    QString key;
+    for (const BarColumn& c : m_columns)
+        key += c.label + QChar(0x1e);
+    const int slot = std::max(1, qRound(slotPx));
+    const QFont base = m_theme.font();
+    key += base.key();
+    if (slot == m_labelSlot && key == m_labelKey)
+        return false;
+    m_labelSlot = slot;
+    m_labelKey = key;
     double widest = 1;
     for (const BarColumn& c : m_columns)
         for (const QString& line : c.label.split(QLatin1Char('\n')))
-            widest = std::max(widest, cachedTextWidth(font, line));
-    const double factor = std::clamp(slot * 0.92 / widest, 0.55, 1.0);
+            widest = std::max(widest, cachedTextWidth(base, line));
+    const QFont font = m_theme.font(std::clamp(slot * kTitleShare / widest, 0.55, 1.0));
+    const double room = slot * kTitleShare;
+    QMap<double, QString> ticks;
+    for (size_t k = 0; k < m_columns.size(); ++k) {
+        QStringList lines = m_columns[k].label.split(QLatin1Char('\n'));
+        for (QString& line : lines)
+            if (cachedTextWidth(font, line) > room)
+                line = QFontMetricsF(font).elidedText(line, Qt::ElideRight, room);
+        ticks.insert(static_cast<double>(k), lines.join(QLatin1Char('\n')));
+    }
+    bool changed = false;
     // Only on change: a new font drops QCustomPlot's cached tick-label pixmaps.
-    const QFont tickFont = m_theme.font(factor);
-    if (xAxis->tickLabelFont() != tickFont)
-        xAxis->setTickLabelFont(tickFont);
-    m_theme.fitHeader(legend, m_title, widthPx, 5);
+    if (xAxis->tickLabelFont() != font) {
+        xAxis->setTickLabelFont(font);
+        changed = true;
+    }
+    if (m_keyTicker->ticks() != ticks) {
+        m_keyTicker->setTicks(ticks);
+        changed = true;
+    }
+    return changed;
+}
+
+bool MemoryBarChart::arrangeLabels()
+{
+    const QRect plot = axisRect()->rect();
+    bool relayout = false;
+    if (!m_columns.empty())
+        relayout = applyColumnLabels(std::fabs(xAxis->coordToPixel(1) - xAxis->coordToPixel(0)));
+    // The value axis' label, shortened where the plot is lower than it is long.
+    const QString yLabel = [&] {
+        for (const QString& l : m_yLabels)
+            if (cachedTextWidth(yAxis->labelFont(), l) <= plot.height())
+                return l;
+        return m_yLabels.isEmpty() ? QString() : m_yLabels.back();
+    }();
+    if (yAxis->label() != yLabel) {
+        yAxis->setLabel(yLabel);
+        relayout = true;
+    }
+    // Value ticks at least two and a half font heights apart: fewer on a low plot or at large fonts.
+    const int ticks = std::clamp(static_cast<int>(plot.height() / (m_theme.fontPx * 2.5)), 2, 6);
+    QCPAxisTicker* ticker = m_log ? static_cast<QCPAxisTicker*>(m_logTicker.data()) : m_linearTicker.data();
+    const int wanted = m_log ? std::min(ticks, m_units == UnitSystem::Decimal ? 8 : 6) : ticks;
+    if (ticker->tickCount() != wanted) {
+        ticker->setTickCount(wanted);
+        relayout = true;
+    }
+    // Room above the tallest bar for its total (and the capacity label above the line): a share
+    // of the plot that grows as the plot gets lower than the font is large.
+    const int need = m_totals[0]->boxAt(QPointF(0, 0)).height() + qRound(m_theme.fontPx * 0.4);
+    const double fraction =
+        plot.height() > 0 ? std::clamp(need / static_cast<double>(plot.height()), 0.15 / 1.15, 0.5) : 0.15 / 1.15;
+    if (std::fabs(fraction - m_headFraction) > 1e-6) {
+        m_headFraction = fraction;
+        rebuildRanges();
+        relayout = true;
+    }
+    if (!relayout)
+        placeTotals();
+    return relayout;
+}
+
+void MemoryBarChart::placeTotals()
+{
+    const int n = static_cast<int>(m_columns.size());
+    const QRect plot = axisRect()->rect();
+    const double slot = n > 0 ? std::fabs(xAxis->coordToPixel(1) - xAxis->coordToPixel(0)) : plot.width();
+    // One font for every total, shrunk (to 0.7) until the widest fits its slot. Measured from the
+    // boxes the totals draw (their cached text bounds), so a step measures no text twice.
+    auto widestBox = [&] {
+        int widest = 1;
+        for (int k = 0; k < n; ++k)
+            widest = std::max(widest, m_totals[static_cast<size_t>(k)]->boxAt(QPointF(0, 0)).width());
+        return widest;
+    };
+    const QFont base = m_theme.font(1.05, true);
+    const double factor = m_totals[0]->font() == base ? 1.0 : m_totalFactor;
+    const double fitted = std::clamp(factor * slot * kTotalShare / widestBox(), 0.7, 1.0);
+    if (std::fabs(fitted - factor) > 0.02 || (fitted < 1.0 && widestBox() > slot * kTotalShare)) {
+        m_totalFactor = fitted;
+        const QFont font = m_theme.font(1.05 * fitted, true);
+        for (CachedTextItem* t : m_totals)
+            if (t->font() != font)
+                t->setFont(font);
+    }
+    // What the labels must not meet: the header above the plot.
+    std::vector<QRect> taken;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (const QCPAbstractLegendItem* item = legend->item(i))
+            taken.push_back(item->rect());
+    taken.push_back(m_title->rect());
+    // Each total starts on top of its bar (a pass before may have lifted it, see below).
+    std::vector<QRect> boxes(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) {
+        CachedTextItem* t = m_totals[static_cast<size_t>(k)];
+        t->position->setCoords(k, m_columns[static_cast<size_t>(k)].segments.total());
+        boxes[static_cast<size_t>(k)] = t->pixelBox();
+    }
+    // The capacity label at the right end of the line, or the left, above it or under it: the
+    // first where no total is; where every spot has one, it goes right and that total yields.
+    const double y = yAxis->coordToPixel(m_capacity);
+    const int inset = qRound(m_theme.fontPx * 0.25);
+    const std::vector<LabelSpot> spots{{QPointF(plot.right() - inset, y), Qt::AlignRight | Qt::AlignBottom},
+                                       {QPointF(plot.left() + inset, y), Qt::AlignLeft | Qt::AlignBottom},
+                                       {QPointF(plot.right() - inset, y + 1), Qt::AlignRight | Qt::AlignTop},
+                                       {QPointF(plot.left() + inset, y + 1), Qt::AlignLeft | Qt::AlignTop}};
+    CachedTextItem* capacity = m_capacityText;
+    std::vector<QRect> withTotals = taken;
+    withTotals.insert(withTotals.end(), boxes.begin(), boxes.end());
+    if (placeLabel(capacity, spots, plot, m_theme.font(1.0, true), withTotals, 1.0))
+        taken.push_back(withTotals.back());
+    else
+        placeLabel(capacity, spots, plot, m_theme.font(1.0, true), taken);
+    // Totals by importance: the scenario's own per-GPU bar, training, inference, then the pins.
+    std::vector<int> order;
+    for (int k : {2, 1, 0})
+        if (k < n)
+            order.push_back(k);
+    for (int k = 3; k < n; ++k)
+        order.push_back(k);
+    // A total that meets a label placed before it (a short bar's total on the capacity label) is
+    // lifted just above what it meets, a few times at most; it yields only when that leaves the chart.
+    for (int k : order) {
+        CachedTextItem* t = m_totals[static_cast<size_t>(k)];
+        QRect box = boxes[static_cast<size_t>(k)];
+        for (int tries = 0; tries < 3 && meetsAny(box, taken); ++tries) {
+            int top = box.top();
+            for (const QRect& r : taken)
+                if (r.intersects(box))
+                    top = std::min(top, r.top());
+            box.moveBottom(top - 1);
+        }
+        const bool fits = viewport().contains(box) && plot.top() <= box.bottom() && !meetsAny(box, taken);
+        t->setSkipped(!fits);
+        if (!fits)
+            continue;
+        const int lift = box.bottom() - boxes[static_cast<size_t>(k)].bottom();
+        if (lift != 0)
+            t->position->setCoords(k, yAxis->pixelToCoord(t->position->pixelPosition().y() + lift));
+        taken.push_back(box);
+    }
 }
 
 void MemoryBarChart::resizeEvent(QResizeEvent* e)
@@ -241,9 +393,9 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
         }
     }
 
-    m_keyTicker->clear();
-    for (int k = 0; k < n; ++k)
-        m_keyTicker->addTick(k, m_columns[static_cast<size_t>(k)].label);
+    // The titles for the slots of the last layout (arrangeLabels() refits them if those changed).
+    if (m_labelSlot >= 0)
+        applyColumnLabels(m_labelSlot);
     for (int k = 0; k < kMaxColumns; ++k) {
         QCPItemText* t = m_totals[static_cast<size_t>(k)];
         t->setVisible(k < n);
@@ -273,31 +425,32 @@ void MemoryBarChart::rebuildRanges()
             smallest = std::min(smallest, t);
     }
     const bool log = m_scale == AxisScale::Logarithmic;
-    if (log != m_log || yAxis->label().isEmpty()) // only on a change: a new label re-lays out the axis
-        yAxis->setLabel(log ? tr("Memory per GPU (log: totals, not segment shares)") : tr("Memory per GPU"));
+    m_yLabels = log ? QStringList{tr("Memory per GPU (log: totals, not segment shares)"), tr("Memory per GPU (log)"),
+                                  tr("Log scale")}
+                    : QStringList{tr("Memory per GPU"), tr("Memory")};
+    if (!m_yLabels.contains(yAxis->label())) // only on a change: a new label re-lays out the axis
+        yAxis->setLabel(m_yLabels.front());
     m_log = log;
+    // The top of the axis leaves m_headFraction of the plot above the tallest bar (arrangeLabels()
+    // sizes it for the totals' font): linearly top·(1 + h), on the log axis the same share of decades.
+    const double head = m_headFraction / (1 - m_headFraction);
     if (log) {
         yAxis->setScaleType(QCPAxis::stLogarithmic);
         yAxis->setTicker(m_logTicker);
         const double lower = std::pow(10.0, std::floor(std::log10(std::max(smallest, 1.0) / 3)));
-        yAxis->setRange(lower, top * 4);
+        yAxis->setRange(lower, top * std::max(4.0, std::pow(top / lower, head)));
     } else {
         yAxis->setScaleType(QCPAxis::stLinear);
         yAxis->setTicker(m_linearTicker);
-        // A tour step's number sits top left: room above the tallest bar for it and the totals.
-        yAxis->setRange(0, top * (m_callout->visible() ? 1.45 : 1.15));
+        // A tour step's number sits top left: 0.3 more of the plot above the tallest bar for it.
+        yAxis->setRange(0, top * (1 + head + (m_callout->visible() ? 0.3 : 0.0)));
     }
     // On a log axis the stack starts at 1 byte (below the visible range) instead of at 0.
     m_bars[0]->setBaseValue(log ? 1.0 : 0.0);
     xAxis->setRange(-0.6, std::max<double>(1, static_cast<double>(m_columns.size())) - 0.4);
     m_capacityLine->point1->setCoords(-1, m_capacity);
     m_capacityLine->point2->setCoords(1, m_capacity);
-    // The label sits at the right end of the line unless the last bar's total label is there too.
-    const double lastTotal = m_columns.empty() ? 0 : m_columns.back().segments.total();
-    const bool clash = lastTotal > 0 && (log ? std::fabs(std::log10(lastTotal / std::max(m_capacity, 1.0))) < 0.3
-                                             : std::fabs(lastTotal - m_capacity) < 0.1 * yAxis->range().size());
-    m_capacityText->setPositionAlignment((clash ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
-    m_capacityText->position->setCoords(clash ? 0.005 : 0.995, m_capacity);
+    m_capacityText->setVisible(!m_capacityLabel.isEmpty());
 }
 
 int MemoryBarChart::columnAt(const QPointF& pos) const

@@ -55,15 +55,17 @@ public:
     /// Applies to the columns set next (setColumns).
     void setPicture(const std::optional<TourPicture>& picture);
     const std::optional<TourPicture>& picture() const { return m_picture; }
-    QCPItemText* calloutLabel() const { return m_callout; }
-    /// Shrinks the bar labels' font until the widest line fits its bar's slot in a plot this wide.
+    CachedTextItem* calloutLabel() const { return m_callout; }
+    /// Fits the legend and title to a chart this wide (exports call it); the bar titles get a first
+    /// guess, refitted to the laid-out slots by arrangeLabels().
     void fitLabelsTo(int widthPx);
 
     // Read-back for tests and hover: the plotted objects themselves.
     QCPBars* bars(SegmentKind s) const { return m_bars[static_cast<size_t>(s)]; }
     const std::vector<BarColumn>& columns() const { return m_columns; }
     QCPItemStraightLine* capacityLine() const { return m_capacityLine; }
-    QCPItemText* totalLabel(int column) const { return m_totals[static_cast<size_t>(column)]; }
+    CachedTextItem* totalLabel(int column) const { return m_totals[static_cast<size_t>(column)]; }
+    CachedTextItem* capacityText() const { return m_capacityText; }
     bool isLogarithmic() const { return m_log; }
     /// The hover text for a point in widget coordinates; empty outside the bars.
     virtual QString toolTipAt(const QPointF& pos) const;
@@ -78,17 +80,24 @@ Q_SIGNALS:
 protected:
     void resizeEvent(QResizeEvent* e) override;
     void contextMenuEvent(QContextMenuEvent* e) override;
+    bool arrangeLabels() override;
 
 private:
     void rebuildRanges();
     void applyPens();
     int columnAt(const QPointF& pos) const;
+    /// The bar titles for slots `slotPx` wide: the font shrinks (to 0.55) until the widest line
+    /// fits, then longer lines are elided (the hover text has them whole). True when they changed.
+    bool applyColumnLabels(double slotPx);
+    /// The capacity label where it meets no total, then each total that fits and meets nothing
+    /// placed before it, the per-GPU bar's first.
+    void placeTotals();
 
     std::array<QCPBars*, kSegmentCount> m_bars{};
-    std::array<QCPItemText*, kMaxColumns> m_totals{};
+    std::array<CachedTextItem*, kMaxColumns> m_totals{};
     QCPItemStraightLine* m_capacityLine = nullptr;
-    QCPItemText* m_capacityText = nullptr;
-    QCPItemText* m_callout = nullptr; ///< the tour step's number, top left of the plot
+    CachedTextItem* m_capacityText = nullptr;
+    CachedTextItem* m_callout = nullptr; ///< the tour step's number, top left of the plot
     std::optional<TourPicture> m_picture;
     QCPItemStraightLine* m_pinSeparator = nullptr; ///< between the scenario's bars and the pins
     QSharedPointer<QCPAxisTickerText> m_keyTicker;
@@ -104,6 +113,11 @@ private:
     ChartTheme m_theme;
     bool m_log = false;
     int m_fitWidth = 0;
+    int m_labelSlot = -1;                ///< the slot width (px) the bar titles were fitted to
+    QString m_labelKey;                  ///< and the titles they were fitted from
+    double m_headFraction = 0.15 / 1.15; ///< the share of the plot's height above the tallest bar
+    double m_totalFactor = 1.0;          ///< the totals' font, as a share of their theme font
+    QStringList m_yLabels;               ///< the value axis' label, long to short: the first that fits is shown
 };
 
 } // namespace trainmem

@@ -50,9 +50,9 @@ SequenceChart::SequenceChart(QWidget* parent) : LivePlot(parent)
 
     // Drawn first so curves sit on top of it.
     m_dies = new QCPItemRect(this);
+    // The annotations are placed in pixels by arrangeLabels(), after each layout.
     m_diesText = new CachedTextItem(this);
-    m_diesText->position->setType(QCPItemPosition::ptAxisRectRatio);
-    m_diesText->position->setCoords(0.015, 0.02);
+    m_diesText->position->setType(QCPItemPosition::ptAbsolute);
     m_diesText->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
 
     for (int mode = 0; mode < 3; ++mode) {
@@ -71,23 +71,18 @@ SequenceChart::SequenceChart(QWidget* parent) : LivePlot(parent)
 
     m_capacityLine = new QCPItemStraightLine(this);
     m_capacityText = new CachedTextItem(this);
-    m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    m_capacityText->position->setType(QCPItemPosition::ptAbsolute);
     m_capacityText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     m_capacityText->setPadding(QMargins(4, 1, 4, 1));
 
     m_marker = new QCPItemStraightLine(this);
-    m_anchor = new QCPItemTracer(this);
-    m_anchor->setStyle(QCPItemTracer::tsNone);
-    m_anchor->position->setType(QCPItemPosition::ptPlotCoords);
     m_markerText = new CachedTextItem(this);
-    m_markerText->position->setParentAnchor(m_anchor->position);
+    m_markerText->position->setType(QCPItemPosition::ptAbsolute);
     m_markerText->setPadding(QMargins(6, 2, 6, 2));
 
     m_crossLine = new QCPItemStraightLine(this);
     m_crossText = new CachedTextItem(this);
-    m_crossText->position->setTypeX(QCPItemPosition::ptPlotCoords);
-    m_crossText->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    m_crossText->position->setType(QCPItemPosition::ptAbsolute);
     m_crossText->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
     m_crossText->setPadding(QMargins(5, 2, 5, 2));
     m_crossText->setTextAlignment(Qt::AlignLeft);
@@ -153,10 +148,23 @@ void SequenceChart::fitTicksTo(int widthPx)
     m_fitWidth = widthPx;
     if (widthPx > 0)
         m_theme.fitHeader(legend, m_title, widthPx, 3);
-    // "128k" needs about 3.5 font heights with padding; 12 labels must fit the axis.
-    const int stride = widthPx > 0 && widthPx < 12 * m_theme.fontPx * 4.2 ? 2 : 1;
+    // Before the first layout the axis is a guess (the width minus the value labels);
+    // arrangeLabels() refits the stride to the axis as laid out.
+    if (!m_laidOut || m_seqTicker->ticks().isEmpty())
+        applyTickStride(std::max(1.0, widthPx - m_theme.fontPx * 7) / std::log2(kSweepMaxSeq * 1.21 / kSweepMinSeq));
+}
+
+bool SequenceChart::applyTickStride(double octavePx)
+{
+    const QFont font = xAxis->tickLabelFont();
+    double widest = 1;
+    for (int e = kMinExp; e <= kMaxExp; ++e)
+        widest = std::max(widest, cachedTextWidth(font, QString::fromStdString(formatContext(int64_t{1} << e))));
+    // "32k128k512k" at presentation size: a gap of most of a font height between labels.
+    const double need = widest + m_theme.fontPx * 0.8;
+    const int stride = std::clamp(static_cast<int>(std::ceil(need / std::max(1.0, octavePx))), 1, kMaxExp - kMinExp);
     if (stride == m_tickStride && !m_seqTicker->ticks().isEmpty())
-        return;
+        return false;
     m_tickStride = stride;
     m_seqTicker->clear();
     for (int e = kMinExp; e <= kMaxExp; ++e) {
@@ -164,6 +172,73 @@ void SequenceChart::fitTicksTo(int widthPx)
         m_seqTicker->addTick(static_cast<double>(tokens),
                              (e - kMinExp) % stride == 0 ? QString::fromStdString(formatContext(tokens)) : QString());
     }
+    return true;
+}
+
+bool SequenceChart::arrangeLabels()
+{
+    m_laidOut = true;
+    bool relayout =
+        applyTickStride(std::fabs(xAxis->coordToPixel(2.0 * kSweepMinSeq) - xAxis->coordToPixel(kSweepMinSeq)));
+    // Memory ticks at least two and a half font heights apart: fewer decades labelled on a low plot.
+    const int ticks = std::clamp(static_cast<int>(axisRect()->height() / (m_theme.fontPx * 2.5)), 2, 5);
+    if (m_bytesTicker->tickCount() != ticks) {
+        m_bytesTicker->setTickCount(ticks);
+        relayout = true;
+    }
+    if (relayout)
+        return true;
+    // Inside the plot (they are clipped to it), none on another, in the order they matter: the
+    // GPU's capacity, the current point's value, "out of memory", the crossover.
+    const QRect plot = axisRect()->rect();
+    std::vector<QRect> taken;
+    const double capY = yAxis->coordToPixel(m_data.sweep.capacity);
+    const double inset = m_theme.fontPx * 0.25;
+    if (m_capacityText->visible())
+        placeLabel(m_capacityText,
+                   {{QPointF(plot.right() - inset, capY), Qt::AlignRight | Qt::AlignBottom},
+                    {QPointF(plot.right() - inset, capY + 1), Qt::AlignRight | Qt::AlignTop},
+                    {QPointF(plot.left() + inset, capY), Qt::AlignLeft | Qt::AlignBottom},
+                    {QPointF(plot.left() + inset, capY + 1), Qt::AlignLeft | Qt::AlignTop}},
+                   plot, m_theme.font(1.0, true), taken);
+    const QPointF point(xAxis->coordToPixel(m_markerSeq), yAxis->coordToPixel(m_data.currentTotal));
+    if (m_data.currentTotal > 0 && std::isfinite(point.y())) {
+        // Beside the point, on the side with more room first, under it before over it.
+        const double dx = m_theme.fontPx * 0.7, dy = m_theme.fontPx * 0.5;
+        const LabelSpot right{point + QPointF(dx, dy), Qt::AlignLeft | Qt::AlignTop};
+        const LabelSpot rightUp{point + QPointF(dx, -dy), Qt::AlignLeft | Qt::AlignBottom};
+        const LabelSpot left{point + QPointF(-dx, dy), Qt::AlignRight | Qt::AlignTop};
+        const LabelSpot leftUp{point + QPointF(-dx, -dy), Qt::AlignRight | Qt::AlignBottom};
+        const bool leftHalf = point.x() < plot.center().x();
+        placeLabel(m_markerText,
+                   leftHalf ? std::vector<LabelSpot>{right, rightUp, left, leftUp}
+                            : std::vector<LabelSpot>{left, leftUp, right, rightUp},
+                   plot, m_theme.font(1.0, true), taken);
+    } else {
+        m_markerText->setSkipped(true);
+    }
+    if (m_diesText->visible()) {
+        // In the shaded region above the line, at its top left or right.
+        const QRect dies(plot.topLeft(),
+                         QPoint(plot.right(), std::clamp(static_cast<int>(capY) - 1, plot.top(), plot.bottom())));
+        const QPointF gap(plot.width() * 0.015, plot.height() * 0.02);
+        placeLabel(m_diesText,
+                   {{QPointF(plot.left() + gap.x(), plot.top() + gap.y()), Qt::AlignLeft | Qt::AlignTop},
+                    {QPointF(plot.right() - gap.x(), plot.top() + gap.y()), Qt::AlignRight | Qt::AlignTop}},
+                   dies, m_theme.font(1.1, true), taken);
+    }
+    if (m_crossText->visible()) {
+        // Beside its line, at the bottom of the plot or else at the top; right of it first.
+        const double x = xAxis->coordToPixel(*m_data.sweep.crossoverSeq);
+        const double bottom = plot.bottom() - plot.height() * 0.03, top = plot.top() + plot.height() * 0.03;
+        placeLabel(m_crossText,
+                   {{QPointF(x, bottom), Qt::AlignLeft | Qt::AlignBottom},
+                    {QPointF(x, bottom), Qt::AlignRight | Qt::AlignBottom},
+                    {QPointF(x, top), Qt::AlignLeft | Qt::AlignTop},
+                    {QPointF(x, top), Qt::AlignRight | Qt::AlignTop}},
+                   plot, m_theme.font(0.95), taken);
+    }
+    return false;
 }
 
 void SequenceChart::resizeEvent(QResizeEvent* e)
@@ -237,21 +312,14 @@ void SequenceChart::rebuild()
     m_diesText->setVisible(sw.capacity < upper);
     m_capacityLine->point1->setCoords(kSweepMinSeq, sw.capacity);
     m_capacityLine->point2->setCoords(kSweepMaxSeq, sw.capacity);
-    m_capacityText->position->setCoords(0.995, sw.capacity);
     m_capacityText->setText(m_data.capacityLabel);
 
-    const double seq = std::clamp(m_data.currentSeq, kSweepMinSeq, kSweepMaxSeq);
-    m_marker->point1->setCoords(seq, lower);
-    m_marker->point2->setCoords(seq, upper);
-    m_anchor->position->setCoords(seq, m_data.currentTotal);
-    // Label on the side with more room: right of the point in the left half, left of it otherwise.
-    const bool leftHalf = std::log2(seq) < 0.5 * (kMinExp + kMaxExp);
-    m_markerText->setPositionAlignment((leftHalf ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignTop);
+    m_markerSeq = std::clamp(m_data.currentSeq, kSweepMinSeq, kSweepMaxSeq);
+    m_marker->point1->setCoords(m_markerSeq, lower);
+    m_marker->point2->setCoords(m_markerSeq, upper);
     m_markerText->setText(
         QStringLiteral("%1: %2").arg(QString::fromStdString(formatContext(static_cast<int64_t>(m_data.currentSeq))),
                                      tickBytes(m_data.currentTotal, m_units)));
-    // Pixel offset from the point, so the label clears the marker at any size.
-    m_markerText->position->setCoords(leftHalf ? m_theme.fontPx * 0.7 : -m_theme.fontPx * 0.7, m_theme.fontPx * 0.5);
 
     const bool cross = sw.crossoverSeq.has_value() && *sw.crossoverSeq > kSweepMinSeq;
     m_crossLine->setVisible(cross);
@@ -260,10 +328,6 @@ void SequenceChart::rebuild()
         const double x = *sw.crossoverSeq;
         m_crossLine->point1->setCoords(x, lower);
         m_crossLine->point2->setCoords(x, upper);
-        m_crossText->position->setCoords(x, 0.97);
-        // "Activations pass model state" spans about 3.5 octaves of the axis at 1600 px: seen clipped at 94k.
-        const bool right = std::log2(x) < kMaxExp - 3.5;
-        m_crossText->setPositionAlignment((right ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
         const QString at = QString::fromStdString(formatCount(x));
         m_crossText->setText(m_data.inference ? tr("KV cache passes the weights\nat %1 tokens").arg(at)
                                               : tr("Activations pass model state\nat %1 tokens").arg(at));

@@ -37,7 +37,8 @@ public:
     void setUnits(UnitSystem units);
     void setTheme(const ChartTheme& theme);
     void setTitle(const QString& title);
-    /// Thins the context tick labels to fit a plot this many pixels wide (exports call it).
+    /// Fits the legend and title to a chart this wide (exports call it); the context ticks get a
+    /// first guess, thinned to the laid-out axis by arrangeLabels().
     void fitTicksTo(int widthPx);
 
     // Read-back for tests.
@@ -47,35 +48,43 @@ public:
     QCPItemRect* diesRegion() const { return m_dies; }
     QCPItemStraightLine* capacityLine() const { return m_capacityLine; }
     QCPItemStraightLine* crossoverLine() const { return m_crossLine; }
-    QCPItemText* crossoverText() const { return m_crossText; }
+    CachedTextItem* crossoverText() const { return m_crossText; }
+    CachedTextItem* diesText() const { return m_diesText; }
+    CachedTextItem* capacityText() const { return m_capacityText; }
+    CachedTextItem* markerText() const { return m_markerText; }
     const SequenceChartData& data() const { return m_data; }
 
 protected:
     void resizeEvent(QResizeEvent* e) override;
+    bool arrangeLabels() override;
 
 private:
     void rebuild();
+    /// Labels every stride-th power of two, the smallest stride at which the widest label and a
+    /// gap fit into `octavePx` pixels per doubling. True when the labels changed.
+    bool applyTickStride(double octavePx);
 
     std::array<QCPGraph*, 3> m_curves{};
     QCPGraph* m_floor = nullptr;
     QCPGraph* m_current = nullptr;
     QCPItemRect* m_dies = nullptr;
-    QCPItemText* m_diesText = nullptr;
+    CachedTextItem* m_diesText = nullptr;
     QCPItemStraightLine* m_capacityLine = nullptr;
-    QCPItemText* m_capacityText = nullptr;
+    CachedTextItem* m_capacityText = nullptr;
     QCPItemStraightLine* m_marker = nullptr;
-    QCPItemText* m_markerText = nullptr;
-    QCPItemTracer* m_anchor = nullptr; ///< the current point, parent of its label
+    CachedTextItem* m_markerText = nullptr;
     QCPItemStraightLine* m_crossLine = nullptr;
-    QCPItemText* m_crossText = nullptr;
+    CachedTextItem* m_crossText = nullptr;
     QCPTextElement* m_title = nullptr;
     QSharedPointer<QCPAxisTickerText> m_seqTicker;
     QSharedPointer<LogBytesTicker> m_bytesTicker;
     SequenceChartData m_data;
     UnitSystem m_units = UnitSystem::Decimal;
     ChartTheme m_theme;
-    int m_tickStride = 1;
-    int m_fitWidth = 0; ///< an export's width; 0 follows the widget
+    int m_tickStride = 0;      ///< 0 until the labels are made
+    bool m_laidOut = false;    ///< a layout has measured the axis; before it the stride is a guess
+    int m_fitWidth = 0;        ///< an export's width; 0 follows the widget
+    double m_markerSeq = 4096; ///< where the marker is (the context clamped to the sweep)
 };
 
 } // namespace trainmem

@@ -40,7 +40,9 @@ TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, 
         });
     m_drill = new DrillDownPanel;
     m_ladder = new LadderChart;
-    m_ladder->setMinimumHeight(360); // seen squashed to a strip in a bottom dock: bars and labels need room
+    // Seen squashed to a strip in a bottom dock: bars and labels need room; but no more than a
+    // 700 px high window can give beside the dashboard (issue 14).
+    m_ladder->setMinimumHeight(200);
     m_receipt = new ReceiptPanel;
     m_receipt->setCatalog(library.gpus());
     m_fixes = new FixesPanel;

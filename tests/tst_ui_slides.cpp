@@ -1,0 +1,285 @@
+// The window as a slide and on a small projector (issue 14 points 6 and 7): F5 leaves the verdict
+// and the charts alone on the screen and brings everything back as it was; every text a chart
+// draws stays inside its chart and off every other text, at the presentation fonts and at
+// 1024×700; the window fits 1024×700 with the plots keeping room.
+#include "uitestutil.h"
+
+#include "controlpanel.h"
+#include "dashboard.h"
+#include "ladderchart.h"
+#include "mainwindow.h"
+#include "teachingdocks.h"
+
+#include <QDockWidget>
+#include <QMenuBar>
+#include <QScreen>
+#include <QStatusBar>
+#include <QToolBar>
+
+using namespace trainmem;
+using namespace trainmem::uitest;
+
+namespace {
+
+/// What is wrong with a chart's labels: one outside its bounds, or two that meet; empty when none.
+QStringList labelProblems(const LivePlot* chart)
+{
+    QStringList problems;
+    const ChartLabels labels = chart->labelRects();
+    auto show = [](const ChartLabel& l) {
+        QString t = l.text;
+        t.replace(QLatin1Char('\n'), QLatin1Char('|'));
+        return QStringLiteral("“%1” (%2,%3 %4×%5)")
+            .arg(t)
+            .arg(l.rect.x())
+            .arg(l.rect.y())
+            .arg(l.rect.width())
+            .arg(l.rect.height());
+    };
+    for (size_t i = 0; i < labels.size(); ++i) {
+        if (!labels[i].bounds.contains(labels[i].rect))
+            problems << QStringLiteral("%1 outside %2,%3 %4×%5")
+                            .arg(show(labels[i]))
+                            .arg(labels[i].bounds.x())
+                            .arg(labels[i].bounds.y())
+                            .arg(labels[i].bounds.width())
+                            .arg(labels[i].bounds.height());
+        for (size_t j = i + 1; j < labels.size(); ++j)
+            if (labels[i].rect.intersects(labels[j].rect))
+                problems << QStringLiteral("%1 meets %2").arg(show(labels[i]), show(labels[j]));
+    }
+    return problems;
+}
+
+/// The chart drawn as it is on screen (layout and label placement run at paint time).
+void paint(QWidget* chart)
+{
+    chart->grab();
+}
+
+} // namespace
+
+class TestUiSlides : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void presentationShowsOnlyTheChartsAndRestoresTheWindow();
+    void labelsStayInsideAndApart_data();
+    void labelsStayInsideAndApart();
+    void labelCheckSeesALabelOnAnother();
+    void windowFitsASmallProjector();
+};
+
+void TestUiSlides::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+}
+
+void TestUiSlides::init()
+{
+    QSettings().clear();
+}
+
+void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.resize(1500, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    // A teacher's window: the ladder and the tour open besides the controls.
+    w.teaching()->dock(2)->show();
+    w.teaching()->dock(0)->show();
+    QTest::qWait(100); // the docks' first layout and the tour's first page
+    const QRect geometry = w.geometry();
+    QList<QDockWidget*> docks = w.findChildren<QDockWidget*>();
+    QList<bool> visible;
+    QList<QRect> dockGeometry;
+    for (QDockWidget* d : docks) {
+        visible << d->isVisible();
+        dockGeometry << d->geometry();
+    }
+    QVERIFY(visible.count(true) >= 3); // controls, ladder, tour
+    auto* toolBar = w.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+    QVERIFY(toolBar && toolBar->isVisible());
+    const QRect toolBarGeometry = toolBar->geometry();
+    const QRect dashboardGeometry = w.dashboard()->geometry();
+
+    QApplication::setActiveWindow(&w);
+    QTest::keyClick(&w, Qt::Key_F5);
+    QVERIFY(w.presentationMode());
+    QVERIFY(w.windowState().testFlag(Qt::WindowFullScreen));
+    for (QDockWidget* d : docks)
+        QVERIFY2(!d->isVisible(), qPrintable(d->objectName()));
+    QVERIFY(!w.controlPanel()->isVisible());
+    QVERIFY(!toolBar->isVisible());
+    QVERIFY(!w.menuBar()->isVisible());
+    QVERIFY(!w.findChild<QStatusBar*>() || !w.findChild<QStatusBar*>()->isVisible());
+    QVERIFY(w.dashboard()->isVisible());
+    // The dashboard is all there is: it fills the window but for its own margins.
+    QCoreApplication::processEvents();
+    QVERIFY2(w.dashboard()->width() >= w.width() - 2 && w.dashboard()->height() >= w.height() - 2,
+             qPrintable(QStringLiteral("%1×%2 in %3×%4")
+                            .arg(w.dashboard()->width())
+                            .arg(w.dashboard()->height())
+                            .arg(w.width())
+                            .arg(w.height())));
+    QTest::keyClick(&w, Qt::Key_Escape);
+    QVERIFY(!w.presentationMode());
+    QVERIFY(!w.action(QStringLiteral("presentation"))->isChecked());
+    QCoreApplication::processEvents();
+    for (int i = 0; i < docks.size(); ++i)
+        QVERIFY2(docks[i]->isVisible() == visible[i], qPrintable(docks[i]->objectName()));
+    QVERIFY(toolBar->isVisible());
+    QVERIFY(w.menuBar()->isVisible());
+    QCOMPARE(w.geometry(), geometry);
+    // Where every dock and the tool bar were. (saveState() also records each dock's minimum size,
+    // which the tour's page changes by itself; the geometry is what the user sees.)
+    for (int i = 0; i < docks.size(); ++i)
+        QCOMPARE(docks[i]->geometry(), dockGeometry[i]);
+    QCOMPARE(toolBar->geometry(), toolBarGeometry);
+    QCOMPARE(w.dashboard()->geometry(), dashboardGeometry);
+
+    // F5 toggles; shortcuts whose menu is hidden still work (Ctrl+P pins); Esc outside
+    // presentation mode does nothing.
+    QTest::keyClick(&w, Qt::Key_F5);
+    QVERIFY(w.presentationMode());
+    QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
+    QCOMPARE(w.dashboard()->pins().size(), size_t{1});
+    QTest::keyClick(&w, Qt::Key_F5);
+    QVERIFY(!w.presentationMode());
+    QTest::keyClick(&w, Qt::Key_Escape);
+    QVERIFY(!w.presentationMode());
+    for (int i = 0; i < docks.size(); ++i)
+        QVERIFY2(docks[i]->isVisible() == visible[i], qPrintable(docks[i]->objectName()));
+}
+
+void TestUiSlides::labelsStayInsideAndApart_data()
+{
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<bool>("presentation");
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("ladder");
+    for (const PresetEntry& e : PresetLibrary::instance().presets()) {
+        const QString id = QString::fromStdString(e.scenario.id);
+        QTest::addRow("%s, F5 on a 1920×1080 screen", qPrintable(id)) << id << true << QSize(1920, 1080) << false;
+        QTest::addRow("%s, F5 on a 1024×768 projector", qPrintable(id)) << id << true << QSize(1024, 768) << false;
+        QTest::addRow("%s, window at 1600×1000", qPrintable(id)) << id << false << QSize(1600, 1000) << false;
+        QTest::addRow("%s, window at 1024×700 with the ladder open", qPrintable(id))
+            << id << false << QSize(1024, 700) << true;
+    }
+}
+
+void TestUiSlides::labelsStayInsideAndApart()
+{
+    QFETCH(QString, id);
+    QFETCH(bool, presentation);
+    QFETCH(QSize, size);
+    QFETCH(bool, ladder);
+    MainWindow w(PresetLibrary::instance(), preset(id));
+    w.setModalErrors(false);
+    if (presentation) {
+        // On the screen of that size (main() sets up a monitor and a projector), F5 fills it.
+        QScreen* screen = nullptr;
+        for (QScreen* s : QGuiApplication::screens())
+            if (s->size() == size)
+                screen = s;
+        QVERIFY2(screen, "the offscreen screens of tests/data/offscreen-screens.json");
+        w.move(screen->geometry().topLeft() + QPoint(20, 20));
+        w.resize(900, 600);
+    } else {
+        w.resize(size);
+    }
+    if (ladder)
+        w.teaching()->dock(2)->show();
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    if (presentation)
+        w.setPresentationMode(true);
+    QCoreApplication::processEvents();
+    QCOMPARE(w.size(), size);
+    std::vector<LivePlot*> charts{w.dashboard()->barChart(), w.dashboard()->sequenceChart()};
+    if (ladder)
+        charts.push_back(w.teaching()->ladder());
+    for (LivePlot* chart : charts) {
+        paint(chart);
+        const QStringList problems = labelProblems(chart);
+        QVERIFY2(problems.isEmpty(), qPrintable(chart->objectName() +
+                                                QStringLiteral(" at %1×%2: ").arg(chart->width()).arg(chart->height()) +
+                                                problems.join(QStringLiteral("; "))));
+        // Not vacuous: the tick labels, the axis labels, the legend and the annotations are there.
+        QVERIFY2(chart->labelRects().size() >= 8, qPrintable(chart->objectName()));
+    }
+    // Fewer context ticks at large fonts, but still several.
+    int contextTicks = 0;
+    for (const QString& t : w.dashboard()->sequenceChart()->xAxis->tickVectorLabels())
+        contextTicks += t.isEmpty() ? 0 : 1;
+    QVERIFY2(contextTicks >= 3, qPrintable(QString::number(contextTicks)));
+    // The per-GPU bar's total and the capacity label are never the ones left out.
+    QVERIFY(!w.dashboard()->barChart()->totalLabel(2)->skipped());
+    QVERIFY(!w.dashboard()->barChart()->capacityText()->skipped());
+    QVERIFY(!w.dashboard()->sequenceChart()->capacityText()->skipped());
+}
+
+void TestUiSlides::labelCheckSeesALabelOnAnother()
+{
+    // The check above can fail: a total put onto the capacity label, and a label pushed out of
+    // the plot, are both reported.
+    Dashboard d;
+    d.resize(1200, 700);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    const Scenario s = preset(QStringLiteral("chapter-7b"));
+    d.showScenario(s, gpuOf(s));
+    MemoryBarChart* bars = d.barChart();
+    paint(bars);
+    QVERIFY(labelProblems(bars).isEmpty());
+    bars->totalLabel(1)->setSkipped(false);
+    bars->totalLabel(1)->position->setCoords(bars->totalLabel(2)->position->coords());
+    QVERIFY(!labelProblems(bars).isEmpty());
+    SequenceChart* seq = d.sequenceChart();
+    paint(seq);
+    QVERIFY(labelProblems(seq).isEmpty());
+    seq->diesText()->position->setCoords(seq->axisRect()->rect().left() - 20, seq->axisRect()->rect().top());
+    QVERIFY(!labelProblems(seq).isEmpty());
+}
+
+void TestUiSlides::windowFitsASmallProjector()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.teaching()->dock(2)->show(); // the ladder, the dock that took the most height
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QSize least = w.minimumSizeHint().expandedTo(w.minimumSize());
+
+    QVERIFY2(least.width() <= 1024 && least.height() <= 700,
+             qPrintable(QStringLiteral("%1×%2").arg(least.width()).arg(least.height())));
+    w.resize(1024, 700);
+    QCoreApplication::processEvents();
+    QCOMPARE(w.size(), QSize(1024, 700));
+
+    for (LivePlot* chart :
+         std::initializer_list<LivePlot*>{w.dashboard()->barChart(), w.dashboard()->sequenceChart()}) {
+        paint(chart);
+        const QRect plot = chart->axisRect()->rect();
+        QVERIFY2(plot.width() >= 300 && plot.height() >= 200,
+                 qPrintable(chart->objectName() + QStringLiteral(": plot %1×%2").arg(plot.width()).arg(plot.height())));
+    }
+    LadderChart* ladder = w.teaching()->ladder();
+    paint(ladder);
+    QVERIFY2(ladder->axisRect()->rect().height() >= 110, qPrintable(QStringLiteral("ladder plot %1×%2")
+                                                                        .arg(ladder->axisRect()->rect().width())
+                                                                        .arg(ladder->axisRect()->rect().height())));
+}
+
+int main(int argc, char** argv)
+{
+    // Two screens, a 1920×1080 monitor and a 1024×768 projector, for presentation mode to fill.
+    qputenv("QT_QPA_PLATFORM", QByteArrayLiteral("offscreen:configfile=") + TRAINMEM_SLIDES_SCREENS);
+    QApplication app(argc, argv);
+    TestUiSlides test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_ui_slides.moc"
