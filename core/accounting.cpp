@@ -289,10 +289,18 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
 
     Scenario x = s;
     auto tapeOf = [](const Segments& g) { return g.activations + g.logits + g.kvCache; };
+    // Under context parallel every context of the sweep is a multiple of 2·cp (Megatron-LM's chunks), so
+    // that each point keeps the scenario's cp instead of falling back to a smaller one between them.
+    const int64_t chunk = 2 * std::clamp<int64_t>(s.hardware.cp, 1, kMaxGpus);
+    auto sweepSeq = [chunk](double seq) {
+        if (chunk <= 2)
+            return static_cast<int64_t>(std::round(seq));
+        return std::max<int64_t>(chunk, static_cast<int64_t>(std::round(seq / static_cast<double>(chunk))) * chunk);
+    };
     for (int i = 0; i < n; ++i) {
         const double seq = std::round(kSweepMinSeq * std::exp2(static_cast<double>(i) / pointsPerOctave));
-        out.seq.push_back(seq);
-        x.training.seqLen = static_cast<int64_t>(seq);
+        x.training.seqLen = sweepSeq(seq);
+        out.seq.push_back(static_cast<double>(x.training.seqLen));
         for (int mode = 0; mode < 3; ++mode) {
             x.training.checkpointing = static_cast<Checkpointing>(mode);
             const Breakdown b = account(m, x, gpu);
@@ -308,7 +316,7 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
     // quantities grow monotonically with the context.
     x.training.checkpointing = s.training.checkpointing;
     auto at = [&](double seq) {
-        x.training.seqLen = static_cast<int64_t>(std::round(seq));
+        x.training.seqLen = sweepSeq(seq);
         return account(m, x, gpu);
     };
     auto firstWhere = [&](auto pred) -> std::optional<double> {
@@ -321,7 +329,7 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
             const double mid = 0.5 * (lo + hi);
             (pred(at(std::exp2(mid))) ? hi : lo) = mid;
         }
-        return std::round(std::exp2(hi));
+        return static_cast<double>(sweepSeq(std::exp2(hi)));
     };
     out.crossoverSeq = firstWhere([&](const Breakdown& b) { return tapeOf(b.perGpu) >= b.perGpu.modelState(); });
     out.diesFromSeq = firstWhere([&](const Breakdown& b) { return b.perGpu.total() > gpu.memoryBytes; });

@@ -245,6 +245,25 @@ private Q_SLOTS:
         QCOMPARE(withGpuCount(s, 8).hardware.cp, int64_t(1));
     }
 
+    void contextSweepKeepsCp()
+    {
+        // Regression: the sequence chart's points between powers of two (609, 724, 861 … tokens) are not
+        // multiples of 2·cp, so each fell back to a smaller cp and the curve was a saw. Every point is now a
+        // multiple of 2·cp, and memory grows with the context.
+        Scenario s = testdata::preset("llama3-70b");
+        s.training.checkpointing = Checkpointing::Selective;
+        s.hardware.gpus = 128;
+        s.hardware.tp = 8;
+        s.hardware.cp = 4;
+        const ContextSweep sw = sweepContext(s, testdata::gpu("H100"));
+        const auto& total = sw.totalPerGpu[static_cast<size_t>(Checkpointing::Selective)];
+        for (size_t i = 0; i < sw.seq.size(); ++i) {
+            QCOMPARE(std::fmod(sw.seq[i], 8.0), 0.0);
+            if (i > 0)
+                QVERIFY2(total[i] >= total[i - 1], qPrintable(QString::number(sw.seq[i])));
+        }
+    }
+
     void scenarioFileRoundTrip()
     {
         Scenario s = testdata::preset("llama3-70b");
