@@ -97,6 +97,14 @@ struct Options {
     QCommandLineOption vpp{QStringLiteral("vpp"),
                            QStringLiteral("Virtual pipeline stages per GPU (interleaved 1F1B); 1 = plain 1F1B."),
                            QStringLiteral("n")};
+    QCommandLineOption sp{QStringLiteral("sp"),
+                          QStringLiteral("Megatron sequence parallelism (needs --tp above 1): norms and dropout "
+                                         "activations split by tp too. Default on."),
+                          QStringLiteral("on|off")};
+    QCommandLineOption cp{QStringLiteral("cp"),
+                          QStringLiteral("Context-parallel degree: each GPU holds seq/cp tokens of every activation "
+                                         "(ring attention); GPUs = tp·pp·cp·dp."),
+                          QStringLiteral("n")};
     QCommandLineOption gradAccum{QStringLiteral("grad-accum"),
                                  QStringLiteral("Micro-batches per optimizer step (gradient accumulation): the "
                                                 "pipeline's tapes in flight and the communication tax."),
@@ -123,12 +131,13 @@ struct Options {
 
     void addTo(QCommandLineParser& p) const
     {
-        p.addOptions({json,      text,        preset,   scenario,    hfConfig,  exportPng,     exportTour,
-                      chart,     width,       height,   scale,       params,    activeParams,  mode,
-                      precision, optimizer,   weights,  seq,         batch,     checkpointing, finetune,
-                      loraRank,  loraTargets, flash,    gpu,         gpus,      zero,          tp,
-                      pp,        ep,          etp,      vpp,         gradAccum, globalBatch,   tokens,
-                      mfu,       price,       megatron, listPresets, listGpus});
+        p.addOptions({json,         text,          preset,    scenario,  hfConfig,    exportPng,
+                      exportTour,   chart,         width,     height,    scale,       params,
+                      activeParams, mode,          precision, optimizer, weights,     seq,
+                      batch,        checkpointing, finetune,  loraRank,  loraTargets, flash,
+                      gpu,          gpus,          zero,      tp,        pp,          ep,
+                      etp,          vpp,           sp,        cp,        gradAccum,   globalBatch,
+                      tokens,       mfu,           price,     megatron,  listPresets, listGpus});
     }
 };
 
@@ -381,6 +390,23 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.count(o.ep, 1, kMaxGpus, [&](int64_t n) { s.hardware.ep = n; });
     ov.count(o.etp, 1, kMaxGpus, [&](int64_t n) { s.hardware.etp = n; });
     ov.count(o.vpp, 1, kMaxLayers, [&](int64_t n) { s.hardware.vpp = n; });
+    ov.count(o.cp, 1, kMaxGpus, [&](int64_t n) { s.hardware.cp = n; });
+    if (ov.error.isEmpty() && p.isSet(o.sp)) {
+        const QString v = p.value(o.sp).toLower();
+        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
+            s.training.sequenceParallel = true;
+        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
+            s.training.sequenceParallel = false;
+        else
+            ov.error = fail(QStringLiteral("sp"), QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.sp)));
+        // Sequence parallelism splits what tensor parallelism leaves whole; at tp 1 there is nothing to
+        // split (Megatron-LM turns it off there), so asking for it is a mistake worth naming.
+        if (ov.error.isEmpty() && s.training.sequenceParallel && s.hardware.tp <= 1)
+            ov.error =
+                fail(QStringLiteral("sp"),
+                     QStringLiteral("on needs tensor parallelism: it splits the norms' and dropout's activations "
+                                    "across the --tp ranks, and tp is 1 (add --tp 2 or more)"));
+    }
     ov.count(o.gradAccum, 1, 1'000'000, [&](int64_t n) { s.training.gradAccum = n; });
     if (ov.error.isEmpty() && p.isSet(o.gradAccum) && p.isSet(o.globalBatch))
         ov.error = QStringLiteral("--grad-accum and --global-batch: give one or the other");
@@ -453,15 +479,18 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             option = QStringLiteral("grad-accum");
         else if (option == QLatin1String("expert_tensor_parallel"))
             option = QStringLiteral("etp");
+        else if (option == QLatin1String("context_parallel"))
+            option = QStringLiteral("cp");
         out.error = QStringLiteral("--%1 (%2): %3")
                         .arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
         return out;
     }
     for (const QCommandLineOption* override :
-         {&o.params,    &o.activeParams,  &o.mode,     &o.precision, &o.optimizer,   &o.weights, &o.seq,
-          &o.batch,     &o.checkpointing, &o.finetune, &o.loraRank,  &o.loraTargets, &o.flash,   &o.gpu,
-          &o.gpus,      &o.zero,          &o.tp,       &o.pp,        &o.ep,          &o.etp,     &o.vpp,
-          &o.gradAccum, &o.globalBatch,   &o.tokens,   &o.mfu,       &o.price})
+         {&o.params,      &o.activeParams, &o.mode,          &o.precision, &o.optimizer, &o.weights,
+          &o.seq,         &o.batch,        &o.checkpointing, &o.finetune,  &o.loraRank,  &o.loraTargets,
+          &o.flash,       &o.gpu,          &o.gpus,          &o.zero,      &o.tp,        &o.pp,
+          &o.ep,          &o.etp,          &o.vpp,           &o.sp,        &o.cp,        &o.gradAccum,
+          &o.globalBatch, &o.tokens,       &o.mfu,           &o.price})
         r.scenarioGiven = r.scenarioGiven || p.isSet(*override);
 
     if (p.isSet(o.exportPng) && p.isSet(o.exportTour)) {

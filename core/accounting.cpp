@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace trainmem {
 namespace {
@@ -15,7 +16,27 @@ double dbl(int64_t v)
 
 } // namespace
 
-ActivationInputs activationInputs(const Scenario& s, double tp)
+double ringAttentionLayerBytes(const Architecture& a, const ActivationInputs& in, double tp)
+{
+    if (in.cp <= 1)
+        return 0;
+    // The widths of K and V attention sees: grouped-query heads share them (Megatron's docs note GQA
+    // shrinks the exchange); MLA attends over up-projected per-head keys (nope + rope) and values.
+    double kv;
+    if (a.attention == AttentionKind::MLA)
+        kv = static_cast<double>(a.heads) *
+             static_cast<double>(a.mla.qkNopeHeadDim + a.mla.qkRopeHeadDim + a.mla.vHeadDim);
+    else
+        kv = 2 * static_cast<double>(a.kvHeadsOrDefault()) * static_cast<double>(a.headDimOrDefault());
+    // Each rank's K and V block of s/c tokens, its heads split by tensor parallel, passed c − 1 times around
+    // the ring in forward; in backward K and V go round again and their gradients are reduce-scattered the same
+    // way (Megatron-LM docs/user-guide/features/context_parallel.md at d98e8a6: "each GPU stores only the KV of
+    // a sequence chunk in forward and gathers KV again in backward"; Liu et al. 2023, Ring Attention, §3).
+    const double block = in.elementBytes * in.localSeq() * in.microBatch * kv / std::max(tp, 1.0);
+    return 3 * (in.cp - 1) * block;
+}
+
+ActivationInputs activationInputs(const Scenario& s, double tp, double cp)
 {
     ActivationInputs in;
     in.seq = dbl(std::clamp<int64_t>(s.training.seqLen, 1, kMaxSeq));
@@ -26,6 +47,7 @@ ActivationInputs activationInputs(const Scenario& s, double tp)
     in.elementBytes = activationElementBytes(s.training.precision);
     in.tp = tp;
     in.sequenceParallel = s.training.sequenceParallel;
+    in.cp = std::max(cp, 1.0);
     return in;
 }
 
@@ -37,12 +59,17 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
     ParallelLayout p;
     const HardwareSetup& hw = s.hardware;
     HardwareSetup asked = hw;
+    asked.cp = std::clamp<int64_t>(hw.cp, 1, kMaxGpus);
     // Serving on several GPUs with no layout given means splitting the weights across them
     // (tensor parallel), not replicating them.
+    // (A context-parallel degree keeps its GPUs: the rest split the weights.)
     if (s.training.mode == Mode::Inference && hw.tp <= 1 && hw.pp <= 1)
-        asked.tp = std::clamp<int64_t>(hw.gpus, 1, kMaxGpus);
+        asked.tp = std::clamp<int64_t>(hw.gpus % asked.cp == 0 ? hw.gpus / asked.cp : hw.gpus, 1, kMaxGpus);
     // The resolved model's layers and experts (the size rule's shape for a size-only model).
-    const HardwareSetup used = layoutWithin(asked, m.arch.layers, m.arch.isMoe() ? m.arch.moe.experts : 0);
+    HardwareSetup used = layoutWithin(asked, m.arch.layers, m.arch.isMoe() ? m.arch.moe.experts : 0);
+    // Megatron-LM's 2·cp chunks of a sequence (withValidLayout's rule): cp divides seq/2.
+    const int64_t seq = std::clamp<int64_t>(s.training.seqLen, 1, kMaxSeq);
+    used.cp = seq % 2 == 0 ? std::gcd(used.cp, seq / 2) : 1;
     p.gpus = used.gpus;
     p.tp = used.tp;
     p.pp = used.pp;
@@ -50,7 +77,8 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
     p.vpp = used.vpp;
     p.etp = used.etpOrDefault();
     p.zero = std::clamp(hw.zeroStage, 0, 3);
-    p.dp = p.gpus / (p.tp * p.pp);
+    p.cp = used.cp;
+    p.dp = p.gpus / (p.tp * p.pp * p.cp);
     // The expert data-parallel group EDP = gpus/(etp·ep·pp) shares each expert's weights; ZeRO
     // shards expert state over it (Megatron-LM: expert_data_parallel_size, the distributed
     // optimizer's expert buffers; theoretical_memory_usage.py's 6 + 12/edp per expert parameter).
@@ -67,6 +95,7 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
         changed("/hardware/pp", "pp", hw.pp, p.pp);
         changed("/hardware/ep", "ep", hw.ep, p.ep);
         changed("/hardware/vpp", "vpp", hw.vpp, p.vpp);
+        changed("/hardware/context_parallel", "cp", asked.cp, p.cp);
         changed("/hardware/expert_tensor_parallel", "etp", asked.etpOrDefault(), p.etp);
     }
     return p;
@@ -134,8 +163,8 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     const int64_t layersPerStage = (std::max<int64_t>(a.layers, 1) + par.pp - 1) / par.pp;
     r.layersPerStage = layersPerStage;
 
-    const ActivationInputs in = activationInputs(s, dbl(par.tp));
-    const double sb = in.seq * in.microBatch;
+    const ActivationInputs in = activationInputs(s, dbl(par.tp), dbl(par.cp));
+    const double sb = in.localSeq() * in.microBatch; // this rank's tokens (s/cp under context parallel)
     const bool training = s.training.mode == Mode::Training;
     const double h = dbl(a.hidden);
     const int64_t denseLayers = a.isMoe() ? std::min(a.moe.denseLayers, a.layers) : a.layers;
@@ -156,7 +185,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         r.lastStageIsPeak = peak.holdsHead();
         r.layer = peak.shownLayer();
         zero3Gather = zero3GatheredLayer(peak);
-        if (training && par.zero >= 3 && par.dp > 1)
+        if (training && par.zero >= 3 && par.replicas() > 1)
             r.gatheredLayerBytes = zero3Gather;
         adapterRecipe = peak.adapterRecipe;
         adapterParams = peak.adapterParams;
@@ -183,13 +212,15 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         // experts the dp/ep ranks that share them.
         // LoRA freezes the base: it has no gradients to reduce and no update to all-gather (ZeRO-3
         // still gathers it for forward and backward); its adapters are reduced like any parameters.
-        if (par.dp > 1) {
+        // Context-parallel ranks hold the same weights, so the dense collectives run over dp·cp ranks
+        // (Megatron-LM reduces gradients over the data-parallel group with_context_parallel=True).
+        if (par.replicas() > 1) {
             const bool frozen = s.training.adapters();
             auto ring = [](int64_t n) { return n > 1 ? dbl(n - 1) / dbl(n) : 0.0; };
             auto volume = [&](const StateRecipe& rc, bool updated, double denseCount, double expertCount) {
                 const double g = rc.gradients, w = rc.weights;
                 const double perElement = par.zero >= 3 ? g + 2 * w : par.zero >= 1 ? g + (updated ? w : 0) : 2 * g;
-                return perElement * (denseCount * ring(par.dp) + expertCount * ring(par.dpExpert));
+                return perElement * (denseCount * ring(par.replicas()) + expertCount * ring(par.dpExpert));
             };
             r.tax.dataParallel = volume(r.recipe, !frozen, denseShare, expertShare);
             if (frozen) {
@@ -205,8 +236,13 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         if (par.ep > 1 && a.isMoe())
             r.tax.expertParallel = micro * (nMoe / dbl(par.pp)) * 4 * dbl(par.ep - 1) / dbl(par.ep) * e * sb *
                                    dbl(a.moe.activeExperts) * h;
-    } else if (par.tp > 1) {
-        r.tax.tensorParallel = dbl(layersPerStage) * 2 * 2 * (t - 1) / t * in.elementBytes * sb * h;
+        if (par.cp > 1)
+            r.tax.contextParallel = micro * stageLayers * ringAttentionLayerBytes(a, in, dbl(par.tp));
+    } else {
+        if (par.tp > 1)
+            r.tax.tensorParallel = dbl(layersPerStage) * 2 * 2 * (t - 1) / t * in.elementBytes * sb * h;
+        if (par.cp > 1) // a context-parallel prefill passes K and V around the ring once, forward only
+            r.tax.contextParallel = dbl(layersPerStage) * ringAttentionLayerBytes(a, in, dbl(par.tp)) / 3;
     }
 
     const double frag = std::clamp(s.hardware.fragmentation, 0.0, 1.0);
@@ -220,13 +256,16 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     const double usable = (cap - framework) / (1 + frag);
     const Segments& pg = r.perGpu;
     // The search assumes ZeRO-3, so it counts the gathered layer even when this layout has none.
-    const double rest = pg.activations + pg.logits + pg.workspace + (par.zero >= 3 && par.dp > 1 ? 0 : zero3Gather);
+    const double rest =
+        pg.activations + pg.logits + pg.workspace + (par.zero >= 3 && par.replicas() > 1 ? 0 : zero3Gather);
     const double shardable = (denseShare + expertShare * dbl(par.ep)) * r.bytesPerParam;
     if (!training) {
         if (searchMinimum)
             r.minGpusToFit = minInferenceGpus(m, s, gpu);
     } else if (usable > rest) {
-        const double ranks = std::max(1.0, std::ceil(shardable / (usable - rest)));
+        // ZeRO ranks come in whole context-parallel groups: gpus = tp·pp·cp·dp.
+        const double cpRanks = dbl(par.cp);
+        const double ranks = std::ceil(std::max(1.0, std::ceil(shardable / (usable - rest))) / cpRanks) * cpRanks;
         const double gpus = ranks * mp;
         r.minGpusToFit = gpus <= static_cast<double>(kMaxGpus) ? static_cast<int64_t>(gpus) : 0;
     }
@@ -250,10 +289,18 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
 
     Scenario x = s;
     auto tapeOf = [](const Segments& g) { return g.activations + g.logits + g.kvCache; };
+    // Under context parallel every context of the sweep is a multiple of 2·cp (Megatron-LM's chunks), so
+    // that each point keeps the scenario's cp instead of falling back to a smaller one between them.
+    const int64_t chunk = 2 * std::clamp<int64_t>(s.hardware.cp, 1, kMaxGpus);
+    auto sweepSeq = [chunk](double seq) {
+        if (chunk <= 2)
+            return static_cast<int64_t>(std::round(seq));
+        return std::max<int64_t>(chunk, static_cast<int64_t>(std::round(seq / static_cast<double>(chunk))) * chunk);
+    };
     for (int i = 0; i < n; ++i) {
         const double seq = std::round(kSweepMinSeq * std::exp2(static_cast<double>(i) / pointsPerOctave));
-        out.seq.push_back(seq);
-        x.training.seqLen = static_cast<int64_t>(seq);
+        x.training.seqLen = sweepSeq(seq);
+        out.seq.push_back(static_cast<double>(x.training.seqLen));
         for (int mode = 0; mode < 3; ++mode) {
             x.training.checkpointing = static_cast<Checkpointing>(mode);
             const Breakdown b = account(m, x, gpu);
@@ -269,7 +316,7 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
     // quantities grow monotonically with the context.
     x.training.checkpointing = s.training.checkpointing;
     auto at = [&](double seq) {
-        x.training.seqLen = static_cast<int64_t>(std::round(seq));
+        x.training.seqLen = sweepSeq(seq);
         return account(m, x, gpu);
     };
     auto firstWhere = [&](auto pred) -> std::optional<double> {
@@ -282,7 +329,7 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
             const double mid = 0.5 * (lo + hi);
             (pred(at(std::exp2(mid))) ? hi : lo) = mid;
         }
-        return std::round(std::exp2(hi));
+        return static_cast<double>(sweepSeq(std::exp2(hi)));
     };
     out.crossoverSeq = firstWhere([&](const Breakdown& b) { return tapeOf(b.perGpu) >= b.perGpu.modelState(); });
     out.diesFromSeq = firstWhere([&](const Breakdown& b) { return b.perGpu.total() > gpu.memoryBytes; });
@@ -324,6 +371,20 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
     if (degreesInRange && hw.gpus % (hw.tp * hw.pp) != 0)
         bad("/hardware/gpus",
             "must be a multiple of tp·pp (" + std::to_string(hw.tp * hw.pp) + "), got " + std::to_string(hw.gpus));
+    // Context parallel (issue 9 §4): the GPUs are tp·pp·cp·dp, and Megatron-LM cuts each sequence into 2·cp
+    // load-balanced chunks (megatron/training/arguments.py at d98e8a6 asserts seq_length % (2·cp) == 0).
+    if (hw.cp < 1 || hw.cp > std::max<int64_t>(hw.gpus, 1))
+        bad("/hardware/context_parallel",
+            "must be between 1 and the GPU count (" + std::to_string(hw.gpus) + "), got " + std::to_string(hw.cp));
+    else if (degreesInRange && hw.gpus % (hw.tp * hw.pp) == 0 && (hw.gpus / (hw.tp * hw.pp)) % hw.cp != 0)
+        bad("/hardware/context_parallel", "must divide gpus/(tp·pp) = " + std::to_string(hw.gpus) + "/" +
+                                              std::to_string(hw.tp * hw.pp) + " = " +
+                                              std::to_string(hw.gpus / (hw.tp * hw.pp)) +
+                                              " (the GPUs are tp·pp·cp·dp), got " + std::to_string(hw.cp));
+    else if (hw.cp > 1 && t.seqLen >= 1 && t.seqLen % (2 * hw.cp) != 0)
+        bad("/hardware/context_parallel",
+            "2·cp = " + std::to_string(2 * hw.cp) + " must divide the sequence length " + std::to_string(t.seqLen) +
+                " (Megatron-LM cuts each sequence into 2·cp load-balanced chunks), got " + std::to_string(hw.cp));
     // The layout must be one a framework can run, so that what is reported is what was asked
     // (issue 13): a pipeline stage holds at least one layer, and expert parallelism places whole
     // experts (Megatron-LM's arguments.py asserts num_experts % expert_model_parallel_size == 0 and

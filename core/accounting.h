@@ -40,14 +40,19 @@ struct CommTax {
     double tensorParallel = 0;   ///< 4 all-reduces of s·b·h per layer and micro-batch (Megatron)
     double pipelineParallel = 0; ///< activations forward, gradients backward at the stage boundary
     double expertParallel = 0;   ///< dispatch and combine all-to-alls, forward and backward
-    double total() const { return dataParallel + tensorParallel + pipelineParallel + expertParallel; }
+    double contextParallel = 0;  ///< ring attention's K/V blocks (forward, again in backward) and their gradients
+    double total() const { return dataParallel + tensorParallel + pipelineParallel + expertParallel + contextParallel; }
 };
 
 /// \brief The parallel layout account() works with: the scenario's gpus/tp/pp/ep/ZeRO when
 /// validateScenario() accepts them, else the nearest valid layout (withValidLayout()). Always
-/// tp·pp·dp = gpus and etp·ep·pp·dpExpert = gpus.
+/// tp·pp·cp·dp = gpus and etp·ep·pp·dpExpert = gpus (Megatron-LM folds cp into the expert grid).
 struct ParallelLayout {
     int64_t gpus = 1, tp = 1, pp = 1, ep = 1, dp = 1, dpExpert = 1;
+    int64_t cp = 1; ///< context parallel
+    /// Ranks that hold the same dense weights: data × context parallel. Gradients are reduced and ZeRO
+    /// shards over them (Megatron-LM's data-parallel group with_context_parallel=True).
+    int64_t replicas() const { return dp * cp; }
     int64_t vpp = 1; ///< virtual pipeline stages per GPU
     int64_t etp = 1; ///< expert tensor parallel (tp unless set)
     int zero = 0;
@@ -93,8 +98,12 @@ struct Breakdown {
 };
 
 ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldErrors* warnings = nullptr);
-/// \brief What the activation terms need from a scenario, on `tp` tensor-parallel ranks.
-ActivationInputs activationInputs(const Scenario& s, double tp);
+/// \brief What the activation terms need from a scenario, on `tp` tensor-parallel and `cp` context-parallel ranks.
+ActivationInputs activationInputs(const Scenario& s, double tp, double cp = 1);
+
+/// \brief Bytes one GPU sends for one layer and micro-batch of ring attention under context parallel
+/// `in.cp` (0 without): its K and V blocks c − 1 times forward, again backward, and their gradients.
+double ringAttentionLayerBytes(const Architecture& a, const ActivationInputs& in, double tp);
 
 /// \brief The full accounting of one scenario on one GPU type.
 Breakdown account(const Scenario& s, const GpuSpec& gpu);

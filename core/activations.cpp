@@ -17,7 +17,8 @@ double ffnInner(const Architecture& a, double sb, double f, double e, double lin
 
 LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in)
 {
-    const double s = in.seq, b = in.microBatch, sb = s * b;
+    // s is this rank's tokens (s/c under context parallel); `keys` the whole sequence its queries attend to.
+    const double s = in.localSeq(), keys = in.seq, b = in.microBatch, sb = s * b;
     const double h = static_cast<double>(a.hidden);
     const double heads = static_cast<double>(a.heads);
     const double e = in.elementBytes;
@@ -52,7 +53,7 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
         if (in.flashAttention)
             r.scores = 4 * heads * sb; // fp32 log-sum-exp per row (FlashAttention-2)
         else
-            r.scores = (dropout ? (2 * e + 1) : e) * heads * s * s * b;
+            r.scores = (dropout ? (2 * e + 1) : e) * heads * s * keys * b;
     }
 
     const double mlpInput = mlaRecompute ? 0.0 : lin * sb * h;
@@ -88,7 +89,7 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
 
 double layerInputCheckpoint(const Architecture& a, const ActivationInputs& in)
 {
-    const double bytes = in.elementBytes * in.seq * in.microBatch * static_cast<double>(a.hidden);
+    const double bytes = in.elementBytes * in.localSeq() * in.microBatch * static_cast<double>(a.hidden);
     return (in.tp > 1 && in.sequenceParallel) ? bytes / in.tp : bytes;
 }
 

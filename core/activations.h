@@ -24,6 +24,12 @@
 // linear layers are kept in 1 byte.
 // Tensor parallel t (Korthikanti §4.2): with sequence parallelism every term is divided by t;
 // without it the norms, dropout masks and the two block inputs (10·sbh for GPT) stay replicated.
+// Korthikanti Table 2 per layer: none sbh(34 + 5as/h); TP sbh(10 + 24/t + 5as/(ht)); TP+SP sbh/t·(34 + 5as/h);
+// TP+selective sbh(10 + 24/t); TP+SP+selective 34·sbh/t (tests/tst_seqpar.cpp).
+// Context parallel c (Megatron-LM docs/user-guide/features/context_parallel.md at d98e8a6): every tensor
+// holds the rank's s/c tokens; the queries of those tokens still meet all s keys, so the unfused scores are
+// a·(s/c)·s·b (flash attention keeps only the local rows' statistics). K and V of the other chunks pass
+// through in a ring and are not kept (the tax counts them: core/accounting.cpp).
 
 #include "scenario.h"
 
@@ -39,6 +45,9 @@ struct ActivationInputs {
     double elementBytes = 2;
     double tp = 1;
     bool sequenceParallel = true;
+    double cp = 1; ///< context parallel: this GPU holds seq/cp tokens of every activation
+    /// Tokens of one sequence on this GPU.
+    double localSeq() const { return seq / cp; }
 };
 
 /// \brief Bytes one layer keeps for one micro-batch on one GPU, by term.
@@ -55,7 +64,7 @@ struct LayerActivations {
 /// `in.checkpointing` decides the scores term (none keeps them; selective and full drop them).
 LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in);
 
-/// \brief A full-recompute checkpoint: the layer input only, e·sbh (÷t with sequence parallel).
+/// \brief A full-recompute checkpoint: the layer input only, e·sbh (÷t with sequence parallel, s/c tokens).
 double layerInputCheckpoint(const Architecture& a, const ActivationInputs& in);
 
 /// \brief Korthikanti's closed form, s·b·h·(34 + 5·a·s/h), for checking and for the drill-down.

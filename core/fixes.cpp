@@ -105,6 +105,46 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
     const int64_t batch = std::max<int64_t>(s.training.microBatch, 1);
 
     if (training) {
+        // Sequence parallelism splits the norms' and dropout's activations (and the block inputs) that tensor
+        // parallelism leaves whole, for no extra compute and no extra traffic: its all-gathers and
+        // reduce-scatters replace the all-reduces with the same volume (Korthikanti et al. 2022 §4.2.2).
+        // At long context it is usually the cheapest fix of all.
+        if (before.layout.tp > 1 && !s.training.sequenceParallel) {
+            Scenario x = s;
+            x.training.sequenceParallel = true;
+            consider(FixKind::SequenceParallel, FixTier::MemoryLayout, "Sequence parallel",
+                     "sequence parallel off → on (tp " + std::to_string(before.layout.tp) + ")", x, 0,
+                     [&](const Breakdown& a) {
+                         return to(a) + ". The norms, dropout masks and block inputs are split over the " +
+                                std::to_string(before.layout.tp) +
+                                " tensor-parallel ranks too; the all-reduces become all-gathers and "
+                                "reduce-scatters of the same volume (Korthikanti et al. 2022 §4.2.2): no extra "
+                                "compute or traffic.";
+                     });
+        }
+        // Context parallel in place of some data parallel, on the same GPUs: the ZeRO shards are unchanged
+        // (they span dp·cp) and every GPU holds s/cp tokens; the price is ring attention's K/V traffic.
+        // The smallest cp that fits; cp above 64 is not tried (no published run uses more).
+        if (before.layout.dp > 1) {
+            for (int64_t c = 2; c <= std::min<int64_t>(before.layout.dp, 64); ++c) {
+                if (before.layout.dp % c != 0 || seq % (2 * c * before.layout.cp) != 0)
+                    continue;
+                Scenario x = s;
+                x.hardware.cp = before.layout.cp * c;
+                if (!validateScenario(x, "").empty() || !account(m, x, gpu).fits)
+                    continue;
+                consider(FixKind::ContextParallel, FixTier::MemoryLayout, "Context parallel",
+                         "context parallel " + std::to_string(before.layout.cp) + " → " +
+                             std::to_string(x.hardware.cp) + " on the same " + std::to_string(gpus) + " GPUs",
+                         x, 0, [&](const Breakdown& a) {
+                             return to(a) + ". Each GPU holds " + std::to_string(seq / x.hardware.cp) + " of the " +
+                                    std::to_string(seq) + " tokens; ring attention passes K and V around " +
+                                    std::to_string(x.hardware.cp) + " GPUs: " + formatBytes(a.tax.contextParallel) +
+                                    " per GPU per step (Megatron-LM context parallel; Liu et al. 2023).";
+                         });
+                break;
+            }
+        }
         if (s.training.checkpointing == Checkpointing::None) {
             Scenario x = s;
             x.training.checkpointing = Checkpointing::Selective;
@@ -124,7 +164,7 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
                                 " compute (Chen et al. 2016; Korthikanti et al. 2022 §5).";
                      });
         }
-        if (before.dataParallel > 1 && s.hardware.zeroStage < 3) {
+        if (before.layout.replicas() > 1 && s.hardware.zeroStage < 3) { // ZeRO shards over dp·cp
             for (int z = std::max(0, s.hardware.zeroStage) + 1; z <= 3; ++z) {
                 Scenario x = s;
                 x.hardware.zeroStage = z;
@@ -242,8 +282,7 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
     if (training && before.minGpusToFit > gpus) {
         Scenario x = s;
         x.hardware.zeroStage = 3;
-        const int64_t mp = std::max<int64_t>(1, std::clamp<int64_t>(s.hardware.tp, 1, kMaxGpus)) *
-                           std::max<int64_t>(1, std::clamp<int64_t>(s.hardware.pp, 1, kMaxGpus));
+        const int64_t mp = before.layout.tp * before.layout.pp * before.layout.cp; // GPUs come in tp·pp·cp
         int64_t n = before.minGpusToFit;
         n = (n + mp - 1) / mp * mp;
         // The core's estimate is exact for ZeRO-3; the loop is only a guard against rounding.

@@ -5,7 +5,8 @@
 // The ordering (documented here because it is a judgement, not a measurement):
 //   1. tier — what kind of price is paid, in this order:
 //        MemoryLayout  nothing about the model or the maths changes; at most ~3% compute or extra
-//                      communication on the same GPUs (selective checkpointing, a higher ZeRO stage)
+//                      communication on the same GPUs (sequence parallel, selective checkpointing, a
+//                      higher ZeRO stage, context parallel in place of some data parallel)
 //        Throughput    the same maths, done slower (full checkpointing +33%, a smaller micro-batch)
 //        Numerics      the numbers get coarser and accuracy is at risk (8-bit Adam, pure bf16, fp8,
 //                      int8/int4 weights)
@@ -25,6 +26,8 @@ namespace trainmem {
 
 /// \brief The single changes considered.
 enum class FixKind {
+    SequenceParallel,
+    ContextParallel,
     SelectiveCheckpointing,
     FullCheckpointing,
     HigherZeroStage,

@@ -3,6 +3,7 @@
 #include "units.h"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 namespace trainmem {
@@ -14,7 +15,7 @@ namespace {
 std::vector<SegmentKind> replicatedSegments(const Breakdown& b, int zero)
 {
     std::vector<SegmentKind> out;
-    if (b.dataParallel <= 1)
+    if (b.layout.replicas() <= 1) // data- and context-parallel ranks hold the same model state
         return out;
     if (zero < 3)
         out.push_back(SegmentKind::Weights);
@@ -45,9 +46,17 @@ std::string taxText(LadderCut c, const CommTax& now, const CommTax& before)
     case LadderCut::Tensor:
         return "Four all-reduces of the activations per layer and micro-batch (Megatron): " +
                formatBytes(now.tensorParallel) + ", on the fastest links.";
+    case LadderCut::Sequence:
+        return "The tensor-parallel all-reduces become all-gathers and reduce-scatters of the same volume "
+               "(Korthikanti et al. 2022 §4.2.2): " +
+               formatBytes(now.tensorParallel) + ", nothing more.";
     case LadderCut::Pipeline:
         return "Activations forward and gradients backward across each stage boundary: " +
                formatBytes(now.pipelineParallel) + ", plus the pipeline bubble.";
+    case LadderCut::Context:
+        return "Ring attention passes each GPU's K and V around the context-parallel ranks, again in backward with "
+               "their gradients: " +
+               formatBytes(now.contextParallel) + " per GPU per step.";
     case LadderCut::Expert:
         return "All-to-all dispatch and combine of tokens to their experts, forward and backward: " +
                formatBytes(now.expertParallel) + ".";
@@ -73,6 +82,13 @@ std::string description(LadderCut c, const LadderRung& r)
         return "Tensor parallel ×" + std::to_string(s.hardware.tp) +
                " splits every matmul (and, with sequence "
                "parallelism, the activations).";
+    case LadderCut::Sequence:
+        return "Sequence parallel splits the norms, dropout masks and block inputs over the " +
+               std::to_string(s.hardware.tp) + " tensor-parallel GPUs too: Korthikanti's 34·sbh/t.";
+    case LadderCut::Context:
+        return "Context parallel ×" + std::to_string(s.hardware.cp) + ": each GPU holds " +
+               std::to_string(s.training.seqLen / std::max<int64_t>(s.hardware.cp, 1)) + " of the " +
+               std::to_string(s.training.seqLen) + " tokens of every activation.";
     case LadderCut::Pipeline:
         return "Pipeline parallel ×" + std::to_string(s.hardware.pp) + " gives each stage " +
                std::to_string(r.breakdown.layersPerStage) +
@@ -98,8 +114,12 @@ std::string ladderCutName(LadderCut c)
         return "ZeRO-3";
     case LadderCut::Tensor:
         return "+ tensor parallel";
+    case LadderCut::Sequence:
+        return "+ sequence parallel";
     case LadderCut::Pipeline:
         return "+ pipeline parallel";
+    case LadderCut::Context:
+        return "+ context parallel";
     case LadderCut::Expert:
         return "+ expert parallel";
     }
@@ -117,12 +137,19 @@ LadderOptions ladderOptionsFor(const Scenario& s, const GpuSpec& gpu, const Ladd
         o.dataParallel = par.dp;
         o.tensorParallel = par.tp;
         o.pipelineParallel = par.pp;
+        o.contextParallel = par.cp;
         if (par.ep > 1)
             o.expertParallel = par.ep;
         return o;
     }
+    // Long contexts: a context-parallel rung leaving each GPU 8k tokens, ×2 … ×16 (Llama 3 405B at 128k:
+    // CP 16, 8,192 tokens a GPU; Dubey et al. 2024, Table 4).
+    const int64_t seq = std::clamp<int64_t>(training.training.seqLen, 1, kMaxSeq);
+    if (seq >= 32768 && o.contextParallel <= 1)
+        o.contextParallel = std::bit_floor(static_cast<uint64_t>(std::clamp<int64_t>(seq / 8192, 2, 16)));
     const int64_t need = account(m, training, gpu).minGpusToFit;
-    const int64_t modelParallel = std::max<int64_t>(1, o.tensorParallel * o.pipelineParallel);
+    const int64_t modelParallel =
+        std::max<int64_t>(1, o.tensorParallel * o.pipelineParallel * std::max<int64_t>(1, o.contextParallel));
     if (need > o.dataParallel * modelParallel)
         o.dataParallel = std::min(kMaxGpus / modelParallel, (need + modelParallel - 1) / modelParallel);
     return o;
@@ -135,6 +162,7 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
     const int64_t t = std::clamp<int64_t>(options.tensorParallel, 1, kMaxGpus / d);
     const int64_t p = std::clamp<int64_t>(options.pipelineParallel, 1,
                                           std::max<int64_t>(1, std::min(m.arch.layers, kMaxGpus / (d * t))));
+    const int64_t c = std::clamp<int64_t>(options.contextParallel, 1, std::max<int64_t>(1, kMaxGpus / (d * t * p)));
     // ep divides the experts and the d ranks the expert grid leaves (issue 13: tp·ep·pp divides the GPUs).
     const int64_t e =
         m.arch.isMoe()
@@ -147,7 +175,12 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
         int zero;
         int64_t tp, pp, ep;
         std::string label;
+        bool sp = true;
+        int64_t cp = 1;
     };
+    // Sequence parallel is a rung of its own when the scenario has it off: the tensor rung without it,
+    // then the same GPUs with it. Otherwise the tensor rung has it, as Megatron-LM runs are launched.
+    const bool spRung = t > 1 && !s.training.sequenceParallel;
     std::vector<Layout> layouts{{LadderCut::SingleGpu, 1, 0, 1, 1, 1, "1 GPU"}};
     const std::string ds = std::to_string(d);
     if (d > 1) {
@@ -156,11 +189,15 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
         layouts.push_back({LadderCut::Zero3, d, 3, 1, 1, 1, "ZeRO-3 ×" + ds});
     }
     if (t > 1)
-        layouts.push_back({LadderCut::Tensor, d * t, 3, t, 1, 1, "+ TP ×" + std::to_string(t)});
+        layouts.push_back({LadderCut::Tensor, d * t, 3, t, 1, 1, "+ TP ×" + std::to_string(t), !spRung});
+    if (spRung)
+        layouts.push_back({LadderCut::Sequence, d * t, 3, t, 1, 1, "+ SP"});
     if (p > 1)
         layouts.push_back({LadderCut::Pipeline, d * t * p, 3, t, p, 1, "+ PP ×" + std::to_string(p)});
+    if (c > 1)
+        layouts.push_back({LadderCut::Context, d * t * p * c, 3, t, p, 1, "+ CP ×" + std::to_string(c), true, c});
     if (e > 1)
-        layouts.push_back({LadderCut::Expert, d * t * p, 3, t, p, e, "+ EP ×" + std::to_string(e)});
+        layouts.push_back({LadderCut::Expert, d * t * p * c, 3, t, p, e, "+ EP ×" + std::to_string(e), true, c});
 
     std::vector<LadderRung> rungs;
     for (const Layout& l : layouts) {
@@ -174,7 +211,11 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
         r.scenario.hardware.tp = l.tp;
         r.scenario.hardware.pp = l.pp;
         r.scenario.hardware.ep = l.ep;
+        r.scenario.hardware.cp = l.cp;
+        r.scenario.training.sequenceParallel = l.sp;
         r.scenario = withValidLayout(std::move(r.scenario)); // the scenario's vpp and etp, kept where they still fit
+        if (l.cut == LadderCut::Context)                     // withValidLayout keeps 2·cp dividing the sequence
+            r.label = "+ CP ×" + std::to_string(r.scenario.hardware.cp);
         r.breakdown = account(m, r.scenario, gpu);
         r.perGpu = r.breakdown.perGpu;
         r.tax = r.breakdown.tax;
@@ -200,8 +241,14 @@ std::vector<LadderRung> scaleOutLadder(const Scenario& s, const GpuSpec& gpu, co
         case LadderCut::Tensor:
             r.cutTax = r.tax.tensorParallel;
             break;
+        case LadderCut::Sequence:
+            r.cutTax = 0; // the same volume as the all-reduces it replaces
+            break;
         case LadderCut::Pipeline:
             r.cutTax = r.tax.pipelineParallel;
+            break;
+        case LadderCut::Context:
+            r.cutTax = r.tax.contextParallel;
             break;
         case LadderCut::Expert:
             r.cutTax = r.tax.expertParallel;

@@ -407,6 +407,12 @@ void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
         r.error("--num-layers-per-virtual-pipeline-stage",
                 "must divide the layers per pipeline stage (" +
                     std::to_string(a.numLayers / a.pipelineModelParallelSize) + ")");
+    // arguments.py (d98e8a6): "seq-length should be a multiple of 2 * context-parallel-size".
+    if (a.contextParallelSize > 1 && a.seqLength % (2 * a.contextParallelSize) != 0)
+        r.error("--context-parallel-size",
+                "--seq-length (" + std::to_string(a.seqLength) +
+                    ") must be a multiple of 2 × context-parallel-size = " + std::to_string(2 * a.contextParallelSize) +
+                    " (arguments.py asserts it)");
     if (a.virtualPipeline() && a.pipelineModelParallelSize == 1)
         r.error("--virtual-pipeline-model-parallel-size", "needs --pipeline-model-parallel-size above 1");
     if (a.globalBatchSize && *a.globalBatchSize % (a.microBatchSize * a.dataParallel()) != 0)

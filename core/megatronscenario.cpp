@@ -74,6 +74,7 @@ Scenario scenarioFromMegatron(const MegatronArgs& m, const Scenario& base)
     hw.gpus = m.worldSize;
     hw.tp = m.tensorModelParallelSize;
     hw.pp = m.pipelineModelParallelSize;
+    hw.cp = m.contextParallelSize; // --context-parallel-size: world = tp·pp·cp·dp, as in Megatron-LM
     hw.ep = m.numExperts ? m.expertModelParallelSize : 1;
     hw.vpp = m.virtualPipeline().value_or(1); // the interleaved schedule's virtual stages
     hw.etp = m.numExperts && m.expertTensorParallelSize ? *m.expertTensorParallelSize : 0;
@@ -136,6 +137,7 @@ MegatronArgs megatronFromScenario(const Scenario& s, const Architecture& a)
     m.fp16 = s.training.precision == Precision::FP16Mixed;
     m.tensorModelParallelSize = std::max<int64_t>(1, s.hardware.tp);
     m.pipelineModelParallelSize = std::max<int64_t>(1, s.hardware.pp);
+    m.contextParallelSize = std::max<int64_t>(1, s.hardware.cp);
     m.expertModelParallelSize = a.isMoe() ? std::max<int64_t>(1, s.hardware.ep) : 1;
     if (s.hardware.vpp > 1)
         m.virtualPipelineModelParallelSize = s.hardware.vpp;

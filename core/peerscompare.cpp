@@ -274,7 +274,8 @@ PeerComparison comparePeers(const MegatronArgs& m, const Scenario& s, const GpuS
         c.notes.push_back(std::to_string(*m.mtpNumLayers) + " MTP layer(s): counted by Megatron, not by TrainMem");
     if (m.contextParallelSize > 1)
         c.notes.push_back("context parallel " + std::to_string(m.contextParallelSize) +
-                          ": Megatron's data-parallel size excludes it; TrainMem does not model context parallelism");
+                          ": Megatron's estimate does not divide its activations by cp (theoretical_memory_usage.py "
+                          "has no cp term); TrainMem holds s/cp tokens per GPU");
     if (m.numExperts) {
         const std::vector<int> p = m.layerPattern();
         const auto firstMoe = std::find(p.begin(), p.end(), 1);

@@ -204,6 +204,8 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"data_parallel", b.layout.dp},
           {"tp", b.layout.tp},
           {"pp", b.layout.pp},
+          {"cp", b.layout.cp},
+          {"sequence_parallel", s.training.sequenceParallelEffective(b.layout.tp)},
           {"ep", b.layout.ep},
           {"expert_data_parallel", b.layout.dpExpert},
           {"vpp", b.layout.vpp},
@@ -219,6 +221,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"tensor_parallel", b.tax.tensorParallel},
           {"pipeline_parallel", b.tax.pipelineParallel},
           {"expert_parallel", b.tax.expertParallel},
+          {"context_parallel", b.tax.contextParallel},
           {"total", b.tax.total()}}},
         {"cost",
          {{"tokens", s.cost.tokens},
@@ -258,8 +261,9 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     out += buf;
     const ParallelLayout& p = b.layout;
     out += "Per GPU (" + std::to_string(p.gpus) + " × " + gpu.id + ", ZeRO-" + std::to_string(p.zero) + ", tp " +
-           std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + (p.ep > 1 ? ", ep " + std::to_string(p.ep) : "") +
-           (p.etp != p.tp ? ", etp " + std::to_string(p.etp) : "") +
+           std::to_string(p.tp) + (s.training.sequenceParallelEffective(p.tp) ? " + sp" : "") + ", pp " +
+           std::to_string(p.pp) + (p.cp > 1 ? ", cp " + std::to_string(p.cp) : "") +
+           (p.ep > 1 ? ", ep " + std::to_string(p.ep) : "") + (p.etp != p.tp ? ", etp " + std::to_string(p.etp) : "") +
            (p.vpp > 1 ? ", vpp " + std::to_string(p.vpp) : "") + ", dp " + std::to_string(p.dp) + "):\n";
     if (b.stages.size() > 1) {
         const StageMemory& busiest = b.stages[b.busiestStage];

@@ -176,7 +176,10 @@ Scenario withGpuCount(Scenario s, int64_t gpus)
 std::optional<int64_t> gradAccumForGlobalBatch(const Scenario& s, int64_t sequences, std::string* why)
 {
     const HardwareSetup& hw = s.hardware;
-    const int64_t mp = std::max<int64_t>(hw.tp, 1) * std::max<int64_t>(hw.pp, 1);
+    // Context-parallel ranks share a sequence, so they add no data-parallel replica (Megatron-LM:
+    // data_parallel_size = world / (tp · pp · cp)). Each degree is clamped before the product.
+    const int64_t mp = std::clamp<int64_t>(hw.tp, 1, kMaxGpus) * std::clamp<int64_t>(hw.pp, 1, kMaxGpus) *
+                       std::clamp<int64_t>(hw.cp, 1, kMaxGpus);
     const int64_t dp = hw.gpus >= mp && hw.gpus % mp == 0 ? hw.gpus / mp : 0;
     const int64_t per = std::clamp<int64_t>(s.training.microBatch, 1, kMaxMicroBatch) * dp;
     auto fail = [&](const std::string& msg) -> std::optional<int64_t> {
@@ -185,7 +188,7 @@ std::optional<int64_t> gradAccumForGlobalBatch(const Scenario& s, int64_t sequen
         return std::nullopt;
     };
     if (dp == 0)
-        return fail("needs gpus to be a multiple of tp·pp (" + std::to_string(mp) + "), got " +
+        return fail("needs gpus to be a multiple of tp·pp·cp (" + std::to_string(mp) + "), got " +
                     std::to_string(hw.gpus));
     if (sequences < 1 || sequences % per != 0)
         return fail("must be a multiple of micro_batch × data parallel = " + std::to_string(s.training.microBatch) +
@@ -240,6 +243,8 @@ HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts)
     // A pipeline stage holds at least one layer: pp ≤ L, and pp divides gpus/tp.
     hw.pp = largestDivisorAtMost(std::gcd(std::clamp<int64_t>(hw.pp, 1, kMaxGpus), hw.gpus / hw.tp),
                                  std::max<int64_t>(layers, 1));
+    // Context parallel splits what a tp·pp replica leaves: cp divides gpus/(tp·pp).
+    hw.cp = std::gcd(std::clamp<int64_t>(hw.cp, 1, kMaxGpus), hw.gpus / (hw.tp * hw.pp));
     // Expert parallelism places whole experts: ep divides the experts (Megatron-LM asserts
     // num_experts % expert_model_parallel_size == 0) and the expert grid etp·ep·pp divides the GPUs
     // (world_size % (etp·ep·pp) == 0). An unset etp (tp) stays unset: tp·pp already divides them.
@@ -260,6 +265,11 @@ HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts)
 Scenario withValidLayout(Scenario s)
 {
     s.hardware = layoutWithin(s.hardware, modelLayers(s.model), modelExperts(s.model));
+    // Megatron-LM splits each sequence into 2·cp chunks for load balance (arguments.py at d98e8a6 asserts
+    // seq_length % (2 · context_parallel_size) == 0): cp keeps its largest divisor that allows it.
+    const int64_t seq = std::clamp<int64_t>(s.training.seqLen, 1, kMaxSeq);
+    // 2·cp divides seq exactly when cp divides seq/2, so the largest such divisor of cp is gcd(cp, seq/2).
+    s.hardware.cp = seq % 2 == 0 ? std::gcd(s.hardware.cp, seq / 2) : 1;
     return s;
 }
 

@@ -123,7 +123,11 @@ struct TrainingSetup {
     int64_t gradAccum = 1; ///< micro-batches per optimizer step m: the tax, and the pipeline's tapes in flight
     Checkpointing checkpointing = Checkpointing::None;
     bool flashAttention = true;
-    bool sequenceParallel = true; ///< with tp > 1, shard norms/dropout activations too
+    /// Megatron sequence parallelism: with tp > 1 the norms' and dropout's activations are split by tp too
+    /// (Korthikanti et al. 2022 §4.2.2). Like Megatron-LM's --sequence-parallel it has no effect at tp 1
+    /// (arguments.py turns it off there); the command line's --sp on refuses tp 1 instead.
+    bool sequenceParallel = true;
+    bool sequenceParallelEffective(int64_t tp) const { return sequenceParallel && tp > 1; }
     InferenceWeights inferenceWeights = InferenceWeights::BF16;
     FineTune fineTune = FineTune::Full;  ///< training only: serving ignores it (adapters merge into the weights)
     int64_t loraRank = kDefaultLoraRank; ///< r, 1 … kMaxLoraRank
@@ -148,6 +152,11 @@ struct HardwareSetup {
     /// args.expert_tensor_parallel_size is None: args.expert_tensor_parallel_size = args.tensor_model_parallel_size").
     int64_t etp = 0;
     int64_t etpOrDefault() const { return etp > 0 ? etp : tp; }
+    /// Context parallel: the sequence of every activation is split cp ways, each GPU holding s/cp tokens
+    /// and passing its K and V blocks around a ring for attention (Megatron-LM's --context-parallel-size,
+    /// docs/user-guide/features/context_parallel.md at d98e8a64ddf34856e74b24714e3bedb2f5a39553). The GPUs are
+    /// tp·pp·cp·dp; the weights are replicated over the cp ranks like over the data-parallel ones.
+    int64_t cp = 1;
     double frameworkBytes = 0.75e9; ///< CUDA context + framework (PyTorch) resident memory
     double fragmentation = 0.05;    ///< allocator reserve as a fraction of everything else
 
@@ -193,21 +202,22 @@ struct Scenario {
 /// validateScenario() refuses. `gpus` is clamped to 1 … kMaxGpus.
 Scenario withGpuCount(Scenario s, int64_t gpus);
 
-/// \brief The scenario with its tensor/pipeline/expert degrees kept as far as the model and the GPU
+/// \brief The scenario with its tensor/pipeline/context/expert degrees kept as far as the model and the GPU
 /// count allow (issue 13): tp divides gpus, pp divides gpus/tp and is at most the model's layers,
+/// cp divides gpus/(tp·pp) and 2·cp divides the sequence (Megatron-LM's load-balanced chunks),
 /// etp divides gpus/pp, ep divides the experts and gpus/(etp·pp) (1 on a dense model, etp unset), vpp is 1 without a
 /// pipeline and pp·vpp is at most the layers. Each degree keeps its largest divisor that satisfies these, so a valid
 /// layout is returned unchanged. withGpuCount() ends with it; the window's controls apply it after every edit, so they
 /// never make a layout validateScenario() refuses.
 Scenario withValidLayout(Scenario s);
 /// \brief The same rules on the hardware alone, for a model of `layers` layers and `experts`
-/// routed experts (0: dense).
+/// routed experts (0: dense). The sequence rule of cp is withValidLayout()'s (it needs the training setup).
 HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts);
 
 /// Sequences per optimizer step the command line and scenario files accept (--global-batch).
 inline constexpr int64_t kMaxGlobalBatch = 1'000'000'000'000;
 /// \brief Micro-batches per step m for a global batch of `sequences`: global = micro_batch · dp · m
-/// with dp = gpus/(tp·pp) (Megatron-LM's --global-batch-size rule). nullopt with `why` set when it
+/// with dp = gpus/(tp·pp·cp) (Megatron-LM's --global-batch-size rule). nullopt with `why` set when it
 /// does not divide or m would leave 1 … 1000000.
 std::optional<int64_t> gradAccumForGlobalBatch(const Scenario& s, int64_t sequences, std::string* why);
 

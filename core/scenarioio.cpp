@@ -403,8 +403,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         const std::string p = "/hardware";
         HardwareSetup& h = s.hardware;
         r.onlyKeys(*hardware, p,
-                   {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "expert_tensor_parallel", "framework_bytes",
-                    "fragmentation"});
+                   {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "expert_tensor_parallel", "context_parallel",
+                    "framework_bytes", "fragmentation"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
@@ -413,6 +413,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.integer(*hardware, "ep", p, h.ep, 1, kMaxGpus);
         r.integer(*hardware, "vpp", p, h.vpp, 1, kMaxLayers);
         r.integer(*hardware, "expert_tensor_parallel", p, h.etp, 1, kMaxGpus);
+        r.integer(*hardware, "context_parallel", p, h.cp, 1, kMaxGpus);
         r.number(*hardware, "framework_bytes", p, h.frameworkBytes, 0, 1e12);
         r.number(*hardware, "fragmentation", p, h.fragmentation, 0, 1);
     }
@@ -562,6 +563,8 @@ json scenarioToJson(const Scenario& s)
                      {"fragmentation", h.fragmentation}};
     if (h.etp > 0)
         j["hardware"]["expert_tensor_parallel"] = h.etp; // unset means tp
+    if (h.cp > 1)
+        j["hardware"]["context_parallel"] = h.cp; // left out, it is 1
     j["cost"] = {{"tokens", s.cost.tokens}, {"mfu", s.cost.mfu}, {"price_per_gpu_hour", s.cost.pricePerGpuHour}};
     if (!s.cost.otherPhases.empty()) {
         json phases = json::array();

@@ -40,8 +40,11 @@ template <class X> X heldPart(const TermContext& c, bool byZero, const char* nam
     by("p", p.pp);
     if (experts)
         by("e", p.ep);
-    if (byZero && c.training)
+    if (byZero && c.training) {
         by(experts ? "d_e" : "d", experts ? p.dpExpert : p.dp);
+        if (!experts)
+            by("c", p.cp); // the context-parallel ranks hold the same weights and shard them with ZeRO
+    }
     const X n = X::sym(name, count);
     return any ? n / div : n;
 }
@@ -91,8 +94,11 @@ template <class X> X parametersHeld(const TermContext& c, bool byZero)
             by("t", p.tp);
         if (experts)
             by("e", p.ep);
-        if (zero)
+        if (zero) {
             by(experts ? "d_e" : "d", experts ? p.dpExpert : p.dp);
+            if (!experts)
+                by("c", p.cp); // Megatron-LM's distributed optimizer shards over dp·cp (with_context_parallel)
+        }
         return any ? n / div : n;
     };
     if (c.stage == PipelineStage::Only) {
@@ -125,16 +131,24 @@ std::string recipeSource(const Scenario& s)
     return src + "; core/recipe.cpp";
 }
 
+// "8 data-parallel ranks", or "4 data-parallel × 2 context-parallel ranks": both hold the same weights.
+std::string ranksText(const ParallelLayout& p)
+{
+    if (p.cp > 1)
+        return std::to_string(p.dp) + " data-parallel × " + std::to_string(p.cp) + " context-parallel ranks";
+    return std::to_string(p.dp) + " data-parallel ranks";
+}
+
 std::string layoutAssumption(const ParallelLayout& p, int zeroThreshold, bool training)
 {
     std::string a;
     if (!training)
         a = "Serving: one copy of the weights, divided only by model parallelism (tensor, pipeline, expert).";
-    else if (p.dp > 1 && p.zero >= zeroThreshold)
-        a = "Sharded by ZeRO-" + std::to_string(p.zero) + " over the " + std::to_string(p.dp) + " data-parallel ranks.";
-    else if (p.dp > 1)
-        a = "Replicated on all " + std::to_string(p.dp) + " data-parallel ranks (ZeRO-" +
-            std::to_string(zeroThreshold) + " or higher would shard it).";
+    else if (p.replicas() > 1 && p.zero >= zeroThreshold)
+        a = "Sharded by ZeRO-" + std::to_string(p.zero) + " over the " + ranksText(p) + ".";
+    else if (p.replicas() > 1)
+        a = "Replicated on all " + ranksText(p) + " (ZeRO-" + std::to_string(zeroThreshold) +
+            " or higher would shard it).";
     else
         a = "One data-parallel rank: nothing to shard across.";
     if (p.tp > 1)
@@ -205,11 +219,18 @@ template <class X> X tape(const char* name, const LayerActivations& l)
 }
 
 // Korthikanti's GPT configuration, for which the closed forms are exact (tests/tst_activations.cpp).
+// The tokens of one sequence on this GPU: "s", or "s/c" under context parallel.
+template <class X> X tokens(const ActivationInputs& in)
+{
+    const X s = X::sym("s", in.seq);
+    return in.cp > 1 ? s / X::sym("c", in.cp) : s;
+}
+
 bool korthikantiShaped(const Architecture& a, const ActivationInputs& in)
 {
     return !a.isMoe() && a.ffnKind == FfnKind::Gelu && a.dropoutOrDefault() && a.attention != AttentionKind::MLA &&
            a.kvHeadsOrDefault() == a.heads && a.headDimOrDefault() * a.heads == a.hidden && a.ffn == 4 * a.hidden &&
-           in.elementBytes == 2 && !in.fp8LinearInputs && in.tp == 1;
+           in.elementBytes == 2 && !in.fp8LinearInputs && in.tp == 1 && in.cp == 1;
 }
 
 // The widest intermediate of one layer, in elements per token, and what it is.
@@ -345,9 +366,14 @@ template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
     const StateRecipe& r = c.adapterRecipe;
     const ParallelLayout& p = c.layout;
     auto perParam = [&](int64_t ranks, const char* d) {
+        const bool dense = std::string(d) == "d";
         auto part = [&](const char* sym, double v, int stage) {
             const X b = X::bytes(sym, v);
-            return p.zero >= stage && ranks > 1 ? b / X::sym(d, dbl(ranks)) : b;
+            if (p.zero < stage)
+                return b;
+            if (dense && p.cp > 1)
+                return ranks > 1 ? b / (X::sym(d, dbl(ranks)) * X::sym("c", dbl(p.cp))) : b / X::sym("c", dbl(p.cp));
+            return ranks > 1 ? b / X::sym(d, dbl(ranks)) : b;
         };
         return part("b_w", r.weights, 3) + part("b_g", r.gradients, 2) + part("b_m", r.master, 1) +
                part("b_o", r.optimizer, 1);
@@ -388,6 +414,11 @@ template <class X> X activations(const TermContext& c, TermNotes<X>& n)
                      ? " Tensor parallel ×" + std::to_string(p.tp) + " with sequence parallelism divides every term."
                      : " Tensor parallel ×" + std::to_string(p.tp) +
                            " without sequence parallelism: norms, dropout masks and block inputs stay whole.";
+        if (p.cp > 1)
+            s += " Context parallel ×" + std::to_string(p.cp) +
+                 ": this GPU holds s/c = " + formatNumber(in.localSeq()) + " of the " + formatNumber(in.seq) +
+                 " tokens of every tensor; its queries still meet all s keys (the unfused scores are a·(s/c)·s·b), "
+                 "and the other chunks' K and V pass through in a ring without being kept.";
         if (p.pp > 1)
             s += stageSentence(c) +
                  (p.vpp > 1 ? " Interleaved 1F1B with " + std::to_string(p.vpp) +
@@ -399,7 +430,7 @@ template <class X> X activations(const TermContext& c, TermNotes<X>& n)
                  " here (Narayanan et al. 2021 §2.2; Megatron-LM schedules.py).";
         return s;
     };
-    const X S = X::sym("s", in.seq), B = X::sym("b", in.microBatch), H = X::sym("h", dbl(a.hidden));
+    const X S = tokens<X>(in), B = X::sym("b", in.microBatch), H = X::sym("h", dbl(a.hidden));
 
     if (in.checkpointing == Checkpointing::Full) {
         // Only each layer's input is kept (layerInputCheckpoint), plus one layer's tape in its backward.
@@ -469,7 +500,7 @@ template <class X> X kvCache(const TermContext& c, TermNotes<X>& n)
     }
     const Architecture& a = c.model->arch;
     const X L = X::sym(c.layout.pp > 1 ? "L/p" : "L", c.stageLayers);
-    const X sb = dot(X::sym("s", c.in.seq), X::sym("b", c.in.microBatch));
+    const X sb = dot(tokens<X>(c.in), X::sym("b", c.in.microBatch));
     const X e = X::bytes("2 B", kKvElementBytes);
     if (a.attention == AttentionKind::MLA) {
         // DeepSeek-V2 §2.1: the compressed latent plus the shared rope key, the same on every tp rank.
@@ -505,7 +536,7 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
     n.assume("One score per vocabulary entry per token in 16 bits, plus an fp32 copy for the softmax cross-entropy. "
              "At long context and large vocabularies this rivals the weights.");
     const X perEntry = X::bytes("e", c.in.elementBytes) + X::bytes("4 B", 4);
-    return tensorSplit<X>(c, dot(dot(dot(X::sym("s", c.in.seq), b), V), perEntry));
+    return tensorSplit<X>(c, dot(dot(dot(tokens<X>(c.in), b), V), perEntry));
 }
 
 // ZeRO-3 keeps only a shard of each layer, so the layer being computed is all-gathered whole: its
@@ -541,12 +572,12 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
         return std::string("The largest transient matmul output, w_max elements per token.") +
                (c.training ? " Training also holds its gradient." : "");
     });
-    X w = dot(dot(dot(X::bytes("e", c.in.elementBytes), X::sym("s", c.in.seq)), X::sym("b", c.in.microBatch)),
+    X w = dot(dot(dot(X::bytes("e", c.in.elementBytes), tokens<X>(c.in)), X::sym("b", c.in.microBatch)),
               widestIntermediate<X>(c.model->arch));
     if (c.training)
         w = dot(X(2), w);
     w = tensorSplit<X>(c, w);
-    if (c.training && c.layout.zero >= 3 && c.layout.dp > 1) {
+    if (c.training && c.layout.zero >= 3 && c.layout.replicas() > 1) {
         n.assume([&] {
             return std::string(
                 "The largest transient matmul output, w_max elements per token; training also holds its "
@@ -703,7 +734,7 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         c.recipe = {};
         c.recipe.weights = inferenceWeightBytes(s.training.inferenceWeights);
     }
-    c.in = activationInputs(s, dbl(layout.tp));
+    c.in = activationInputs(s, dbl(layout.tp), dbl(layout.cp));
     const int64_t L = std::max<int64_t>(a.layers, 1);
     c.layers = dbl(L);
     c.stageLayers = dbl((L + layout.pp - 1) / layout.pp);

@@ -199,6 +199,50 @@ private Q_SLOTS:
         QCOMPARE(o.error, error);
     }
 
+    void sequenceAndContextParallel()
+    {
+        // Issue 9 §4: --sp and --cp reach the scenario, and --json reports the layout used.
+        const CliOutcome o = parse({"--json", "--preset", "llama3-70b", "--seq", "32k", "--gpus", "128", "--tp", "8",
+                                    "--cp", "4", "--sp", "off"});
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QCOMPARE(o.request.scenario.hardware.cp, int64_t(4));
+        QVERIFY(!o.request.scenario.training.sequenceParallel);
+        const nlohmann::json j = runJson({"--json", "--preset", "llama3-70b", "--seq", "32k", "--gpus", "128", "--tp",
+                                          "8", "--cp", "4", "--sp", "on"});
+        QCOMPARE(j["parallel"]["cp"].get<int64_t>(), int64_t(4));
+        QCOMPARE(j["parallel"]["data_parallel"].get<int64_t>(), int64_t(4)); // 128 = 8 · 1 · 4 · 4
+        QCOMPARE(j["parallel"]["sequence_parallel"].get<bool>(), true);
+        QVERIFY(j["communication_bytes_per_step"]["context_parallel"].get<double>() > 0);
+    }
+
+    void sequenceAndContextParallelBadArguments_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("sequence parallel without tensor parallel")
+            << QStringList{"--json", "--sp", "on"}
+            << "--sp: on needs tensor parallelism: it splits the norms' and dropout's activations across the --tp "
+               "ranks, and tp is 1 (add --tp 2 or more)";
+        QTest::newRow("bad sp value") << QStringList{"--json", "--sp", "maybe"}
+                                      << "--sp: must be on or off, got \"maybe\"";
+        QTest::newRow("cp not dividing the GPUs") << QStringList{"--json", "--gpus", "8", "--cp", "3"}
+                                                  << "--cp (/hardware/context_parallel): must divide gpus/(tp·pp) = "
+                                                     "8/1 = 8 (the GPUs are tp·pp·cp·dp), got 3";
+        QTest::newRow("2·cp not dividing the context")
+            << QStringList{"--json", "--gpus", "8", "--cp", "4", "--seq", "12"}
+            << "--cp (/hardware/context_parallel): 2·cp = 8 must divide the sequence length 12 (Megatron-LM cuts each "
+               "sequence into 2·cp load-balanced chunks), got 4";
+        QTest::newRow("cp 0") << QStringList{"--json", "--cp", "0"} << "--cp: must be between 1 and 10000000, got 0";
+    }
+    void sequenceAndContextParallelBadArguments()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, error);
+        const CliOutcome o = parse(args);
+        QVERIFY(!o.ok);
+        QCOMPARE(o.error, error);
+    }
+
     void exportTourWritesOneSlidePerStep()
     {
         // Issue 11 §4: one PNG per tour step, named by its number and id, at --width × --scale, and

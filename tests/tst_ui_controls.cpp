@@ -50,6 +50,7 @@ private Q_SLOTS:
     void slidersEmitWhileDragging();
     void sizeOnArchitecturePresetSwitchesToSizeOnly();
     void loraControlsEditTrainingOnlyAndUndo();
+    void sequenceAndContextParallelControls();
 };
 
 void TestUiControls::initTestCase()
@@ -415,6 +416,53 @@ void TestUiControls::loraControlsEditTrainingOnlyAndUndo()
     choose(panel->modeBox(), static_cast<int>(Mode::Inference));
     QVERIFY(!panel->fineTuneBox()->isEnabled());
     QVERIFY(!panel->loraRankBox()->isEnabled());
+}
+
+void TestUiControls::sequenceAndContextParallelControls()
+{
+    // Issue 9 §4: the Hardware group's sequence-parallel switch and context-parallel degree.
+    Scenario s = preset(QStringLiteral("llama3-70b")); // 8k context
+    s.hardware.gpus = 64;
+    s.hardware.tp = 8;
+    MainWindow w(PresetLibrary::instance(), s);
+    w.setModalErrors(false);
+    ControlPanel* panel = w.controlPanel();
+    QVERIFY(panel->sequenceParallelBox()->isEnabled());
+    QVERIFY(panel->sequenceParallelBox()->isChecked());
+    // cp divides gpus/(tp·pp) = 8 and 2·cp divides 8192: 1, 2, 4, 8.
+    QCOMPARE(panel->contextParallelBox()->count(), 4);
+    QCOMPARE(panel->contextParallelBox()->itemData(3).toLongLong(), 8LL);
+    const int undoBefore = w.undoStack()->count();
+    panel->sequenceParallelBox()->click();
+    QVERIFY(!w.scenario().training.sequenceParallel);
+    const int four = panel->contextParallelBox()->findData(4LL);
+    QVERIFY(four > 0);
+    panel->contextParallelBox()->setCurrentIndex(four);
+    QCOMPARE(panel->contextParallelBox()->currentIndex(), four);
+    Q_EMIT panel->contextParallelBox()->activated(four);
+    QCOMPARE(w.scenario().hardware.cp, int64_t(4));
+    // The per-GPU bar is the core's for that scenario: 8k tokens as 4 × 2k, norms and dropout whole on each tp rank.
+    Scenario expected = s;
+    expected.training.sequenceParallel = false;
+    expected.hardware.cp = 4;
+    const GpuSpec* gpu = PresetLibrary::instance().gpus().find(s.hardware.gpu);
+    QVERIFY(gpu);
+    const Breakdown b = account(expected, *gpu);
+    QCOMPARE(b.layout.dp, int64_t(2));
+    QCOMPARE(barValue(w.dashboard()->barChart()->bars(SegmentKind::Activations), 2), b.perGpu.activations);
+    QCOMPARE(w.undoStack()->count(), undoBefore + 2);
+    w.undoStack()->undo();
+    QCOMPARE(w.scenario().hardware.cp, int64_t(1));
+    QCOMPARE(panel->contextParallelBox()->currentData().toLongLong(), 1LL);
+    w.undoStack()->undo();
+    QVERIFY(w.scenario().training.sequenceParallel);
+    QVERIFY(panel->sequenceParallelBox()->isChecked());
+    // Fewer GPUs leave no rank for cp; one GPU has no tensor parallelism to extend.
+    panel->gpuCountBox()->setValue(8);
+    QCOMPARE(panel->contextParallelBox()->count(), 1);
+    QVERIFY(!panel->contextParallelBox()->isEnabled());
+    panel->gpuCountBox()->setValue(1);
+    QVERIFY(!panel->sequenceParallelBox()->isEnabled());
 }
 
 QTEST_MAIN(TestUiControls)

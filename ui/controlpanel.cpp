@@ -126,6 +126,10 @@ QString ControlPanel::controlName(Control c)
         return tr("Fine-tuning");
     case Control::LoraRank:
         return tr("LoRA rank");
+    case Control::SequenceParallel:
+        return tr("Sequence parallel");
+    case Control::ContextParallel:
+        return tr("Context parallel");
     case Control::LoraTargets:
         return tr("LoRA targets");
     }
@@ -306,6 +310,20 @@ void ControlPanel::build()
     m_zero->setToolTip(tr("ZeRO data parallelism (Rajbhandari et al. 2019) splits the model state across the GPUs "
                           "instead of copying it: stage 1 the optimizer, 2 also gradients, 3 also weights."));
     form->addRow(tr("ZeRO stage"), m_zero);
+    m_sequenceParallel = new QCheckBox(tr("Sequence parallel"), this);
+    m_sequenceParallel->setObjectName(QStringLiteral("sequenceParallel"));
+    m_sequenceParallel->setToolTip(
+        tr("Megatron sequence parallelism (Korthikanti et al. 2022): with tensor parallelism, the norms' and "
+           "dropout's activations are split across the tensor-parallel GPUs too (34·sbh/t instead of "
+           "10·sbh + 24·sbh/t), for the same communication. Needs tensor parallelism (tp > 1)."));
+    form->addRow(m_sequenceParallel);
+    m_contextParallel = new QComboBox(this);
+    m_contextParallel->setObjectName(QStringLiteral("contextParallel"));
+    m_contextParallel->setToolTip(
+        tr("Context parallelism: each GPU holds 1/cp of the sequence's tokens in every activation; attention passes "
+           "keys and values around a ring of cp GPUs (a communication tax). GPUs = tp·pp·cp·dp, and 2·cp must "
+           "divide the context length."));
+    form->addRow(tr("Context parallel"), m_contextParallel);
     m_weights = new QComboBox(this);
     m_weights->setObjectName(QStringLiteral("weights"));
     m_weights->addItem(tr("bf16 (2 B/weight)"), static_cast<int>(InferenceWeights::BF16));
@@ -343,6 +361,13 @@ void ControlPanel::build()
     connect(m_gpu, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int) {
         const std::string id = m_gpu->currentData().toString().toStdString();
         edit(Control::Gpu, false, [id](Scenario& s) { s.hardware.gpu = id; });
+    });
+    connect(m_sequenceParallel, &QCheckBox::toggled, this, [this](bool on) {
+        edit(Control::SequenceParallel, false, [on](Scenario& s) { s.training.sequenceParallel = on; });
+    });
+    connect(m_contextParallel, qOverload<int>(&QComboBox::activated), this, [this](int i) {
+        const int64_t cp = m_contextParallel->itemData(i).toLongLong();
+        edit(Control::ContextParallel, false, [cp](Scenario& s) { s.hardware.cp = cp; });
     });
     connect(m_flash, &QCheckBox::toggled, this,
             [this](bool on) { edit(Control::Flash, false, [on](Scenario& s) { s.training.flashAttention = on; }); });
@@ -451,8 +476,42 @@ void ControlPanel::setScenario(const Scenario& s)
     }
     setSpin(m_gpuCount, static_cast<int>(s.hardware.gpus));
     selectData(m_zero, s.hardware.zeroStage);
+    {
+        const QSignalBlocker block(m_sequenceParallel);
+        const bool on = s.training.sequenceParallelEffective(s.hardware.tp);
+        if (m_sequenceParallel->isChecked() != on)
+            m_sequenceParallel->setChecked(on);
+    }
+    updateContextParallelChoices();
     selectData(m_weights, s.training.inferenceWeights);
     updateEnabled();
+}
+
+void ControlPanel::updateContextParallelChoices()
+{
+    // The degrees withValidLayout() keeps: cp divides gpus/(tp·pp) and 2·cp divides the context. Up to 64
+    // entries; the list is rebuilt only when it changes (a slider step must not re-lay out the panel).
+    const HardwareSetup& hw = m_scenario.hardware;
+    const int64_t ranks = std::max<int64_t>(1, hw.gpus / std::max<int64_t>(1, hw.tp * hw.pp));
+    const int64_t seq = std::clamp<int64_t>(m_scenario.training.seqLen, 1, kMaxSeq);
+    QList<qlonglong> valid;
+    for (int64_t c = 1; c <= std::min<int64_t>(ranks, 1024) && valid.size() < 64; ++c)
+        if (ranks % c == 0 && (c == 1 || seq % (2 * c) == 0))
+            valid.push_back(c);
+    if (!valid.contains(hw.cp)) // a file's cp beyond the list's reach is still shown as it is
+        valid.insert(std::upper_bound(valid.begin(), valid.end(), static_cast<qlonglong>(hw.cp)), hw.cp);
+    bool same = m_contextParallel->count() == valid.size();
+    for (int i = 0; same && i < valid.size(); ++i)
+        same = m_contextParallel->itemData(i).toLongLong() == valid[i];
+    const QSignalBlocker block(m_contextParallel);
+    if (!same) {
+        m_contextParallel->clear();
+        for (qlonglong c : valid)
+            m_contextParallel->addItem(c == 1 ? tr("1 (off)") : QString::number(c), c);
+    }
+    const int i = std::max(0, m_contextParallel->findData(static_cast<qlonglong>(hw.cp)));
+    if (m_contextParallel->currentIndex() != i)
+        m_contextParallel->setCurrentIndex(i);
 }
 
 void ControlPanel::updateEnabled()
@@ -469,6 +528,9 @@ void ControlPanel::updateEnabled()
     for (QWidget* w : std::initializer_list<QWidget*>{m_loraRank, m_loraTargets})
         w->setEnabled(m_scenario.training.adapters());
     m_weights->setEnabled(!training);
+    // Sequence parallel splits what tensor parallelism leaves whole: nothing to split at tp 1.
+    m_sequenceParallel->setEnabled(m_scenario.hardware.tp > 1);
+    m_contextParallel->setEnabled(m_contextParallel->count() > 1);
 }
 
 void ControlPanel::setFontScale(double scale)

@@ -41,7 +41,9 @@ public:
         Weights,
         FineTune,
         LoraRank,
-        LoraTargets
+        LoraTargets,
+        SequenceParallel,
+        ContextParallel
     };
     Q_ENUM(Control)
 
@@ -71,6 +73,8 @@ public:
     QComboBox* gpuBox() const { return m_gpu; }
     QSpinBox* gpuCountBox() const { return m_gpuCount; }
     QComboBox* zeroBox() const { return m_zero; }
+    QCheckBox* sequenceParallelBox() const { return m_sequenceParallel; }
+    QComboBox* contextParallelBox() const { return m_contextParallel; }
     QComboBox* weightsBox() const { return m_weights; }
 
 Q_SIGNALS:
@@ -83,6 +87,7 @@ private:
     void edit(Control c, bool continuous, const std::function<void(Scenario&)>& change);
     void setSize(int64_t total, int64_t active);
     void updateEnabled();
+    void updateContextParallelChoices();
 
     const PresetLibrary& m_library;
     Scenario m_scenario;
@@ -105,6 +110,8 @@ private:
     QComboBox* m_gpu = nullptr;
     QSpinBox* m_gpuCount = nullptr;
     QComboBox* m_zero = nullptr;
+    QCheckBox* m_sequenceParallel = nullptr;
+    QComboBox* m_contextParallel = nullptr; ///< the valid cp degrees for the current GPUs and context
     QComboBox* m_weights = nullptr;
     QLabel* m_description = nullptr;
 };
