@@ -177,8 +177,8 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     {
         TermContext one = termContext(m, s, ParallelLayout{});
         r.singleGpu = evaluateTerms(one);
-        TermContext peak = termContext(m, s, par); // the busiest pipeline stage
-        r.perGpu = evaluateTerms(peak);
+        TermContext peak = termContext(m, s, par);                        // the busiest pipeline stage
+        r.perGpu = peak.layout.pp > 1 ? peak.bytes : evaluateTerms(peak); // termContext evaluated the stages
         r.recipe = peak.recipe;
         r.stages = pipelineStages(peak);
         r.busiestStage = busiestStage(r.stages);
@@ -297,17 +297,27 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
             return static_cast<int64_t>(std::round(seq));
         return std::max<int64_t>(chunk, static_cast<int64_t>(std::round(seq / static_cast<double>(chunk))) * chunk);
     };
+    // Each point needs only the busiest GPU's segments: the same layout and terms account() uses for
+    // Breakdown::perGpu, without the one-GPU view, the stage list, the tax and the fit search.
+    // The layout depends on the context only through cp's 2·cp chunks (parallelLayout), and every
+    // context of the sweep is a multiple of 2·cp (sweepSeq): one layout serves every point.
+    x.training.seqLen = sweepSeq(kSweepMinSeq);
+    const ParallelLayout layout = parallelLayout(x, m);
+    auto perGpuAt = [&m, &layout](const Scenario& sc) {
+        TermContext peak = termContext(m, sc, layout);
+        return peak.layout.pp > 1 ? peak.bytes : evaluateTerms(peak); // termContext evaluated the stages
+    };
     for (int i = 0; i < n; ++i) {
         const double seq = std::round(kSweepMinSeq * std::exp2(static_cast<double>(i) / pointsPerOctave));
         x.training.seqLen = sweepSeq(seq);
         out.seq.push_back(static_cast<double>(x.training.seqLen));
         for (int mode = 0; mode < 3; ++mode) {
             x.training.checkpointing = static_cast<Checkpointing>(mode);
-            const Breakdown b = account(m, x, gpu);
-            out.totalPerGpu[static_cast<size_t>(mode)].push_back(b.perGpu.total());
-            out.activationsPerGpu[static_cast<size_t>(mode)].push_back(tapeOf(b.perGpu));
+            const Segments g = perGpuAt(x);
+            out.totalPerGpu[static_cast<size_t>(mode)].push_back(g.total());
+            out.activationsPerGpu[static_cast<size_t>(mode)].push_back(tapeOf(g));
             if (i == 0 && mode == 0)
-                out.modelStatePerGpu = b.perGpu.modelState();
+                out.modelStatePerGpu = g.modelState();
         }
     }
     out.capacity = gpu.memoryBytes;
@@ -317,7 +327,7 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
     x.training.checkpointing = s.training.checkpointing;
     auto at = [&](double seq) {
         x.training.seqLen = sweepSeq(seq);
-        return account(m, x, gpu);
+        return perGpuAt(x);
     };
     auto firstWhere = [&](auto pred) -> std::optional<double> {
         double lo = std::log2(kSweepMinSeq), hi = std::log2(kSweepMaxSeq);
@@ -331,8 +341,8 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
         }
         return static_cast<double>(sweepSeq(std::exp2(hi)));
     };
-    out.crossoverSeq = firstWhere([&](const Breakdown& b) { return tapeOf(b.perGpu) >= b.perGpu.modelState(); });
-    out.diesFromSeq = firstWhere([&](const Breakdown& b) { return b.perGpu.total() > gpu.memoryBytes; });
+    out.crossoverSeq = firstWhere([&](const Segments& g) { return tapeOf(g) >= g.modelState(); });
+    out.diesFromSeq = firstWhere([&](const Segments& g) { return g.total() > gpu.memoryBytes; });
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include "terms.h"
 
 #include <algorithm>
+#include <span>
 
 namespace trainmem {
 namespace {
@@ -51,15 +52,14 @@ void placeOnStage(TermContext& c, PipelineStage stage)
 
 std::vector<StageMemory> pipelineStages(const TermContext& base)
 {
-    std::vector<StageMemory> out;
+    static constexpr PipelineStage kOnly[] = {PipelineStage::Only};
+    static constexpr PipelineStage kTwo[] = {PipelineStage::First, PipelineStage::Last};
+    static constexpr PipelineStage kMore[] = {PipelineStage::First, PipelineStage::Middle, PipelineStage::Last};
     const int64_t p = base.layout.pp;
-    std::vector<PipelineStage> kinds;
-    if (p <= 1)
-        kinds = {PipelineStage::Only};
-    else if (p == 2)
-        kinds = {PipelineStage::First, PipelineStage::Last};
-    else
-        kinds = {PipelineStage::First, PipelineStage::Middle, PipelineStage::Last};
+    using Kinds = std::span<const PipelineStage>;
+    const Kinds kinds = p <= 1 ? Kinds(kOnly) : p == 2 ? Kinds(kTwo) : Kinds(kMore);
+    std::vector<StageMemory> out;
+    out.reserve(kinds.size());
     for (PipelineStage k : kinds) {
         TermContext c = base;
         placeOnStage(c, k);

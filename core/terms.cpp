@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 namespace trainmem {
 namespace {
@@ -186,12 +187,12 @@ std::string stageSentence(const TermContext& c)
 // stage `zeroStage` on (ZeRO §5: stage 1 master and optimizer, 2 gradients, 3 weights).
 template <class X>
 X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const char* sym, double perParam, int zeroStage,
-             const std::string& what)
+             std::string_view what)
 {
     n.title([&] { return std::string(title) + " per GPU"; });
     n.assume([&] {
         std::string why =
-            c.training ? what : std::string("Serving keeps no gradients, master copy or optimizer state.");
+            c.training ? std::string(what) : std::string("Serving keeps no gradients, master copy or optimizer state.");
         if (c.fineTune != FineTune::Full)
             why = zeroStage == 3
                       ? "LoRA freezes the base model: forward and backward read it in the weight precision, nothing "
@@ -394,7 +395,8 @@ template <class X> X activations(const TermContext& c, TermNotes<X>& n)
     const Architecture& a = c.model->arch;
     const ActivationInputs& in = c.in;
     const ParallelLayout& p = c.layout;
-    const std::string src =
+    // A literal, not a std::string: the numbers-only pass must not allocate (bench, core recompute).
+    constexpr const char* src =
         "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4.1 "
         "(per-layer terms), §5 (selective and full recomputation); core/activations.h";
     if (!c.training) {
@@ -440,7 +442,8 @@ template <class X> X activations(const TermContext& c, TermNotes<X>& n)
                    "extra forward, +33% compute) and holds that one layer's tape meanwhile." +
                    notes();
         });
-        n.source(src + "; Chen et al. 2016, Training Deep Nets with Sublinear Memory Cost");
+        n.source(
+            [&] { return std::string(src) + "; Chen et al. 2016, Training Deep Nets with Sublinear Memory Cost"; });
         X input = X::sym("e", in.elementBytes) * S * B * H;
         if (p.tp > 1 && in.sequenceParallel)
             input = input / X::sym("t", in.tp);
@@ -774,7 +777,9 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
     // The view is the busiest stage (issue 13): each stage kind evaluated, the largest total kept.
     if (layout.pp > 1) {
         const std::vector<StageMemory> stages = pipelineStages(c);
-        placeOnStage(c, stages[busiestStage(stages)].stage);
+        const StageMemory& busiest = stages[busiestStage(stages)];
+        placeOnStage(c, busiest.stage);
+        c.bytes = busiest.bytes; // what evaluateTerms(c) gives on this stage (pipelineStages evaluated it)
     }
     return c;
 }

@@ -264,6 +264,42 @@ private Q_SLOTS:
         }
     }
 
+    void contextSweepPointsAreTheBreakdownsAtTheirContext_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<int64_t>("cp");
+        QTest::newRow("llama3-70b, cp 4 on 128 GPUs") << QStringLiteral("llama3-70b") << int64_t(4);
+        QTest::newRow("deepseek-v3, pp 16 (three stage kinds)") << QStringLiteral("deepseek-v3") << int64_t(1);
+        QTest::newRow("chapter-7b, one GPU") << QStringLiteral("chapter-7b") << int64_t(1);
+    }
+    void contextSweepPointsAreTheBreakdownsAtTheirContext()
+    {
+        // The sweep evaluates only the busiest GPU's terms with one layout for every point (a shortcut
+        // that made the core recompute 4× faster); each point must still be account()'s per-GPU total
+        // for that context and checkpointing mode.
+        QFETCH(QString, preset);
+        QFETCH(int64_t, cp);
+        Scenario s = testdata::preset(preset.toStdString());
+        if (cp > 1) {
+            s.hardware.gpus = 128;
+            s.hardware.tp = 8;
+            s.hardware.cp = cp;
+        }
+        const GpuSpec gpu = testdata::gpu("H100");
+        const ContextSweep sw = sweepContext(s, gpu, 2);
+        QVERIFY(sw.seq.size() > 10);
+        for (size_t i = 0; i < sw.seq.size(); i += 3) {
+            for (int mode = 0; mode < 3; ++mode) {
+                Scenario x = s;
+                x.training.seqLen = static_cast<int64_t>(sw.seq[i]);
+                x.training.checkpointing = static_cast<Checkpointing>(mode);
+                const Breakdown b = account(x, gpu);
+                QCOMPARE(b.layout.cp, std::max<int64_t>(cp, 1));
+                QCOMPARE(sw.totalPerGpu[static_cast<size_t>(mode)][i], b.perGpu.total());
+            }
+        }
+    }
+
     void scenarioFileRoundTrip()
     {
         Scenario s = testdata::preset("llama3-70b");
