@@ -226,6 +226,12 @@ Scenario withValidLayout(Scenario s);
 /// routed experts (0: dense). The sequence rule of cp is withValidLayout()'s (it needs the training setup).
 HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts);
 
+/// \brief The scenario with an offload its ZeRO stage allows (DeepSpeed: offload_optimizer from ZeRO-1, offload_param
+/// only at ZeRO-3; no parameter offload of a QLoRA NF4 base). With `raiseZero` the ZeRO stage is raised to what the
+/// offload needs (the window's offload control was just chosen), else the offload is lowered to what the stage allows.
+/// Serving is left as it is (validateScenario() ignores offload there).
+Scenario withValidOffload(Scenario s, bool raiseZero);
+
 /// Sequences per optimizer step the command line and scenario files accept (--global-batch).
 inline constexpr int64_t kMaxGlobalBatch = 1'000'000'000'000;
 /// \brief Micro-batches per step m for a global batch of `sequences`: global = micro_batch · dp · m
