@@ -140,9 +140,8 @@ void addDeepSpeedTerms(PeerComparison& c, const char* peer, const Breakdown& b, 
     auto add = [&](const char* term, double tm, double ds, std::string reason) {
         // Offloaded (issue 9 §3), both keep the term in host memory: 0 on the GPU on both sides.
         const std::string key = term;
-        const bool offloaded =
-            est.offloadOptimizer && (key == "gradients" || key == "master_weights" || key == "optimizer" ||
-                                     (key == "weights" && est.offloadParam));
+        const bool offloaded = est.offloadOptimizer && (key == "gradients" || key == "master_weights" ||
+                                                        key == "optimizer" || (key == "weights" && est.offloadParam));
         if (offloaded)
             reason = std::string("Offloaded to host memory (DeepSpeed's ") +
                      (key == "weights" ? "cpu_offload_params" : "cpu_offload") + "; TrainMem's --offload " +

@@ -115,8 +115,8 @@ private:
     QSpinBox* m_gpuCount = nullptr;
     QComboBox* m_zero = nullptr;
     QCheckBox* m_sequenceParallel = nullptr;
-    QComboBox* m_offload = nullptr;    ///< ZeRO-Offload (issue 9 §3)
-    QSpinBox* m_gpusPerNode = nullptr; ///< GPUs sharing one host's memory
+    QComboBox* m_offload = nullptr;         ///< ZeRO-Offload (issue 9 §3)
+    QSpinBox* m_gpusPerNode = nullptr;      ///< GPUs sharing one host's memory
     QComboBox* m_contextParallel = nullptr; ///< the valid cp degrees for the current GPUs and context
     QComboBox* m_weights = nullptr;
     QLabel* m_description = nullptr;
