@@ -387,7 +387,8 @@ nlohmann::json peersToJson(const PeerComparison& c)
                       {"zero3", dsJson(c.zero3, true)},
                       {"zero2_variants", z2v},
                       {"zero3_variants", z3v},
-                      {"cpu_note", "cpu_bytes are DeepSpeed's own figures (P·max(4·gpus_per_node, 16)·1.5 and the like); TrainMem's host memory is per_node_host_bytes."}};
+                      {"cpu_note", "cpu_bytes are DeepSpeed's own figures (P·max(4·gpus_per_node, 16)·1.5 and the "
+                                   "like); TrainMem's host memory is per_node_host_bytes."}};
     json diffs = json::array();
     json gap = json::object();
     for (const PeerDifference& d : c.differences) {
