@@ -87,6 +87,13 @@ struct Options {
     QCommandLineOption gpus{QStringLiteral("gpus"), QStringLiteral("Number of GPUs."), QStringLiteral("n")};
     QCommandLineOption zero{QStringLiteral("zero"), QStringLiteral("ZeRO stage 0-3 (3 = FSDP)."),
                             QStringLiteral("stage")};
+    QCommandLineOption offload{
+        QStringLiteral("offload"),
+        QStringLiteral("ZeRO-Offload to host memory: none, optimizer (fp32 master, optimizer state and gradients; "
+                       "needs --zero 1-3) or optimizer+params (the 16-bit weights too; needs --zero 3)."),
+        QStringLiteral("none|optimizer|optimizer+params")};
+    QCommandLineOption gpusPerNode{QStringLiteral("gpus-per-node"),
+                                   QStringLiteral("GPUs sharing one host's memory (default 8)."), QStringLiteral("n")};
     QCommandLineOption tp{QStringLiteral("tp"), QStringLiteral("Tensor-parallel degree."), QStringLiteral("n")};
     QCommandLineOption pp{QStringLiteral("pp"), QStringLiteral("Pipeline-parallel degree."), QStringLiteral("n")};
     QCommandLineOption ep{QStringLiteral("ep"), QStringLiteral("Expert-parallel degree."), QStringLiteral("n")};
@@ -131,13 +138,12 @@ struct Options {
 
     void addTo(QCommandLineParser& p) const
     {
-        p.addOptions({json,         text,          preset,    scenario,  hfConfig,    exportPng,
-                      exportTour,   chart,         width,     height,    scale,       params,
-                      activeParams, mode,          precision, optimizer, weights,     seq,
-                      batch,        checkpointing, finetune,  loraRank,  loraTargets, flash,
-                      gpu,          gpus,          zero,      tp,        pp,          ep,
-                      etp,          vpp,           sp,        cp,        gradAccum,   globalBatch,
-                      tokens,       mfu,           price,     megatron,  listPresets, listGpus});
+        p.addOptions(
+            {json,      text,          preset,   scenario,     hfConfig,    exportPng, exportTour,  chart,   width,
+             height,    scale,         params,   activeParams, mode,        precision, optimizer,   weights, seq,
+             batch,     checkpointing, finetune, loraRank,     loraTargets, flash,     gpu,         gpus,    zero,
+             offload,   gpusPerNode,   tp,       pp,           ep,          etp,       vpp,         sp,      cp,
+             gradAccum, globalBatch,   tokens,   mfu,          price,       megatron,  listPresets, listGpus});
     }
 };
 
@@ -385,6 +391,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     // window); --tp/--pp given too are taken as asked and checked below.
     ov.count(o.gpus, 1, kMaxGpus, [&](int64_t n) { s = withGpuCount(std::move(s), n); });
     ov.count(o.zero, 0, 3, [&](int64_t n) { s.hardware.zeroStage = static_cast<int>(n); });
+    ov.choice(o.offload, s.hardware.offload, offloadFromString, offloadNames());
+    ov.count(o.gpusPerNode, 1, kMaxGpusPerNode, [&](int64_t n) { s.hardware.gpusPerNode = n; });
     ov.count(o.tp, 1, kMaxGpus, [&](int64_t n) { s.hardware.tp = n; });
     ov.count(o.pp, 1, kMaxGpus, [&](int64_t n) { s.hardware.pp = n; });
     ov.count(o.ep, 1, kMaxGpus, [&](int64_t n) { s.hardware.ep = n; });
@@ -481,16 +489,18 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             option = QStringLiteral("etp");
         else if (option == QLatin1String("context_parallel"))
             option = QStringLiteral("cp");
+        else if (option == QLatin1String("gpus_per_node"))
+            option = QStringLiteral("gpus-per-node");
         out.error = QStringLiteral("--%1 (%2): %3")
                         .arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
         return out;
     }
     for (const QCommandLineOption* override :
-         {&o.params,      &o.activeParams, &o.mode,          &o.precision, &o.optimizer, &o.weights,
-          &o.seq,         &o.batch,        &o.checkpointing, &o.finetune,  &o.loraRank,  &o.loraTargets,
-          &o.flash,       &o.gpu,          &o.gpus,          &o.zero,      &o.tp,        &o.pp,
-          &o.ep,          &o.etp,          &o.vpp,           &o.sp,        &o.cp,        &o.gradAccum,
-          &o.globalBatch, &o.tokens,       &o.mfu,           &o.price})
+         {&o.params, &o.activeParams,  &o.mode,     &o.precision,   &o.optimizer,   &o.weights,     &o.seq,
+          &o.batch,  &o.checkpointing, &o.finetune, &o.loraRank,    &o.loraTargets, &o.flash,       &o.gpu,
+          &o.gpus,   &o.zero,          &o.offload,  &o.gpusPerNode, &o.tp,          &o.pp,          &o.ep,
+          &o.etp,    &o.vpp,           &o.sp,       &o.cp,          &o.gradAccum,   &o.globalBatch, &o.tokens,
+          &o.mfu,    &o.price})
         r.scenarioGiven = r.scenarioGiven || p.isSet(*override);
 
     if (p.isSet(o.exportPng) && p.isSet(o.exportTour)) {

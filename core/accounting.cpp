@@ -171,8 +171,9 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     const double nMoe = L - dbl(denseLayers);
 
     // Every segment, of both views, from the table of terms (core/terms.cpp).
-    double zero3Gather = 0;    // the layer ZeRO-3 gathers whole (in the workspace term), for the fit search
-    StateRecipe adapterRecipe; // LoRA/QLoRA: the adapters' recipe and count, for the tax
+    double zero3Gather = 0;          // the layer ZeRO-3 gathers whole (in the workspace term), for the fit search
+    Offload offload = Offload::None; // what this layout offloads to host memory
+    StateRecipe adapterRecipe;       // LoRA/QLoRA: the adapters' recipe and count, for the tax
     LinearCount adapterParams;
     {
         TermContext one = termContext(m, s, ParallelLayout{});
@@ -185,11 +186,23 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         r.lastStageIsPeak = peak.holdsHead();
         r.layer = peak.shownLayer();
         zero3Gather = zero3GatheredLayer(peak);
-        if (training && par.zero >= 3 && par.replicas() > 1)
+        if (peak.gathersLayer())
             r.gatheredLayerBytes = zero3Gather;
         adapterRecipe = peak.adapterRecipe;
         adapterParams = peak.adapterParams;
+        // Offload (issue 9 §3): the host view of the same GPU, and a node's worth of them.
+        const Segments host = hostTerms(peak);
+        r.perGpuHost = {host.weights, host.gradients, host.master, host.optimizer};
+        offload = peak.offload;
     }
+    r.gpusOnNode = std::clamp<int64_t>(std::min(par.gpus, s.hardware.gpusPerNode), 1, kMaxGpusPerNode);
+    {
+        const double n = dbl(r.gpusOnNode);
+        r.perNodeHost = {r.perGpuHost.weights * n, r.perGpuHost.gradients * n, r.perGpuHost.master * n,
+                         r.perGpuHost.optimizer * n};
+    }
+    r.hostMemoryBytes = gpu.hostMemoryBytes;
+    r.hostFits = gpu.hostMemoryBytes <= 0 || r.perNodeHost.total() <= gpu.hostMemoryBytes;
     r.bytesPerParam = r.recipe.total();
     r.modelStateBytes = total * r.bytesPerParam;
     if (s.training.adapters()) {
@@ -238,6 +251,22 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
                                    dbl(a.moe.activeExperts) * h;
         if (par.cp > 1)
             r.tax.contextParallel = micro * stageLayers * ringAttentionLayerBytes(a, in, dbl(par.tp));
+        // Offload's PCIe traffic between this GPU and its host, per step, over this rank's ZeRO partition S
+        // (Ren et al. 2021, ZeRO-Offload §4.1: the optimal offload strategy moves 4M per step, 2M of fp16 gradients
+        // to the CPU and 2M of updated fp16 parameters back; §4.2: with data parallelism each rank moves its
+        // partition only). The gradients go out every micro-batch (DeepSpeed accumulates them in the host's fp32
+        // buffer: stage_1_and_2.py's async_accumulate_grad_in_cpu_via_gpu at edaa722). With the parameters offloaded
+        // too (ZeRO-Infinity, Rajbhandari et al. 2021 §5), each rank fetches its shard of every layer from host
+        // memory for forward and again for backward, every micro-batch, and the updated weights stay on the host.
+        if (offload != Offload::None) {
+            const double shard = denseShare / dbl(par.zero >= 1 ? par.replicas() : 1) + expertShare / dbl(par.dpExpert);
+            const double bw = r.recipe.weights;
+            const double gradsOut = r.recipe.gradients > 0 ? micro * bw * shard : 0; // 16-bit, as backward makes them
+            if (offload == Offload::OptimizerParams)
+                r.tax.offload = gradsOut + micro * 2 * bw * shard;
+            else
+                r.tax.offload = gradsOut + (r.recipe.gradients > 0 ? bw * shard : 0);
+        }
     } else {
         if (par.tp > 1)
             r.tax.tensorParallel = dbl(layersPerStage) * 2 * 2 * (t - 1) / t * in.elementBytes * sb * h;
@@ -247,7 +276,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
 
     const double frag = std::clamp(s.hardware.fragmentation, 0.0, 1.0);
     const double framework = std::clamp(s.hardware.frameworkBytes, 0.0, 1e12);
-    r.fits = r.perGpu.total() <= gpu.memoryBytes;
+    r.fits = r.perGpu.total() <= gpu.memoryBytes && r.hostFits;
 
     const double cap = std::max(gpu.memoryBytes, 1.0);
     r.minGpusForModelState = static_cast<int64_t>(std::max(1.0, std::ceil(r.modelStateBytes / cap)));
@@ -256,8 +285,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     const double usable = (cap - framework) / (1 + frag);
     const Segments& pg = r.perGpu;
     // The search assumes ZeRO-3, so it counts the gathered layer even when this layout has none.
-    const double rest =
-        pg.activations + pg.logits + pg.workspace + (par.zero >= 3 && par.replicas() > 1 ? 0 : zero3Gather);
+    const double rest = pg.activations + pg.logits + pg.workspace + (r.gatheredLayerBytes > 0 ? 0 : zero3Gather);
     const double shardable = (denseShare + expertShare * dbl(par.ep)) * r.bytesPerParam;
     if (!training) {
         if (searchMinimum)
@@ -439,6 +467,25 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
                                     std::to_string(etp * hw.pp) + " = " + std::to_string(hw.gpus / (etp * hw.pp)) +
                                     " (the expert grid etp·ep·pp = " + std::to_string(etp * hw.ep * hw.pp) +
                                     " must divide the GPUs; etp is tp unless set), got " + std::to_string(hw.ep));
+    }
+    // Offload (issue 9 §3) follows DeepSpeed's rules (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig's
+    // docstrings): offload_optimizer is "Valid for ZeRO stage 1, 2, 3", offload_param "Valid only with stage 3".
+    // Serving ignores it, like the ZeRO stage.
+    if (hw.gpusPerNode < 1 || hw.gpusPerNode > kMaxGpusPerNode)
+        bad("/hardware/gpus_per_node",
+            "must be between 1 and " + std::to_string(kMaxGpusPerNode) + ", got " + std::to_string(hw.gpusPerNode));
+    if (t.mode == Mode::Training && hw.zeroStage >= 0 && hw.zeroStage <= 3) {
+        if (hw.offload == Offload::OptimizerParams && hw.zeroStage != 3)
+            bad("/hardware/offload", "optimizer+params needs ZeRO stage 3 (DeepSpeed offloads parameters only with "
+                                     "stage 3), got zero_stage " +
+                                         std::to_string(hw.zeroStage));
+        else if (hw.offload == Offload::Optimizer && hw.zeroStage < 1)
+            bad("/hardware/offload",
+                "optimizer needs ZeRO stage 1, 2 or 3 (DeepSpeed's optimizer offload partitions the optimizer "
+                "state over the data-parallel ranks), got zero_stage 0");
+        else if (hw.offload == Offload::OptimizerParams && t.fineTune == FineTune::QLora)
+            bad("/hardware/offload", "optimizer+params cannot offload QLoRA's 4-bit NF4 base (it stays on the GPU "
+                                     "where bitsandbytes dequantises it); use optimizer, got optimizer+params");
     }
     if (!(hw.fragmentation >= 0 && hw.fragmentation <= 1))
         bad("/hardware/fragmentation", "must be a fraction between 0 and 1");

@@ -41,7 +41,22 @@ struct CommTax {
     double pipelineParallel = 0; ///< activations forward, gradients backward at the stage boundary
     double expertParallel = 0;   ///< dispatch and combine all-to-alls, forward and backward
     double contextParallel = 0;  ///< ring attention's K/V blocks (forward, again in backward) and their gradients
-    double total() const { return dataParallel + tensorParallel + pipelineParallel + expertParallel + contextParallel; }
+    /// PCIe between the GPU and its host under offload (issue 9 §3): 16-bit gradients out and updated 16-bit weights
+    /// back (optimizer), or the weights fetched for forward and backward (optimizer+params); both directions.
+    double offload = 0;
+    double total() const
+    {
+        return dataParallel + tensorParallel + pipelineParallel + expertParallel + contextParallel + offload;
+    }
+};
+
+/// \brief Host (CPU) memory taken by offloaded model state (issue 9 §3), bytes: the offloadable terms only.
+struct HostBytes {
+    double weights = 0;   ///< the 16-bit weights' partition (optimizer+params)
+    double gradients = 0; ///< fp32 gradients of the partition, for the CPU optimizer
+    double master = 0;
+    double optimizer = 0;
+    double total() const { return weights + gradients + master + optimizer; }
 };
 
 /// \brief The parallel layout account() works with: the scenario's gpus/tp/pp/ep/ZeRO when
@@ -94,7 +109,12 @@ struct Breakdown {
     int64_t minGpusForModelState = 1; ///< ⌈model state / one GPU⌉, the chapter's count
     int64_t minGpusToFit = 0;         ///< with ZeRO-3 at this tp/pp; 0 = never (activations alone exceed)
     CommTax tax;
-    FieldErrors warnings; ///< adjustments made to a layout validateScenario() refuses
+    HostBytes perGpuHost;       ///< what one GPU's offloaded state takes in its host's memory (the busiest stage's)
+    HostBytes perNodeHost;      ///< a node's host memory: perGpuHost × the GPUs on one node
+    int64_t gpusOnNode = 1;     ///< min(gpus, gpus_per_node)
+    double hostMemoryBytes = 0; ///< the catalog's host memory per node (0: unknown, not checked)
+    bool hostFits = true;       ///< perNodeHost fits hostMemoryBytes (true when unknown)
+    FieldErrors warnings;       ///< adjustments made to a layout validateScenario() refuses
 };
 
 ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldErrors* warnings = nullptr);

@@ -100,9 +100,12 @@ GpuCatalog parseGpuCatalog(std::string_view text, const std::string& file)
         spec.fp8Tflops = 0;
         num("fp8_tflops", spec.fp8Tflops, 0, 1e6, false);
         num("price_per_hour", spec.pricePerHour, 0, 1e4, true);
+        double hostGb = 0;
+        num("host_memory_gb", hostGb, 0, 1e7, false);
+        spec.hostMemoryBytes = hostGb * 1e9;
         for (const auto& [k, v] : g.items())
             if (k != "id" && k != "name" && k != "source" && k != "memory_gb" && k != "bf16_tflops" &&
-                k != "fp8_tflops" && k != "price_per_hour" && k != "note")
+                k != "fp8_tflops" && k != "price_per_hour" && k != "host_memory_gb" && k != "note")
                 out.errors.push_back({file, p + "/" + k, "unknown field"});
         if (good && out.find(spec.id)) {
             out.errors.push_back({file, p + "/id", "duplicates an earlier GPU id \"" + spec.id + "\""});

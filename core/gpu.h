@@ -17,6 +17,9 @@ struct GpuSpec {
     double bf16Tflops = 989;   ///< dense peak, no sparsity
     double fp8Tflops = 1979;   ///< dense peak, 0 when the GPU has no fp8 tensor cores
     double pricePerHour = 2.0; ///< typical cloud USD per GPU-hour
+    /// Host (CPU) memory of one node of these GPUs, decimal bytes (a DGX H100: 2 TB); 0 when the catalog
+    /// gives none, and then offloaded state is not checked against it.
+    double hostMemoryBytes = 0;
     std::string source;
 
     bool operator==(const GpuSpec&) const = default;

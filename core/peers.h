@@ -92,9 +92,10 @@ struct PeerComparison {
     MegatronEstimate megatron;
     int64_t gpusPerNode = 1, nodes = 1; ///< DeepSpeed's hardware description
     int64_t deepspeedParams = 0, deepspeedLargestLayer = 0;
-    DeepSpeedEstimate zero2, zero3;                              ///< the scenario's offload choice: none
+    DeepSpeedEstimate zero2, zero3;                              ///< with the scenario's offload (issue 9 §3)
     std::vector<DeepSpeedEstimate> zero2Variants, zero3Variants; ///< what DeepSpeed's *_all_cold print
-    Segments trainmem; ///< TrainMem, this launch: what every peer is compared with
+    Segments trainmem;      ///< TrainMem, this launch: what every peer is compared with
+    HostBytes trainmemHost; ///< TrainMem's host memory per node (offload), beside DeepSpeed's cpuBytes
     std::vector<PeerDifference> differences;
     std::vector<std::string> notes; ///< what TrainMem does not model for these flags
 };

@@ -136,7 +136,19 @@ void addDeepSpeedTerms(PeerComparison& c, const char* peer, const Breakdown& b, 
     const Segments& t = b.perGpu;
     const Segments ds = deepspeedSegments(c, stage3 ? 3 : 2);
     const double P = dbl(c.deepspeedParams), N = dbl(c.gpusPerNode * c.nodes);
+    const DeepSpeedEstimate& est = stage3 ? c.zero3 : c.zero2;
     auto add = [&](const char* term, double tm, double ds, std::string reason) {
+        // Offloaded (issue 9 §3), both keep the term in host memory: 0 on the GPU on both sides.
+        const std::string key = term;
+        const bool offloaded = est.offloadOptimizer && (key == "gradients" || key == "master_weights" ||
+                                                        key == "optimizer" || (key == "weights" && est.offloadParam));
+        if (offloaded)
+            reason = std::string("Offloaded to host memory (DeepSpeed's ") +
+                     (key == "weights" ? "cpu_offload_params" : "cpu_offload") + "; TrainMem's --offload " +
+                     toString(s.hardware.offload) + "): DeepSpeed keeps none of it on the GPU" +
+                     (tm > 0 ? ", TrainMem " + formatBytes(tm) + " (its offload needs ZeRO-" +
+                                   (key == "weights" ? "3" : "1") + " or higher)."
+                             : ", nor does TrainMem.");
         c.differences.push_back({peer, term, tm, ds, std::move(reason)});
     };
     const int zero = s.hardware.zeroStage;
@@ -212,10 +224,18 @@ Segments deepspeedSegments(const PeerComparison& c, int stage)
     s.workspace = dbl(d.largestLayerBytes);
     if (stage == 3) {
         const double sharded = dbl(d.gpuBytes - d.largestLayerBytes); // 18 B per parameter ÷ GPUs
-        s.weights = sharded * 2 / 18;
-        s.gradients = sharded * 4 / 18;
-        s.master = sharded * 4 / 18;
-        s.optimizer = sharded * 8 / 18;
+        if (d.offloadParam) {
+            // cpu_offload_params: gpu_mem = largest_layer_memory, nothing per parameter stays on the GPU.
+        } else if (d.offloadOptimizer) {
+            s.weights = sharded; // largest_layer_memory + 2 · P / total_gpus: the fp16 weights' shard only
+        } else {
+            s.weights = sharded * 2 / 18;
+            s.gradients = sharded * 4 / 18;
+            s.master = sharded * 4 / 18;
+            s.optimizer = sharded * 8 / 18;
+        }
+    } else if (d.offloadOptimizer) {
+        s.weights = dbl(d.gpuBytes); // cpu_offload: gpu_mem = 2 · P, the fp16 weights, whole
     } else {
         const double whole = 2 * dbl(c.deepspeedParams);
         const double sharded = dbl(d.gpuBytes) - whole;
@@ -246,8 +266,14 @@ PeerComparison comparePeers(const MegatronArgs& m, const Scenario& s, const GpuS
     }
     c.deepspeedParams = megatronModelParams(m);
     c.deepspeedLargestLayer = megatronLargestTensor(m);
-    c.zero2 = deepspeedZero2(c.deepspeedParams, c.gpusPerNode, c.nodes, false);
-    c.zero3 = deepspeedZero3(c.deepspeedParams, c.deepspeedLargestLayer, c.gpusPerNode, c.nodes, false, false, true);
+    // The scenario's offload (issue 9 §3) is DeepSpeed's cpu_offload (offload_optimizer) and cpu_offload_params
+    // (offload_param); its ZeRO-2 estimator has no parameter offload, so ZeRO-2 takes the optimizer part only.
+    const bool training = s.training.mode == Mode::Training;
+    const bool offloadOptimizer = training && s.hardware.offloadsOptimizer();
+    const bool offloadParams = training && s.hardware.offloadsParams();
+    c.zero2 = deepspeedZero2(c.deepspeedParams, c.gpusPerNode, c.nodes, offloadOptimizer);
+    c.zero3 = deepspeedZero3(c.deepspeedParams, c.deepspeedLargestLayer, c.gpusPerNode, c.nodes, offloadOptimizer,
+                             offloadParams, true);
     for (bool offload : {true, false})
         c.zero2Variants.push_back(deepspeedZero2(c.deepspeedParams, c.gpusPerNode, c.nodes, offload));
     // The order estimate_zero3_model_states_mem_needs_all_cold prints.
@@ -262,6 +288,19 @@ PeerComparison comparePeers(const MegatronArgs& m, const Scenario& s, const GpuS
 
     const Breakdown launch = account(s, gpu);
     c.trainmem = launch.perGpu;
+    c.trainmemHost = launch.perNodeHost;
+    if (offloadOptimizer) {
+        // Host memory: DeepSpeed's cpu_mem beside TrainMem's per-node host bytes (docs/accounting.md, Offload).
+        const DeepSpeedEstimate& ds = launch.layout.zero >= 3 ? c.zero3 : c.zero2;
+        c.notes.push_back(
+            std::string("host memory per node: DeepSpeed's ZeRO-") + (launch.layout.zero >= 3 ? "3" : "2") +
+            " estimator " + formatBytes(dbl(ds.cpuBytes)) +
+            " (its 16 or 18 B per parameter, or 4 B × every GPU's fp32 copy while the model loads, × the 1.5 "
+            "additional_buffer_factor), TrainMem " +
+            formatBytes(launch.perNodeHost.total()) +
+            " (the fp32 master, optimizer state and fp32 gradients of the node's partitions, and the 16-bit weights' "
+            "with optimizer+params, with no buffer factor)");
+    }
     if (c.megatron.available)
         addMegatronTerms(c, launch, s);
     addDeepSpeedTerms(c, "deepspeed_zero2", launch, s, false);
@@ -348,7 +387,8 @@ nlohmann::json peersToJson(const PeerComparison& c)
                       {"zero3", dsJson(c.zero3, true)},
                       {"zero2_variants", z2v},
                       {"zero3_variants", z3v},
-                      {"cpu_note", "TrainMem does not model host memory; cpu_bytes are DeepSpeed's own figures."}};
+                      {"cpu_note", "cpu_bytes are DeepSpeed's own figures (P·max(4·gpus_per_node, 16)·1.5 and the "
+                                   "like); TrainMem's host memory is per_node_host_bytes."}};
     json diffs = json::array();
     json gap = json::object();
     for (const PeerDifference& d : c.differences) {

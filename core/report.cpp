@@ -82,6 +82,20 @@ std::string stageText(const StageMemory& st, int64_t pp)
            (st.inflight == 1 ? "" : "es") + " in flight)";
 }
 
+// The host side of an offloaded scenario (issue 9 §3): "; host memory per node 112 GB of 2.00 TB".
+std::string hostClause(const Breakdown& b)
+{
+    if (b.perNodeHost.total() <= 0)
+        return {};
+    std::string out = " Offloaded to host memory: " + formatBytes(b.perNodeHost.total()) + " per node (" +
+                      std::to_string(b.gpusOnNode) + " GPU" + (b.gpusOnNode == 1 ? "" : "s") + " × " +
+                      formatBytes(b.perGpuHost.total()) + ")";
+    if (b.hostMemoryBytes > 0)
+        out += " of " + formatBytes(b.hostMemoryBytes) + " (" +
+               formatPercent(b.perNodeHost.total() / b.hostMemoryBytes) + ")";
+    return out + ".";
+}
+
 } // namespace
 
 std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
@@ -111,7 +125,16 @@ std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
         return "Fits: " + formatBytes(g.total()) + " of " + capText + " on " +
                (gpus == 1 ? where : "each of " + where) + " (" + percent(g.total() / cap) + "), " +
                formatBytes(cap - g.total()) + " to spare. Model state " + formatBytes(g.modelState()) +
-               ", activations and logits " + formatBytes(g.activations + g.logits) + ".";
+               ", activations and logits " + formatBytes(g.activations + g.logits) + "." + hostClause(b);
+    }
+    // Offload (issue 9 §3): the GPUs fit, the host that holds their offloaded state does not.
+    if (!b.hostFits && g.total() <= cap) {
+        return "Dies: host memory per node " + formatBytes(b.perNodeHost.total()) + " > " +
+               formatBytes(b.hostMemoryBytes) + " (" + times(b.perNodeHost.total() / b.hostMemoryBytes) +
+               " the node's host memory): the offloaded state of " + std::to_string(b.gpusOnNode) + " GPU" +
+               (b.gpusOnNode == 1 ? "" : "s") + " × " + formatBytes(b.perGpuHost.total()) + " each. Each " + gpu.id +
+               " holds " + formatBytes(g.total()) + " of " + capText + ". Shard it over more GPUs (ZeRO over more " +
+               "nodes), fewer GPUs per node, or offload less.";
     }
 
     const double state = gpus == 1 ? b.modelStateBytes : g.modelState();
@@ -138,6 +161,11 @@ std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
         out += "; more GPUs cannot fix it by sharding the model state: the activations alone exceed one GPU. "
                "Checkpoint, shorten the context or the micro-batch, or add tensor/pipeline parallelism.";
     }
+    if (!b.hostFits)
+        out += " The host does not fit either: " + formatBytes(b.perNodeHost.total()) + " per node > " +
+               formatBytes(b.hostMemoryBytes) + ".";
+    else
+        out += hostClause(b);
     return out;
 }
 
@@ -182,6 +210,12 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
         {"model_state_bytes", b.modelStateBytes},
         {"per_gpu_bytes", segmentsJson(b.perGpu)},
         {"single_gpu_bytes", segmentsJson(b.singleGpu)},
+        {"per_node_host_bytes",
+         {{"weights", b.perNodeHost.weights},
+          {"gradients", b.perNodeHost.gradients},
+          {"master_weights", b.perNodeHost.master},
+          {"optimizer", b.perNodeHost.optimizer},
+          {"total", b.perNodeHost.total()}}},
         {"activation_layer_bytes",
          {{"attention", l.attention},
           {"scores", l.scores},
@@ -195,8 +229,10 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"memory_bytes", gpu.memoryBytes},
           {"bf16_tflops", gpu.bf16Tflops},
           {"fp8_tflops", gpu.fp8Tflops},
-          {"price_per_hour", gpu.pricePerHour}}},
+          {"price_per_hour", gpu.pricePerHour},
+          {"host_memory_bytes", gpu.hostMemoryBytes}}},
         {"fits", b.fits},
+        {"host_fits", b.hostFits},
         {"min_gpus_for_model_state", b.minGpusForModelState},
         {"min_gpus_to_fit", b.minGpusToFit},
         {"parallel",
@@ -212,6 +248,9 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"etp", b.layout.etp},
           {"micro_batches_per_step", std::max<int64_t>(s.training.gradAccum, 1)},
           {"zero_stage", b.layout.zero},
+          {"offload", toString(s.hardware.offload)},
+          {"gpus_per_node", s.hardware.gpusPerNode},
+          {"gpus_on_node", b.gpusOnNode},
           {"layers_per_stage", b.layersPerStage},
           {"busiest_stage", toString(b.stages[b.busiestStage].stage)},
           {"peak_stage", toString(b.stages[b.busiestStage].stage)},
@@ -222,6 +261,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"pipeline_parallel", b.tax.pipelineParallel},
           {"expert_parallel", b.tax.expertParallel},
           {"context_parallel", b.tax.contextParallel},
+          {"offload_pcie", b.tax.offload},
           {"total", b.tax.total()}}},
         {"cost",
          {{"tokens", s.cost.tokens},
@@ -281,6 +321,18 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     }
     line("total", g.total());
     line("GPU memory", gpu.memoryBytes);
+    if (s.hardware.offloadsOptimizer() && s.training.mode == Mode::Training) {
+        const HostBytes& h = b.perNodeHost;
+        out += "Host memory per node (" + std::to_string(b.gpusOnNode) + " GPU" + (b.gpusOnNode == 1 ? "" : "s") +
+               ", offload " + toString(s.hardware.offload) + "):\n";
+        line("weights", h.weights);
+        line("gradients", h.gradients);
+        line("master weights", h.master);
+        line("optimizer", h.optimizer);
+        line("host total", h.total());
+        if (b.hostMemoryBytes > 0)
+            line("host memory", b.hostMemoryBytes);
+    }
     out += verdict(b, s, gpu) + "\n";
     return out;
 }

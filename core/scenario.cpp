@@ -38,6 +38,8 @@ constexpr Names<AttentionBias, 3> kAttentionBiases{
 constexpr Names<FineTune, 3> kFineTunes{
     {{FineTune::Full, "full"}, {FineTune::Lora, "lora"}, {FineTune::QLora, "qlora"}}};
 constexpr Names<LoraTargets, 2> kLoraTargets{{{LoraTargets::Attention, "attn"}, {LoraTargets::All, "all"}}};
+constexpr Names<Offload, 3> kOffloads{
+    {{Offload::None, "none"}, {Offload::Optimizer, "optimizer"}, {Offload::OptimizerParams, "optimizer+params"}}};
 constexpr Names<QkNorm, 3> kQkNorms{{{QkNorm::None, "none"}, {QkNorm::PerHead, "head"}, {QkNorm::Full, "full"}}};
 
 template <typename E, size_t N> const char* nameOf(const Names<E, N>& names, E v)
@@ -117,6 +119,10 @@ const char* toString(LoraTargets v)
 {
     return nameOf(kLoraTargets, v);
 }
+const char* toString(Offload v)
+{
+    return nameOf(kOffloads, v);
+}
 
 std::optional<Mode> modeFromString(const std::string& s)
 {
@@ -165,6 +171,10 @@ std::optional<FineTune> fineTuneFromString(const std::string& s)
 std::optional<LoraTargets> loraTargetsFromString(const std::string& s)
 {
     return valueOf(kLoraTargets, s);
+}
+std::optional<Offload> offloadFromString(const std::string& s)
+{
+    return valueOf(kOffloads, s);
 }
 
 Scenario withGpuCount(Scenario s, int64_t gpus)
@@ -273,6 +283,25 @@ Scenario withValidLayout(Scenario s)
     return s;
 }
 
+Scenario withValidOffload(Scenario s, bool raiseZero)
+{
+    HardwareSetup& hw = s.hardware;
+    if (s.training.mode != Mode::Training || hw.offload == Offload::None)
+        return s;
+    if (hw.offload == Offload::OptimizerParams && s.training.fineTune == FineTune::QLora)
+        hw.offload = Offload::Optimizer;
+    const int needs = hw.offload == Offload::OptimizerParams ? 3 : 1;
+    if (hw.zeroStage >= needs && hw.zeroStage <= 3)
+        return s;
+    if (raiseZero)
+        hw.zeroStage = needs;
+    else if (hw.zeroStage >= 1 && hw.zeroStage <= 3)
+        hw.offload = Offload::Optimizer;
+    else
+        hw.offload = Offload::None;
+    return s;
+}
+
 std::string precisionNames()
 {
     return joined(kPrecisions);
@@ -300,6 +329,10 @@ std::string fineTuneNames()
 std::string loraTargetsNames()
 {
     return joined(kLoraTargets);
+}
+std::string offloadNames()
+{
+    return joined(kOffloads);
 }
 
 } // namespace trainmem

@@ -16,7 +16,9 @@ inline constexpr int64_t kMaxMicroBatch = 65536;
 inline constexpr int64_t kMaxGpus = 10'000'000;
 /// LoRA ranks used in practice are 4 … 256; beyond 4096 an adapter is no longer low-rank for any model's linears.
 inline constexpr int64_t kMaxLoraRank = 4096;
-inline constexpr int64_t kDefaultLoraRank = 16; // PEFT's examples and the QLoRA paper's 7B runs use 16 or 64
+inline constexpr int64_t kDefaultLoraRank = 16;   // PEFT's examples and the QLoRA paper's 7B runs use 16 or 64
+inline constexpr int64_t kDefaultGpusPerNode = 8; // a DGX/HGX node
+inline constexpr int64_t kMaxGpusPerNode = 1024;
 
 enum class Mode { Training, Inference };
 enum class Precision { FP32, BF16Mixed, FP16Mixed, BF16, FP8Mixed };
@@ -29,6 +31,10 @@ enum class FineTune { Full, Lora, QLora };
 /// Which linear layers carry LoRA adapters: q, k, v, o (attention) or every linear of attention
 /// and MLP, experts included (PEFT's target_modules="all-linear", without the output head).
 enum class LoraTargets { Attention, All };
+/// What DeepSpeed moves to host (CPU) memory (ZeRO-Offload, Ren et al. 2021; ZeRO-Infinity, Rajbhandari et al.
+/// 2021): nothing; the optimizer (fp32 master weights, optimizer state and fp32 gradients, DeepSpeed's
+/// zero_optimization.offload_optimizer); or that and the 16-bit weights too (offload_param, ZeRO-3 only).
+enum class Offload { None, Optimizer, OptimizerParams };
 enum class FfnKind { Gelu, SwiGLU };
 enum class NormKind { LayerNorm, RMSNorm };
 enum class AttentionKind { MHA, GQA, MLA };
@@ -157,6 +163,12 @@ struct HardwareSetup {
     /// docs/user-guide/features/context_parallel.md at d98e8a64ddf34856e74b24714e3bedb2f5a39553). The GPUs are
     /// tp·pp·cp·dp; the weights are replicated over the cp ranks like over the data-parallel ones.
     int64_t cp = 1;
+    /// ZeRO-Offload / ZeRO-Infinity (issue 9 §3): what lives in the host's memory instead of the GPU's.
+    Offload offload = Offload::None;
+    /// GPUs that share one host (a node): its host memory holds their offloaded shards. DGX/HGX nodes have 8.
+    int64_t gpusPerNode = kDefaultGpusPerNode;
+    bool offloadsOptimizer() const { return offload != Offload::None; }
+    bool offloadsParams() const { return offload == Offload::OptimizerParams; }
     double frameworkBytes = 0.75e9; ///< CUDA context + framework (PyTorch) resident memory
     double fragmentation = 0.05;    ///< allocator reserve as a fraction of everything else
 
@@ -214,6 +226,12 @@ Scenario withValidLayout(Scenario s);
 /// routed experts (0: dense). The sequence rule of cp is withValidLayout()'s (it needs the training setup).
 HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts);
 
+/// \brief The scenario with an offload its ZeRO stage allows (DeepSpeed: offload_optimizer from ZeRO-1, offload_param
+/// only at ZeRO-3; no parameter offload of a QLoRA NF4 base). With `raiseZero` the ZeRO stage is raised to what the
+/// offload needs (the window's offload control was just chosen), else the offload is lowered to what the stage allows.
+/// Serving is left as it is (validateScenario() ignores offload there).
+Scenario withValidOffload(Scenario s, bool raiseZero);
+
 /// Sequences per optimizer step the command line and scenario files accept (--global-batch).
 inline constexpr int64_t kMaxGlobalBatch = 1'000'000'000'000;
 /// \brief Micro-batches per step m for a global batch of `sequences`: global = micro_batch · dp · m
@@ -239,6 +257,7 @@ const char* toString(AttentionBias v);
 const char* toString(QkNorm v);
 const char* toString(FineTune v);
 const char* toString(LoraTargets v);
+const char* toString(Offload v);
 
 std::optional<Mode> modeFromString(const std::string& s);
 std::optional<Precision> precisionFromString(const std::string& s);
@@ -252,6 +271,7 @@ std::optional<AttentionBias> attentionBiasFromString(const std::string& s);
 std::optional<QkNorm> qkNormFromString(const std::string& s);
 std::optional<FineTune> fineTuneFromString(const std::string& s);
 std::optional<LoraTargets> loraTargetsFromString(const std::string& s);
+std::optional<Offload> offloadFromString(const std::string& s);
 
 /// The accepted names of each enumeration, "a|b|c", for messages and --help.
 std::string precisionNames();
@@ -261,5 +281,6 @@ std::string modeNames();
 std::string inferenceWeightsNames();
 std::string fineTuneNames();
 std::string loraTargetsNames();
+std::string offloadNames();
 
 } // namespace trainmem

@@ -404,7 +404,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         HardwareSetup& h = s.hardware;
         r.onlyKeys(*hardware, p,
                    {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "expert_tensor_parallel", "context_parallel",
-                    "framework_bytes", "fragmentation"});
+                    "offload", "gpus_per_node", "framework_bytes", "fragmentation"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
@@ -414,6 +414,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.integer(*hardware, "vpp", p, h.vpp, 1, kMaxLayers);
         r.integer(*hardware, "expert_tensor_parallel", p, h.etp, 1, kMaxGpus);
         r.integer(*hardware, "context_parallel", p, h.cp, 1, kMaxGpus);
+        r.choice(*hardware, "offload", p, h.offload, offloadFromString, offloadNames());
+        r.integer(*hardware, "gpus_per_node", p, h.gpusPerNode, 1, kMaxGpusPerNode);
         r.number(*hardware, "framework_bytes", p, h.frameworkBytes, 0, 1e12);
         r.number(*hardware, "fragmentation", p, h.fragmentation, 0, 1);
     }
@@ -565,6 +567,10 @@ json scenarioToJson(const Scenario& s)
         j["hardware"]["expert_tensor_parallel"] = h.etp; // unset means tp
     if (h.cp > 1)
         j["hardware"]["context_parallel"] = h.cp; // left out, it is 1
+    if (h.offload != Offload::None)
+        j["hardware"]["offload"] = toString(h.offload); // left out, it is none
+    if (h.gpusPerNode != kDefaultGpusPerNode)
+        j["hardware"]["gpus_per_node"] = h.gpusPerNode; // left out, it is 8
     j["cost"] = {{"tokens", s.cost.tokens}, {"mfu", s.cost.mfu}, {"price_per_gpu_hour", s.cost.pricePerGpuHour}};
     if (!s.cost.otherPhases.empty()) {
         json phases = json::array();

@@ -183,13 +183,38 @@ std::string stageSentence(const TermContext& c)
     return {};
 }
 
+// Where a model-state term lives under ZeRO-Offload (issue 9 §3): on the GPU, or in the host's memory.
+struct HostCopy {
+    bool offloaded = false; ///< this scenario moves the term to host memory
+    const char* sym = "";   ///< its bytes per parameter on the host ("b_g,host")
+    double perParam = 0;
+    int zeroStage = 1; ///< the host copy is a ZeRO partition from this stage on
+};
+
+// The sentence the drill-down adds when a term is offloaded.
+std::string offloadSentence(const TermContext& c)
+{
+    if (c.offload == Offload::OptimizerParams)
+        return " ZeRO-Infinity offload (optimizer+params): the fp32 master weights, the optimizer state, the fp32 "
+               "gradients and the 16-bit weights live in the host's memory; each GPU keeps only its shard there, "
+               "fetches one layer at a time over PCIe (the gathered layer, in the workspace term) and the CPU runs "
+               "the optimizer step.";
+    return " ZeRO-Offload (optimizer): the fp32 master weights, the optimizer state and the fp32 gradients of this "
+           "GPU's ZeRO partition live in the host's memory and the CPU runs the optimizer step; the GPU keeps its "
+           "16-bit weights, and its 16-bit gradients go to the host bucket by bucket as backward produces them.";
+}
+
 // One model-state term: bytes per parameter × the parameters this GPU holds; ZeRO shards it from
-// stage `zeroStage` on (ZeRO §5: stage 1 master and optimizer, 2 gradients, 3 weights).
+// stage `zeroStage` on (ZeRO §5: stage 1 master and optimizer, 2 gradients, 3 weights). Offloaded
+// (ZeRO-Offload, Ren et al. 2021 §4; DeepSpeed's offload_optimizer/offload_param), the GPU holds 0 B of
+// it and the host view (c.host) holds `host`'s bytes per parameter of this GPU's partition.
 template <class X>
 X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const char* sym, double perParam, int zeroStage,
-             std::string_view what)
+             std::string_view what, const HostCopy& host = {})
 {
-    n.title([&] { return std::string(title) + " per GPU"; });
+    if (c.host && !host.offloaded)
+        return X(0);
+    n.title([&] { return std::string(title) + (host.offloaded && c.host ? " per GPU, in host memory" : " per GPU"); });
     n.assume([&] {
         std::string why =
             c.training ? std::string(what) : std::string("Serving keeps no gradients, master copy or optimizer state.");
@@ -199,12 +224,35 @@ X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const cha
                         "updates it."
                       : "LoRA freezes the base model: no gradient, master copy or optimizer state for its parameters "
                         "(the adapters' own are in the adapters term).";
-        return why + " " + layoutAssumption(c.layout, zeroStage, c.training) + stageSentence(c) +
+        return why + " " + layoutAssumption(c.layout, host.offloaded ? host.zeroStage : zeroStage, c.training) +
+               stageSentence(c) + (host.offloaded ? offloadSentence(c) : std::string()) +
                " P counts every parameter, sleeping experts included: model state scales with total, not active, "
                "parameters.";
     });
-    n.source([&] { return recipeSource(*c.scenario); });
-    return X::mul(X::bytes(sym, perParam), parametersHeld<X>(c, c.layout.zero >= zeroStage), " · ", " × ");
+    n.source([&] {
+        return recipeSource(*c.scenario) +
+               (host.offloaded
+                    ? "; Ren et al. 2021, ZeRO-Offload: Democratizing Billion-Scale Model Training, §4 (fp16 "
+                      "parameters "
+                      "on the GPU; fp32 parameters, gradients and optimizer states on the CPU, partitioned over the "
+                      "data-parallel ranks); Rajbhandari et al. 2021, ZeRO-Infinity, §5 (parameters offloaded under "
+                      "ZeRO-3); deepspeedai/DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py and stage3.py @ "
+                      "edaa7221 (estimate_zero{2,3}_model_states_mem_needs: 16 B per parameter on the CPU)"
+                    : "");
+    });
+    if (!host.offloaded)
+        return X::mul(X::bytes(sym, perParam), parametersHeld<X>(c, c.layout.zero >= zeroStage), " · ", " × ");
+    const X onHost =
+        X::mul(X::bytes(host.sym, host.perParam), parametersHeld<X>(c, c.layout.zero >= host.zeroStage), " · ", " × ");
+    if (c.host)
+        return onHost;
+    if constexpr (X::kText)
+        return X::text(onHost.symbolic + " in host memory",
+                       "0 B on the GPU (offloaded: " + onHost.substituted + " = " + formatBytes(onHost.value) +
+                           " of this GPU's partition in the host's memory)",
+                       0);
+    else
+        return X(0);
 }
 
 std::string bytesList(const LayerActivations& l)
@@ -300,23 +348,33 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
 template <class X> X weights(const TermContext& c, TermNotes<X>& n)
 {
     if (c.fineTune == FineTune::QLora)
-        return qloraBase<X>(c, n);
+        return c.host ? X(0) : qloraBase<X>(c, n); // validateScenario() refuses offloading an NF4 base
+    // optimizer+params (ZeRO-Infinity): the 16-bit weights' ZeRO-3 partition lives in host memory.
+    const HostCopy host{c.offload == Offload::OptimizerParams, "b_w", c.recipe.weights, 3};
     return modelState<X>(c, n, c.fineTune == FineTune::Lora ? "Base weights (frozen)" : "Weights", "b_w",
                          c.recipe.weights, 3,
                          c.training ? "The working copy forward and backward read."
-                                    : "Weights stored at the serving precision (bf16 2 B, int8 1 B, int4 0.5 B).");
+                                    : "Weights stored at the serving precision (bf16 2 B, int8 1 B, int4 0.5 B).",
+                         host);
 }
 
 template <class X> X gradients(const TermContext& c, TermNotes<X>& n)
 {
+    // Offloaded, the CPU optimizer reads fp32 gradients: DeepSpeed copies each 16-bit gradient bucket into an
+    // fp32 buffer of this rank's partition in pinned host memory (stage_1_and_2.py's
+    // single_partition_of_fp32_groups' .grad, 4 B of its estimator's 16 B per parameter on the CPU), from ZeRO-1 on.
+    const HostCopy host{c.offload != Offload::None, "b_g,host",
+                        c.recipe.gradients > 0 ? std::max(c.recipe.gradients, 4.0) : 0.0, 1};
     return modelState<X>(c, n, "Gradients", "b_g", c.recipe.gradients, 2,
-                         "One gradient per parameter, kept until the optimizer step.");
+                         "One gradient per parameter, kept until the optimizer step.", host);
 }
 
 template <class X> X master(const TermContext& c, TermNotes<X>& n)
 {
+    const HostCopy host{c.offload != Offload::None, "b_m", c.recipe.master, 1};
     return modelState<X>(c, n, "Master weights", "b_m", c.recipe.master, 1,
-                         "Mixed precision updates an fp32 copy so that small updates are not rounded away in 16 bits.");
+                         "Mixed precision updates an fp32 copy so that small updates are not rounded away in 16 bits.",
+                         host);
 }
 
 template <class X> X optimizer(const TermContext& c, TermNotes<X>& n)
@@ -326,7 +384,8 @@ template <class X> X optimizer(const TermContext& c, TermNotes<X>& n)
         what = std::to_string(c.recipe.slotCount) + " slot(s) of " + formatNumber(c.recipe.slotBytes) +
                " B per parameter for " + toString(c.scenario->training.optimizer) +
                " (Adam keeps the running mean m and variance v).";
-    return modelState<X>(c, n, "Optimizer state", "b_o", c.recipe.optimizer, 1, what);
+    const HostCopy host{c.offload != Offload::None, "b_o", c.recipe.optimizer, 1};
+    return modelState<X>(c, n, "Optimizer state", "b_o", c.recipe.optimizer, 1, what, host);
 }
 
 // LoRA adapters (Hu et al. 2021): r·(d_in + d_out) trainable parameters per adapted linear
@@ -580,14 +639,20 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
     if (c.training)
         w = dot(X(2), w);
     w = tensorSplit<X>(c, w);
-    if (c.training && c.layout.zero >= 3 && c.layout.replicas() > 1) {
+    if (c.gathersLayer()) {
         n.assume([&] {
             return std::string(
-                "The largest transient matmul output, w_max elements per token; training also holds its "
-                "gradient. ZeRO-3 keeps a shard of each layer, so the layer being computed is all-gathered "
-                "whole: its weights, and in backward its unsharded gradients before the reduce-scatter "
-                "(P_layer dense, E_layer expert parameters of one layer; experts are gathered only over "
-                "the ranks that share them).");
+                       "The largest transient matmul output, w_max elements per token; training also holds its "
+                       "gradient. ZeRO-3 keeps a shard of each layer, so the layer being computed is all-gathered "
+                       "whole: its weights, and in backward its unsharded gradients before the reduce-scatter "
+                       "(P_layer dense, E_layer expert parameters of one layer; experts are gathered only over "
+                       "the ranks that share them).") +
+                   (c.offload == Offload::OptimizerParams
+                        ? " With the parameters offloaded (ZeRO-Infinity) this layer is all that holds weights on the "
+                          "GPU: each rank fetches its shard from host memory over PCIe and the ranks all-gather it, in "
+                          "forward and again in backward (DeepSpeed's estimate_zero3_model_states_mem_needs keeps "
+                          "only 4 B × the largest layer on the GPU then)."
+                        : "");
         });
         n.source("docs/accounting.md, Workspace and overhead; core/terms.cpp (widestIntermediate); ZeRO paper "
                  "(Rajbhandari et al. 2020) §5.3; "
@@ -706,6 +771,11 @@ const LayerActivations& TermContext::shownLayer() const
     return moeLayers > 0 ? moe : dense;
 }
 
+bool TermContext::gathersLayer() const
+{
+    return training && layout.zero >= 3 && (layout.replicas() > 1 || offload == Offload::OptimizerParams);
+}
+
 TermContext termContext(const ResolvedModel& m, const Scenario& s, const ParallelLayout& layout)
 {
     TermContext c;
@@ -713,6 +783,10 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
     c.model = &m;
     c.layout = layout;
     c.training = s.training.mode == Mode::Training;
+    // Offload (issue 9 §3) is a training choice that needs ZeRO (DeepSpeed: offload_optimizer from stage 1,
+    // offload_param only at stage 3); the one-GPU view (ZeRO-0) and serving keep everything on the GPU.
+    if (c.training && layout.zero >= 1 && s.hardware.offloadsOptimizer())
+        c.offload = s.hardware.offloadsParams() && layout.zero >= 3 ? Offload::OptimizerParams : Offload::Optimizer;
     const Architecture& a = m.arch;
     if (c.training && s.training.adapters()) {
         // LoRA/QLoRA: the base keeps only its weights (bf16 in the mixed recipes); the adapters get
@@ -790,6 +864,45 @@ const Segments& evaluateTerms(TermContext& c)
     for (const TermInfo& t : kTerms)
         c.bytes.*t.field = t.bytes(c, none).value;
     return c.bytes;
+}
+
+Segments hostTerms(const TermContext& c)
+{
+    TermContext h = c;
+    h.host = true;
+    TermNotes<NumExpr> none;
+    Segments out;
+    if (c.offload == Offload::None)
+        return out;
+    out.weights = weights<NumExpr>(h, none).value;
+    out.gradients = gradients<NumExpr>(h, none).value;
+    out.master = master<NumExpr>(h, none).value;
+    out.optimizer = optimizer<NumExpr>(h, none).value;
+    return out;
+}
+
+TermText explainHostTerm(SegmentKind k, const TermContext& c)
+{
+    TermContext h = c;
+    h.host = true;
+    TermText t;
+    switch (k) {
+    case SegmentKind::Weights:
+        t.expr = weights<TextExpr>(h, t.notes);
+        break;
+    case SegmentKind::Gradients:
+        t.expr = gradients<TextExpr>(h, t.notes);
+        break;
+    case SegmentKind::Master:
+        t.expr = master<TextExpr>(h, t.notes);
+        break;
+    case SegmentKind::Optimizer:
+        t.expr = optimizer<TextExpr>(h, t.notes);
+        break;
+    default:
+        break;
+    }
+    return t;
 }
 
 double zero3GatheredLayer(const TermContext& c)

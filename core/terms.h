@@ -75,6 +75,14 @@ struct TermContext {
     LayerActivations dense, moe;         ///< one layer's tape at the scenario's checkpointing
     LayerActivations denseNone, moeNone; ///< the same without checkpointing (full's recompute, serving)
     Segments bytes;                      ///< terms evaluated so far, in table order (the reserve reads them)
+    /// What this view offloads to host memory (issue 9 §3): the scenario's offload where its ZeRO stage allows
+    /// it (optimizer from ZeRO-1, params at ZeRO-3), None for serving and the one-GPU view.
+    Offload offload = Offload::None;
+    /// The host view: the model-state terms give the bytes this GPU's host holds for it (hostTerms()).
+    bool host = false;
+    /// ZeRO-3 all-gathers the layer being computed: over more than one rank, or from host memory when the
+    /// parameters are offloaded.
+    bool gathersLayer() const;
 
     /// The layer kind whose tape is largest without checkpointing (what serving and full
     /// recomputation hold at once).
@@ -130,6 +138,10 @@ size_t busiestStage(const std::vector<StageMemory>& stages);
 /// term adds it when it does.
 double zero3GatheredLayer(const TermContext& c);
 
+/// \brief The host memory one GPU's offloaded state takes (weights, gradients, master weights, optimizer; the rest
+/// 0), for view `c`; all 0 without offload.
+Segments hostTerms(const TermContext& c);
+
 /// \brief One term evaluated with its texts.
 struct TermText {
     TextExpr expr;
@@ -137,5 +149,8 @@ struct TermText {
 };
 /// \brief Term `k` with its formula; `c.bytes` must hold the evaluated terms (evaluateTerms).
 TermText explainTerm(SegmentKind k, const TermContext& c);
+/// \brief The host-memory side of an offloaded model-state term (weights, gradients, master, optimizer), with its
+/// formula; value 0 for a term that stays on the GPU.
+TermText explainHostTerm(SegmentKind k, const TermContext& c);
 
 } // namespace trainmem

@@ -243,6 +243,50 @@ private Q_SLOTS:
         QCOMPARE(o.error, error);
     }
 
+    void offloadBadArguments_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("unknown offload") << QStringList{"--json", "--offload", "nvme"}
+                                         << "--offload: must be one of none|optimizer|optimizer+params, got \"nvme\"";
+        // DeepSpeed offloads parameters only with ZeRO stage 3, and the optimizer only with ZeRO.
+        QTest::newRow("parameter offload at ZeRO-2")
+            << QStringList{"--json", "--gpus", "8", "--zero", "2", "--offload", "optimizer+params"}
+            << "--offload (/hardware/offload): optimizer+params needs ZeRO stage 3 (DeepSpeed offloads parameters "
+               "only with stage 3), got zero_stage 2";
+        QTest::newRow("optimizer offload without ZeRO")
+            << QStringList{"--json", "--zero", "0", "--offload", "optimizer"}
+            << "--offload (/hardware/offload): optimizer needs ZeRO stage 1, 2 or 3 (DeepSpeed's optimizer offload "
+               "partitions the optimizer state over the data-parallel ranks), got zero_stage 0";
+        QTest::newRow("no GPUs per node")
+            << QStringList{"--json", "--gpus-per-node", "0"} << "--gpus-per-node: must be between 1 and 1024, got 0";
+    }
+    void offloadBadArguments()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, error);
+        const CliOutcome o = parse(args);
+        QVERIFY(!o.ok);
+        QCOMPARE(o.error, error);
+    }
+
+    void offloadJsonHasHostBytesPerNode()
+    {
+        // The chapter's 7B on 8 GPUs, ZeRO-2 with optimizer offload (tests/tst_offload.cpp derives it): 14 GB of
+        // bf16 weights stay on each GPU; the node's host holds fp32 gradients 28 GB, master 28 GB, Adam 56 GB.
+        const nlohmann::json j =
+            runJson({"--json", "--preset", "chapter-7b", "--gpus", "8", "--zero", "2", "--offload", "optimizer"});
+        QCOMPARE(j["per_gpu_bytes"]["weights"].get<double>(), 14e9);
+        QCOMPARE(j["per_gpu_bytes"]["optimizer"].get<double>(), 0.0);
+        const nlohmann::json& host = j["per_node_host_bytes"];
+        QCOMPARE(host["gradients"].get<double>(), 28e9);
+        QCOMPARE(host["master_weights"].get<double>(), 28e9);
+        QCOMPARE(host["optimizer"].get<double>(), 56e9);
+        QCOMPARE(host["weights"].get<double>(), 0.0);
+        QCOMPARE(host["total"].get<double>(), 112e9);
+        QCOMPARE(j["scenario"]["hardware"]["offload"].get<std::string>(), std::string("optimizer"));
+    }
+
     void exportTourWritesOneSlidePerStep()
     {
         // Issue 11 §4: one PNG per tour step, named by its number and id, at --width × --scale, and

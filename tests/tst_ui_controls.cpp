@@ -51,6 +51,7 @@ private Q_SLOTS:
     void sizeOnArchitecturePresetSwitchesToSizeOnly();
     void loraControlsEditTrainingOnlyAndUndo();
     void sequenceAndContextParallelControls();
+    void offloadControlRaisesZeroAndMovesStateToTheHost();
 };
 
 void TestUiControls::initTestCase()
@@ -463,6 +464,41 @@ void TestUiControls::sequenceAndContextParallelControls()
     QVERIFY(!panel->contextParallelBox()->isEnabled());
     panel->gpuCountBox()->setValue(1);
     QVERIFY(!panel->sequenceParallelBox()->isEnabled());
+}
+
+void TestUiControls::offloadControlRaisesZeroAndMovesStateToTheHost()
+{
+    // Issue 9 §3: the offload control. The chapter's 7B on 8 GPUs without ZeRO: optimizer offload needs ZeRO ≥ 1
+    // and parameter offload ZeRO-3 (DeepSpeed's rules), so choosing them raises the stage; the bars are the core's.
+    Scenario s = preset(QStringLiteral("chapter-7b"));
+    s.hardware.gpus = 8;
+    s.hardware.zeroStage = 0;
+    MainWindow w(PresetLibrary::instance(), s);
+    w.setModalErrors(false);
+    ControlPanel* panel = w.controlPanel();
+    QCOMPARE(panel->offloadBox()->currentData().toInt(), int(Offload::None));
+    QCOMPARE(panel->gpusPerNodeBox()->value(), 8);
+    choose(panel->offloadBox(), int(Offload::Optimizer));
+    QCOMPARE(w.scenario().hardware.offload, Offload::Optimizer);
+    QCOMPARE(w.scenario().hardware.zeroStage, 1);
+    QCOMPARE(panel->zeroBox()->currentData().toInt(), 1);
+    // ZeRO-1 + optimizer offload: the fp32 gradients, master copy and moments go to the host, so each GPU holds
+    // only the whole bf16 weights, 2 B · 7e9 = 14 GB (tests/tst_offload.cpp).
+    const GpuSpec* gpu = PresetLibrary::instance().gpus().find(s.hardware.gpu);
+    QVERIFY(gpu);
+    const Breakdown b = account(w.scenario(), *gpu);
+    QCOMPARE(b.perGpu.modelState(), 14e9);
+    QCOMPARE(barValue(w.dashboard()->barChart()->bars(SegmentKind::Weights), 2), 14e9);
+    QCOMPARE(barValue(w.dashboard()->barChart()->bars(SegmentKind::Optimizer), 2), 0.0);
+    choose(panel->offloadBox(), int(Offload::OptimizerParams));
+    QCOMPARE(w.scenario().hardware.zeroStage, 3);
+    QCOMPARE(w.scenario().hardware.offload, Offload::OptimizerParams);
+    // Lowering ZeRO below 3 lowers the offload to what the stage allows.
+    choose(panel->zeroBox(), 2);
+    QCOMPARE(w.scenario().hardware.offload, Offload::Optimizer);
+    QVERIFY(validateScenario(w.scenario(), "window").empty());
+    panel->gpusPerNodeBox()->setValue(4);
+    QCOMPARE(w.scenario().hardware.gpusPerNode, int64_t(4));
 }
 
 QTEST_MAIN(TestUiControls)

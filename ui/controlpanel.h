@@ -43,7 +43,9 @@ public:
         LoraRank,
         LoraTargets,
         SequenceParallel,
-        ContextParallel
+        ContextParallel,
+        Offload,
+        GpusPerNode
     };
     Q_ENUM(Control)
 
@@ -75,6 +77,8 @@ public:
     QComboBox* zeroBox() const { return m_zero; }
     QCheckBox* sequenceParallelBox() const { return m_sequenceParallel; }
     QComboBox* contextParallelBox() const { return m_contextParallel; }
+    QComboBox* offloadBox() const { return m_offload; }
+    QSpinBox* gpusPerNodeBox() const { return m_gpusPerNode; }
     QComboBox* weightsBox() const { return m_weights; }
 
 Q_SIGNALS:
@@ -111,6 +115,8 @@ private:
     QSpinBox* m_gpuCount = nullptr;
     QComboBox* m_zero = nullptr;
     QCheckBox* m_sequenceParallel = nullptr;
+    QComboBox* m_offload = nullptr;         ///< ZeRO-Offload (issue 9 §3)
+    QSpinBox* m_gpusPerNode = nullptr;      ///< GPUs sharing one host's memory
     QComboBox* m_contextParallel = nullptr; ///< the valid cp degrees for the current GPUs and context
     QComboBox* m_weights = nullptr;
     QLabel* m_description = nullptr;
