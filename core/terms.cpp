@@ -868,12 +868,12 @@ const Segments& evaluateTerms(TermContext& c)
 
 Segments hostTerms(const TermContext& c)
 {
+    Segments out;
+    if (c.offload == Offload::None)
+        return out; // before the copy: account() calls this on every step
     TermContext h = c;
     h.host = true;
     TermNotes<NumExpr> none;
-    Segments out;
-    if (c.offload == Offload::None)
-        return out;
     out.weights = weights<NumExpr>(h, none).value;
     out.gradients = gradients<NumExpr>(h, none).value;
     out.master = master<NumExpr>(h, none).value;
