@@ -23,6 +23,8 @@ QString hardwareText(const Scenario& s, bool sharded)
     QStringList cuts;
     if (hw.zeroStage > 0 && s.training.mode == Mode::Training)
         cuts << Dashboard::tr("ZeRO-%1").arg(hw.zeroStage);
+    if (s.training.mode == Mode::Training && hw.offloadsOptimizer()) // ZeRO-Offload: what went to host memory
+        cuts << (hw.offloadsParams() ? Dashboard::tr("opt+W→CPU") : Dashboard::tr("opt→CPU"));
     if (hw.tp > 1)
         cuts << Dashboard::tr("TP%1").arg(hw.tp);
     if (hw.pp > 1)
