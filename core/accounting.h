@@ -88,6 +88,22 @@ struct StageMemory {
     double inflight = 1; ///< micro-batches in flight
     Segments bytes;
 };
+/// \brief One kind of rank of the layout (issue 13's per-rank grid): a pipeline stage, or a run of middle stages
+/// whose GPUs hold the same bytes. Every rank of a stage holds the same share of every layer (tensor, context and
+/// data parallel split it evenly, and each expert-parallel rank holds E/ep of every MoE layer's experts), so the
+/// stage is what tells ranks apart.
+struct RankKind {
+    PipelineStage stage = PipelineStage::Only; ///< of firstStage
+    int64_t firstStage = 0, lastStage = 0;     ///< 0-based, inclusive
+    int64_t gpus = 1;                          ///< GPUs of this kind: stages × tp·cp·dp
+    double layers = 0;                         ///< per stage
+    double inflight = 1;                       ///< micro-batches whose tape firstStage holds
+    Segments bytes;                            ///< one GPU of any stage of the run
+    bool busiest = false;                      ///< the largest total: Breakdown::perGpu
+    bool merged =
+        false; ///< groupRankKinds() joined kinds whose bytes differ: these are firstStage's, the run's largest
+};
+
 /// \brief Everything the charts, the verdict and --json show.
 struct Breakdown {
     ResolvedModel model;
@@ -124,6 +140,15 @@ ActivationInputs activationInputs(const Scenario& s, double tp, double cp = 1);
 /// \brief Bytes one GPU sends for one layer and micro-batch of ring attention under context parallel
 /// `in.cp` (0 without): its K and V blocks c − 1 times forward, again backward, and their gradients.
 double ringAttentionLayerBytes(const Architecture& a, const ActivationInputs& in, double tp);
+
+/// \brief Every distinct rank kind of the scenario's layout, stage 0 first; exactly one is busiest, and its bytes
+/// are account()'s perGpu. Evaluates every pipeline stage: for --json and the ranks chart, not the live path.
+std::vector<RankKind> rankKinds(const ResolvedModel& m, const Scenario& s);
+
+/// \brief `ranks` with runs of middle kinds joined until at most `maxKinds` remain (a chart's columns). A joined kind
+/// keeps its first stage's bytes, the largest of its run (1F1B's tapes fall with the stage index); first, last and
+/// the busiest stay visible.
+std::vector<RankKind> groupRankKinds(const std::vector<RankKind>& ranks, size_t maxKinds);
 
 /// \brief The full accounting of one scenario on one GPU type.
 Breakdown account(const Scenario& s, const GpuSpec& gpu);

@@ -57,6 +57,23 @@ nlohmann::json stagesJson(const Breakdown& b)
     return out;
 }
 
+// The per-rank grid (issue 13): every distinct rank kind of the layout, stage 0 first.
+nlohmann::json ranksJson(const std::vector<RankKind>& ranks)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const RankKind& r : ranks)
+        out.push_back({{"stage", toString(r.stage)},
+                       {"first_stage", r.firstStage},
+                       {"last_stage", r.lastStage},
+                       {"gpus", r.gpus},
+                       {"layers", r.layers},
+                       {"micro_batches_in_flight", r.inflight},
+                       {"busiest", r.busiest},
+                       {"total", r.bytes.total()},
+                       {"bytes", segmentsJson(r.bytes)}});
+    return out;
+}
+
 // The receipt's lines (issue 13): pre-training as computed, then each published phase as given.
 nlohmann::json phasesJson(const CostReceipt& c, const Scenario& s)
 {
@@ -255,6 +272,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"busiest_stage", toString(b.stages[b.busiestStage].stage)},
           {"peak_stage", toString(b.stages[b.busiestStage].stage)},
           {"stages", stagesJson(b)}}},
+        {"ranks", ranksJson(rankKinds(b.model, s))},
         {"communication_bytes_per_step",
          {{"data_parallel", b.tax.dataParallel},
           {"tensor_parallel", b.tax.tensorParallel},

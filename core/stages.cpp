@@ -4,6 +4,7 @@
 #include "terms.h"
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 namespace trainmem {
@@ -41,12 +42,21 @@ void placeOnStage(TermContext& c, PipelineStage stage)
         stage = PipelineStage::Only;
     else if (stage == PipelineStage::Only || (stage == PipelineStage::Middle && p < 3))
         stage = PipelineStage::First;
-    c.stage = stage;
-    c.stageIndex = stage == PipelineStage::Last ? p - 1 : stage == PipelineStage::Middle ? 1 : 0;
-    c.inflight =
-        c.training && p > 1
-            ? microBatchesInFlight(p, c.stageIndex, std::max<int64_t>(c.scenario->training.gradAccum, 1), c.layout.vpp)
-            : 1;
+    placeOnStageIndex(c, stage == PipelineStage::Last ? p - 1 : stage == PipelineStage::Middle ? 1 : 0);
+}
+
+void placeOnStageIndex(TermContext& c, int64_t index)
+{
+    const int64_t p = std::max<int64_t>(c.layout.pp, 1);
+    const int64_t i = std::clamp<int64_t>(index, 0, p - 1);
+    c.stage = p == 1       ? PipelineStage::Only
+              : i == 0     ? PipelineStage::First
+              : i == p - 1 ? PipelineStage::Last
+                           : PipelineStage::Middle;
+    c.stageIndex = i;
+    c.inflight = c.training && p > 1
+                     ? microBatchesInFlight(p, i, std::max<int64_t>(c.scenario->training.gradAccum, 1), c.layout.vpp)
+                     : 1;
     c.bytes = {};
 }
 
@@ -75,6 +85,68 @@ size_t busiestStage(const std::vector<StageMemory>& stages)
         if (stages[i].bytes.total() > stages[best].bytes.total())
             best = i;
     return best;
+}
+
+std::vector<RankKind> rankKinds(const ResolvedModel& m, const Scenario& s)
+{
+    // Every stage index evaluated, then runs of middle stages with the same bytes merged: without
+    // enough micro-batches to fill the pipeline (m < p) the first p − m + 1 stages hold the same m
+    // tapes, and serving holds one tape everywhere. First and last stay their own kinds (they hold
+    // the embedding and the head).
+    const ParallelLayout layout = parallelLayout(s, m);
+    TermContext base = termContext(m, s, layout);
+    const int64_t p = std::max<int64_t>(layout.pp, 1);
+    const int64_t perStage = std::max<int64_t>(layout.gpus / p, 1);
+    std::vector<RankKind> out;
+    for (int64_t i = 0; i < p; ++i) {
+        TermContext c = base;
+        placeOnStageIndex(c, i);
+        const Segments& bytes = evaluateTerms(c);
+        if (!out.empty() && c.stage == PipelineStage::Middle && out.back().stage == PipelineStage::Middle &&
+            std::fabs(out.back().bytes.total() - bytes.total()) <= 1e-9 * std::max(1.0, bytes.total())) {
+            out.back().lastStage = i;
+            out.back().gpus += perStage;
+            continue;
+        }
+        out.push_back({c.stage, i, i, perStage, c.stageLayers, c.inflight, bytes, false});
+    }
+    size_t best = 0;
+    for (size_t k = 1; k < out.size(); ++k)
+        if (out[k].bytes.total() > out[best].bytes.total())
+            best = k;
+    out[best].busiest = true;
+    return out;
+}
+
+std::vector<RankKind> groupRankKinds(const std::vector<RankKind>& ranks, size_t maxKinds)
+{
+    std::vector<RankKind> middle, out;
+    for (const RankKind& r : ranks)
+        if (r.stage == PipelineStage::Middle)
+            middle.push_back(r);
+    const size_t ends = ranks.size() - middle.size();
+    const size_t slots = maxKinds > ends ? std::max<size_t>(maxKinds - ends, 1) : 1;
+    if (middle.size() <= slots)
+        return ranks;
+    for (const RankKind& r : ranks) {
+        if (r.stage != PipelineStage::Middle)
+            out.push_back(r);
+        if (&r != &ranks.front() || middle.empty())
+            continue;
+        // After the first stage: the middle kinds in `slots` runs of near-equal length, each shown by its first.
+        for (size_t g = 0; g < slots; ++g) {
+            const size_t from = g * middle.size() / slots, to = (g + 1) * middle.size() / slots;
+            RankKind k = middle[from];
+            for (size_t i = from + 1; i < to; ++i) {
+                k.lastStage = middle[i].lastStage;
+                k.gpus += middle[i].gpus;
+                k.busiest = k.busiest || middle[i].busiest;
+                k.merged = true;
+            }
+            out.push_back(k);
+        }
+    }
+    return out;
 }
 
 const char* toString(PipelineStage s)

@@ -173,7 +173,8 @@ std::string stageSentence(const TermContext& c)
     case PipelineStage::First:
         return " Pipeline ×" + p + ": the first stage (stage 0), " + n + " and the input embedding.";
     case PipelineStage::Middle:
-        return " Pipeline ×" + p + ": a middle stage (stage 1), " + n + ", no embedding or head.";
+        return " Pipeline ×" + p + ": a middle stage (stage " + std::to_string(c.stageIndex) + "), " + n +
+               ", no embedding or head.";
     case PipelineStage::Last:
         return " Pipeline ×" + p + ": the last stage (stage " + std::to_string(c.layout.pp - 1) + "), " + n +
                (c.outputHead > 0 ? ", the output head" : "") + " and the logits.";

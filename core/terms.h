@@ -126,6 +126,8 @@ const Segments& evaluateTerms(TermContext& c);
 double microBatchesInFlight(int64_t p, int64_t i, int64_t m, int64_t v);
 /// \brief Moves the view to `stage` of its pipeline (Only when pp = 1).
 void placeOnStage(TermContext& c, PipelineStage stage);
+/// \brief Moves the view to stage `index` (0 … p−1) of its pipeline, with that stage's micro-batches in flight.
+void placeOnStageIndex(TermContext& c, int64_t index);
 
 /// \brief Every distinct stage of the view's pipeline, evaluated: Only for pp = 1; First and Last
 /// for pp = 2; First, Middle and Last beyond.

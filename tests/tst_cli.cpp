@@ -159,7 +159,7 @@ private Q_SLOTS:
         QTest::newRow("bad flash value") << QStringList{"--json", "--flash", "maybe"}
                                          << "--flash: must be on or off, got \"maybe\"";
         QTest::newRow("bad chart") << QStringList{"--export-png", "x.png", "--chart", "pie"}
-                                   << "--chart: must be bars, seq, dashboard or peers, got \"pie\"";
+                                   << "--chart: must be bars, seq, dashboard, peers or ranks, got \"pie\"";
         QTest::newRow("Megatron flag with a bad value")
             << QStringList{"--json", "--megatron-args", "--num-layers x --hidden-size 4096"}
             << "--megatron-args: --num-layers: must be an integer, got \"x\"";

@@ -5,6 +5,7 @@
 #include "memorybarchart.h"
 #include "peerschart.h"
 #include "presetlibrary.h"
+#include "rankchart.h"
 #include "sequencechart.h"
 
 #include <QCoreApplication>
@@ -35,6 +36,7 @@ struct Scene {
     std::unique_ptr<MemoryBarChart> bars;
     std::unique_ptr<SequenceChart> seq;
     std::unique_ptr<PeersChart> peers;
+    std::unique_ptr<RankChart> ranks;
     QString title;
 };
 
@@ -55,6 +57,17 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.peers->setComparison(peerComparisonFor(s, gpu, x.megatron), s.hardware.zeroStage == 3 ? 3 : 2,
                                 gpu.memoryBytes, sc.state.capacityLabel);
         sc.peers->setTitle(tr("Megatron-LM and DeepSpeed beside TrainMem: %1").arg(sc.title));
+        return sc;
+    }
+    if (kind == ChartKind::Ranks) {
+        const ResolvedModel model = resolveModel(s.model);
+        sc.ranks = std::make_unique<RankChart>();
+        sc.ranks->setTheme(sc.theme);
+        sc.ranks->setUnits(x.units);
+        sc.ranks->setAxisScale(x.axisScale);
+        sc.ranks->fitLabelsTo(o.width);
+        sc.ranks->setRanks(rankKinds(model, s), parallelLayout(s, model).pp, gpu.memoryBytes, sc.state.capacityLabel);
+        sc.ranks->setTitle(tr("Memory per GPU, rank by rank: %1").arg(sc.title));
         return sc;
     }
     if (kind != ChartKind::Seq) {
@@ -163,6 +176,9 @@ void paintScene(QCPPainter& p, Scene& sc, const Scenario& s, ChartKind kind, int
         break;
     case ChartKind::Peers:
         drawChart(p, sc.peers.get(), QRect(0, 0, w, h));
+        break;
+    case ChartKind::Ranks:
+        drawChart(p, sc.ranks.get(), QRect(0, 0, w, h));
         break;
     }
 }

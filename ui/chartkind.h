@@ -8,9 +8,27 @@
 
 namespace trainmem {
 
-enum class ChartKind { Bars, Seq, Dashboard, Peers };
+enum class ChartKind { Bars, Seq, Dashboard, Peers, Ranks };
 
-/// "bars", "seq", "dashboard", "peers" → ChartKind; nullopt otherwise.
+/// The command line's name of `k`.
+inline QString chartKindName(ChartKind k)
+{
+    switch (k) {
+    case ChartKind::Bars:
+        return QStringLiteral("bars");
+    case ChartKind::Seq:
+        return QStringLiteral("seq");
+    case ChartKind::Peers:
+        return QStringLiteral("peers");
+    case ChartKind::Ranks:
+        return QStringLiteral("ranks");
+    case ChartKind::Dashboard:
+        break;
+    }
+    return QStringLiteral("dashboard");
+}
+
+/// "bars", "seq", "dashboard", "peers", "ranks" → ChartKind; nullopt otherwise.
 inline std::optional<ChartKind> chartKindFromName(const QString& name)
 {
     const QString n = name.trimmed().toLower();
@@ -22,6 +40,8 @@ inline std::optional<ChartKind> chartKindFromName(const QString& name)
         return ChartKind::Dashboard;
     if (n == QLatin1String("peers"))
         return ChartKind::Peers;
+    if (n == QLatin1String("ranks"))
+        return ChartKind::Ranks;
     return std::nullopt;
 }
 

@@ -7,6 +7,7 @@
 #include "exportdialog.h"
 #include "peerspanel.h"
 #include "presetlibrary.h"
+#include "rankchart.h"
 #include "scenariocommand.h"
 #include "scenarioio.h"
 
@@ -97,6 +98,15 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
             [this](const Scenario& s, const QString& text) { pushScenario(s, -1, text); });
     connect(this, &MainWindow::scenarioChanged, m_peers,
             [this](const Scenario& s) { m_peers->setScenario(s, m_library.gpuFor(s)); });
+    // Issue 13: every rank kind of the layout with its memory (hidden: computes nothing).
+    m_ranks = new RanksPanel(this);
+    m_ranksDock = new QDockWidget(tr("Ranks"), this);
+    m_ranksDock->setObjectName(QStringLiteral("ranksDock"));
+    m_ranksDock->setWidget(m_ranks);
+    addDockWidget(Qt::RightDockWidgetArea, m_ranksDock);
+    m_ranksDock->hide();
+    connect(this, &MainWindow::scenarioChanged, m_ranks,
+            [this](const Scenario& s) { m_ranks->setScenario(s, m_library.gpuFor(s)); });
     createActions();
     connect(m_panel, &ControlPanel::scenarioEdited, this, &MainWindow::applyEdit);
     connect(m_panel, &ControlPanel::editFinished, this, [this] { ++m_mergeEpoch; });
@@ -243,14 +253,17 @@ void MainWindow::createActions()
     view->addSeparator();
     view->addAction(m_dock->toggleViewAction());
     view->addAction(m_peersDock->toggleViewAction());
+    view->addAction(m_ranksDock->toggleViewAction());
     QMenu* teach = menuBar()->addMenu(tr("&Teach"));
     const QList<QAction*> teaching = m_teaching->actions();
     teach->addActions(teaching.mid(0, TeachingDocks::kDockCount));
     teach->addSeparator();
     teach->addActions(teaching.mid(TeachingDocks::kDockCount));
     connect(present, &QAction::toggled, this, &MainWindow::setPresentationMode);
-    connect(binary, &QAction::toggled, this,
-            [this](bool on) { m_dashboard->setUnits(on ? UnitSystem::Binary : UnitSystem::Decimal); });
+    connect(binary, &QAction::toggled, this, [this](bool on) {
+        m_dashboard->setUnits(on ? UnitSystem::Binary : UnitSystem::Decimal);
+        m_ranks->setUnits(m_dashboard->units());
+    });
     connect(m_axisGroup, &QActionGroup::triggered, this,
             [this](QAction* a) { m_dashboard->setAxisScale(static_cast<AxisScale>(a->data().toInt())); });
 

@@ -19,6 +19,7 @@ namespace trainmem {
 class Dashboard;
 class ErrorBanner;
 class PeersPanel;
+class RanksPanel;
 class PresetLibrary;
 class TeachingDocks;
 
@@ -90,6 +91,8 @@ private:
     TeachingDocks* m_teaching = nullptr;
     PeersPanel* m_peers = nullptr;
     QDockWidget* m_peersDock = nullptr;
+    RanksPanel* m_ranks = nullptr;
+    QDockWidget* m_ranksDock = nullptr;
     QUndoStack* m_undo = nullptr;
     QActionGroup* m_axisGroup = nullptr;
     int m_mergeEpoch = 0; ///< bumped when a drag ends, so the next drag is its own undo step

@@ -59,6 +59,7 @@ public:
     /// Fits the legend and title to a chart this wide (exports call it); the bar titles get a first
     /// guess, refitted to the laid-out slots by arrangeLabels().
     void fitLabelsTo(int widthPx);
+    int fitWidth() const { return m_fitWidth; } ///< 0 until fitLabelsTo()
 
     // Read-back for tests and hover: the plotted objects themselves.
     QCPBars* bars(SegmentKind s) const { return m_bars[static_cast<size_t>(s)]; }

@@ -162,10 +162,7 @@ ChartKind Settings::exportChart() const
 
 void Settings::setExportChart(ChartKind k)
 {
-    m_s->setValue(key(Key::ExportChart), k == ChartKind::Bars    ? QStringLiteral("bars")
-                                         : k == ChartKind::Seq   ? QStringLiteral("seq")
-                                         : k == ChartKind::Peers ? QStringLiteral("peers")
-                                                                 : QStringLiteral("dashboard"));
+    m_s->setValue(key(Key::ExportChart), chartKindName(k));
 }
 
 void Settings::sync()
