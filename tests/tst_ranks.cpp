@@ -98,15 +98,19 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("pp");
         QTest::addColumn<qint64>("ep");
         QTest::addColumn<qint64>("gradAccum");
-        QTest::newRow("llama2-7b pp 8") << "llama2-7b" << qint64(8) << qint64(1) << qint64(8) << qint64(1) << qint64(8);
+        QTest::addColumn<qint64>("vpp");
+        QTest::newRow("llama2-7b pp 8") << "llama2-7b" << qint64(8) << qint64(1) << qint64(8) << qint64(1) << qint64(8)
+                                        << qint64(1);
         QTest::newRow("llama3-70b tp 8 pp 4, 2 micro-batches")
-            << "llama3-70b" << qint64(64) << qint64(8) << qint64(4) << qint64(1) << qint64(2);
+            << "llama3-70b" << qint64(64) << qint64(8) << qint64(4) << qint64(1) << qint64(2) << qint64(1);
         QTest::newRow("mixtral-8x7b pp 4 ep 8")
-            << "mixtral-8x7b" << qint64(64) << qint64(2) << qint64(4) << qint64(8) << qint64(16);
+            << "mixtral-8x7b" << qint64(64) << qint64(2) << qint64(4) << qint64(8) << qint64(16) << qint64(1);
         QTest::newRow("deepseek-v3 pp 16 ep 64")
-            << "deepseek-v3" << qint64(2048) << qint64(1) << qint64(16) << qint64(64) << qint64(32);
+            << "deepseek-v3" << qint64(2048) << qint64(1) << qint64(16) << qint64(64) << qint64(32) << qint64(1);
+        QTest::newRow("llama3-70b pp 4 interleaved (vpp 2), 8 micro-batches")
+            << "llama3-70b" << qint64(32) << qint64(8) << qint64(4) << qint64(1) << qint64(8) << qint64(2);
         QTest::newRow("gpt2-small, one GPU")
-            << "gpt2-small" << qint64(1) << qint64(1) << qint64(1) << qint64(1) << qint64(1);
+            << "gpt2-small" << qint64(1) << qint64(1) << qint64(1) << qint64(1) << qint64(1) << qint64(1);
     }
     void theBusiestKindIsThePerGpuBreakdown()
     {
@@ -116,6 +120,7 @@ private Q_SLOTS:
         QFETCH(qint64, pp);
         QFETCH(qint64, ep);
         QFETCH(qint64, gradAccum);
+        QFETCH(qint64, vpp);
         Scenario s = testdata::preset(preset.toStdString());
         s.hardware.gpus = gpus;
         s.hardware.tp = tp;
@@ -123,6 +128,7 @@ private Q_SLOTS:
         s.hardware.ep = ep;
         s.hardware.zeroStage = 1;
         s.training.gradAccum = gradAccum;
+        s.hardware.vpp = vpp;
         QVERIFY2(validateScenario(s, "").empty(), qPrintable(preset));
         const Breakdown b = account(s, testdata::gpu("H100"));
         const std::vector<RankKind> r = rankKinds(b.model, s);
