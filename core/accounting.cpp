@@ -153,8 +153,12 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     r.dataParallel = par.dp;
     r.gpuMemoryBytes = gpu.memoryBytes;
 
-    const double total = dbl(m.params.total);
-    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
+    // Full training also trains the multi-token-prediction modules (ParamCount::mtp), outside the published total.
+    const bool trainsMtp = trainedMtpParams(m, s) > 0;
+    const double mtp = dbl(trainedMtpParams(m, s));
+    const double total = dbl(m.params.total) + mtp;
+    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total)) +
+                          (trainsMtp ? dbl(std::clamp<int64_t>(m.params.mtpRoutedExperts, 0, m.params.mtp)) : 0);
     const double dense = total - routed;
     const double mp = dbl(par.tp * par.pp);
     const double denseShare = dense / mp;                                      // per model-parallel rank

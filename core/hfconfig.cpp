@@ -29,7 +29,8 @@
 //   deepseek_v2, deepseek_v3: MLA projections, MoE with shared experts of
 //     moe_intermediate_size·n_shared_experts, the first first_k_dense_replace layers dense. V3's
 //     router keeps e_score_correction_bias as a buffer (register_buffer), not a parameter, so it is
-//     not counted; multi-token-prediction layers are not built by transformers either.
+//     not counted; its num_nextn_predict_layers multi-token-prediction modules are not built by transformers
+//     either: they become Architecture::mtpLayers, outside the count, trained only in full training.
 
 namespace trainmem {
 namespace {
@@ -332,6 +333,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.mla.qkNopeHeadDim = r.integer("qk_nope_head_dim", true, 128, 1, 65536);
         a.mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", true, 64, 0, 65536);
         a.mla.vHeadDim = r.integer("v_head_dim", true, 128, 1, 65536);
+        a.mtpLayers = r.integer("num_nextn_predict_layers", false, 0, 0, kMaxLayers);
         if (r.has("n_routed_experts")) {
             a.moe.experts = r.integer("n_routed_experts", false, 0, 1, 65536);
             a.moe.activeExperts = r.integer("num_experts_per_tok", true, 1, 1, 65536);

@@ -113,8 +113,8 @@ MegatronParse parseMegatronArgs(const std::string& text, int64_t gpus = 0,
                                 const std::string& source = "--megatron-args");
 
 /// \brief The scenario these flags describe, starting from `base` (GPU type, overhead, cost).
-/// What Scenario cannot hold yet (virtual pipeline, expert tensor parallel, MTP, context parallel)
-/// stays in MegatronArgs; peers.h reports it as a difference.
+/// The layout (virtual pipeline, expert tensor parallel, context parallel) and the MTP modules become
+/// the scenario's own; what Megatron's estimate treats differently, peers.h reports as a difference.
 Scenario scenarioFromMegatron(const MegatronArgs& m, const Scenario& base);
 
 /// \brief The flags Megatron would need for an architecture scenario (used when nothing was

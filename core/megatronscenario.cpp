@@ -42,6 +42,7 @@ Scenario scenarioFromMegatron(const MegatronArgs& m, const Scenario& base)
         a.mla.qkRopeHeadDim = m.qkPosEmbHeadDim;
         a.mla.vHeadDim = m.vHeadDim;
     }
+    a.mtpLayers = m.mtpNumLayers.value_or(0);
     if (m.numExperts) {
         a.moe.experts = *m.numExperts;
         a.moe.activeExperts = m.moeRouterTopk;
@@ -126,6 +127,8 @@ MegatronArgs megatronFromScenario(const Scenario& s, const Architecture& a)
         if (a.moe.denseFfn > 0)
             m.ffnHiddenSize = a.moe.denseFfn;
     }
+    if (a.mtpLayers > 0 && s.training.mode == Mode::Training && !s.training.adapters())
+        m.mtpNumLayers = a.mtpLayers;
     m.seqLength = s.training.seqLen;
     m.microBatchSize = s.training.microBatch;
     m.recomputeGranularity.reset();

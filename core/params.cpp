@@ -111,7 +111,27 @@ ParamCount countParams(const Architecture& a)
         total += L * denseFfn;
         active += L * denseFfn;
     }
-    return {toCount(total), toCount(active), toCount(embedding), toCount(routed)};
+    // Multi-token prediction (DeepSeek-V3 §2.2, Megatron-LM multi_token_prediction.py): per module the
+    // projection M_k of [RMSNorm(h); RMSNorm(Emb)] (2h -> h, no bias), enorm and hnorm, one block of the last
+    // layer's kind (MoE when the dense layers do not reach the end) and the shared head's final norm.
+    double mtp = 0, mtpRouted = 0;
+    if (a.mtpLayers > 0) {
+        const double D = static_cast<double>(a.mtpLayers);
+        double block = perLayerCommon + 2 * h * h + 3 * finalNorm;
+        if (a.isMoe() && a.moe.denseLayers < a.layers) {
+            const MoeConfig& m = a.moe;
+            const double expert = ffnParams(a, static_cast<double>(m.expertFfn));
+            const double experts = static_cast<double>(m.experts);
+            const double router = h * experts + (m.scoreCorrectionBias ? experts : 0) + (m.sharedExpertGate ? h : 0);
+            mtpRouted = D * experts * expert;
+            block += static_cast<double>(m.sharedExperts) * expert + router;
+        } else {
+            block +=
+                a.isMoe() ? ffnParams(a, static_cast<double>(a.moe.denseFfn > 0 ? a.moe.denseFfn : a.ffn)) : denseFfn;
+        }
+        mtp = D * block + mtpRouted;
+    }
+    return {toCount(total), toCount(active), toCount(embedding), toCount(routed), toCount(mtp), toCount(mtpRouted)};
 }
 
 Architecture shapeForSize(int64_t activeParams)

@@ -13,6 +13,10 @@ struct ParamCount {
     int64_t active = 0;        ///< touched per token (routed experts counted k of E)
     int64_t embedding = 0;     ///< token (+position) embedding and the output head
     int64_t routedExperts = 0; ///< the part expert parallelism divides
+    /// The multi-token-prediction modules (Architecture::mtpLayers), not in total or active: the published
+    /// counts (and transformers) leave them out; full training adds them on the last pipeline stage.
+    int64_t mtp = 0;
+    int64_t mtpRoutedExperts = 0; ///< their routed experts, divided by expert parallelism like the others
 };
 
 /// \brief A model ready for accounting: counts plus a shape for activations.
@@ -37,6 +41,14 @@ ParamCount countParams(const Architecture& a);
 /// multiple of 128, vocab 32000, untied; L is the integer with 12·L·h² + 2·V·h closest to the
 /// active parameter count. For 7B this gives L = 32, h = 4096, Llama 2 7B's shape.
 Architecture shapeForSize(int64_t activeParams);
+
+/// \brief The multi-token-prediction parameters scenario `s` trains: ParamCount::mtp in full training of an
+/// architecture, else 0 (serving and LoRA/QLoRA drop the modules, as transformers does).
+inline int64_t trainedMtpParams(const ResolvedModel& m, const Scenario& s)
+{
+    const bool full = s.training.mode == Mode::Training && !s.training.adapters();
+    return full && !m.fromSize && m.arch.mtpLayers > 0 ? m.params.mtp : 0;
+}
 
 /// \brief Resolves counts and shape. Size-only models keep their given totals exactly; the shape
 /// only drives activations, logits and workspace.

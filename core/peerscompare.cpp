@@ -310,7 +310,11 @@ PeerComparison comparePeers(const MegatronArgs& m, const Scenario& s, const GpuS
     // (Issue 13: the virtual pipeline and expert tensor parallel are now the scenario's own
     // hardware.vpp and expert_tensor_parallel, so they need no note.)
     if (m.mtpNumLayers && *m.mtpNumLayers > 0)
-        c.notes.push_back(std::to_string(*m.mtpNumLayers) + " MTP layer(s): counted by Megatron, not by TrainMem");
+        c.notes.push_back(
+            std::to_string(*m.mtpNumLayers) +
+            " MTP layer(s): Megatron counts each as one more transformer layer on every shard; TrainMem "
+            "also counts its projection M_k (2h·h) and three norms, on the last pipeline stage only, with "
+            "its tape and its own logits");
     if (m.contextParallelSize > 1)
         c.notes.push_back("context parallel " + std::to_string(m.contextParallelSize) +
                           ": Megatron's estimate does not divide its activations by cp (theoretical_memory_usage.py "

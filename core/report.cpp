@@ -195,9 +195,14 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
                    {"embedding", b.model.params.embedding},
                    {"routed_experts", b.model.params.routedExperts},
                    {"from_size", b.model.fromSize}};
-    // What the optimizer updates: the adapters under LoRA/QLoRA (PEFT's print_trainable_parameters), else everything.
-    params["trainable"] =
-        s.training.adapters() ? loraParams(a, s.training.loraRank, s.training.loraTargets).total : b.model.params.total;
+    if (a.mtpLayers > 0 && !b.model.fromSize) {
+        params["mtp_layers"] = a.mtpLayers;
+        params["mtp"] = b.model.params.mtp; // outside total; trained only in full training
+    }
+    // What the optimizer updates: the adapters under LoRA/QLoRA (PEFT's print_trainable_parameters), else everything
+    // (with the multi-token-prediction modules).
+    params["trainable"] = s.training.adapters() ? loraParams(a, s.training.loraRank, s.training.loraTargets).total
+                                                : b.model.params.total + trainedMtpParams(b.model, s);
     if (s.model.publishedTotal)
         params["published_total"] = *s.model.publishedTotal;
     if (s.model.publishedActive)
@@ -310,6 +315,9 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
            formatCount(static_cast<double>(b.model.params.total)) + " parameters";
     if (b.model.params.active != b.model.params.total)
         out += " (" + formatCount(static_cast<double>(b.model.params.active)) + " active)";
+    if (const int64_t mtp = trainedMtpParams(b.model, s); mtp > 0)
+        out += " + " + formatCount(static_cast<double>(mtp)) + " in " + std::to_string(b.model.arch.mtpLayers) +
+               " multi-token-prediction module" + (b.model.arch.mtpLayers == 1 ? "" : "s");
     out += ", " + std::string(toString(s.training.mode)) + ", " + toString(s.training.precision) + " + " +
            toString(s.training.optimizer) + ", context " + formatContext(s.training.seqLen) + ", micro-batch " +
            std::to_string(s.training.microBatch) + "\n";

@@ -94,6 +94,11 @@ struct Architecture {
     /// Dropout after attention and MLP (GPT-2/3 and Korthikanti's configuration). Modern
     /// pretraining runs turn it off; the default is on for gelu models and off otherwise.
     std::optional<bool> dropout;
+    /// Multi-token-prediction modules (DeepSeek-V3 §2.2: one, D = 1): each an embedding-and-hidden projection
+    /// 2h -> h, two norms, one block of the last layer's kind and a final norm, sharing the embedding and the
+    /// output head. Trained only in full training (serving and LoRA/QLoRA drop them, as transformers does);
+    /// not in the published totals (ParamCount::mtp).
+    int64_t mtpLayers = 0;
 
     int64_t kvHeadsOrDefault() const { return kvHeads > 0 ? kvHeads : heads; }
     int64_t headDimOrDefault() const { return headDim > 0 ? headDim : (heads > 0 ? hidden / heads : 0); }

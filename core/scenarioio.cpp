@@ -199,7 +199,8 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
                 "attention",
                 "mla",
                 "moe",
-                "dropout"});
+                "dropout",
+                "mtp_layers"});
     for (const char* required : {"layers", "hidden", "heads"})
         if (!j.contains(required))
             r.error(p + "/" + required, "is required in an architecture");
@@ -232,6 +233,7 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     r.choice(j, "norm", p, a.norm, normKindFromString, "layernorm|rmsnorm");
     r.integer(j, "norms_per_layer", p, a.normsPerLayer, 0, 8);
     r.choice(j, "qk_norm", p, a.qkNorm, qkNormFromString, "none|head|full");
+    r.integer(j, "mtp_layers", p, a.mtpLayers, 0, kMaxLayers);
     bool dropout = false;
     if (j.contains("dropout")) {
         r.boolean(j, "dropout", p, dropout);
@@ -525,6 +527,8 @@ json scenarioToJson(const Scenario& s)
                            {"dense_ffn", a.moe.denseFfn},
                            {"score_correction_bias", a.moe.scoreCorrectionBias},
                            {"shared_expert_gate", a.moe.sharedExpertGate}};
+        if (a.mtpLayers > 0)
+            arch["mtp_layers"] = a.mtpLayers;
         model["architecture"] = arch;
     } else {
         model["params"] = s.model.params;

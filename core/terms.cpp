@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace trainmem {
 namespace {
@@ -102,10 +103,18 @@ template <class X> X parametersHeld(const TermContext& c, bool byZero)
         }
         return any ? n / div : n;
     };
+    // The multi-token-prediction modules sit with the head: P_mtp, its routed experts split like the others.
+    const bool mtp = c.holdsMtp();
+    const double mtpRouted = mtp ? std::clamp(c.mtpRouted, 0.0, c.mtpParams) : 0;
+    auto withMtp = [&](X dense) { return mtp ? dense + X::sym("P_mtp_dense", c.mtpParams - mtpRouted) : dense; };
+    auto withMtpExperts = [&](X experts) {
+        return mtpRouted > 0 ? experts + X::sym("P_mtp_experts", mtpRouted) : experts;
+    };
     if (c.stage == PipelineStage::Only) {
-        if (routed > 0)
-            return part(X::sym("P_dense", total - routed), false) + part(X::sym("P_experts", routed), true);
-        return part(X::sym("P", total), false);
+        if (routed > 0 || mtpRouted > 0)
+            return part(withMtp(X::sym("P_dense", total - routed)), false) +
+                   part(withMtpExperts(X::sym("P_experts", routed)), true);
+        return part(mtp ? X::sym("P", total) + X::sym("P_mtp", c.mtpParams) : X::sym("P", total), false);
     }
     const X share = X::sym("n", c.stageLayers) / X::sym("L", c.layers);
     const double layerParams = std::max(0.0, total - routed - c.inputEmbedding - c.outputHead);
@@ -115,8 +124,8 @@ template <class X> X parametersHeld(const TermContext& c, bool byZero)
     else if (c.stage == PipelineStage::Last && c.outputHead > 0)
         dense = dense + X::sym("P_out", c.outputHead);
     if (routed > 0)
-        return part(dense, false) + part(X::sym("P_experts", routed) * share, true);
-    return part(dense, false);
+        return part(withMtp(dense), false) + part(withMtpExperts(X::sym("P_experts", routed) * share), true);
+    return part(withMtp(dense), false);
 }
 
 std::string recipeSource(const Scenario& s)
@@ -450,7 +459,7 @@ template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
 // Korthikanti et al. 2022 §4.1 (per-layer terms), §5 (selective and full recomputation); the
 // terms themselves are core/activations.h's. 1F1B keeps p micro-batches on the first stage
 // (Narayanan et al. 2021).
-template <class X> X activations(const TermContext& c, TermNotes<X>& n)
+template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
 {
     const Architecture& a = c.model->arch;
     const ActivationInputs& in = c.in;
@@ -553,6 +562,35 @@ template <class X> X activations(const TermContext& c, TermNotes<X>& n)
     return times(tape<X>("(attention + scores + mlp + norms + dropout)", c.moeLayers > 0 ? c.moe : c.dense), layers);
 }
 
+// The transformer's tapes, then the multi-token-prediction modules' on the stage that holds them (DeepSeek-V3
+// §2.2; Megatron-LM megatron/core/transformer/multi_token_prediction.py): per module and micro-batch in flight
+// one block of the last layer's kind at the scenario's checkpointing, plus what feeds it, the two normed
+// inputs (the main model's last hidden state, the next tokens' embedding) and their 2h concatenation into
+// the projection M_k, 4·e·sbh; full checkpointing keeps the two inputs only, 2·e·sbh.
+template <class X> X activations(const TermContext& c, TermNotes<X>& n)
+{
+    X main = layerTapes<X>(c, n);
+    if (!c.training || !c.holdsMtp())
+        return main;
+    const ActivationInputs& in = c.in;
+    const bool full = in.checkpointing == Checkpointing::Full;
+    X feed = X::sym(full ? "2" : "4", full ? 2.0 : 4.0) * X::sym("e", in.elementBytes) * tokens<X>(in) *
+             X::sym("b", in.microBatch) * X::sym("h", dbl(c.model->arch.hidden));
+    if (c.layout.tp > 1 && in.sequenceParallel)
+        feed = feed / X::sym("t", in.tp);
+    X module = full ? feed : tape<X>("tape_mtp", c.moeLayers > 0 ? c.moe : c.dense) + feed;
+    X modules = X::sym("D", c.mtpLayers);
+    if (c.layout.pp > 1)
+        modules = times(modules, X::sym("micro-batches in flight", c.inflight));
+    if constexpr (std::is_same_v<X, TextExpr>)
+        n.assumptions += " Multi-token prediction: " + formatNumber(c.mtpLayers) +
+                         " module(s) on this stage, each one more block of the last layer's kind" +
+                         (full ? " (its two inputs kept, 2·e·sbh)"
+                               : " with its two normed inputs and their 2h concatenation (4·e·sbh)") +
+                         ", and its own logits.";
+    return main + times(modules, module);
+}
+
 template <class X> X kvCache(const TermContext& c, TermNotes<X>& n)
 {
     n.title("KV cache");
@@ -599,7 +637,14 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
     n.assume("One score per vocabulary entry per token in 16 bits, plus an fp32 copy for the softmax cross-entropy. "
              "At long context and large vocabularies this rivals the weights.");
     const X perEntry = X::bytes("e", c.in.elementBytes) + X::bytes("4 B", 4);
-    return tensorSplit<X>(c, dot(dot(dot(tokens<X>(c.in), b), V), perEntry));
+    const X one = tensorSplit<X>(c, dot(dot(dot(tokens<X>(c.in), b), V), perEntry));
+    if (!c.holdsMtp())
+        return one;
+    // Each multi-token-prediction module scores the vocabulary again through the shared head, for its own loss.
+    if constexpr (std::is_same_v<X, TextExpr>)
+        n.assumptions += " Each of the " + formatNumber(c.mtpLayers) +
+                         " multi-token-prediction module(s) has its own logits and loss, through the shared head.";
+    return times(X::sym("(1 + D)", 1 + c.mtpLayers), one);
 }
 
 // ZeRO-3 keeps only a shard of each layer, so the layer being computed is all-gathered whole: its
@@ -818,6 +863,11 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
     c.stageLayers = dbl((L + layout.pp - 1) / layout.pp);
     c.denseLayers = dbl(a.isMoe() ? std::min(a.moe.denseLayers, a.layers) : a.layers);
     c.moeLayers = c.layers - c.denseLayers;
+    if (c.training && trainedMtpParams(m, s) > 0) {
+        c.mtpLayers = dbl(a.mtpLayers);
+        c.mtpParams = dbl(m.params.mtp);
+        c.mtpRouted = dbl(m.params.mtpRoutedExperts);
+    }
 
     ActivationInputs none = c.in;
     none.checkpointing = Checkpointing::None;

@@ -69,6 +69,10 @@ struct TermContext {
     double inflight = 1;                       ///< micro-batches whose tape this stage holds (1F1B: p − index)
     double inputEmbedding = 0;                 ///< parameters of the token (+ position) embedding
     double outputHead = 0; ///< parameters of the output head (the tied embedding's copy with pp > 1)
+    /// Multi-token prediction (full training only): its modules, their parameters (routed experts among
+    /// them) and tapes, on the stage that holds the head.
+    double mtpLayers = 0, mtpParams = 0, mtpRouted = 0;
+    bool holdsMtp() const { return mtpLayers > 0 && holdsHead(); }
     bool holdsEmbedding() const { return stage == PipelineStage::Only || stage == PipelineStage::First; }
     bool holdsHead() const { return stage == PipelineStage::Only || stage == PipelineStage::Last; }
     double denseLayers = 0, moeLayers = 0;

@@ -270,13 +270,17 @@ std::vector<TourStep> makeTour()
         TourHighlight h;
         const double activeState = static_cast<double>(b.model.params.active) * b.bytesPerParam;
         h.label = "Model state from 671B total";
+        const int64_t mtp = trainedMtpParams(b.model, s);
         h.bytes = b.modelStateBytes;
         h.figures = {{"Model state (total)", b.modelStateBytes},
                      {"If only active counted", activeState},
                      {"Per GPU on " + std::to_string(s.hardware.gpus) + " " + gpu.id, b.perGpu.total()}};
         h.text = "DeepSeek-V3 has " + formatCount(static_cast<double>(b.model.params.total)) + " parameters, " +
-                 formatCount(static_cast<double>(b.model.params.active)) +
-                 " active per token. Trained in fp8 mixed precision (" + formatCount(b.bytesPerParam) +
+                 formatCount(static_cast<double>(b.model.params.active)) + " active per token" +
+                 (mtp > 0 ? ", and trains " + formatCount(static_cast<double>(mtp)) +
+                                " more in its multi-token-prediction module"
+                          : std::string()) +
+                 ". Trained in fp8 mixed precision (" + formatCount(b.bytesPerParam) +
                  " B per parameter), its model state is " + formatBytes(b.modelStateBytes) + ". On " +
                  std::to_string(s.hardware.gpus) + " " + gpu.id + "s with pipeline ×" + std::to_string(s.hardware.pp) +
                  " and expert parallel ×" + std::to_string(s.hardware.ep) + " each GPU holds " +

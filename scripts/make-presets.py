@@ -10,7 +10,7 @@ import sys
 
 ARCH_KEYS = ["layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "ffn_kind", "vocab",
              "max_positions", "learned_positions", "tied_embeddings", "bias", "norm", "attention",
-             "mla", "moe"]
+             "mla", "moe", "mtp_layers"]
 
 # Per-preset defaults: context the model was trained at, the hardware it is usually discussed on.
 DEFAULTS = {

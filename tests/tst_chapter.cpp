@@ -97,11 +97,19 @@ private Q_SLOTS:
         const Breakdown b = account(s, testdata::gpu("H800"));
         // fp8 mixed: bf16 working copy 2 + fp32 gradients 4 + fp32 master 4 + bf16 moments 2+2 = 14 B.
         QCOMPARE(b.bytesPerParam, 14.0);
-        QCOMPARE(b.modelStateBytes, 671026404352.0 * 14);
+        // Of the main model's 671,026,404,352 parameters and the one multi-token-prediction module it trains,
+        // 11,610,067,968 more (tst_params, deepseekMtpModuleIsOutsideTheTotal).
+        QCOMPARE(b.model.params.mtp, qint64(11610067968));
+        QCOMPARE(b.modelStateBytes, (671026404352.0 + 11610067968.0) * 14);
         Scenario mixed = s;
         mixed.training.precision = Precision::BF16Mixed;
         const Breakdown m = account(mixed, testdata::gpu("H800"));
-        QCOMPARE(m.modelStateBytes, 671026404352.0 * 16); // 10.7 TB, from 671B total, not 37B active
+        QCOMPARE(m.modelStateBytes,
+                 (671026404352.0 + 11610067968.0) * 16); // 10.9 TB, from 683B trained, not 37B active
+        // Serving drops the MTP module (transformers does not build it): the weights are the main model's.
+        Scenario serve = mixed;
+        serve.training.mode = Mode::Inference;
+        QCOMPARE(account(serve, testdata::gpu("H800")).singleGpu.weights, 671026404352.0 * 2);
     }
 
     void activationsDwarfWeightsAtLongContext()

@@ -96,6 +96,7 @@ private Q_SLOTS:
         const ParamCount c = countParams(imp.architecture);
         QCOMPARE(c.total, total);
         QCOMPARE(c.active, active);
+        QCOMPARE(c.mtp, qint64(0)); // no real config here has MTP modules
         const double rel = std::abs(double(c.total) - double(published)) / double(published);
         QVERIFY2(rel <= std::max(publishedTol, 1e-12) + 1e-12,
                  qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
@@ -208,6 +209,13 @@ private Q_SLOTS:
         const ParamCount c = countParams(imp.architecture);
         QCOMPARE(c.total, total);
         QCOMPARE(c.active, active);
+        // num_nextn_predict_layers becomes the MTP modules, counted apart (tst_params: 11,610,067,968 for V3).
+        if (json.contains(QStringLiteral("num_nextn_predict_layers"))) {
+            QCOMPARE(imp.architecture.mtpLayers, qint64(1));
+            QCOMPARE(c.mtp, qint64(11610067968));
+        } else {
+            QCOMPARE(c.mtp, qint64(0));
+        }
         const double rel = std::abs(double(c.total) - double(published)) / double(published);
         QVERIFY2(rel <= publishedTol + 1e-12,
                  qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));

@@ -176,7 +176,10 @@ private Q_SLOTS:
         // bf16 weights (2 B): 6 B and 8 B per parameter, ring factor 127/128.
         const Scenario s = testdata::preset("deepseek-v3");
         const auto rs = scaleOutLadder(s, testdata::gpu("H800"), ladderOptionsFor(s, testdata::gpu("H800")));
-        const double psi = static_cast<double>(rs.front().breakdown.model.params.total);
+        // Ψ: the main model and its multi-token-prediction module, which is trained and reduced like the rest.
+        const double psi =
+            static_cast<double>(rs.front().breakdown.model.params.total + rs.front().breakdown.model.params.mtp);
+        QCOMPARE(psi, 671026404352.0 + 11610067968.0);
         const double ring = 127.0 / 128;
         testdata::compareBytes(rung(rs, LadderCut::Zero1)->cutTax, (4 + 2) * psi * ring);
         testdata::compareBytes(rung(rs, LadderCut::Zero2)->addedTax, 0.0);

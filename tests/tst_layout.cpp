@@ -410,6 +410,43 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(e.front().message), message);
         QVERIFY(validateScenario(withValidLayout(s), "").empty());
     }
+
+    // DeepSeek-V3's multi-token-prediction module (report §2.2; Megatron-LM builds it in the last stage's
+    // postprocess, multi_token_prediction.py) lives with the output head: on pp 16, ep 64, tp 1, ZeRO-1 the
+    // last stage gains its 16-bit weights, (335,778,816 + 11,274,289,152/64)·2 B: the dense part (attention,
+    // shared expert, router, projection, norms: 11,610,067,968 − 256·3·7168·2048) whole, the routed experts
+    // split 64 ways. Stage 0 is unchanged; the last stage's logits double (a second loss through the shared
+    // head); under full checkpointing its tape grows by the module's two inputs, 2·e·sbh = 2·2·4096·7168 B.
+    void mtpSitsOnTheLastStage()
+    {
+        Scenario s = testdata::preset("deepseek-v3");
+        s.training.checkpointing = Checkpointing::Full;
+        Scenario none = s;
+        none.model.architecture.mtpLayers = 0;
+        const GpuSpec gpu = testdata::gpu("H800");
+        const Breakdown with = account(s, gpu), without = account(none, gpu);
+        QCOMPARE(with.layout.pp, qint64(16));
+        QCOMPARE(with.stages.size(), without.stages.size());
+        const Segments& w0 = with.stages.front().bytes;
+        const Segments& n0 = without.stages.front().bytes;
+        QCOMPARE(with.stages.front().index, qint64(0));
+        QCOMPARE(w0.total(), n0.total());
+        const Segments& wl = with.stages.back().bytes;
+        const Segments& nl = without.stages.back().bytes;
+        QCOMPARE(with.stages.back().stage, PipelineStage::Last);
+        testdata::compareBytes(wl.weights - nl.weights, (335778816.0 + 11274289152.0 / 64) * 2);
+        QCOMPARE(wl.logits, 2 * nl.logits);
+        QVERIFY(nl.logits > 0);
+        testdata::compareBytes(wl.activations - nl.activations, 2.0 * 2 * 4096 * 7168);
+        // The one-GPU view trains all of it: 14 B per parameter of 671,026,404,352 + 11,610,067,968.
+        QCOMPARE(with.singleGpu.modelState(), (671026404352.0 + 11610067968.0) * 14);
+        // LoRA drops the module (transformers does not build it): the frozen base is the main model's.
+        Scenario lora = s;
+        lora.training.fineTune = FineTune::Lora;
+        Scenario loraNone = lora;
+        loraNone.model.architecture.mtpLayers = 0;
+        QCOMPARE(account(lora, gpu).singleGpu.total(), account(loraNone, gpu).singleGpu.total());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLayout)

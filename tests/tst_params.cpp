@@ -95,6 +95,45 @@ private Q_SLOTS:
         QCOMPARE(m.params.routedExperts, qint64(58) * 256 * 3 * 7168 * 2048);
     }
 
+    // DeepSeek-V3 trains one multi-token-prediction module (report §2.2, "MTP Modules": a shared embedding and
+    // output head, a projection M_k of 2h -> h, RMSNorms on both inputs, one transformer block; config.json
+    // num_nextn_predict_layers = 1). Its own parameters, by hand (h = 7168, the last layer's MoE kind):
+    //   MLA  q_a 7168·1536 + q_a_norm 1536 + q_b 1536·128·192 + kv_a 7168·576 + kv_a_norm 512
+    //        + kv_b 512·128·256 + o 128·128·7168                                   =    187,107,328
+    //   the block's two norms 2·7168                                               =         14,336
+    //   256 routed + 1 shared SwiGLU(2048) experts, 257 · 3·7168·2048              = 11,318,329,344
+    //   router 7168·256 (e_score_correction_bias is a buffer)                      =      1,835,008
+    //   eh_proj 2·7168·7168                                                        =    102,760,448
+    //   enorm, hnorm and the shared head's norm 3·7168                             =         21,504
+    //                                                                        sum   = 11,610,067,968
+    // With the embedding and head copies the checkpoint stores (2·129280·7168 = 1,853,358,080) that is
+    // 13.46B, the model card's "14B of the Multi-Token Prediction (MTP) Module weights". It stays outside the
+    // published total and the active count.
+    void deepseekMtpModuleIsOutsideTheTotal()
+    {
+        const ResolvedModel m = resolveModel(testdata::preset("deepseek-v3").model);
+        QCOMPARE(m.arch.mtpLayers, qint64(1));
+        QCOMPARE(m.params.total, qint64(671026404352));
+        QCOMPARE(m.params.active, qint64(37552282624));
+        const qint64 attention =
+            7168LL * 1536 + 1536 + 1536LL * 128 * 192 + 7168LL * 576 + 512 + 512LL * 128 * 256 + 128LL * 128 * 7168;
+        QCOMPARE(attention, qint64(187107328));
+        const qint64 mtp = attention + 2 * 7168 + 257LL * 3 * 7168 * 2048 + 7168LL * 256 + 2LL * 7168 * 7168 + 3 * 7168;
+        QCOMPARE(mtp, qint64(11610067968));
+        QCOMPARE(m.params.mtp, mtp);
+        QCOMPARE(m.params.mtpRoutedExperts, 256LL * 3 * 7168 * 2048);
+        // Two modules are twice one; a dense model's module is its dense block plus the same projection and norms.
+        Architecture two = m.arch;
+        two.mtpLayers = 2;
+        QCOMPARE(countParams(two).mtp, 2 * mtp);
+        Architecture llama = resolveModel(testdata::preset("llama2-7b").model).arch;
+        llama.mtpLayers = 1;
+        // 4·4096² attention + 3·4096·11008 SwiGLU + 2·4096 norms + 2·4096² projection + 3·4096 norms.
+        QCOMPARE(countParams(llama).mtp,
+                 4LL * 4096 * 4096 + 3LL * 4096 * 11008 + 2 * 4096 + 2LL * 4096 * 4096 + 3 * 4096);
+        QCOMPARE(countParams(llama).mtpRoutedExperts, qint64(0));
+    }
+
     void shapeRule_data()
     {
         QTest::addColumn<qint64>("params");

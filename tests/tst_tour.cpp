@@ -92,8 +92,10 @@ private Q_SLOTS:
         QCOMPARE(st->scenario.hardware.gpus, qint64(2048));
         QCOMPARE(st->breakdown.model.params.total, qint64(671026404352));
         QCOMPARE(st->breakdown.model.params.active, qint64(37552282624));
-        // fp8 mixed, 14 B per parameter, of the 671B total; the active count would suggest 18 times less.
-        QCOMPARE(st->highlight.bytes, 671026404352.0 * 14);
+        // fp8 mixed, 14 B per parameter, of the 671B total and the 11.6B MTP module; the active count would
+        // suggest 18 times less.
+        QCOMPARE(st->highlight.bytes, (671026404352.0 + 11610067968.0) * 14);
+        QVERIFY2(st->highlight.text.find("multi-token-prediction") != std::string::npos, st->highlight.text.c_str());
         QCOMPARE(st->highlight.figures[1].bytes, 37552282624.0 * 14);
         QCOMPARE(st->highlight.figures[2].bytes, st->breakdown.perGpu.total());
     }
