@@ -3,6 +3,7 @@
 #include "tourpanel.h"
 
 #include <QAction>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QtTest>
@@ -34,6 +35,32 @@ private Q_SLOTS:
         QCOMPARE(account(s, testdata::gpu("H100")).modelStateBytes, 112e9);
         QVERIFY2(panel.highlightText().contains(QStringLiteral("112 GB")), qPrintable(panel.highlightText()));
         QVERIFY(panel.explanationText().contains(QStringLiteral("dies")));
+    }
+
+    // Issue 11 §2: in a narrow dock every step's title is shown whole, wrapped, not cut off.
+    void stepTitlesWrapInANarrowDock()
+    {
+        TourPanel panel;
+        panel.resize(260, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto* list = panel.findChild<QListWidget*>(QStringLiteral("tourSteps"));
+        QVERIFY(list);
+        QTest::qWait(0);
+        const int width = list->viewport()->width();
+        bool someWrap = false;
+        for (int i = 0; i < list->count(); ++i) {
+            const QRect r = list->visualItemRect(list->item(i));
+            const QRect need = list->fontMetrics().boundingRect(QRect(0, 0, r.width(), 10000), Qt::TextWordWrap,
+                                                                list->item(i)->text());
+            QVERIFY2(r.right() < width + 1, qPrintable(list->item(i)->text()));
+            QVERIFY2(need.height() <= r.height(), qPrintable(QStringLiteral("%1: needs %2 px, has %3")
+                                                                 .arg(list->item(i)->text())
+                                                                 .arg(need.height())
+                                                                 .arg(r.height())));
+            someWrap = someWrap || need.height() > list->fontMetrics().height();
+        }
+        QVERIFY(someWrap); // at 260 px some title is longer than a line, so the check above meant something
     }
 
     void shortcutsAreThePresenterKeys()

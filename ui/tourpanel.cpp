@@ -28,8 +28,17 @@ TourPanel::TourPanel(QWidget* parent) : QWidget(parent)
     };
 
     m_list = new QListWidget(this);
-    for (const TourStep& s : chapterTour())
-        m_list->addItem(QString::fromStdString(s.title));
+    m_list->setObjectName(QStringLiteral("tourSteps"));
+    // Long titles ("The 2.4T MoE: sparsity does not shrink the optimizer") wrap in a narrow dock instead of
+    // being cut off (issue 11 §2); the hover text has them whole too.
+    m_list->setWordWrap(true);
+    m_list->setTextElideMode(Qt::ElideNone);
+    m_list->setResizeMode(QListView::Adjust);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    for (const TourStep& s : chapterTour()) {
+        auto* item = new QListWidgetItem(QString::fromStdString(s.title), m_list);
+        item->setToolTip(item->text());
+    }
     m_title = new QLabel(this);
     m_highlight = new QLabel(this);
     m_highlight->setTextFormat(Qt::PlainText);
