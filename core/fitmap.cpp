@@ -34,8 +34,7 @@ FitMapAxes fitMapAxes(int64_t cp, int perDecade, int perOctave)
         int64_t tokens = std::llround(seq);
         if (chunk > 2)
             tokens = std::max<int64_t>(chunk, std::llround(seq / static_cast<double>(chunk)) * chunk);
-        if (a.seq.empty() || tokens > a.seq.back())
-            a.seq.push_back(tokens);
+        a.seq.push_back(tokens); // kept when rounding repeats a context: row i stays at 512·2^(i/perOctave)
     }
     return a;
 }

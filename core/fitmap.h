@@ -41,8 +41,9 @@ struct FitMapAxes {
 };
 
 /// \brief The default axes: `perDecade` sizes per decade from 1B to 10T and `perOctave` contexts per doubling from
-/// 512 to 1M, every context a multiple of 2·cp under context parallel `cp` (Megatron-LM's chunks, as the context
-/// sweep does), so that each row keeps the scenario's cp.
+/// 512 to 1M, both evenly spaced on a log axis (the chart draws cell i at the i-th step). Under context parallel
+/// `cp` every context is rounded to a multiple of 2·cp (Megatron-LM's chunks, as the context sweep does), so that
+/// each row keeps the scenario's cp; a large cp can then repeat a short context in neighbouring rows.
 FitMapAxes fitMapAxes(int64_t cp = 1, int perDecade = kFitMapParamsPerDecade, int perOctave = kFitMapSeqPerOctave);
 
 /// \brief The model of a column: a size-only model (docs/accounting.md, Shape rule) of `totalParams`; dense stays

@@ -207,13 +207,19 @@ private Q_SLOTS:
         QCOMPARE(a.seq.back(), int64_t(1'048'576));
         for (int64_t tick : {4096, 32768, 262144})
             QVERIFY(std::find(a.seq.begin(), a.seq.end(), tick) != a.seq.end());
-        // Under context parallel 8 every context is a multiple of 16, still ascending.
+        // Under context parallel 8 every context is a multiple of 16, still ascending; under cp 256 (chunks of 512)
+        // the short rows repeat 512 and 1024 rather than move: every row stays at its place on the axis.
         const FitMapAxes cp = fitMapAxes(8);
         for (size_t i = 0; i < cp.seq.size(); ++i) {
             QCOMPARE(cp.seq[i] % 16, int64_t(0));
             if (i > 0)
                 QVERIFY(cp.seq[i] > cp.seq[i - 1]);
         }
+        const FitMapAxes wide = fitMapAxes(256);
+        QCOMPARE(wide.seq.size(), size_t(45));
+        QCOMPARE(wide.seq[1], int64_t(512)); // 609 rounds to one chunk
+        QCOMPARE(wide.seq[4], int64_t(1024));
+        QCOMPARE(wide.seq.back(), int64_t(1'048'576));
     }
 
     void bands_data()
