@@ -257,6 +257,19 @@ private Q_SLOTS:
         dock->toggleViewAction()->trigger();
         QVERIFY(dock->isVisible());
         QCOMPARE(panel->recomputeCount(), 1);
+        // Under the charts at 1024 × 700 (a projector): the window keeps its size, the map's labels fit its plot.
+        QCOMPARE(w.dockWidgetArea(dock), Qt::BottomDockWidgetArea);
+        w.resize(1024, 700);
+        QTest::qWait(20);
+        panel->chart()->grab();
+        QVERIFY2(w.height() <= 700 && w.width() <= 1024,
+                 qPrintable(QStringLiteral("%1×%2").arg(w.width()).arg(w.height())));
+        QVERIFY(panel->chart()->axisRect()->height() >= 100);
+        QVERIFY(!panel->chart()->markerText()->skipped());
+        const QStringList problems = labelProblems(panel->chart());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        if (qEnvironmentVariableIsSet("TRAINMEM_FITMAP_SHOTS")) // for looking at it: the window as a projector shows it
+            w.grab().save(QStringLiteral("%1/window-1024x700.png").arg(qEnvironmentVariable("TRAINMEM_FITMAP_SHOTS")));
         const Scenario s = w.scenario();
         const FitMap core = fitMap(s, gpuOf(s));
         QCOMPARE(panel->chart()->data().map.bands, core.bands);

@@ -138,7 +138,7 @@ QString FitMapChart::bandName(FitBand b)
     case FitBand::UpTo1024:
         return tr("65–1024");
     case FitBand::More:
-        return tr("more than 1024");
+        return tr("over 1024");
     case FitBand::Never:
         break;
     }
@@ -168,9 +168,9 @@ FitMapChart::FitMapChart(QWidget* parent) : LivePlot(parent)
     const auto sizes = logAxis(xAxis, tr("Model size (total parameters)"));
     for (double p = kFitMapMinParams; p <= kFitMapMaxParams * 1.001; p *= 10)
         sizes->addTick(p, count(p));
-    const auto tokens = logAxis(yAxis, tr("Context length (tokens)"));
+    m_seqTicker = logAxis(yAxis, tr("Context length (tokens)"));
     for (int e : {9, 12, 15, 18, 20})
-        tokens->addTick(std::ldexp(1.0, e), context(int64_t{1} << e));
+        m_seqTicker->addTick(std::ldexp(1.0, e), context(int64_t{1} << e));
 
     // The map: one cell per (size, context), its value the band's index; a gradient of exactly kFitBandCount
     // levels puts stop i at QCPColorGradient's own i·(1/(levels − 1)), so each band gets its colour unblended.
@@ -220,7 +220,21 @@ FitMapChart::FitMapChart(QWidget* parent) : LivePlot(parent)
     setTheme(ChartTheme::fromPalette(palette()));
 }
 
-FitMapChart::~FitMapChart() = default;
+FitMapChart::~FitMapChart()
+{
+    if (!m_titleShown)
+        delete m_title; // taken out of the layout, so not the plot's to delete
+}
+
+void FitMapChart::hideTitle()
+{
+    if (!m_titleShown)
+        return;
+    plotLayout()->take(m_title);
+    plotLayout()->simplify();
+    m_title->setVisible(false); // still a layerable of the plot: it would draw at its old place
+    m_titleShown = false;
+}
 
 void FitMapChart::setTitle(const QString& title)
 {
@@ -254,7 +268,7 @@ void FitMapChart::fitLabelsTo(int widthPx)
 {
     m_fitWidth = widthPx;
     if (widthPx > 0)
-        m_theme.fitHeader(legend, m_title, widthPx, 4);
+        m_theme.fitHeader(legend, m_title, widthPx, 8);
 }
 
 void FitMapChart::resizeEvent(QResizeEvent* e)
@@ -329,6 +343,32 @@ void FitMapChart::rebuild()
 
 bool FitMapChart::arrangeLabels()
 {
+    // A low plot: the context label shortens to what its height holds, and the 256k tick goes when 256k and 1M
+    // (two doublings) would be less than a label and a gap apart.
+    bool relayout = false;
+    const double h = axisRect()->height();
+    const QFont labelFont = yAxis->labelFont();
+    QString label = tr("Context length (tokens)");
+    if (cachedTextWidth(labelFont, label) > h)
+        label = tr("Context");
+    if (cachedTextWidth(labelFont, label) > h)
+        label.clear();
+    if (yAxis->label() != label) {
+        yAxis->setLabel(label);
+        relayout = true;
+    }
+    const double twoOctaves = std::fabs(yAxis->coordToPixel(kSweepMaxSeq) - yAxis->coordToPixel(kSweepMaxSeq / 4));
+    const bool thin = twoOctaves < m_theme.fontPx * 1.6;
+    if (thin != m_thinSeqTicks) {
+        m_thinSeqTicks = thin;
+        m_seqTicker->clear();
+        for (int e : {9, 12, 15, 18, 20})
+            if (!(thin && e == 18))
+                m_seqTicker->addTick(std::ldexp(1.0, e), context(int64_t{1} << e));
+        relayout = true;
+    }
+    if (relayout)
+        return true;
     // The scenario's label beside its marker, inside the plot, on the side with more room first.
     const QRect plot = axisRect()->rect();
     std::vector<QRect> taken;
@@ -399,7 +439,8 @@ FitMapPanel::FitMapPanel(QWidget* parent) : QWidget(parent)
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_summary);
     m_chart = new FitMapChart(this);
-    m_chart->setMinimumHeight(260);
+    m_chart->hideTitle();
+    m_chart->setMinimumHeight(200);
     layout->addWidget(m_chart, 1);
 }
 

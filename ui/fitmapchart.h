@@ -42,6 +42,8 @@ public:
     void setTitle(const QString& title);
     /// Fits the legend and title to a chart this wide (exports call it).
     void fitLabelsTo(int widthPx);
+    /// Leaves the title out of the layout (the dock's title bar and sentence say it), for a low dock.
+    void hideTitle();
 
     /// One fixed colour per band, the same on screen and on slides.
     static QColor bandColor(FitBand b);
@@ -74,6 +76,9 @@ private:
     CachedTextItem* m_markerText = nullptr;
     QCPTextElement* m_title = nullptr;
     QCPLayoutGrid* m_legendRow = nullptr;
+    QSharedPointer<QCPAxisTickerText> m_seqTicker;
+    bool m_thinSeqTicks = false; ///< 256k left out: the plot is too low for two octaves between labels
+    bool m_titleShown = true;
     FitMapChartData m_data;
     ChartTheme m_theme;
     int m_fitWidth = 0; ///< an export's width; 0 follows the widget

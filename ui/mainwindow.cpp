@@ -113,7 +113,8 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     m_fitMapDock = new QDockWidget(tr("Fit map"), this);
     m_fitMapDock->setObjectName(QStringLiteral("fitMapDock"));
     m_fitMapDock->setWidget(m_fitMap);
-    addDockWidget(Qt::RightDockWidgetArea, m_fitMapDock);
+    // Under the charts, as wide as the window: the map is wide and a right dock at 1024 px would leave it a strip.
+    addDockWidget(Qt::BottomDockWidgetArea, m_fitMapDock);
     m_fitMapDock->hide();
     connect(this, &MainWindow::scenarioChanged, m_fitMap,
             [this](const Scenario& s) { m_fitMap->setScenario(s, m_library.gpuFor(s)); });
