@@ -37,9 +37,9 @@ struct Options {
     QCommandLineOption chart{
         QStringLiteral("chart"),
         QStringLiteral(
-            "Chart to export: bars, seq, dashboard (default), peers (Megatron and DeepSpeed beside TrainMem) or ranks "
-            "(memory per GPU of each pipeline stage)."),
-        QStringLiteral("bars|seq|dashboard|peers|ranks"), QStringLiteral("dashboard")};
+            "Chart to export: bars, seq, dashboard (default), peers (Megatron and DeepSpeed beside TrainMem), ranks "
+            "(memory per GPU of each pipeline stage) or fitmap (GPUs needed by model size and context)."),
+        QStringLiteral("bars|seq|dashboard|peers|ranks|fitmap"), QStringLiteral("dashboard")};
     QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Export width in pixels (default 1600)."),
                              QStringLiteral("px"), QStringLiteral("1600")};
     QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Export height in pixels (default 1000)."),
@@ -522,8 +522,9 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         }
         if (chartKindFromName(r.chart) == std::nullopt) {
             out.ok = false;
-            out.error = fail(QStringLiteral("chart"),
-                             QStringLiteral("must be bars, seq, dashboard, peers or ranks, got \"%1\"").arg(r.chart));
+            out.error =
+                fail(QStringLiteral("chart"),
+                     QStringLiteral("must be bars, seq, dashboard, peers, ranks or fitmap, got \"%1\"").arg(r.chart));
             return out;
         }
         bool okW = false, okH = false, okS = false;

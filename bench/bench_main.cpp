@@ -2,17 +2,21 @@
 //   core recompute (account + every sweep curve), one slider step end to end (control change,
 //   recompute, replot and paint of every chart, offscreen at 1600×1000), PNG export at
 //   1920×1080 and 3840×2160, start-up to first painted frame, peak RSS.
-// Usage: trainmem-bench [--quick] [--only core|steps|export|startup]
+//   the fit map (issue 11 §3): one grid of 61 × 45 cells from the core, and a context-slider step with the
+//   Fit map dock shown (its recompute and paint included).
+// Usage: trainmem-bench [--quick] [--only core|steps|fitmap|export|startup]
 //   --quick: fewer repetitions, for a smoke run; --only: one section, for profiling it alone
 #include "accounting.h"
 #include "chartexport.h"
 #include "controlpanel.h"
 #include "dashboard.h"
+#include "fitmapchart.h"
 #include "logsliderfield.h"
 #include "mainwindow.h"
 #include "presetlibrary.h"
 
 #include <QApplication>
+#include <QDockWidget>
 
 #include <QElapsedTimer>
 #include <QPaintEvent>
@@ -100,13 +104,14 @@ int main(int argc, char** argv)
         } else {
             std::fprintf(stderr,
                          "trainmem-bench: unknown argument '%s'\n"
-                         "usage: trainmem-bench [--quick] [--only core|steps|export|startup]\n",
+                         "usage: trainmem-bench [--quick] [--only core|steps|fitmap|export|startup]\n",
                          argv[i]);
             return 2;
         }
     }
-    if (!only.isEmpty() && only != "core" && only != "steps" && only != "export" && only != "startup") {
-        std::fprintf(stderr, "trainmem-bench: --only takes core, steps, export or startup, got '%s'\n",
+    if (!only.isEmpty() && only != "core" && only != "steps" && only != "fitmap" && only != "export" &&
+        only != "startup") {
+        std::fprintf(stderr, "trainmem-bench: --only takes core, steps, fitmap, export or startup, got '%s'\n",
                      only.constData());
         return 2;
     }
@@ -239,7 +244,60 @@ int main(int argc, char** argv)
         out["slider_step_1600x1000"] = steps;
     }
 
-    // 3. PNG export of the dashboard.
+    // 3. The fit map: the core's grid (every cell's minGpusToFit), and a context-slider step with its dock shown.
+    if (wanted("fitmap")) {
+        nlohmann::json fm;
+        for (const char* id : {"chapter-7b", "llama3-70b", "deepseek-v3"}) {
+            const Scenario s = lib.find(QString::fromLatin1(id))->scenario;
+            const GpuSpec& gpu = lib.gpuFor(s);
+            std::vector<double> ms;
+            size_t cells = 0;
+            int64_t sink = 0;
+            const int runs = quick ? 20 : 200;
+            for (int i = 0; i < runs; ++i) {
+                const auto t0 = Clock::now();
+                const FitMap m = fitMap(s, gpu);
+                ms.push_back(since(t0, 1e3));
+                cells = m.gpus.size();
+                sink += m.gpus.back();
+            }
+            nlohmann::json& r = fm[id];
+            r = stats(ms, "ms");
+            r["cells"] = cells;
+            r["us_per_cell"] = r["median"].get<double>() * 1e3 / static_cast<double>(std::max<size_t>(cells, 1));
+            if (sink < 0)
+                std::puts("");
+        }
+        out["fitmap_grid"] = fm;
+
+        MainWindow w(lib, lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario);
+        w.setModalErrors(false);
+        w.resize(1600, 1000);
+        w.show();
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("fitMapDock"));
+        dock->show();
+        QCoreApplication::processEvents();
+        auto* chart = dock->findChild<FitMapChart*>();
+        QAbstractSlider* context = w.controlPanel()->contextField()->slider();
+        std::vector<double> ms, mapPaintMs;
+        const int n = quick ? 50 : 300;
+        const int lo = context->minimum(), span = std::max(1, context->maximum() - lo);
+        for (int i = 0; i < n; ++i) {
+            const int phase = i % (2 * span);
+            const int paintsBefore = chart->paintCount();
+            const auto t0 = Clock::now();
+            context->setValue(lo + (phase < span ? phase : 2 * span - phase));
+            QCoreApplication::sendPostedEvents();
+            QCoreApplication::processEvents();
+            ms.push_back(since(t0, 1e3));
+            mapPaintMs.push_back(chart->paintCount() > paintsBefore ? chart->lastPaintMs() : 0);
+        }
+        nlohmann::json step = stats(ms, "ms");
+        step["fitmap_paint_ms"] = stats(mapPaintMs, "ms")["median"];
+        out["slider_step_with_fitmap_1600x1000"] = step;
+    }
+
+    // 4. PNG export of the dashboard.
     if (wanted("export")) {
         QTemporaryDir dir;
         const Scenario s = lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario;
@@ -265,7 +323,7 @@ int main(int argc, char** argv)
         out["png_export_dashboard"] = ex;
     }
 
-    // 4. Start-up to first painted frame, in fresh processes.
+    // 5. Start-up to first painted frame, in fresh processes.
     if (wanted("startup")) {
         std::vector<double> ms;
         const int runs = quick ? 3 : 20;

@@ -108,17 +108,25 @@ Breakdown account(const Scenario& s, const GpuSpec& gpu)
 
 namespace {
 
-Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu, bool searchMinimum);
+// The busiest GPU's segments at `layout`: Breakdown::perGpu, without the rest of account().
+Segments busiestGpu(const ResolvedModel& m, const Scenario& s, const ParallelLayout& layout, TermContext& peak)
+{
+    peak = termContext(m, s, layout);
+    return peak.layout.pp > 1 ? peak.bytes : evaluateTerms(peak); // termContext evaluated the stages
+}
 
 // Inference: the smallest tensor-parallel count that fits, by doubling then bisection (memory per
-// GPU falls monotonically with the split). 0 when even kMaxGpus does not fit.
+// GPU falls monotonically with the split). 0 when even kMaxGpus does not fit. Each count is tested
+// as account() would: the busiest GPU's total against the GPU's memory (serving offloads nothing, so
+// the host always fits).
 int64_t minInferenceGpus(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu)
 {
     Scenario x = s;
     x.hardware.tp = x.hardware.pp = x.hardware.ep = 1;
+    TermContext peak;
     auto fits = [&](int64_t n) {
         x.hardware.gpus = n;
-        return accountImpl(m, x, gpu, false).fits;
+        return busiestGpu(m, x, parallelLayout(x, m), peak).total() <= gpu.memoryBytes;
     };
     int64_t hi = 1;
     while (!fits(hi)) {
@@ -134,16 +142,90 @@ int64_t minInferenceGpus(const ResolvedModel& m, const Scenario& s, const GpuSpe
     return hi;
 }
 
+// Training: the smallest GPU count that fits with ZeRO-3 at the layout's tp/pp (Breakdown::minGpusToFit).
+// The busiest GPU's working set (activations, logits, workspace and the layer ZeRO-3 gathers) does not
+// shrink with more data-parallel ranks; the model state does, as 1/ranks. So the ranks needed are
+// ⌈shardable / (usable − working)⌉, in whole context-parallel groups, times tp·pp.
+struct Zero3Fit {
+    int64_t gpus = 0;            ///< 0: never (see workingExceeds) or more than kMaxGpus
+    bool workingExceeds = false; ///< the working set alone exceeds one GPU's usable memory
+};
+
+Zero3Fit zero3Fit(const ResolvedModel& m, const ParallelLayout& par, const Segments& pg, double gatheredLayerBytes,
+                  double zero3Gather, double bytesPerParam, const Scenario& s, const GpuSpec& gpu)
+{
+    const double total = dbl(m.params.total);
+    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
+    const double dense = total - routed;
+    const double mp = dbl(par.tp * par.pp);
+    const double denseShare = dense / mp;                                      // per model-parallel rank
+    const double expertShare = routed / (dbl(par.etp * par.pp) * dbl(par.ep)); // experts split etp ways, not tp
+    const double frag = std::clamp(s.hardware.fragmentation, 0.0, 1.0);
+    const double framework = std::clamp(s.hardware.frameworkBytes, 0.0, 1e12);
+    const double cap = std::max(gpu.memoryBytes, 1.0);
+    const double usable = (cap - framework) / (1 + frag);
+    // The search assumes ZeRO-3, so it counts the gathered layer even when this layout has none.
+    const double rest = pg.activations + pg.logits + pg.workspace + (gatheredLayerBytes > 0 ? 0 : zero3Gather);
+    const double shardable = (denseShare + expertShare * dbl(par.ep)) * bytesPerParam;
+    Zero3Fit f;
+    if (!(usable > rest)) { // NaN too
+        f.workingExceeds = true;
+        return f;
+    }
+    // ZeRO ranks come in whole context-parallel groups: gpus = tp·pp·cp·dp.
+    const double cpRanks = dbl(par.cp);
+    const double ranks = std::ceil(std::max(1.0, std::ceil(shardable / (usable - rest))) / cpRanks) * cpRanks;
+    const double gpus = ranks * mp;
+    f.gpus = gpus <= static_cast<double>(kMaxGpus) ? static_cast<int64_t>(gpus) : 0;
+    return f;
+}
+
+// Breakdown::bytesPerParam: the recipe's, or under LoRA/QLoRA the one-GPU model state per parameter.
+double bytesPerParamOf(const ResolvedModel& m, const Scenario& s, const StateRecipe& recipe, const Segments& singleGpu)
+{
+    if (!s.training.adapters())
+        return recipe.total();
+    const double total = dbl(m.params.total);
+    return total > 0 ? singleGpu.modelState() / total : 0;
+}
+
+Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu);
+
 } // namespace
 
 Breakdown account(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu)
 {
-    return accountImpl(m, s, gpu, true);
+    return accountImpl(m, s, gpu);
+}
+
+GpusToFit gpusToFit(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu)
+{
+    GpusToFit out;
+    if (s.training.mode != Mode::Training) {
+        out.gpus = minInferenceGpus(m, s, gpu);
+        out.never = out.gpus == 0;
+        return out;
+    }
+    // What account() computes for the same terms, in the same order (tst_fitmap compares every cell).
+    const ParallelLayout par = parallelLayout(s, m);
+    TermContext peak;
+    const Segments pg = busiestGpu(m, s, par, peak);
+    const double zero3Gather = zero3GatheredLayer(peak);
+    Segments one;
+    if (s.training.adapters()) {
+        TermContext single = termContext(m, s, ParallelLayout{});
+        one = evaluateTerms(single);
+    }
+    const Zero3Fit f = zero3Fit(m, par, pg, peak.gathersLayer() ? zero3Gather : 0, zero3Gather,
+                                bytesPerParamOf(m, s, peak.recipe, one), s, gpu);
+    out.gpus = f.gpus;
+    out.never = f.workingExceeds;
+    return out;
 }
 
 namespace {
 
-Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu, bool searchMinimum)
+Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu)
 {
     Breakdown r;
     r.model = m;
@@ -207,13 +289,9 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     }
     r.hostMemoryBytes = gpu.hostMemoryBytes;
     r.hostFits = gpu.hostMemoryBytes <= 0 || r.perNodeHost.total() <= gpu.hostMemoryBytes;
-    r.bytesPerParam = r.recipe.total();
-    r.modelStateBytes = total * r.bytesPerParam;
-    if (s.training.adapters()) {
-        // LoRA/QLoRA: the frozen (or NF4) base and the adapters' state, per parameter of the model.
-        r.modelStateBytes = r.singleGpu.modelState();
-        r.bytesPerParam = total > 0 ? r.modelStateBytes / total : 0;
-    }
+    // LoRA/QLoRA: the frozen (or NF4) base and the adapters' state, per parameter of the model.
+    r.bytesPerParam = bytesPerParamOf(m, s, r.recipe, r.singleGpu);
+    r.modelStateBytes = s.training.adapters() ? r.singleGpu.modelState() : total * r.bytesPerParam;
 
     // The tax (bytes sent per GPU per optimizer step).
     const double t = dbl(par.tp);
@@ -278,29 +356,16 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
             r.tax.contextParallel = dbl(layersPerStage) * ringAttentionLayerBytes(a, in, dbl(par.tp)) / 3;
     }
 
-    const double frag = std::clamp(s.hardware.fragmentation, 0.0, 1.0);
-    const double framework = std::clamp(s.hardware.frameworkBytes, 0.0, 1e12);
     r.fits = r.perGpu.total() <= gpu.memoryBytes && r.hostFits;
 
     const double cap = std::max(gpu.memoryBytes, 1.0);
     r.minGpusForModelState = static_cast<int64_t>(std::max(1.0, std::ceil(r.modelStateBytes / cap)));
 
     // Smallest GPU count that fits with ZeRO-3 (training) or weight sharding (inference) at this tp/pp.
-    const double usable = (cap - framework) / (1 + frag);
-    const Segments& pg = r.perGpu;
-    // The search assumes ZeRO-3, so it counts the gathered layer even when this layout has none.
-    const double rest = pg.activations + pg.logits + pg.workspace + (r.gatheredLayerBytes > 0 ? 0 : zero3Gather);
-    const double shardable = (denseShare + expertShare * dbl(par.ep)) * r.bytesPerParam;
-    if (!training) {
-        if (searchMinimum)
-            r.minGpusToFit = minInferenceGpus(m, s, gpu);
-    } else if (usable > rest) {
-        // ZeRO ranks come in whole context-parallel groups: gpus = tp·pp·cp·dp.
-        const double cpRanks = dbl(par.cp);
-        const double ranks = std::ceil(std::max(1.0, std::ceil(shardable / (usable - rest))) / cpRanks) * cpRanks;
-        const double gpus = ranks * mp;
-        r.minGpusToFit = gpus <= static_cast<double>(kMaxGpus) ? static_cast<int64_t>(gpus) : 0;
-    }
+    if (!training)
+        r.minGpusToFit = minInferenceGpus(m, s, gpu);
+    else
+        r.minGpusToFit = zero3Fit(m, par, r.perGpu, r.gatheredLayerBytes, zero3Gather, r.bytesPerParam, s, gpu).gpus;
     return r;
 }
 

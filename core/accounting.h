@@ -155,6 +155,18 @@ Breakdown account(const Scenario& s, const GpuSpec& gpu);
 /// \brief The same with the model already resolved (the sweep's fast path).
 Breakdown account(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu);
 
+/// \brief Breakdown::minGpusToFit on its own, and why it is 0.
+struct GpusToFit {
+    int64_t gpus = 0; ///< Breakdown::minGpusToFit: 0 = never, or more than kMaxGpus
+    /// Training: the working set alone (activations, logits, workspace, the gathered layer) exceeds one GPU,
+    /// so no count fits. Serving: no split up to kMaxGpus fits.
+    bool never = false;
+};
+
+/// \brief Breakdown::minGpusToFit of `s` with model `m`, from the same terms and search as account() but
+/// without the one-GPU view, the stage list, the tax and the host view: the fit map's cell (core/fitmap.h).
+GpusToFit gpusToFit(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu);
+
 /// \brief Memory per GPU against context length for every checkpointing mode.
 struct ContextSweep {
     std::vector<double> seq;                              ///< 512 … 1M, `pointsPerOctave` per doubling

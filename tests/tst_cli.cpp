@@ -159,7 +159,7 @@ private Q_SLOTS:
         QTest::newRow("bad flash value") << QStringList{"--json", "--flash", "maybe"}
                                          << "--flash: must be on or off, got \"maybe\"";
         QTest::newRow("bad chart") << QStringList{"--export-png", "x.png", "--chart", "pie"}
-                                   << "--chart: must be bars, seq, dashboard, peers or ranks, got \"pie\"";
+                                   << "--chart: must be bars, seq, dashboard, peers, ranks or fitmap, got \"pie\"";
         QTest::newRow("Megatron flag with a bad value")
             << QStringList{"--json", "--megatron-args", "--num-layers x --hidden-size 4096"}
             << "--megatron-args: --num-layers: must be an integer, got \"x\"";
@@ -285,6 +285,31 @@ private Q_SLOTS:
         QCOMPARE(host["weights"].get<double>(), 0.0);
         QCOMPARE(host["total"].get<double>(), 112e9);
         QCOMPARE(j["scenario"]["hardware"]["offload"].get<std::string>(), std::string("optimizer"));
+    }
+
+    void exportFitMapWritesAPng()
+    {
+        // Issue 11 §3: `--chart fitmap` draws the fit map: Llama 2 7B's recipe on an H100, where 1B fits one GPU
+        // (the map's green, 0x1a9850) and 7B at 4k needs 2 (the 2–8 band's 0xa6d96a).
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("fitmap.png"));
+        QProcess p;
+        p.start(QStringLiteral(TRAINMEM_EXE), {"--export-png", file, "--chart", "fitmap", "--preset", "llama2-7b",
+                                               "--width", "1024", "--height", "700"});
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QImage img(file);
+        QCOMPARE(img.size(), QSize(1024, 700));
+        bool one = false, node = false;
+        for (int y = 0; y < img.height(); y += 2)
+            for (int x = 0; x < img.width(); x += 2) {
+                const QRgb c = img.pixel(x, y) & 0xffffff;
+                one = one || c == 0x1a9850;
+                node = node || c == 0xa6d96a;
+            }
+        QVERIFY(one);
+        QVERIFY(node);
+        QVERIFY(parse({"--export-png", "x.png", "--chart", "fitmap"}).ok);
     }
 
     void exportTourWritesOneSlidePerStep()

@@ -2,6 +2,7 @@
 
 #include "charttheme.h"
 #include "dashboard.h"
+#include "fitmapchart.h"
 #include "memorybarchart.h"
 #include "peerschart.h"
 #include "presetlibrary.h"
@@ -37,6 +38,7 @@ struct Scene {
     std::unique_ptr<SequenceChart> seq;
     std::unique_ptr<PeersChart> peers;
     std::unique_ptr<RankChart> ranks;
+    std::unique_ptr<FitMapChart> fitMap;
     QString title;
 };
 
@@ -68,6 +70,15 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.ranks->fitLabelsTo(o.width);
         sc.ranks->setRanks(rankKinds(model, s), parallelLayout(s, model).pp, gpu.memoryBytes, sc.state.capacityLabel);
         sc.ranks->setTitle(tr("Memory per GPU, rank by rank: %1").arg(sc.title));
+        return sc;
+    }
+    if (kind == ChartKind::FitMap) {
+        sc.fitMap = std::make_unique<FitMapChart>();
+        sc.fitMap->setTheme(sc.theme);
+        sc.fitMap->fitLabelsTo(o.width);
+        sc.fitMap->setData(fitMapChartData(s, gpu));
+        sc.fitMap->setTitle(
+            tr("GPUs needed by model size and context on %1: %2").arg(QString::fromStdString(gpu.id), sc.title));
         return sc;
     }
     if (kind != ChartKind::Seq) {
@@ -179,6 +190,9 @@ void paintScene(QCPPainter& p, Scene& sc, const Scenario& s, ChartKind kind, int
         break;
     case ChartKind::Ranks:
         drawChart(p, sc.ranks.get(), QRect(0, 0, w, h));
+        break;
+    case ChartKind::FitMap:
+        drawChart(p, sc.fitMap.get(), QRect(0, 0, w, h));
         break;
     }
 }

@@ -8,7 +8,7 @@
 
 namespace trainmem {
 
-enum class ChartKind { Bars, Seq, Dashboard, Peers, Ranks };
+enum class ChartKind { Bars, Seq, Dashboard, Peers, Ranks, FitMap };
 
 /// The command line's name of `k`.
 inline QString chartKindName(ChartKind k)
@@ -22,13 +22,15 @@ inline QString chartKindName(ChartKind k)
         return QStringLiteral("peers");
     case ChartKind::Ranks:
         return QStringLiteral("ranks");
+    case ChartKind::FitMap:
+        return QStringLiteral("fitmap");
     case ChartKind::Dashboard:
         break;
     }
     return QStringLiteral("dashboard");
 }
 
-/// "bars", "seq", "dashboard", "peers", "ranks" → ChartKind; nullopt otherwise.
+/// "bars", "seq", "dashboard", "peers", "ranks", "fitmap" → ChartKind; nullopt otherwise.
 inline std::optional<ChartKind> chartKindFromName(const QString& name)
 {
     const QString n = name.trimmed().toLower();
@@ -42,6 +44,8 @@ inline std::optional<ChartKind> chartKindFromName(const QString& name)
         return ChartKind::Peers;
     if (n == QLatin1String("ranks"))
         return ChartKind::Ranks;
+    if (n == QLatin1String("fitmap"))
+        return ChartKind::FitMap;
     return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 #include "dashboard.h"
 #include "errorbanner.h"
 #include "exportdialog.h"
+#include "fitmapchart.h"
 #include "peerspanel.h"
 #include "presetlibrary.h"
 #include "rankchart.h"
@@ -107,6 +108,16 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     m_ranksDock->hide();
     connect(this, &MainWindow::scenarioChanged, m_ranks,
             [this](const Scenario& s) { m_ranks->setScenario(s, m_library.gpuFor(s)); });
+    // Issue 11 §3: GPUs needed over model size × context for this recipe and GPU (hidden: computes nothing).
+    m_fitMap = new FitMapPanel(this);
+    m_fitMapDock = new QDockWidget(tr("Fit map"), this);
+    m_fitMapDock->setObjectName(QStringLiteral("fitMapDock"));
+    m_fitMapDock->setWidget(m_fitMap);
+    // Under the charts, as wide as the window: the map is wide and a right dock at 1024 px would leave it a strip.
+    addDockWidget(Qt::BottomDockWidgetArea, m_fitMapDock);
+    m_fitMapDock->hide();
+    connect(this, &MainWindow::scenarioChanged, m_fitMap,
+            [this](const Scenario& s) { m_fitMap->setScenario(s, m_library.gpuFor(s)); });
     createActions();
     connect(m_panel, &ControlPanel::scenarioEdited, this, &MainWindow::applyEdit);
     connect(m_panel, &ControlPanel::editFinished, this, [this] { ++m_mergeEpoch; });
@@ -254,6 +265,7 @@ void MainWindow::createActions()
     view->addAction(m_dock->toggleViewAction());
     view->addAction(m_peersDock->toggleViewAction());
     view->addAction(m_ranksDock->toggleViewAction());
+    view->addAction(m_fitMapDock->toggleViewAction());
     QMenu* teach = menuBar()->addMenu(tr("&Teach"));
     const QList<QAction*> teaching = m_teaching->actions();
     teach->addActions(teaching.mid(0, TeachingDocks::kDockCount));

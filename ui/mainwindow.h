@@ -20,6 +20,7 @@ class Dashboard;
 class ErrorBanner;
 class PeersPanel;
 class RanksPanel;
+class FitMapPanel;
 class PresetLibrary;
 class TeachingDocks;
 
@@ -93,6 +94,8 @@ private:
     QDockWidget* m_peersDock = nullptr;
     RanksPanel* m_ranks = nullptr;
     QDockWidget* m_ranksDock = nullptr;
+    FitMapPanel* m_fitMap = nullptr;
+    QDockWidget* m_fitMapDock = nullptr;
     QUndoStack* m_undo = nullptr;
     QActionGroup* m_axisGroup = nullptr;
     int m_mergeEpoch = 0; ///< bumped when a drag ends, so the next drag is its own undo step
