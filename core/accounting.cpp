@@ -145,6 +145,19 @@ int64_t minInferenceGpus(const ResolvedModel& m, const Scenario& s, const GpuSpe
 // Training: the smallest GPU count that fits with ZeRO-3 at the layout's tp/pp (Breakdown::minGpusToFit).
 // The busiest GPU's working set (activations, logits, workspace and the layer ZeRO-3 gathers) does not
 // shrink with more data-parallel ranks; the model state does, as 1/ranks. So the ranks needed are
+// The parameters a scenario keeps state for: the model's, and in full training its multi-token-prediction
+// modules' (ParamCount::mtp, outside the published total), routed experts among them.
+struct TrainedParams {
+    double total = 0, routed = 0;
+};
+TrainedParams trainedParams(const ResolvedModel& m, const Scenario& s)
+{
+    const int64_t mtp = trainedMtpParams(m, s);
+    return {dbl(m.params.total) + dbl(mtp),
+            dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total)) +
+                (mtp > 0 ? dbl(std::clamp<int64_t>(m.params.mtpRoutedExperts, 0, mtp)) : 0)};
+}
+
 // ⌈shardable / (usable − working)⌉, in whole context-parallel groups, times tp·pp.
 struct Zero3Fit {
     int64_t gpus = 0;            ///< 0: never (see workingExceeds) or more than kMaxGpus
@@ -154,12 +167,10 @@ struct Zero3Fit {
 Zero3Fit zero3Fit(const ResolvedModel& m, const ParallelLayout& par, const Segments& pg, double gatheredLayerBytes,
                   double zero3Gather, double bytesPerParam, const Scenario& s, const GpuSpec& gpu)
 {
-    const double total = dbl(m.params.total);
-    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
-    const double dense = total - routed;
+    const TrainedParams p = trainedParams(m, s);
     const double mp = dbl(par.tp * par.pp);
-    const double denseShare = dense / mp;                                      // per model-parallel rank
-    const double expertShare = routed / (dbl(par.etp * par.pp) * dbl(par.ep)); // experts split etp ways, not tp
+    const double denseShare = (p.total - p.routed) / mp;                         // per model-parallel rank
+    const double expertShare = p.routed / (dbl(par.etp * par.pp) * dbl(par.ep)); // experts split etp ways, not tp
     const double frag = std::clamp(s.hardware.fragmentation, 0.0, 1.0);
     const double framework = std::clamp(s.hardware.frameworkBytes, 0.0, 1e12);
     const double cap = std::max(gpu.memoryBytes, 1.0);
@@ -236,11 +247,9 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     r.gpuMemoryBytes = gpu.memoryBytes;
 
     // Full training also trains the multi-token-prediction modules (ParamCount::mtp), outside the published total.
-    const bool trainsMtp = trainedMtpParams(m, s) > 0;
-    const double mtp = dbl(trainedMtpParams(m, s));
-    const double total = dbl(m.params.total) + mtp;
-    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total)) +
-                          (trainsMtp ? dbl(std::clamp<int64_t>(m.params.mtpRoutedExperts, 0, m.params.mtp)) : 0);
+    const TrainedParams trained = trainedParams(m, s);
+    const double total = trained.total;
+    const double routed = trained.routed;
     const double dense = total - routed;
     const double mp = dbl(par.tp * par.pp);
     const double denseShare = dense / mp;                                      // per model-parallel rank
