@@ -30,20 +30,6 @@ Scenario llama2Pp8()
     return s;
 }
 
-QStringList labelProblems(const LivePlot* chart)
-{
-    QStringList problems;
-    const ChartLabels labels = chart->labelRects();
-    for (size_t i = 0; i < labels.size(); ++i) {
-        if (!labels[i].bounds.contains(labels[i].rect))
-            problems << QStringLiteral("“%1” outside the chart").arg(labels[i].text);
-        for (size_t j = i + 1; j < labels.size(); ++j)
-            if (labels[i].rect.intersects(labels[j].rect))
-                problems << QStringLiteral("“%1” meets “%2”").arg(labels[i].text, labels[j].text);
-    }
-    return problems;
-}
-
 } // namespace
 
 class TestUiRanks : public QObject

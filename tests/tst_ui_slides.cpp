@@ -21,36 +21,6 @@ using namespace trainmem::uitest;
 
 namespace {
 
-/// What is wrong with a chart's labels: one outside its bounds, or two that meet; empty when none.
-QStringList labelProblems(const LivePlot* chart)
-{
-    QStringList problems;
-    const ChartLabels labels = chart->labelRects();
-    auto show = [](const ChartLabel& l) {
-        QString t = l.text;
-        t.replace(QLatin1Char('\n'), QLatin1Char('|'));
-        return QStringLiteral("“%1” (%2,%3 %4×%5)")
-            .arg(t)
-            .arg(l.rect.x())
-            .arg(l.rect.y())
-            .arg(l.rect.width())
-            .arg(l.rect.height());
-    };
-    for (size_t i = 0; i < labels.size(); ++i) {
-        if (!labels[i].bounds.contains(labels[i].rect))
-            problems << QStringLiteral("%1 outside %2,%3 %4×%5")
-                            .arg(show(labels[i]))
-                            .arg(labels[i].bounds.x())
-                            .arg(labels[i].bounds.y())
-                            .arg(labels[i].bounds.width())
-                            .arg(labels[i].bounds.height());
-        for (size_t j = i + 1; j < labels.size(); ++j)
-            if (labels[i].rect.intersects(labels[j].rect))
-                problems << QStringLiteral("%1 meets %2").arg(show(labels[i]), show(labels[j]));
-    }
-    return problems;
-}
-
 /// The chart drawn as it is on screen (layout and label placement run at paint time).
 void paint(QWidget* chart)
 {

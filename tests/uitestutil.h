@@ -2,6 +2,7 @@
 // Helpers shared by the UI suites: presets by id, and reading values back from QCustomPlot objects.
 
 #include "coreapi.h"
+#include "liveplot.h"
 #include "presetlibrary.h"
 
 #include <qcustomplot.h>
@@ -57,6 +58,36 @@ inline int distinctColours(const QImage& image)
         for (int x = 0; x < image.width(); x += step)
             seen.insert(image.pixel(x, y));
     return static_cast<int>(seen.size());
+}
+
+/// What is wrong with a chart's labels: one outside its bounds, or two that meet; empty when none.
+inline QStringList labelProblems(const LivePlot* chart)
+{
+    QStringList problems;
+    const ChartLabels labels = chart->labelRects();
+    auto show = [](const ChartLabel& l) {
+        QString t = l.text;
+        t.replace(QLatin1Char('\n'), QLatin1Char('|'));
+        return QStringLiteral("“%1” (%2,%3 %4×%5)")
+            .arg(t)
+            .arg(l.rect.x())
+            .arg(l.rect.y())
+            .arg(l.rect.width())
+            .arg(l.rect.height());
+    };
+    for (size_t i = 0; i < labels.size(); ++i) {
+        if (!labels[i].bounds.contains(labels[i].rect))
+            problems << QStringLiteral("%1 outside %2,%3 %4×%5")
+                            .arg(show(labels[i]))
+                            .arg(labels[i].bounds.x())
+                            .arg(labels[i].bounds.y())
+                            .arg(labels[i].bounds.width())
+                            .arg(labels[i].bounds.height());
+        for (size_t j = i + 1; j < labels.size(); ++j)
+            if (labels[i].rect.intersects(labels[j].rect))
+                problems << QStringLiteral("%1 meets %2").arg(show(labels[i]), show(labels[j]));
+    }
+    return problems;
 }
 
 } // namespace trainmem::uitest
