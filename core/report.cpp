@@ -3,6 +3,7 @@
 #include "lora.h"
 #include "scenarioio.h"
 #include "terms.h"
+#include "timeline.h"
 #include "units.h"
 
 #include <nlohmann/json.hpp>
@@ -75,6 +76,41 @@ nlohmann::json ranksJson(const std::vector<RankKind>& ranks)
 }
 
 // The receipt's lines (issue 13): pre-training as computed, then each published phase as given.
+// The step as a film (issue 11 §1): its phases with their start, end and peak, where the peak is, and each
+// term whose bytes at the peak are not the bars' with the reason (core/timeline.h).
+nlohmann::json timelineJson(const StepTimeline& t)
+{
+    nlohmann::json phases = nlohmann::json::array();
+    for (const TimelinePhase& p : t.phases)
+        phases.push_back({{"name", p.name},
+                          {"kind", toString(p.kind)},
+                          {"start", p.start},
+                          {"end", p.end},
+                          {"peak_bytes", p.peakBytes}});
+    nlohmann::json differences = nlohmann::json::array();
+    for (const TimelineDifference& d : t.differences)
+        differences.push_back({{"term", termInfo(d.term).key},
+                               {"bars_bytes", d.barsBytes},
+                               {"at_peak_bytes", d.atPeakBytes},
+                               {"reason", d.reason}});
+    nlohmann::json atPeak;
+    if (!t.samples.empty())
+        atPeak = segmentsJson(t.samples[t.peakSample].bytes);
+    return {{"time_unit", "forward pass of one layer"},
+            {"stage", toString(t.stage)},
+            {"layers", t.layers},
+            {"micro_batches_drawn", t.microBatches},
+            {"micro_batches_per_step", t.stepMicroBatches},
+            {"duration", t.duration},
+            {"peak_bytes", t.peakBytes},
+            {"peak_at", t.peakWhere},
+            {"peak_time", t.samples.empty() ? 0.0 : t.samples[t.peakSample].start},
+            {"at_peak_bytes", atPeak},
+            {"bars_total_bytes", t.barsTotal},
+            {"phases", phases},
+            {"differences", differences}};
+}
+
 nlohmann::json phasesJson(const CostReceipt& c, const Scenario& s)
 {
     nlohmann::json out = nlohmann::json::array();
@@ -278,6 +314,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"peak_stage", toString(b.stages[b.busiestStage].stage)},
           {"stages", stagesJson(b)}}},
         {"ranks", ranksJson(rankKinds(b.model, s))},
+        {"timeline", timelineJson(stepTimeline(b.model, s, b))},
         {"communication_bytes_per_step",
          {{"data_parallel", b.tax.dataParallel},
           {"tensor_parallel", b.tax.tensorParallel},

@@ -956,6 +956,40 @@ TermText explainHostTerm(SegmentKind k, const TermContext& c)
     return t;
 }
 
+TapeParts tapeParts(const TermContext& c)
+{
+    // Evaluated through activations() on copies of the view, so the parts add up to the term by construction:
+    // with no stage layers only the full-recompute layer remains; without MTP modules, the main tapes.
+    TapeParts t;
+    TermNotes<NumExpr> none;
+    t.activations = activations<NumExpr>(c, none).value;
+    if (!c.training)
+        return t;
+    TermContext main = c;
+    main.mtpLayers = 0;
+    const double tapes = activations<NumExpr>(main, none).value;
+    t.mtp = std::max(0.0, t.activations - tapes);
+    TermContext empty = main;
+    empty.stageLayers = 0;
+    t.recomputeInBars = activations<NumExpr>(empty, none).value;
+    const double layers = c.stageLayers * c.inflight;
+    t.perLayer = layers > 0 ? std::max(0.0, tapes - t.recomputeInBars) / layers : 0;
+    if (c.in.checkpointing == Checkpointing::Full) {
+        t.recompute = t.recomputeInBars;
+    } else if (c.in.checkpointing == Checkpointing::Selective) {
+        ActivationInputs all = c.in;
+        all.checkpointing = Checkpointing::None;
+        const Architecture& a = c.model->arch;
+        auto dropped = [&](bool moeLayer) {
+            return layerActivations(a, moeLayer, all).total() - layerActivations(a, moeLayer, c.in).total();
+        };
+        t.recompute = std::max(0.0, c.denseLayers > 0 ? dropped(false) : 0.0);
+        if (c.moeLayers > 0)
+            t.recompute = std::max(t.recompute, dropped(true));
+    }
+    return t;
+}
+
 double zero3GatheredLayer(const TermContext& c)
 {
     return c.training ? gatheredLayer<NumExpr>(c).value : 0;

@@ -144,6 +144,22 @@ size_t busiestStage(const std::vector<StageMemory>& stages);
 /// term adds it when it does.
 double zero3GatheredLayer(const TermContext& c);
 
+/// \brief The activation term of view `c` split by when its bytes live (the step timeline, core/timeline.h):
+/// activations = perLayer · stageLayers · inflight + recomputeInBars + mtp, to the byte.
+struct TapeParts {
+    double perLayer = 0; ///< one layer's tape of one micro-batch (the stage's average layer), kept until its backward
+    /// Full checkpointing: one layer's whole tape, rebuilt during that layer's backward (the term counts it).
+    double recomputeInBars = 0;
+    /// What the backward pass rebuilds for one layer while it runs: full, the whole tape (= recomputeInBars);
+    /// selective, what selective recomputation dropped (the attention scores; MLA's up-projections and norms),
+    /// a transient the term, like Korthikanti's 34·sbh, leaves out; none, 0.
+    double recompute = 0;
+    double mtp = 0;         ///< the multi-token-prediction modules' tapes, all micro-batches in flight
+    double activations = 0; ///< the term itself
+};
+/// \brief `c`'s activation term in its parts, from the term function itself (training views only).
+TapeParts tapeParts(const TermContext& c);
+
 /// \brief The host memory one GPU's offloaded state takes (weights, gradients, master weights, optimizer; the rest
 /// 0), for view `c`; all 0 without offload.
 Segments hostTerms(const TermContext& c);

@@ -36,9 +36,10 @@ void sized(Scenario& s, int64_t params, int64_t active)
 // The programmer picture (the chapter's closing paragraph): the same 7B training run, one more
 // kind of memory at a time.
 TourStep pictureStep(std::string id, std::string title, std::vector<SegmentKind> revealed,
-                     std::vector<SegmentKind> newKinds, std::string added)
+                     std::vector<SegmentKind> newKinds, StepPhaseKind phase, std::string added)
 {
     TourStep st;
+    st.phase = phase; // where in the step the added memory comes to life
     st.id = std::move(id);
     st.title = std::move(title);
     st.presetId = "chapter-7b";
@@ -74,6 +75,7 @@ TourStep shardingStep()
         s.hardware.ep = 1;
     };
     st.revealed = kEverything;
+    st.phase = StepPhaseKind::GradientSync; // the tax, paid after the backward pass
     st.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
         TourHighlight h;
         const std::string n = std::to_string(s.hardware.gpus);
@@ -301,6 +303,7 @@ std::vector<TourStep> makeTour()
         s.hardware.zeroStage = 0;
     };
     ctx.revealed = kEverything;
+    ctx.phase = StepPhaseKind::Forward; // the tape piling up
     ctx.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
         Scenario short8k = s;
         short8k.training.seqLen = 8192;
@@ -331,6 +334,7 @@ std::vector<TourStep> makeTour()
         s.hardware.zeroStage = 0;
     };
     ckpt.revealed = kEverything;
+    ckpt.phase = StepPhaseKind::Backward; // where the rebuilt layer lives
     ckpt.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
         Scenario none = s;
         none.training.checkpointing = Checkpointing::None;
@@ -355,22 +359,23 @@ std::vector<TourStep> makeTour()
 
     using K = SegmentKind;
     t.push_back(pictureStep("picture-weights", "Programmer picture: the weights", {K::Weights}, {K::Weights},
-                            "Inference needs only the weights."));
+                            StepPhaseKind::Forward, "Inference needs only the weights."));
     t.push_back(pictureStep("picture-gradients", "+ a gradient per weight", {K::Weights, K::Gradients}, {K::Gradients},
-                            "Backward writes one gradient for every weight."));
+                            StepPhaseKind::Backward, "Backward writes one gradient for every weight."));
     t.push_back(pictureStep("picture-master", "+ an fp32 master copy of the weights",
-                            {K::Weights, K::Gradients, K::Master}, {K::Master},
+                            {K::Weights, K::Gradients, K::Master}, {K::Master}, StepPhaseKind::Optimizer,
                             "Mixed precision updates an fp32 master copy of every weight, 4 bytes each, so that small "
                             "updates are not rounded away in bf16."));
     t.push_back(pictureStep("picture-adam", "+ Adam's two running averages",
                             {K::Weights, K::Gradients, K::Master, K::Optimizer}, {K::Optimizer},
+                            StepPhaseKind::Optimizer,
                             "Adam keeps two running averages per weight (m and v), 4 bytes each in fp32."));
     t.push_back(pictureStep("picture-activations", "+ the tape of activations",
                             {K::Weights, K::Gradients, K::Master, K::Optimizer, K::Activations, K::Logits},
-                            {K::Activations, K::Logits},
+                            {K::Activations, K::Logits}, StepPhaseKind::Forward,
                             "Backward needs almost every activation of the forward pass, the logits included."));
     t.push_back(pictureStep("picture-workspace", "+ a workspace for the current matmul", kEverything,
-                            {K::Workspace, K::Framework, K::Fragmentation},
+                            {K::Workspace, K::Framework, K::Fragmentation}, StepPhaseKind::Loss,
                             "Finally the current matmul's workspace, the CUDA context and the allocator's reserve."));
     return t;
 }
@@ -383,6 +388,7 @@ TourPicture tourPicture(const TourStage& stage)
     if (stage.step != nullptr) {
         p.revealed = stage.step->revealed;
         p.added = stage.step->added;
+        p.phase = stage.step->phase;
     }
     const TourHighlight& h = stage.highlight;
     p.callout = h.label + ": " + (h.valueText.empty() ? formatBytes(h.bytes) : h.valueText);

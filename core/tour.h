@@ -7,6 +7,7 @@
 #include "gpu.h"
 #include "scenario.h"
 #include "segmentkind.h"
+#include "timeline.h"
 
 #include <functional>
 #include <optional>
@@ -45,6 +46,7 @@ struct TourStep {
     std::function<void(Scenario&)> configure; ///< changes applied on top of the preset
     std::vector<SegmentKind> revealed;        ///< segments the bar chart shows at this step
     std::vector<SegmentKind> added;           ///< segments this step adds to the picture (outlined); empty elsewhere
+    std::optional<StepPhaseKind> phase;       ///< the phase of the step's film it plays (issue 11 §2), if any
     std::function<TourHighlight(const Scenario&, const Breakdown&, const GpuSpec&)> highlight;
 };
 
@@ -63,6 +65,7 @@ struct TourPicture {
     std::vector<SegmentKind> revealed;
     std::vector<SegmentKind> added;
     std::string callout;
+    std::optional<StepPhaseKind> phase; ///< the phase the timeline shades
 };
 TourPicture tourPicture(const TourStage& stage);
 
