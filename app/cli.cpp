@@ -38,8 +38,9 @@ struct Options {
         QStringLiteral("chart"),
         QStringLiteral(
             "Chart to export: bars, seq, dashboard (default), peers (Megatron and DeepSpeed beside TrainMem), ranks "
-            "(memory per GPU of each pipeline stage) or fitmap (GPUs needed by model size and context)."),
-        QStringLiteral("bars|seq|dashboard|peers|ranks|fitmap"), QStringLiteral("dashboard")};
+            "(memory per GPU of each pipeline stage), fitmap (GPUs needed by model size and context) or timeline (one "
+            "training step: memory over time, phase by phase)."),
+        QStringLiteral("bars|seq|dashboard|peers|ranks|fitmap|timeline"), QStringLiteral("dashboard")};
     QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Export width in pixels (default 1600)."),
                              QStringLiteral("px"), QStringLiteral("1600")};
     QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Export height in pixels (default 1000)."),
@@ -524,7 +525,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             out.ok = false;
             out.error =
                 fail(QStringLiteral("chart"),
-                     QStringLiteral("must be bars, seq, dashboard, peers, ranks or fitmap, got \"%1\"").arg(r.chart));
+                     QStringLiteral("must be bars, seq, dashboard, peers, ranks, fitmap or timeline, got \"%1\"")
+                         .arg(r.chart));
             return out;
         }
         bool okW = false, okH = false, okS = false;

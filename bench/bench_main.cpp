@@ -3,17 +3,19 @@
 //   recompute, replot and paint of every chart, offscreen at 1600×1000), PNG export at
 //   1920×1080 and 3840×2160, start-up to first painted frame, peak RSS.
 //   the fit map (issue 11 §3): one grid of 61 × 45 cells from the core, and a context-slider step with the
-//   Fit map dock shown (its recompute and paint included).
-// Usage: trainmem-bench [--quick] [--only core|steps|fitmap|export|startup]
+//   Fit map dock shown (its recompute and paint included); the step as a film (issue 11 §1): stepTimeline() from
+//   the core, a context-slider step with its dock shown (three charts), and its PNG export.
+// Usage: trainmem-bench [--quick] [--only core|steps|fitmap|timeline|export|startup]
 //   --quick: fewer repetitions, for a smoke run; --only: one section, for profiling it alone
 #include "accounting.h"
 #include "chartexport.h"
 #include "controlpanel.h"
 #include "dashboard.h"
-#include "fitmapchart.h"
+#include "liveplot.h"
 #include "logsliderfield.h"
 #include "mainwindow.h"
 #include "presetlibrary.h"
+#include "timeline.h"
 
 #include <QApplication>
 #include <QDockWidget>
@@ -83,6 +85,37 @@ int startupOnce(int argc, char** argv, Clock::time_point started)
 
 } // namespace
 
+// A context-slider drag on a 1600 × 1000 window with `dockName` shown: each step end to end (the edit, the core,
+// every chart shown), and the dock's chart's own paint.
+nlohmann::json dragWithDock(const PresetLibrary& lib, const char* dockName, int n)
+{
+    MainWindow w(lib, lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario);
+    w.setModalErrors(false);
+    w.resize(1600, 1000);
+    w.show();
+    auto* dock = w.findChild<QDockWidget*>(QString::fromLatin1(dockName));
+    dock->show();
+    dock->raise();
+    QCoreApplication::processEvents();
+    auto* chart = dock->findChild<LivePlot*>();
+    QAbstractSlider* context = w.controlPanel()->contextField()->slider();
+    std::vector<double> ms, chartPaintMs;
+    const int lo = context->minimum(), span = std::max(1, context->maximum() - lo);
+    for (int i = 0; i < n; ++i) {
+        const int phase = i % (2 * span);
+        const int paintsBefore = chart->paintCount();
+        const auto t0 = Clock::now();
+        context->setValue(lo + (phase < span ? phase : 2 * span - phase));
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        ms.push_back(since(t0, 1e3));
+        chartPaintMs.push_back(chart->paintCount() > paintsBefore ? chart->lastPaintMs() : 0);
+    }
+    nlohmann::json step = stats(ms, "ms");
+    step["dock_chart_paint_ms"] = stats(chartPaintMs, "ms")["median"];
+    return step;
+}
+
 int main(int argc, char** argv)
 {
     const Clock::time_point started = Clock::now();
@@ -104,14 +137,15 @@ int main(int argc, char** argv)
         } else {
             std::fprintf(stderr,
                          "trainmem-bench: unknown argument '%s'\n"
-                         "usage: trainmem-bench [--quick] [--only core|steps|fitmap|export|startup]\n",
+                         "usage: trainmem-bench [--quick] [--only core|steps|fitmap|timeline|export|startup]\n",
                          argv[i]);
             return 2;
         }
     }
-    if (!only.isEmpty() && only != "core" && only != "steps" && only != "fitmap" && only != "export" &&
-        only != "startup") {
-        std::fprintf(stderr, "trainmem-bench: --only takes core, steps, fitmap, export or startup, got '%s'\n",
+    if (!only.isEmpty() && only != "core" && only != "steps" && only != "fitmap" && only != "timeline" &&
+        only != "export" && only != "startup") {
+        std::fprintf(stderr,
+                     "trainmem-bench: --only takes core, steps, fitmap, timeline, export or startup, got '%s'\n",
                      only.constData());
         return 2;
     }
@@ -270,60 +304,68 @@ int main(int argc, char** argv)
         }
         out["fitmap_grid"] = fm;
 
-        MainWindow w(lib, lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario);
-        w.setModalErrors(false);
-        w.resize(1600, 1000);
-        w.show();
-        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("fitMapDock"));
-        dock->show();
-        QCoreApplication::processEvents();
-        auto* chart = dock->findChild<FitMapChart*>();
-        QAbstractSlider* context = w.controlPanel()->contextField()->slider();
-        std::vector<double> ms, mapPaintMs;
-        const int n = quick ? 50 : 300;
-        const int lo = context->minimum(), span = std::max(1, context->maximum() - lo);
-        for (int i = 0; i < n; ++i) {
-            const int phase = i % (2 * span);
-            const int paintsBefore = chart->paintCount();
-            const auto t0 = Clock::now();
-            context->setValue(lo + (phase < span ? phase : 2 * span - phase));
-            QCoreApplication::sendPostedEvents();
-            QCoreApplication::processEvents();
-            ms.push_back(since(t0, 1e3));
-            mapPaintMs.push_back(chart->paintCount() > paintsBefore ? chart->lastPaintMs() : 0);
-        }
-        nlohmann::json step = stats(ms, "ms");
-        step["fitmap_paint_ms"] = stats(mapPaintMs, "ms")["median"];
-        out["slider_step_with_fitmap_1600x1000"] = step;
+        out["slider_step_with_fitmap_1600x1000"] = dragWithDock(lib, "fitMapDock", quick ? 50 : 300);
     }
 
-    // 4. PNG export of the dashboard.
+    // 4. The step as a film: the core's stepTimeline(), and a context-slider step with its dock shown, so that
+    // three charts follow the drag.
+    if (wanted("timeline")) {
+        nlohmann::json tl;
+        for (const char* id : {"chapter-7b", "llama3-70b", "deepseek-v3"}) {
+            const Scenario s = lib.find(QString::fromLatin1(id))->scenario;
+            const GpuSpec& gpu = lib.gpuFor(s);
+            const ResolvedModel m = resolveModel(s.model);
+            const Breakdown b = account(m, s, gpu);
+            std::vector<double> us;
+            double sink = 0;
+            const int runs = quick ? 200 : 3000;
+            size_t samples = 0;
+            for (int i = 0; i < runs; ++i) {
+                const auto t0 = Clock::now();
+                const StepTimeline t = stepTimeline(m, s, b);
+                us.push_back(since(t0, 1e6));
+                sink += t.peakBytes;
+                samples = t.samples.size();
+            }
+            tl[id] = stats(us, "us");
+            tl[id]["samples"] = samples;
+            if (sink < 0)
+                std::puts("");
+        }
+        out["timeline_core"] = tl;
+        out["slider_step_with_timeline_1600x1000"] = dragWithDock(lib, "timelineDock", quick ? 50 : 300);
+    }
+
+    // 5. PNG export of the dashboard and of the film.
     if (wanted("export")) {
         QTemporaryDir dir;
         const Scenario s = lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario;
         const GpuSpec& gpu = lib.gpuFor(s);
-        nlohmann::json ex;
-        for (auto [w, h, label] : {std::tuple{1920, 1080, "1920x1080"}, std::tuple{3840, 2160, "3840x2160"}}) {
-            std::vector<double> ms;
-            const int runs = quick ? 3 : 20;
-            for (int i = 0; i < runs; ++i) {
-                ExportOptions o;
-                o.width = w;
-                o.height = h;
-                QString error;
-                const auto t0 = Clock::now();
-                if (!exportChartPng(s, gpu, ChartKind::Dashboard, dir.filePath(QStringLiteral("d.png")), o, &error)) {
-                    std::fprintf(stderr, "export failed: %s\n", qPrintable(error));
-                    return 1;
+        for (auto [kind, key] : {std::pair{ChartKind::Dashboard, "png_export_dashboard"},
+                                 std::pair{ChartKind::Timeline, "png_export_timeline"}}) {
+            nlohmann::json ex;
+            for (auto [w, h, label] : {std::tuple{1920, 1080, "1920x1080"}, std::tuple{3840, 2160, "3840x2160"}}) {
+                std::vector<double> ms;
+                const int runs = quick ? 3 : 20;
+                for (int i = 0; i < runs; ++i) {
+                    ExportOptions o;
+                    o.width = w;
+                    o.height = h;
+                    QString error;
+                    const auto t0 = Clock::now();
+                    if (!exportChartPng(s, gpu, kind, dir.filePath(QStringLiteral("d.png")), o, &error)) {
+                        std::fprintf(stderr, "export failed: %s\n", qPrintable(error));
+                        return 1;
+                    }
+                    ms.push_back(since(t0, 1e3));
                 }
-                ms.push_back(since(t0, 1e3));
+                ex[label] = stats(ms, "ms");
             }
-            ex[label] = stats(ms, "ms");
+            out[key] = ex;
         }
-        out["png_export_dashboard"] = ex;
     }
 
-    // 5. Start-up to first painted frame, in fresh processes.
+    // 6. Start-up to first painted frame, in fresh processes.
     if (wanted("startup")) {
         std::vector<double> ms;
         const int runs = quick ? 3 : 20;

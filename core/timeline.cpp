@@ -21,6 +21,9 @@ constexpr double kForward = 1;
 constexpr double kBackward = 2;
 constexpr double kRecomputeForward = 1;
 constexpr double kOtherPhaseShare = 0.12;
+// The loss (or the serving head) is one layer's forward in compute, but it is where the logits live and often the
+// peak: drawn at least this share of the passes so that it can be seen and named.
+constexpr double kLossShare = 0.06;
 // A deep stage is drawn a group of layers at a time past this many passes (each direction).
 constexpr int64_t kMaxPasses = 400;
 
@@ -31,6 +34,19 @@ void reserve(Segments& g, const Scenario& s)
     g.fragmentation = 0;
     const double rest = g.total() - g.framework;
     g.fragmentation = std::clamp(s.hardware.fragmentation, 0.0, 1.0) * rest;
+}
+
+// Model state and the framework live through the whole step: every term outside the working group (a new one
+// included) but the reserve, which follows the rest. The working terms are placed in time below, each by name.
+Segments standing(const Segments& bars)
+{
+    Segments g;
+    for (SegmentKind k : kAllSegmentKinds) {
+        const TermInfo& t = termInfo(k);
+        if (t.group != TermGroup::Working && k != SegmentKind::Fragmentation)
+            g.*t.field = bars.*t.field;
+    }
+    return g;
 }
 
 std::string layersText(int64_t first, int64_t last)
@@ -87,9 +103,7 @@ private:
 void serving(StepTimeline& t, const Scenario& s, const Segments& bars, int64_t n, int64_t group, int64_t offset)
 {
     Builder b(t, s);
-    Segments base;
-    base.weights = bars.weights;
-    base.framework = bars.framework;
+    const Segments base = standing(bars);
     const size_t prefill = b.phase(StepPhaseKind::Forward, "prefill (forward)");
     for (int64_t j0 = 1; j0 <= n; j0 += group) {
         const int64_t j1 = std::min(n, j0 + group - 1);
@@ -108,7 +122,7 @@ void serving(StepTimeline& t, const Scenario& s, const Segments& bars, int64_t n
         x.bytes.kvCache = bars.kvCache;
         x.bytes.logits = bars.logits;
         x.bytes.workspace = bars.workspace;
-        b.sample(b.phase(StepPhaseKind::Loss, "output head"), kForward, x);
+        b.sample(b.phase(StepPhaseKind::Loss, "output head"), std::max(kForward, kLossShare * dbl(n) * kForward), x);
     }
     t.duration = b.time();
 }
@@ -124,13 +138,7 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
     const bool full = c.in.checkpointing == Checkpointing::Full;
     const double passes = dbl(K * n) * (kForward + kBackward + (full ? kRecomputeForward : 0)) + 1;
 
-    Segments base;
-    base.weights = bars.weights;
-    base.gradients = bars.gradients;
-    base.master = bars.master;
-    base.optimizer = bars.optimizer;
-    base.adapters = bars.adapters;
-    base.framework = bars.framework;
+    const Segments base = standing(bars);
     Builder b(t, s);
     const bool several = K > 1;
     // Gradients: a buffer allocated for the step (Megatron-LM's and DDP's contiguous buffers, DeepSpeed's
@@ -163,7 +171,7 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
         x.bytes.workspace = bars.workspace;
         x.gradientsWritten = written;
         x.microBatch = several ? K : 0;
-        b.sample(b.phase(StepPhaseKind::Loss, "loss"), kForward, x);
+        b.sample(b.phase(StepPhaseKind::Loss, "loss"), std::max(kForward, kLossShare * passes), x);
     }
     for (int64_t u = 1; u <= K; ++u) {
         const size_t bw = b.phase(StepPhaseKind::Backward, several ? "backward ×" + std::to_string(K) : "backward");
@@ -201,9 +209,9 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
     const bool offload = c.offload != Offload::None;
     if (offload)
         still(StepPhaseKind::OffloadOut, "gradients → host");
-    std::string step = "optimizer step (" + optimizerName(s) + (s.training.adapters() ? ", adapters" : "") + ")";
+    std::string step = "optimizer (" + optimizerName(s) + (s.training.adapters() ? ", adapters" : "") + ")";
     if (offload)
-        step = "optimizer step on the CPU (" + optimizerName(s) + ")";
+        step = "optimizer on the CPU (" + optimizerName(s) + ")";
     still(StepPhaseKind::Optimizer, step);
     // Optimizer offload sends the updated 16-bit weights back; with the parameters offloaded they stay on the
     // host and are fetched layer by layer in the next forward.

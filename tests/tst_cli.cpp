@@ -158,8 +158,9 @@ private Q_SLOTS:
                                                   << "--preset and --scenario: give one or the other";
         QTest::newRow("bad flash value") << QStringList{"--json", "--flash", "maybe"}
                                          << "--flash: must be on or off, got \"maybe\"";
-        QTest::newRow("bad chart") << QStringList{"--export-png", "x.png", "--chart", "pie"}
-                                   << "--chart: must be bars, seq, dashboard, peers, ranks or fitmap, got \"pie\"";
+        QTest::newRow("bad chart")
+            << QStringList{"--export-png", "x.png", "--chart", "pie"}
+            << "--chart: must be bars, seq, dashboard, peers, ranks, fitmap or timeline, got \"pie\"";
         QTest::newRow("Megatron flag with a bad value")
             << QStringList{"--json", "--megatron-args", "--num-layers x --hidden-size 4096"}
             << "--megatron-args: --num-layers: must be an integer, got \"x\"";
@@ -310,6 +311,60 @@ private Q_SLOTS:
         QVERIFY(one);
         QVERIFY(node);
         QVERIFY(parse({"--export-png", "x.png", "--chart", "fitmap"}).ok);
+    }
+
+    void timelineJsonHasPhasesAndThePeak()
+    {
+        // Issue 11 §1: `timeline` in --json. The chapter's 7B on one H100 without checkpointing peaks at the loss
+        // with the per-GPU total; under full recomputation the peak is a layer's backward and the logits, freed
+        // before it, are the named difference.
+        const nlohmann::json j = runJson({"--json", "--preset", "chapter-7b"});
+        const nlohmann::json& t = j["timeline"];
+        QCOMPARE(t["peak_bytes"].get<double>(), j["per_gpu_bytes"]["total"].get<double>());
+        QCOMPARE(t["bars_total_bytes"].get<double>(), j["per_gpu_bytes"]["total"].get<double>());
+        QCOMPARE(t["peak_at"].get<std::string>(), std::string("the loss (logits)"));
+        QCOMPARE(t["at_peak_bytes"]["weights"].get<double>(), 14e9);
+        QStringList kinds;
+        for (const nlohmann::json& p : t["phases"])
+            kinds << QString::fromStdString(p["kind"].get<std::string>());
+        QCOMPARE(kinds, (QStringList{"forward", "loss", "backward", "optimizer"}));
+        QCOMPARE(t["phases"][0]["start"].get<double>(), 0.0);
+        QCOMPARE(t["phases"][3]["end"].get<double>(), t["duration"].get<double>());
+        QVERIFY(t["differences"].empty());
+
+        const nlohmann::json full =
+            runJson({"--json", "--preset", "chapter-7b", "--checkpointing", "full"})["timeline"];
+        QVERIFY(
+            QString::fromStdString(full["peak_at"].get<std::string>()).startsWith(QStringLiteral("backward of layer")));
+        QVERIFY(full["peak_bytes"].get<double>() < full["bars_total_bytes"].get<double>());
+        bool logits = false;
+        for (const nlohmann::json& d : full["differences"])
+            logits = logits || (d["term"] == "logits" && d["at_peak_bytes"].get<double>() == 0.0);
+        QVERIFY(logits);
+    }
+
+    void exportTimelineWritesAPng()
+    {
+        // Issue 11 §1: `--chart timeline` draws the film: the weights' and the activations' own colours fill it.
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("timeline.png"));
+        QProcess p;
+        p.start(QStringLiteral(TRAINMEM_EXE), {"--export-png", file, "--chart", "timeline", "--preset", "chapter-7b",
+                                               "--width", "1024", "--height", "700"});
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QImage img(file);
+        QCOMPARE(img.size(), QSize(1024, 700));
+        int weights = 0, tape = 0;
+        for (int y = 0; y < img.height(); y += 2)
+            for (int x = 0; x < img.width(); x += 2) {
+                const QRgb c = img.pixel(x, y) & 0xffffff;
+                weights += c == 0x4e79a7;
+                tape += c == 0x59a14f;
+            }
+        QVERIFY(weights > 1000);
+        QVERIFY(tape > 1000);
+        QVERIFY(parse({"--export-png", "x.png", "--chart", "timeline"}).ok);
     }
 
     void exportTourWritesOneSlidePerStep()

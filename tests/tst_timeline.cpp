@@ -92,7 +92,7 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(t.peakWhere), QStringLiteral("the loss (logits)"));
         QVERIFY(t.differences.empty());
         QCOMPARE(phaseNames(t), (QStringList{QStringLiteral("forward"), QStringLiteral("loss"),
-                                             QStringLiteral("backward"), QStringLiteral("optimizer step (adamw)")}));
+                                             QStringLiteral("backward"), QStringLiteral("optimizer (adamw)")}));
         for (const TimelineSample& x : t.samples) {
             testdata::compareBytes(x.bytes.weights, 14e9);
             testdata::compareBytes(x.bytes.modelState(), 112e9);
@@ -237,13 +237,13 @@ private Q_SLOTS:
     {
         QTest::addColumn<int>("zero");
         QTest::addColumn<QStringList>("after");
-        QTest::newRow("ZeRO-0: all-reduce") << 0 << QStringList{"all-reduce gradients", "optimizer step (adamw)"};
+        QTest::newRow("ZeRO-0: all-reduce") << 0 << QStringList{"all-reduce gradients", "optimizer (adamw)"};
         QTest::newRow("ZeRO-1: reduce-scatter, then all-gather the updated weights")
-            << 1 << QStringList{"reduce-scatter gradients", "optimizer step (adamw)", "all-gather weights"};
+            << 1 << QStringList{"reduce-scatter gradients", "optimizer (adamw)", "all-gather weights"};
         QTest::newRow("ZeRO-2: the same collectives as ZeRO-1")
-            << 2 << QStringList{"reduce-scatter gradients", "optimizer step (adamw)", "all-gather weights"};
+            << 2 << QStringList{"reduce-scatter gradients", "optimizer (adamw)", "all-gather weights"};
         QTest::newRow("ZeRO-3: weights gathered layer by layer, none after the step")
-            << 3 << QStringList{"reduce-scatter gradients", "optimizer step (adamw)"};
+            << 3 << QStringList{"reduce-scatter gradients", "optimizer (adamw)"};
     }
     void zeroStagesNameTheirCollectives()
     {
@@ -272,7 +272,7 @@ private Q_SLOTS:
         const Film f = film(s);
         const QStringList names = phaseNames(f.t);
         QCOMPARE(names.mid(names.indexOf(QStringLiteral("backward")) + 1),
-                 (QStringList{"reduce-scatter gradients", "gradients → host", "optimizer step on the CPU (adamw)",
+                 (QStringList{"reduce-scatter gradients", "gradients → host", "optimizer on the CPU (adamw)",
                               "weights ← host", "all-gather weights"}));
         for (const TimelineSample& x : f.t.samples) {
             testdata::compareBytes(x.bytes.weights, 14e9);

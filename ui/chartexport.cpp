@@ -8,6 +8,7 @@
 #include "presetlibrary.h"
 #include "rankchart.h"
 #include "sequencechart.h"
+#include "timelinechart.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -39,6 +40,7 @@ struct Scene {
     std::unique_ptr<PeersChart> peers;
     std::unique_ptr<RankChart> ranks;
     std::unique_ptr<FitMapChart> fitMap;
+    std::unique_ptr<TimelineChart> timeline;
     QString title;
 };
 
@@ -80,6 +82,23 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.fitMap->setTitle(
             tr("GPUs needed by model size and context on %1: %2").arg(QString::fromStdString(gpu.id), sc.title));
         return sc;
+    }
+    // The film: on its own, or under a tour slide's two charts when the step plays one of its phases (issue 11 §2).
+    const std::optional<StepPhaseKind> played = x.picture ? x.picture->phase : std::nullopt;
+    if (kind == ChartKind::Timeline || (kind == ChartKind::Dashboard && played)) {
+        sc.timeline = std::make_unique<TimelineChart>();
+        sc.timeline->setTheme(sc.theme);
+        sc.timeline->setUnits(x.units);
+        sc.timeline->fitLabelsTo(o.width);
+        sc.timeline->setData(timelineChartData(s, gpu, sc.state.current, x.units));
+        sc.timeline->setPlayedPhase(played);
+        if (kind == ChartKind::Timeline) {
+            const bool training = s.training.mode == Mode::Training;
+            sc.timeline->setTitle(
+                (training ? tr("One training step, memory per GPU: %1") : tr("One forward pass, memory per GPU: %1"))
+                    .arg(sc.title));
+            return sc;
+        }
     }
     if (kind != ChartKind::Seq) {
         sc.bars = std::make_unique<MemoryBarChart>();
@@ -142,8 +161,13 @@ void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
 
     const QFont footerFont = t.font(0.8);
     const int footerH = QFontMetrics(footerFont).height() + qRound(t.fontPx * 0.4);
-    const int chartsH = h - y - m - footerH;
+    int chartsH = h - y - m - footerH;
     const int gap = qRound(t.fontPx);
+    if (sc.timeline) { // a tour step's film under the two charts, a third of their height
+        const int filmH = (chartsH - gap) * 3 / 8;
+        chartsH -= filmH + gap;
+        drawChart(p, sc.timeline.get(), QRect(m, y + chartsH + gap, w - 2 * m, filmH));
+    }
     if (w >= h * 1.2) {
         const int cw = (w - 2 * m - gap) / 2;
         drawChart(p, sc.bars.get(), QRect(m, y, cw, chartsH));
@@ -193,6 +217,9 @@ void paintScene(QCPPainter& p, Scene& sc, const Scenario& s, ChartKind kind, int
         break;
     case ChartKind::FitMap:
         drawChart(p, sc.fitMap.get(), QRect(0, 0, w, h));
+        break;
+    case ChartKind::Timeline:
+        drawChart(p, sc.timeline.get(), QRect(0, 0, w, h));
         break;
     }
 }

@@ -8,7 +8,7 @@
 
 namespace trainmem {
 
-enum class ChartKind { Bars, Seq, Dashboard, Peers, Ranks, FitMap };
+enum class ChartKind { Bars, Seq, Dashboard, Peers, Ranks, FitMap, Timeline };
 
 /// The command line's name of `k`.
 inline QString chartKindName(ChartKind k)
@@ -24,13 +24,15 @@ inline QString chartKindName(ChartKind k)
         return QStringLiteral("ranks");
     case ChartKind::FitMap:
         return QStringLiteral("fitmap");
+    case ChartKind::Timeline:
+        return QStringLiteral("timeline");
     case ChartKind::Dashboard:
         break;
     }
     return QStringLiteral("dashboard");
 }
 
-/// "bars", "seq", "dashboard", "peers", "ranks", "fitmap" → ChartKind; nullopt otherwise.
+/// "bars", "seq", "dashboard", "peers", "ranks", "fitmap", "timeline" → ChartKind; nullopt otherwise.
 inline std::optional<ChartKind> chartKindFromName(const QString& name)
 {
     const QString n = name.trimmed().toLower();
@@ -46,6 +48,8 @@ inline std::optional<ChartKind> chartKindFromName(const QString& name)
         return ChartKind::Ranks;
     if (n == QLatin1String("fitmap"))
         return ChartKind::FitMap;
+    if (n == QLatin1String("timeline"))
+        return ChartKind::Timeline;
     return std::nullopt;
 }
 

@@ -202,6 +202,13 @@ ChartHeader addChartHeader(QCustomPlot* plot, const QString& title)
     return h;
 }
 
+void takeChartTitle(QCustomPlot* plot, QCPTextElement* title)
+{
+    plot->plotLayout()->take(title);
+    plot->plotLayout()->simplify();
+    title->setVisible(false); // still a layerable of the plot: it would draw at its old place
+}
+
 int barIndexAt(const QCustomPlot* plot, const QPointF& pos, int count, double barWidth)
 {
     if (!plot->axisRect()->rect().contains(pos.toPoint()))

@@ -70,6 +70,8 @@ struct ChartHeader {
     QCPLayoutGrid* legendRow = nullptr;
 };
 ChartHeader addChartHeader(QCustomPlot* plot, const QString& title);
+/// Takes the header's title out of the layout, for a dock whose title bar says it; the caller then owns it.
+void takeChartTitle(QCustomPlot* plot, QCPTextElement* title);
 
 /// The bar under `pos` for bars at keys 0 … count−1 of width `barWidth` on the x axis, or −1.
 int barIndexAt(const QCustomPlot* plot, const QPointF& pos, int count, double barWidth);

@@ -231,6 +231,7 @@ void Dashboard::setPicture(const std::optional<TourPicture>& picture)
 {
     m_bars->setPicture(picture);
     redraw();
+    Q_EMIT pictureChanged();
 }
 
 void Dashboard::setFontScale(double scale)

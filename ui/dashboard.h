@@ -73,6 +73,8 @@ public:
 
 Q_SIGNALS:
     void pinsChanged(int count);
+    /// setPicture() was called: a tour step's picture (barChart()->picture()) or none.
+    void pictureChanged();
 
 protected:
     void changeEvent(QEvent* e) override;

@@ -23,6 +23,7 @@ ExportDialog::ExportDialog(ChartKind kind, const ExportOptions& options, QWidget
     m_chart->addItem(tr("Megatron-LM and DeepSpeed beside TrainMem"), static_cast<int>(ChartKind::Peers));
     m_chart->addItem(tr("Memory per GPU, rank by rank"), static_cast<int>(ChartKind::Ranks));
     m_chart->addItem(tr("Fit map: GPUs needed by model size and context"), static_cast<int>(ChartKind::FitMap));
+    m_chart->addItem(tr("One training step: memory over time"), static_cast<int>(ChartKind::Timeline));
     m_chart->addItem(tr("The chapter tour as slides (one PNG per step and index.md)"), kTourSlides);
     m_chart->setCurrentIndex(m_chart->findData(static_cast<int>(kind)));
     m_chart->setToolTip(tr("The dashboard puts the verdict above both charts, ready for one slide."));

@@ -3,7 +3,9 @@
 #include "fastgrid.h"
 
 #include <QElapsedTimer>
+#include <QMouseEvent>
 #include <QPaintEvent>
+#include <QToolTip>
 
 namespace trainmem {
 namespace {
@@ -53,6 +55,18 @@ LivePlot::LivePlot(QWidget* parent) : QCustomPlot(parent)
 }
 
 LivePlot::~LivePlot() = default;
+
+void LivePlot::showHoverText()
+{
+    setMouseTracking(true);
+    connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const QString text = hoverText(e->position());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), text, this);
+    });
+}
 
 void LivePlot::refresh()
 {

@@ -32,6 +32,14 @@ public:
     /// placed it (labellayout.h); tests check that each lies inside its bounds and none meets another.
     virtual ChartLabels labelRects() const { return chartLabels(this); }
 
+    /// The hover text at a point in widget coordinates; empty shows none. Charts that have one call
+    /// showHoverText() once.
+    virtual QString hoverText(const QPointF& pos) const
+    {
+        Q_UNUSED(pos)
+        return {};
+    }
+
 protected:
     /// QCustomPlot's least size is that of its layout as last fitted: a legend wrapped for a wide
     /// chart, or ticks laid out before the first resize, would hold the window that wide (a ladder
@@ -47,6 +55,8 @@ protected:
     /// fonts or ranges, so the layout has to run again. Called on every paint: keep it to a few
     /// rectangles, and set nothing that did not change.
     virtual bool arrangeLabels() { return false; }
+    /// Shows hoverText() as a tool tip while the mouse moves over the chart.
+    void showHoverText();
 
 private:
     int m_paints = 0;

@@ -11,6 +11,7 @@
 #include "rankchart.h"
 #include "scenariocommand.h"
 #include "scenarioio.h"
+#include "timelinechart.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -90,34 +91,41 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
             [this](const Scenario& s) { pushScenario(s, -1, tr("Teaching: %1").arg(QString::fromStdString(s.name))); });
     // Issue 10: Megatron-LM's and DeepSpeed's own estimates beside TrainMem's.
     m_peers = new PeersPanel(this);
-    m_peersDock = new QDockWidget(tr("Compare with Megatron / DeepSpeed"), this);
-    m_peersDock->setObjectName(QStringLiteral("peersDock"));
-    m_peersDock->setWidget(m_peers);
-    addDockWidget(Qt::RightDockWidgetArea, m_peersDock);
-    m_peersDock->hide();
+    m_peersDock = addPanelDock(m_peers, tr("Compare with Megatron / DeepSpeed"), "peersDock", Qt::RightDockWidgetArea);
     connect(m_peers, &PeersPanel::scenarioRequested, this,
             [this](const Scenario& s, const QString& text) { pushScenario(s, -1, text); });
     connect(this, &MainWindow::scenarioChanged, m_peers,
             [this](const Scenario& s) { m_peers->setScenario(s, m_library.gpuFor(s)); });
     // Issue 13: every rank kind of the layout with its memory (hidden: computes nothing).
     m_ranks = new RanksPanel(this);
-    m_ranksDock = new QDockWidget(tr("Ranks"), this);
-    m_ranksDock->setObjectName(QStringLiteral("ranksDock"));
-    m_ranksDock->setWidget(m_ranks);
-    addDockWidget(Qt::RightDockWidgetArea, m_ranksDock);
-    m_ranksDock->hide();
+    m_ranksDock = addPanelDock(m_ranks, tr("Ranks"), "ranksDock", Qt::RightDockWidgetArea);
     connect(this, &MainWindow::scenarioChanged, m_ranks,
             [this](const Scenario& s) { m_ranks->setScenario(s, m_library.gpuFor(s)); });
     // Issue 11 §3: GPUs needed over model size × context for this recipe and GPU (hidden: computes nothing).
-    m_fitMap = new FitMapPanel(this);
-    m_fitMapDock = new QDockWidget(tr("Fit map"), this);
-    m_fitMapDock->setObjectName(QStringLiteral("fitMapDock"));
-    m_fitMapDock->setWidget(m_fitMap);
     // Under the charts, as wide as the window: the map is wide and a right dock at 1024 px would leave it a strip.
-    addDockWidget(Qt::BottomDockWidgetArea, m_fitMapDock);
-    m_fitMapDock->hide();
+    m_fitMap = new FitMapPanel(this);
+    m_fitMapDock = addPanelDock(m_fitMap, tr("Fit map"), "fitMapDock", Qt::BottomDockWidgetArea);
     connect(this, &MainWindow::scenarioChanged, m_fitMap,
             [this](const Scenario& s) { m_fitMap->setScenario(s, m_library.gpuFor(s)); });
+    // Issue 11 §1: one training step as a film, under the charts like the fit map and tabbed with it, so that
+    // a 1024 × 700 window keeps room for the bars; it reuses the breakdown the dashboard just computed.
+    m_timeline = new TimelinePanel(this);
+    m_timelineDock = addPanelDock(m_timeline, tr("One training step"), "timelineDock", Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_fitMapDock, m_timelineDock);
+    connect(this, &MainWindow::scenarioChanged, m_timeline, [this](const Scenario& s) {
+        m_timeline->setScenario(s, m_library.gpuFor(s), m_dashboard->state().current, m_dashboard->units());
+    });
+    // A tour step that plays a phase of the step (issue 11 §2) shows the film with that phase shaded.
+    connect(m_dashboard, &Dashboard::pictureChanged, this, [this] {
+        const std::optional<TourPicture>& picture = m_dashboard->barChart()->picture();
+        const std::optional<StepPhaseKind> phase = picture ? picture->phase : std::nullopt;
+        m_timeline->chart()->setPlayedPhase(phase);
+        m_timeline->chart()->refresh();
+        if (phase && !m_presentation) {
+            m_timelineDock->show();
+            m_timelineDock->raise();
+        }
+    });
     createActions();
     connect(m_panel, &ControlPanel::scenarioEdited, this, &MainWindow::applyEdit);
     connect(m_panel, &ControlPanel::editFinished, this, [this] { ++m_mergeEpoch; });
@@ -266,6 +274,7 @@ void MainWindow::createActions()
     view->addAction(m_peersDock->toggleViewAction());
     view->addAction(m_ranksDock->toggleViewAction());
     view->addAction(m_fitMapDock->toggleViewAction());
+    view->addAction(m_timelineDock->toggleViewAction());
     QMenu* teach = menuBar()->addMenu(tr("&Teach"));
     const QList<QAction*> teaching = m_teaching->actions();
     teach->addActions(teaching.mid(0, TeachingDocks::kDockCount));
@@ -295,11 +304,27 @@ void MainWindow::createActions()
     bar->addActions({undo, redo});
     bar->addSeparator();
     bar->addActions({pinAct, exportAct, present});
+    // The film of one step is the third chart (issue 11 §1): one key and one button away.
+    QAction* film = m_timelineDock->toggleViewAction();
+    film->setShortcut(QKeySequence(tr("Ctrl+T")));
+    film->setToolTip(tr("Show or hide one training step as a film (Ctrl+T)"));
+    bar->addAction(film);
     // Presentation mode hides the menu bar and the tool bar, and a shortcut works only while a
     // widget showing its action is visible: the window shows them all.
     for (QAction* a : findChildren<QAction*>())
         if (!a->shortcut().isEmpty() && !actions().contains(a))
             addAction(a);
+}
+
+QDockWidget* MainWindow::addPanelDock(QWidget* panel, const QString& title, const char* objectName,
+                                      Qt::DockWidgetArea area)
+{
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(QString::fromLatin1(objectName)); // saveState() needs it
+    dock->setWidget(panel);
+    addDockWidget(area, dock);
+    dock->hide();
+    return dock;
 }
 
 void MainWindow::applyEdit(const Scenario& s, ControlPanel::Control control, bool continuous)

@@ -21,6 +21,7 @@ class ErrorBanner;
 class PeersPanel;
 class RanksPanel;
 class FitMapPanel;
+class TimelinePanel;
 class PresetLibrary;
 class TeachingDocks;
 
@@ -78,6 +79,8 @@ private:
     bool saveAsDialog();
     void exportDialog();
     void pin();
+    /// A hidden dock holding `panel`, for the View menu.
+    QDockWidget* addPanelDock(QWidget* panel, const QString& title, const char* objectName, Qt::DockWidgetArea area);
     void restoreSettings();
     void saveSettings();
 
@@ -96,6 +99,8 @@ private:
     QDockWidget* m_ranksDock = nullptr;
     FitMapPanel* m_fitMap = nullptr;
     QDockWidget* m_fitMapDock = nullptr;
+    TimelinePanel* m_timeline = nullptr;
+    QDockWidget* m_timelineDock = nullptr;
     QUndoStack* m_undo = nullptr;
     QActionGroup* m_axisGroup = nullptr;
     int m_mergeEpoch = 0; ///< bumped when a drag ends, so the next drag is its own undo step

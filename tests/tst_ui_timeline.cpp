@@ -1,0 +1,282 @@
+// One training step as a film (issue 11 §1): the chart, its dock and its export, on the offscreen platform.
+// The numbers are the core's stepTimeline() (tst_timeline checks them against the terms); here the chart must
+// stack exactly those bands, mark and name the peak, name the phases under the axis, keep its labels inside
+// the chart at the dock's and the slides' sizes, and the window must offer the dock hidden and follow edits.
+#include "chartexport.h"
+#include "controlpanel.h"
+#include "logsliderfield.h"
+#include "mainwindow.h"
+#include "timelinechart.h"
+#include "uitestutil.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+using namespace trainmem;
+using namespace trainmem::uitest;
+
+namespace {
+
+TimelineChartData dataFor(const Scenario& s)
+{
+    const GpuSpec& gpu = gpuOf(s);
+    return timelineChartData(s, gpu, account(s, gpu));
+}
+
+} // namespace
+
+class TestUiTimeline : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void chartStacksTheCoresBands()
+    {
+        const Scenario s = preset(QStringLiteral("chapter-7b"));
+        TimelineChart chart;
+        chart.resize(1200, 700);
+        const TimelineChartData d = dataFor(s);
+        chart.setData(d);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.grab();
+        const StepTimeline& t = d.timeline;
+        // The top band's value at each sample is the sample's total; each band sits on the one below it.
+        const std::vector<double> top = graphValues(chart.band(SegmentKind::Fragmentation));
+        QCOMPARE(top.size(), 2 * t.samples.size());
+        for (size_t i = 0; i < t.samples.size(); ++i) {
+            QCOMPARE(top[2 * i], t.samples[i].total());
+            QCOMPARE(top[2 * i + 1], t.samples[i].total());
+        }
+        const std::vector<double> weights = graphValues(chart.band(SegmentKind::Weights));
+        for (double w : weights)
+            QCOMPARE(w, 14e9);
+        QCOMPARE(chart.band(SegmentKind::Master)->channelFillGraph(), chart.band(SegmentKind::Gradients, true));
+        // The legend lists what the film shows: no KV cache, recompute or adapters without them.
+        QVERIFY(chart.legend->itemWithPlottable(chart.band(SegmentKind::Activations)));
+        QVERIFY(chart.legend->itemWithPlottable(chart.band(SegmentKind::Gradients, true)));
+        QVERIFY(!chart.legend->itemWithPlottable(chart.band(SegmentKind::KvCache)));
+        QVERIFY(!chart.legend->itemWithPlottable(chart.band(SegmentKind::Activations, true)));
+        QVERIFY(!chart.legend->itemWithPlottable(chart.band(SegmentKind::Adapters)));
+        // The peak: marked at its moment, named with the bars' total, 138 GB.
+        QCOMPARE(chart.peakPoint()->data()->size(), 1);
+        QCOMPARE(chart.peakPoint()->data()->constBegin()->value, t.peakBytes);
+        QCOMPARE(chart.peakText(), QStringLiteral("Peak: the loss (logits) · 138 GB"));
+        QVERIFY(!chart.peakLabel()->skipped());
+        QCOMPARE(chart.peakLabel()->text(), chart.peakText());
+        // Every phase is named under the axis at this width.
+        QStringList names;
+        for (const QString& n : chart.phaseTicker()->ticks().values())
+            names << n;
+        QCOMPARE(names, (QStringList{"forward", "loss", "backward", "optimizer (adamw)"}));
+        // Hover over the start of the backward pass: its layer, total and bands.
+        const TimelinePhase& bw = t.phases[firstPhaseOf(t, StepPhaseKind::Backward)];
+        const QPointF at(chart.xAxis->coordToPixel(bw.start + 0.5), chart.axisRect()->center().y());
+        const QString tip = chart.hoverText(at);
+        QVERIFY2(tip.startsWith(QStringLiteral("<b>backward, layer 32</b>")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("Gradient buffer (not yet written): 14.0 GB")), qPrintable(tip));
+        QVERIFY(chart.hoverText(QPointF(1, 1)).isEmpty());
+        const QStringList problems = labelProblems(&chart);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
+    // Full recomputation: the rebuilt layer is its own band in the backward pass, and only there.
+    void recomputeIsItsOwnBand()
+    {
+        Scenario s = preset(QStringLiteral("gpt3-175b"));
+        s.training.checkpointing = Checkpointing::Full;
+        TimelineChart chart;
+        chart.resize(1000, 600);
+        const TimelineChartData d = dataFor(s);
+        chart.setData(d);
+        QVERIFY(chart.legend->itemWithPlottable(chart.band(SegmentKind::Activations, true)));
+        const StepTimeline& t = d.timeline;
+        const std::vector<double> tape = graphValues(chart.band(SegmentKind::Activations));
+        const std::vector<double> rebuilt = graphValues(chart.band(SegmentKind::Activations, true));
+        for (size_t i = 0; i < t.samples.size(); ++i) {
+            const double band = rebuilt[2 * i] - tape[2 * i];
+            if (t.phases[t.samples[i].phase].kind == StepPhaseKind::Backward)
+                QVERIFY(band > 2e9); // GPT-3's layer tape, 2.87 GB
+            else
+                QCOMPARE(band, 0.0);
+        }
+        QVERIFY(chart.peakText().startsWith(QStringLiteral("Peak: backward of layer 96")));
+    }
+
+    void playedPhaseIsShaded()
+    {
+        TimelineChart chart;
+        chart.setData(dataFor(preset(QStringLiteral("chapter-7b"))));
+        QVERIFY(!chart.playedRect()->visible());
+        chart.setPlayedPhase(StepPhaseKind::Optimizer);
+        QVERIFY(chart.playedRect()->visible());
+        const StepTimeline& t = chart.data().timeline;
+        const TimelinePhase& opt = t.phases[firstPhaseOf(t, StepPhaseKind::Optimizer)];
+        QCOMPARE(chart.playedRect()->topLeft->coords().x(), opt.start);
+        QCOMPARE(chart.playedRect()->bottomRight->coords().x(), opt.end);
+        chart.setPlayedPhase(std::nullopt);
+        QVERIFY(!chart.playedRect()->visible());
+    }
+
+    // Labels inside the chart and apart, at the dock's, the window's and the slides' sizes.
+    void labelsStayInside_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("slide");
+        for (bool slide : {false, true}) {
+            const char* theme = slide ? ", slide theme" : "";
+            for (const QSize& size : {QSize(1920, 1080), QSize(1024, 700), QSize(700, 320)}) {
+                const QString at = QStringLiteral(" at %1×%2%3").arg(size.width()).arg(size.height()).arg(theme);
+                QTest::addRow("%s", qPrintable(QStringLiteral("chapter-7b") + at))
+                    << QStringLiteral("chapter-7b") << QString() << size << slide;
+                QTest::addRow("%s", qPrintable(QStringLiteral("deepseek-v3 stage 0 of 16") + at))
+                    << QStringLiteral("deepseek-v3") << QString() << size << slide;
+                QTest::addRow("%s", qPrintable(QStringLiteral("7B ZeRO-2 + optimizer offload") + at))
+                    << QStringLiteral("chapter-7b") << QStringLiteral("offload") << size << slide;
+                QTest::addRow("%s", qPrintable(QStringLiteral("llama3-70b served") + at))
+                    << QStringLiteral("llama3-70b") << QStringLiteral("serve") << size << slide;
+            }
+        }
+    }
+    void labelsStayInside()
+    {
+        QFETCH(QString, id);
+        QFETCH(QString, variant);
+        QFETCH(QSize, size);
+        QFETCH(bool, slide);
+        Scenario s = preset(id);
+        if (variant == QLatin1String("offload")) {
+            s.hardware.gpus = 8;
+            s.hardware.zeroStage = 2;
+            s.hardware.offload = Offload::Optimizer;
+        } else if (variant == QLatin1String("serve")) {
+            s.training.mode = Mode::Inference;
+        }
+        TimelineChart chart;
+        chart.resize(size);
+        if (slide)
+            chart.setTheme(ChartTheme::slide(size.width(), size.height()));
+        chart.setData(dataFor(s));
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.grab();
+        QVERIFY(!chart.peakLabel()->skipped());
+        const QStringList problems = labelProblems(&chart);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        // The first and the last phase are always named, in full or short.
+        const QList<QString> names = chart.phaseTicker()->ticks().values();
+        QVERIFY(!names.isEmpty());
+        QVERIFY(!names.first().isEmpty());
+        if (qEnvironmentVariableIsSet("TRAINMEM_TIMELINE_SHOTS"))
+            chart.grab().save(QStringLiteral("%1/%2.png")
+                                  .arg(qEnvironmentVariable("TRAINMEM_TIMELINE_SHOTS"),
+                                       QString::fromLatin1(QTest::currentDataTag())
+                                           .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9]+")), "-")));
+    }
+
+    void windowOffersTheDockHiddenAndFollowsEdits()
+    {
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.setModalErrors(false);
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+        QVERIFY(dock);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(dock->isHidden());
+        auto* panel = dock->findChild<TimelinePanel*>();
+        QVERIFY(panel);
+        QCOMPARE(panel->recomputeCount(), 0); // hidden: nothing computed
+        bool inMenu = false;
+        for (QAction* m : w.menuBar()->actions())
+            if (m->menu())
+                inMenu = inMenu || m->menu()->actions().contains(dock->toggleViewAction());
+        QVERIFY(inMenu);
+        dock->toggleViewAction()->trigger();
+        QVERIFY(dock->isVisible());
+        QCOMPARE(panel->recomputeCount(), 1);
+        QCOMPARE(w.dockWidgetArea(dock), Qt::BottomDockWidgetArea);
+        QVERIFY2(panel->summary()->text().startsWith(QStringLiteral("The step peaks at the loss (logits): 138 GB, the "
+                                                                    "per-GPU bar's total")),
+                 qPrintable(panel->summary()->text()));
+        w.resize(1024, 700);
+        QTest::qWait(20);
+        panel->chart()->grab();
+        QVERIFY2(w.height() <= 700 && w.width() <= 1024,
+                 qPrintable(QStringLiteral("%1×%2").arg(w.width()).arg(w.height())));
+        if (qEnvironmentVariableIsSet("TRAINMEM_TIMELINE_SHOTS")) // for looking at it: the window as a projector shows it
+            w.grab().save(QStringLiteral("%1/window-1024x700.png").arg(qEnvironmentVariable("TRAINMEM_TIMELINE_SHOTS")));
+        QVERIFY(panel->chart()->axisRect()->height() >= 80);
+        const QStringList problems = labelProblems(panel->chart());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+
+        // Dragging the context slider redraws the film with every step, from the dashboard's own breakdown.
+        QSlider* context = w.controlPanel()->contextField()->slider();
+        for (int i = 1; i <= 3; ++i) {
+            const int before = panel->recomputeCount();
+            context->setValue(context->value() + 1);
+            QCoreApplication::processEvents();
+            QVERIFY(panel->recomputeCount() > before);
+            const Scenario now = w.scenario();
+            const StepTimeline core = stepTimeline(now, gpuOf(now));
+            QCOMPARE(panel->chart()->data().timeline.peakBytes, core.peakBytes);
+            QCOMPARE(panel->chart()->data().timeline.samples.size(), core.samples.size());
+        }
+        dock->toggleViewAction()->trigger();
+        QVERIFY(dock->isHidden());
+        const int before = panel->recomputeCount();
+        context->setValue(context->value() + 1);
+        QCoreApplication::processEvents();
+        QCOMPARE(panel->recomputeCount(), before);
+    }
+
+    // Full recomputation of the chapter's 7B: the rebuilt layer (539 MB) is smaller than the logits (786 MB), so the
+    // film still peaks at the loss, below the bar by the rebuilt layer, and the panel says so with the reason on
+    // hover.
+    void panelSaysWhyThePeakIsBelowTheBar()
+    {
+        Scenario full = preset(QStringLiteral("chapter-7b"));
+        full.training.checkpointing = Checkpointing::Full;
+        TimelinePanel panel;
+        panel.resize(900, 400);
+        panel.setScenario(full, gpuOf(full), account(full, gpuOf(full)), UnitSystem::Decimal);
+        QCOMPARE(panel.recomputeCount(), 0);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCOMPARE(panel.recomputeCount(), 1);
+        QVERIFY2(panel.summary()->text().contains(QStringLiteral("below the per-GPU bar")),
+                 qPrintable(panel.summary()->text()));
+        QVERIFY2(panel.summary()->text().startsWith(QStringLiteral("The step peaks at the loss (logits)")),
+                 qPrintable(panel.summary()->text()));
+        QVERIFY2(panel.summary()->toolTip().contains(QStringLiteral("Activations: Full recomputation rebuilds")),
+                 qPrintable(panel.summary()->toolTip()));
+    }
+
+    void exportDrawsTheFilm()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("timeline.png"));
+        const Scenario s = preset(QStringLiteral("chapter-7b"));
+        ExportOptions o;
+        o.width = 1920;
+        o.height = 1080;
+        QString error;
+        QVERIFY2(exportChartPng(s, gpuOf(s), ChartKind::Timeline, file, o, &error), qPrintable(error));
+        const QImage img(file);
+        QCOMPARE(img.size(), QSize(1920, 1080));
+        QVERIFY(distinctColours(img) > 12);
+        QCOMPARE(chartKindFromName(QStringLiteral("timeline")), std::optional<ChartKind>(ChartKind::Timeline));
+        QCOMPARE(chartKindName(ChartKind::Timeline), QStringLiteral("timeline"));
+    }
+};
+
+QTEST_MAIN(TestUiTimeline)
+#include "tst_ui_timeline.moc"
