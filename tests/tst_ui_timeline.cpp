@@ -212,8 +212,10 @@ private Q_SLOTS:
         panel->chart()->grab();
         QVERIFY2(w.height() <= 700 && w.width() <= 1024,
                  qPrintable(QStringLiteral("%1×%2").arg(w.width()).arg(w.height())));
-        if (qEnvironmentVariableIsSet("TRAINMEM_TIMELINE_SHOTS")) // for looking at it: the window as a projector shows it
-            w.grab().save(QStringLiteral("%1/window-1024x700.png").arg(qEnvironmentVariable("TRAINMEM_TIMELINE_SHOTS")));
+        if (qEnvironmentVariableIsSet(
+                "TRAINMEM_TIMELINE_SHOTS")) // for looking at it: the window as a projector shows it
+            w.grab().save(
+                QStringLiteral("%1/window-1024x700.png").arg(qEnvironmentVariable("TRAINMEM_TIMELINE_SHOTS")));
         QVERIFY(panel->chart()->axisRect()->height() >= 80);
         const QStringList problems = labelProblems(panel->chart());
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
