@@ -316,8 +316,8 @@ private Q_SLOTS:
     void timelineJsonHasPhasesAndThePeak()
     {
         // Issue 11 §1: `timeline` in --json. The chapter's 7B on one H100 without checkpointing peaks at the loss
-        // with the per-GPU total; under full recomputation the peak is a layer's backward and the logits, freed
-        // before it, are the named difference.
+        // with the per-GPU total; GPT-3 175B under full recomputation peaks in the backward of its last layer (the
+        // rebuilt 2.87 GB tape passes the 0.62 GB of logits), and the logits, freed before it, are the difference.
         const nlohmann::json j = runJson({"--json", "--preset", "chapter-7b"});
         const nlohmann::json& t = j["timeline"];
         QCOMPARE(t["peak_bytes"].get<double>(), j["per_gpu_bytes"]["total"].get<double>());
@@ -332,10 +332,8 @@ private Q_SLOTS:
         QCOMPARE(t["phases"][3]["end"].get<double>(), t["duration"].get<double>());
         QVERIFY(t["differences"].empty());
 
-        const nlohmann::json full =
-            runJson({"--json", "--preset", "chapter-7b", "--checkpointing", "full"})["timeline"];
-        QVERIFY(
-            QString::fromStdString(full["peak_at"].get<std::string>()).startsWith(QStringLiteral("backward of layer")));
+        const nlohmann::json full = runJson({"--json", "--preset", "gpt3-175b", "--checkpointing", "full"})["timeline"];
+        QCOMPARE(full["peak_at"].get<std::string>(), std::string("backward of layer 96"));
         QVERIFY(full["peak_bytes"].get<double>() < full["bars_total_bytes"].get<double>());
         bool logits = false;
         for (const nlohmann::json& d : full["differences"])
