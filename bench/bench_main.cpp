@@ -11,6 +11,7 @@
 #include "chartexport.h"
 #include "controlpanel.h"
 #include "dashboard.h"
+#include "fitmap.h"
 #include "liveplot.h"
 #include "logsliderfield.h"
 #include "mainwindow.h"
