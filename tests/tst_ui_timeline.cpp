@@ -110,9 +110,11 @@ private Q_SLOTS:
         QVERIFY(chart.peakText().startsWith(QStringLiteral("Peak: backward of layer 96")));
     }
 
+    // A tour step plays a phase: it stays in full colour, outlined, and the rest of the step is veiled.
     void playedPhaseIsShaded()
     {
         TimelineChart chart;
+        chart.resize(1000, 500);
         chart.setData(dataFor(preset(QStringLiteral("chapter-7b"))));
         QVERIFY(!chart.playedRect()->visible());
         chart.setPlayedPhase(StepPhaseKind::Optimizer);
@@ -121,8 +123,26 @@ private Q_SLOTS:
         const TimelinePhase& opt = t.phases[firstPhaseOf(t, StepPhaseKind::Optimizer)];
         QCOMPARE(chart.playedRect()->topLeft->coords().x(), opt.start);
         QCOMPARE(chart.playedRect()->bottomRight->coords().x(), opt.end);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        const QImage img = chart.grab().toImage();
+        const double dpr = img.devicePixelRatio();
+        // Halfway up the weights band (0 … 14 GB): its own colour in the played phase, veiled in the forward pass.
+        const double y = chart.yAxis->coordToPixel(7e9);
+        auto colourAt = [&](double key) {
+            return img.pixelColor(QPoint(int(chart.xAxis->coordToPixel(key) * dpr), int(y * dpr)));
+        };
+        const TimelinePhase& fwd = t.phases[firstPhaseOf(t, StepPhaseKind::Forward)];
+        const QColor weights = ChartTheme::segmentColor(SegmentKind::Weights);
+        QCOMPARE(colourAt((opt.start + opt.end) / 2).name(), weights.name());
+        const QColor veiled = colourAt((fwd.start + fwd.end) / 2);
+        QVERIFY2(veiled.lightness() > weights.lightness() + 40, qPrintable(veiled.name()));
         chart.setPlayedPhase(std::nullopt);
         QVERIFY(!chart.playedRect()->visible());
+        const QImage plain = chart.grab().toImage();
+        QCOMPARE(plain.pixelColor(QPoint(int(chart.xAxis->coordToPixel((fwd.start + fwd.end) / 2) * dpr), int(y * dpr)))
+                     .name(),
+                 weights.name());
     }
 
     // Labels inside the chart and apart, at the dock's, the window's and the slides' sizes.
@@ -181,6 +201,37 @@ private Q_SLOTS:
                                   .arg(qEnvironmentVariable("TRAINMEM_TIMELINE_SHOTS"),
                                        QString::fromLatin1(QTest::currentDataTag())
                                            .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9]+")), "-")));
+    }
+
+    // Drawn into a file at a tour slide's size (fonts sized for the whole 1024 × 700 slide, 201 px for the film): the
+    // memory axis's title gives way, the phase names change with the wider plot, and the labels are still placed
+    // (on the tour's checkpointing slide they were not: LivePlot stopped after two layout passes, and the peak's
+    // label and the GPU's were drawn nowhere). The peak's label sits by the peak, every label in the picture.
+    void labelsPlacedWhenDrawnToAFile()
+    {
+        Scenario s = preset(QStringLiteral("llama3-8b"));
+        s.training.seqLen = 131072;
+        s.training.checkpointing = Checkpointing::Full;
+        TimelineChart chart; // as chartexport.cpp's makeScene() makes it
+        chart.setTheme(ChartTheme::slide(1024, 700));
+        chart.setUnits(UnitSystem::Decimal);
+        chart.fitLabelsTo(1024);
+        chart.setData(dataFor(s));
+        chart.setPlayedPhase(StepPhaseKind::Backward);
+        QImage img(984, 201, QImage::Format_ARGB32_Premultiplied);
+        QCPPainter p(&img);
+        chart.toPainter(&p, 984, 201);
+        p.end();
+        QVERIFY(chart.yAxis->label().isEmpty());
+        QVERIFY(!chart.peakLabel()->skipped());
+        const QRect plot = chart.axisRect()->rect();
+        QVERIFY2(
+            plot.contains(chart.peakLabel()->pixelBox()),
+            qPrintable(
+                QStringLiteral("%1,%2").arg(chart.peakLabel()->pixelBox().x()).arg(chart.peakLabel()->pixelBox().y())));
+        QVERIFY(plot.contains(chart.capacityLabel()->pixelBox()));
+        for (const ChartLabel& l : chart.labelRects())
+            QVERIFY2(QRect(0, 0, 984, 201).contains(l.rect), qPrintable(l.text));
     }
 
     void windowOffersTheDockHiddenAndFollowsEdits()

@@ -163,10 +163,11 @@ void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
     const int footerH = QFontMetrics(footerFont).height() + qRound(t.fontPx * 0.4);
     int chartsH = h - y - m - footerH;
     const int gap = qRound(t.fontPx);
-    if (sc.timeline) { // a tour step's film under the two charts, a third of their height
+    QRect film; // a tour step's film under the two charts, a third of their height
+    if (sc.timeline) {
         const int filmH = (chartsH - gap) * 3 / 8;
         chartsH -= filmH + gap;
-        drawChart(p, sc.timeline.get(), QRect(m, y + chartsH + gap, w - 2 * m, filmH));
+        film = QRect(m, y + chartsH + gap, w - 2 * m, filmH);
     }
     if (w >= h * 1.2) {
         const int cw = (w - 2 * m - gap) / 2;
@@ -177,6 +178,8 @@ void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
         drawChart(p, sc.bars.get(), QRect(m, y, w - 2 * m, ch));
         drawChart(p, sc.seq.get(), QRect(m, y + ch + gap, w - 2 * m, chartsH - gap - ch));
     }
+    if (sc.timeline)
+        drawChart(p, sc.timeline.get(), film);
 
     const Breakdown& b = sc.state.current;
     const QString footer =

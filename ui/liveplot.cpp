@@ -81,10 +81,11 @@ QSize LivePlot::minimumSizeHint() const
 void LivePlot::updateLayout()
 {
     QCustomPlot::updateLayout();
-    if (arrangeLabels()) {
+    // Until the decisions settle: a change can change the geometry the next decision is made for (the film's
+    // memory-axis title dropped on a low plot widens it, and its phase names then fit differently). A chart
+    // places its items on the pass that changes nothing, at the settled geometry.
+    for (int pass = 0; pass < kMaxLayoutPasses && arrangeLabels(); ++pass)
         QCustomPlot::updateLayout();
-        arrangeLabels(); // the same decisions at the settled geometry: items placed for its pixels
-    }
 }
 
 void LivePlot::paintEvent(QPaintEvent* event)

@@ -59,6 +59,7 @@ protected:
     void showHoverText();
 
 private:
+    static constexpr int kMaxLayoutPasses = 3;
     int m_paints = 0;
     double m_lastPaintMs = 0;
 };

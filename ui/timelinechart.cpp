@@ -112,10 +112,6 @@ TimelineChart::TimelineChart(QWidget* parent) : LivePlot(parent)
     m_title = header.title;
     m_legendRow = header.legendRow;
 
-    // Drawn first, under the bands: the phase a tour step plays.
-    m_playedRect = new QCPItemRect(this);
-    m_playedRect->setVisible(false);
-
     m_phaseTicker.reset(new QCPAxisTickerText);
     xAxis->setTicker(m_phaseTicker);
     xAxis->setSubTicks(false);
@@ -139,6 +135,15 @@ TimelineChart::TimelineChart(QWidget* parent) : LivePlot(parent)
         m_bands.push_back(g);
         below = g;
     }
+    // The phase a tour step plays: the rest of the step veiled, over the bands, and the phase outlined.
+    for (QCPItemRect*& veil : m_veils) {
+        veil = new QCPItemRect(this);
+        veil->setPen(Qt::NoPen);
+        veil->setVisible(false);
+    }
+    m_playedRect = new QCPItemRect(this);
+    m_playedRect->setBrush(Qt::NoBrush);
+    m_playedRect->setVisible(false);
     // Phase boundaries: one impulse per boundary, up to the top of the plot.
     m_boundaries = addGraph();
     m_boundaries->setLineStyle(QCPGraph::lsImpulse);
@@ -191,10 +196,11 @@ void TimelineChart::setTheme(const ChartTheme& theme)
     const double lineW = std::max(2.0, theme.fontPx / 6);
     QColor halo = theme.background;
     halo.setAlpha(225);
-    QColor played = theme.marker;
-    played.setAlpha(theme.dark ? 60 : 28);
-    m_playedRect->setPen(Qt::NoPen);
-    m_playedRect->setBrush(played);
+    QColor veil = theme.background;
+    veil.setAlpha(165);
+    for (QCPItemRect* v : m_veils)
+        v->setBrush(veil);
+    m_playedRect->setPen(QPen(theme.marker, lineW));
     QColor boundary = theme.foreground;
     boundary.setAlpha(110);
     m_boundaries->setPen(QPen(boundary, 1, Qt::DotLine));
@@ -311,10 +317,19 @@ void TimelineChart::rebuild()
     m_peakText->setVisible(n > 0);
 
     const size_t played = m_played ? firstPhaseOf(t, *m_played) : t.phases.size();
-    m_playedRect->setVisible(played < t.phases.size());
-    if (played < t.phases.size()) {
-        m_playedRect->topLeft->setCoords(t.phases[played].start, top * 2);
-        m_playedRect->bottomRight->setCoords(t.phases[played].end, -top);
+    const bool playing = played < t.phases.size();
+    m_playedRect->setVisible(playing);
+    for (QCPItemRect* v : m_veils)
+        v->setVisible(playing);
+    if (playing) {
+        const double x0 = t.phases[played].start, x1 = t.phases[played].end, end = std::max(t.duration, 1.0);
+        // The outline just inside the plot's top and bottom, so that all four sides show.
+        m_playedRect->topLeft->setCoords(x0, top * 0.995);
+        m_playedRect->bottomRight->setCoords(x1, top * 0.005);
+        m_veils[0]->topLeft->setCoords(-end, top * 2);
+        m_veils[0]->bottomRight->setCoords(x0, -top);
+        m_veils[1]->topLeft->setCoords(x1, top * 2);
+        m_veils[1]->bottomRight->setCoords(2 * end, -top);
     }
 
     if (!m_customTitle) {

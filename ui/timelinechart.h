@@ -10,6 +10,7 @@
 
 #include <QWidget>
 
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -92,6 +93,7 @@ private:
     QCPItemStraightLine* m_capacityLine = nullptr;
     CachedTextItem* m_capacityText = nullptr;
     QCPItemRect* m_playedRect = nullptr;
+    std::array<QCPItemRect*, 2> m_veils{}; ///< over the phases before and after the played one
     QCPTextElement* m_title = nullptr;
     QCPLayoutGrid* m_legendRow = nullptr;
     QSharedPointer<QCPAxisTickerText> m_phaseTicker;
