@@ -2,11 +2,9 @@
 
 #include "units.h"
 
-#include <QEvent>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QToolTip>
-#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -429,53 +427,30 @@ QString FitMapChart::toolTipAt(const QPointF& pos) const
     return text;
 }
 
-FitMapPanel::FitMapPanel(QWidget* parent) : QWidget(parent)
+FitMapPanel::FitMapPanel(QWidget* parent)
+    : ChartPanel(QStringLiteral("fitMapPanel"), QStringLiteral("fitMapSummary"), parent)
 {
-    setObjectName(QStringLiteral("fitMapPanel"));
-    auto* layout = new QVBoxLayout(this);
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("fitMapSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_summary);
     m_chart = new FitMapChart(this);
     m_chart->hideTitle();
-    m_chart->setMinimumHeight(200);
-    layout->addWidget(m_chart, 1);
+    setChart(m_chart, 200);
 }
 
 void FitMapPanel::setScenario(const Scenario& s, const GpuSpec& gpu)
 {
     m_scenario = s;
     m_gpu = gpu;
-    m_dirty = true;
-    if (isVisible())
-        recompute();
+    invalidate();
 }
 
-void FitMapPanel::showEvent(QShowEvent* e)
+void FitMapPanel::applyTheme(const ChartTheme& theme)
 {
-    QWidget::showEvent(e);
-    if (m_dirty)
-        recompute();
-}
-
-void FitMapPanel::changeEvent(QEvent* e)
-{
-    if (e->type() == QEvent::PaletteChange) {
-        m_chart->setTheme(ChartTheme::fromPalette(palette()));
-        m_chart->refresh();
-    }
-    QWidget::changeEvent(e);
+    m_chart->setTheme(theme);
 }
 
 void FitMapPanel::recompute()
 {
-    m_dirty = false;
-    ++m_recomputes;
     const FitMapChartData d = fitMapChartData(m_scenario, m_gpu);
     m_chart->setData(d);
-    m_chart->refresh();
 
     // The sentence: where one GPU stops at this context, and what the scenario itself needs.
     const FitMap& fm = d.map;
@@ -498,7 +473,7 @@ void FitMapPanel::recompute()
     }
     text += QLatin1Char(' ') +
             tr("This scenario (%1) needs %2.").arg(count(d.currentParams), gpusText(d.current.gpus, d.current.never));
-    m_summary->setText(text);
+    summary()->setText(text);
 }
 
 } // namespace trainmem

@@ -4,6 +4,7 @@
 // the "fits on one GPU" boundary drawn along the cells, and the current scenario marked. Every number is the
 // core's fitMap() (core/fitmap.h); the chart maps cells to colours. The dock computes nothing while hidden.
 
+#include "chartpanel.h"
 #include "charttheme.h"
 #include "fitmap.h"
 #include "gpu.h"
@@ -85,7 +86,7 @@ private:
 };
 
 /// The "Fit map" dock: a sentence on where one GPU stops at the current context, and the chart.
-class FitMapPanel : public QWidget
+class FitMapPanel : public ChartPanel
 {
     Q_OBJECT
 public:
@@ -93,23 +94,15 @@ public:
 
     void setScenario(const Scenario& s, const GpuSpec& gpu);
     FitMapChart* chart() const { return m_chart; }
-    QLabel* summary() const { return m_summary; }
-    /// Maps computed so far (a hidden dock computes none).
-    int recomputeCount() const { return m_recomputes; }
 
 protected:
-    void showEvent(QShowEvent* e) override;
-    void changeEvent(QEvent* e) override;
+    void recompute() override;
+    void applyTheme(const ChartTheme& theme) override;
 
 private:
-    void recompute();
-
     FitMapChart* m_chart = nullptr;
-    QLabel* m_summary = nullptr;
     Scenario m_scenario;
     GpuSpec m_gpu;
-    bool m_dirty = true;
-    int m_recomputes = 0;
 };
 
 } // namespace trainmem

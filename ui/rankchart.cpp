@@ -1,8 +1,6 @@
 #include "rankchart.h"
 
-#include <QEvent>
 #include <QLabel>
-#include <QVBoxLayout>
 
 #include <algorithm>
 
@@ -91,64 +89,40 @@ void RankChart::rebuild()
     }
 }
 
-RanksPanel::RanksPanel(QWidget* parent) : QWidget(parent)
+RanksPanel::RanksPanel(QWidget* parent)
+    : ChartPanel(QStringLiteral("ranksPanel"), QStringLiteral("ranksSummary"), parent)
 {
-    setObjectName(QStringLiteral("ranksPanel"));
-    auto* layout = new QVBoxLayout(this);
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("ranksSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_summary);
     m_chart = new RankChart(this);
-    m_chart->setMinimumHeight(240);
-    layout->addWidget(m_chart, 1);
+    setChart(m_chart, 240);
 }
 
 void RanksPanel::setScenario(const Scenario& s, const GpuSpec& gpu)
 {
     m_scenario = s;
     m_gpu = gpu;
-    m_dirty = true;
-    if (isVisible())
-        recompute();
+    invalidate();
 }
 
 void RanksPanel::setUnits(UnitSystem units)
 {
     m_units = units;
     m_chart->setUnits(units);
-    m_dirty = true;
-    if (isVisible())
-        recompute();
+    invalidate();
 }
 
-void RanksPanel::showEvent(QShowEvent* e)
+void RanksPanel::applyTheme(const ChartTheme& theme)
 {
-    QWidget::showEvent(e);
-    if (m_dirty)
-        recompute();
-}
-
-void RanksPanel::changeEvent(QEvent* e)
-{
-    if (e->type() == QEvent::PaletteChange) {
-        m_chart->setTheme(ChartTheme::fromPalette(palette()));
-        m_chart->refresh();
-    }
-    QWidget::changeEvent(e);
+    m_chart->setTheme(theme);
 }
 
 void RanksPanel::recompute()
 {
-    m_dirty = false;
     const ResolvedModel model = resolveModel(m_scenario.model);
     const std::vector<RankKind> ranks = rankKinds(model, m_scenario);
     const ParallelLayout layout = parallelLayout(m_scenario, model);
     const QString capacity = QString::fromStdString(formatBytes(m_gpu.memoryBytes, m_units));
     m_chart->setRanks(ranks, layout.pp, m_gpu.memoryBytes,
                       QStringLiteral("%1 · %2").arg(QString::fromStdString(m_gpu.id), capacity));
-    m_chart->refresh();
 
     // The sentence: the busiest kind against the GPU, and the one with the most room.
     const auto busiest = std::find_if(ranks.begin(), ranks.end(), [](const RankKind& r) { return r.busiest; });
@@ -173,7 +147,7 @@ void RanksPanel::recompute()
                           .arg(rankTitle(*roomiest), bytes(least), bytes(m_gpu.memoryBytes - least))
                     : tr("Even %1, the lightest, needs %2.").arg(rankTitle(*roomiest), bytes(least));
     }
-    m_summary->setText(text);
+    summary()->setText(text);
 }
 
 } // namespace trainmem

@@ -4,6 +4,7 @@
 // the busiest outlined, so a user sees why stage 0 dies while stage 7 has room. The numbers are the
 // core's rankKinds(); the busiest bar is account()'s per-GPU bar. The dock computes nothing while hidden.
 
+#include "chartpanel.h"
 #include "gpu.h"
 #include "memorybarchart.h"
 
@@ -54,7 +55,7 @@ private:
 QString rankTitle(const RankKind& r);
 
 /// The "Ranks" dock: a sentence on the busiest and the roomiest rank, and the chart.
-class RanksPanel : public QWidget
+class RanksPanel : public ChartPanel
 {
     Q_OBJECT
 public:
@@ -62,23 +63,17 @@ public:
 
     void setScenario(const Scenario& s, const GpuSpec& gpu);
     void setUnits(UnitSystem units);
-
     RankChart* chart() const { return m_chart; }
-    QLabel* summary() const { return m_summary; }
 
 protected:
-    void showEvent(QShowEvent* e) override;
-    void changeEvent(QEvent* e) override;
+    void recompute() override;
+    void applyTheme(const ChartTheme& theme) override;
 
 private:
-    void recompute();
-
     RankChart* m_chart = nullptr;
-    QLabel* m_summary = nullptr;
     Scenario m_scenario;
     GpuSpec m_gpu;
     UnitSystem m_units = UnitSystem::Decimal;
-    bool m_dirty = true;
 };
 
 } // namespace trainmem

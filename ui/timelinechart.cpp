@@ -2,9 +2,7 @@
 
 #include "bytestickers.h"
 
-#include <QEvent>
 #include <QLabel>
-#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -458,19 +456,12 @@ QString TimelineChart::hoverText(const QPointF& pos) const
     return lines.join(QStringLiteral("<br>"));
 }
 
-TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent)
+TimelinePanel::TimelinePanel(QWidget* parent)
+    : ChartPanel(QStringLiteral("timelinePanel"), QStringLiteral("timelineSummary"), parent)
 {
-    setObjectName(QStringLiteral("timelinePanel"));
-    auto* layout = new QVBoxLayout(this);
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("timelineSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_summary);
     m_chart = new TimelineChart(this);
     m_chart->hideTitle();
-    m_chart->setMinimumHeight(190);
-    layout->addWidget(m_chart, 1);
+    setChart(m_chart, 190);
 }
 
 void TimelinePanel::setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b, UnitSystem units)
@@ -479,50 +470,24 @@ void TimelinePanel::setScenario(const Scenario& s, const GpuSpec& gpu, const Bre
     m_gpu = gpu;
     m_breakdown = b;
     m_units = units;
-    m_dirty = true;
-    if (isVisible())
-        recompute();
+    invalidate();
 }
 
-void TimelinePanel::showEvent(QShowEvent* e)
+void TimelinePanel::applyTheme(const ChartTheme& theme)
 {
-    QWidget::showEvent(e);
-    if (m_dirty)
-        recompute();
-}
-
-void TimelinePanel::setFontScale(double scale)
-{
-    m_fontScale = scale;
-    m_chart->setTheme(ChartTheme::fromPalette(palette(), scale));
-    QFont f = font();
-    f.setPointSizeF(QFont().pointSizeF() * scale);
-    m_summary->setFont(f);
-    m_chart->refresh();
-}
-
-void TimelinePanel::changeEvent(QEvent* e)
-{
-    if (e->type() == QEvent::PaletteChange) {
-        m_chart->setTheme(ChartTheme::fromPalette(palette(), m_fontScale));
-        m_chart->refresh();
-    }
-    QWidget::changeEvent(e);
+    m_chart->setTheme(theme);
 }
 
 void TimelinePanel::recompute()
 {
-    m_dirty = false;
-    ++m_recomputes;
     const TimelineChartData d = timelineChartData(m_scenario, m_gpu, m_breakdown, m_units);
     m_chart->setUnits(m_units);
     m_chart->setData(d);
-    m_chart->refresh();
 
     // The sentence: where the peak is, and how it stands against the bars' total.
     const StepTimeline& t = d.timeline;
     if (t.samples.empty()) {
-        m_summary->clear();
+        summary()->clear();
         return;
     }
     QString text =
@@ -539,8 +504,8 @@ void TimelinePanel::recompute()
     QStringList reasons;
     for (const TimelineDifference& d : t.differences)
         reasons << QStringLiteral("%1: %2").arg(segmentName(d.term), QString::fromStdString(d.reason));
-    m_summary->setToolTip(reasons.join(QLatin1Char('\n')));
-    m_summary->setText(text);
+    summary()->setToolTip(reasons.join(QLatin1Char('\n')));
+    summary()->setText(text);
 }
 
 } // namespace trainmem

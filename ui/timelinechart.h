@@ -3,6 +3,7 @@
 // by segment from the core's StepTimeline (core/timeline.h), with the phases under the axis, the
 // peak marked and named, the GPU's capacity line, and the phase a tour step plays shaded.
 
+#include "chartpanel.h"
 #include "charttheme.h"
 #include "liveplot.h"
 #include "timeline.h"
@@ -13,8 +14,6 @@
 #include <array>
 #include <optional>
 #include <vector>
-
-class QLabel;
 
 namespace trainmem {
 
@@ -108,36 +107,27 @@ private:
     bool m_titleShown = true;
 };
 
-/// The "One training step" dock: a sentence on the peak and the chart. Computes only while shown.
-class TimelinePanel : public QWidget
+/// The "One training step" dock: a sentence on the peak against the per-GPU bar, and the chart.
+class TimelinePanel : public ChartPanel
 {
     Q_OBJECT
 public:
     explicit TimelinePanel(QWidget* parent = nullptr);
 
+    /// `b` is account(s, gpu), the dashboard's breakdown.
     void setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b, UnitSystem units);
-    /// Large fonts for projectors (presentation mode keeps a shown film on the slide).
-    void setFontScale(double scale);
     TimelineChart* chart() const { return m_chart; }
-    QLabel* summary() const { return m_summary; }
-    int recomputeCount() const { return m_recomputes; }
 
 protected:
-    void showEvent(QShowEvent* e) override;
-    void changeEvent(QEvent* e) override;
+    void recompute() override;
+    void applyTheme(const ChartTheme& theme) override;
 
 private:
-    void recompute();
-
     TimelineChart* m_chart = nullptr;
-    QLabel* m_summary = nullptr;
     Scenario m_scenario;
     GpuSpec m_gpu;
     Breakdown m_breakdown;
     UnitSystem m_units = UnitSystem::Decimal;
-    bool m_dirty = true;
-    int m_recomputes = 0;
-    double m_fontScale = 1.0;
 };
 
 } // namespace trainmem
