@@ -9,6 +9,7 @@
 #include "ladderchart.h"
 #include "mainwindow.h"
 #include "teachingdocks.h"
+#include "tourpanel.h"
 
 #include <QDockWidget>
 #include <QMenuBar>
@@ -77,8 +78,13 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
     const QRect dashboardGeometry = w.dashboard()->geometry();
 
     QApplication::setActiveWindow(&w);
+    const Scenario scenario = w.scenario();
     QTest::keyClick(&w, Qt::Key_F5);
     QVERIFY(w.presentationMode());
+    // Regression: hiding the focused controls moved the focus to the tour's list, which made its first step
+    // current and so started the tour, replacing the scenario on the slide.
+    QCOMPARE(w.teaching()->tour()->currentStep(), -1);
+    QVERIFY(w.scenario() == scenario);
     QVERIFY(w.windowState().testFlag(Qt::WindowFullScreen));
     for (QDockWidget* d : docks)
         QVERIFY2(!d->isVisible(), qPrintable(d->objectName()));

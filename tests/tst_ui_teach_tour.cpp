@@ -3,6 +3,7 @@
 #include "tourpanel.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -61,6 +62,30 @@ private Q_SLOTS:
             someWrap = someWrap || need.height() > list->fontMetrics().height();
         }
         QVERIFY(someWrap); // at 260 px some title is longer than a line, so the check above meant something
+    }
+
+    // Regression: the list's focus made its first row current, which started the tour and replaced the window's
+    // scenario (F5 did it: hiding the focused control passed the focus to the open tour dock's list). A click, or
+    // moving with the keys, chooses a step.
+    void focusAloneDoesNotStartTheTour()
+    {
+        TourPanel panel;
+        panel.resize(400, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QApplication::setActiveWindow(&panel);
+        QSignalSpy scenarios(&panel, &TourPanel::scenarioRequested);
+        auto* list = panel.findChild<QListWidget*>(QStringLiteral("tourSteps"));
+        QVERIFY(list);
+        list->setFocus(Qt::TabFocusReason);
+        QTRY_VERIFY(list->hasFocus());
+        QCOMPARE(panel.currentStep(), -1);
+        QCOMPARE(scenarios.count(), 0);
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(list->item(0)).center());
+        QCOMPARE(panel.currentStep(), 0);
+        QTest::keyClick(list, Qt::Key_Down);
+        QCOMPARE(panel.currentStep(), 1);
+        QCOMPARE(scenarios.count(), 2);
     }
 
     void shortcutsAreThePresenterKeys()
