@@ -28,6 +28,15 @@ void paint(QWidget* chart)
     chart->grab();
 }
 
+/// The offscreen screen of this size (main() sets up a monitor and a projector), for F5 to fill.
+QScreen* screenOfSize(const QSize& size)
+{
+    for (QScreen* s : QGuiApplication::screens())
+        if (s->size() == size)
+            return s;
+    return nullptr;
+}
+
 } // namespace
 
 class TestUiSlides : public QObject
@@ -41,6 +50,8 @@ private Q_SLOTS:
     void labelsStayInsideAndApart();
     void labelCheckSeesALabelOnAnother();
     void windowFitsASmallProjector();
+    void tourStepsFitTheSlide_data();
+    void tourStepsFitTheSlide();
 };
 
 void TestUiSlides::initTestCase()
@@ -156,11 +167,8 @@ void TestUiSlides::labelsStayInsideAndApart()
     MainWindow w(PresetLibrary::instance(), preset(id));
     w.setModalErrors(false);
     if (presentation) {
-        // On the screen of that size (main() sets up a monitor and a projector), F5 fills it.
-        QScreen* screen = nullptr;
-        for (QScreen* s : QGuiApplication::screens())
-            if (s->size() == size)
-                screen = s;
+        // On the screen of that size, F5 fills it.
+        QScreen* screen = screenOfSize(size);
         QVERIFY2(screen, "the offscreen screens of tests/data/offscreen-screens.json");
         w.move(screen->geometry().topLeft() + QPoint(20, 20));
         w.resize(900, 600);
@@ -247,6 +255,50 @@ void TestUiSlides::windowFitsASmallProjector()
     QVERIFY2(ladder->axisRect()->rect().height() >= 110, qPrintable(QStringLiteral("ladder plot %1×%2")
                                                                         .arg(ladder->axisRect()->rect().width())
                                                                         .arg(ladder->axisRect()->rect().height())));
+}
+
+void TestUiSlides::tourStepsFitTheSlide_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addRow("on a 1920×1080 screen") << QSize(1920, 1080);
+    QTest::addRow("on a 1024×768 projector") << QSize(1024, 768);
+}
+
+// Issue 11 §2 at F5: each tour step's number stands whole in its large type (the label of "Model state (16 B per
+// parameter): 112 GB" ran past the bar chart's plot), and the charts keep every label inside and apart.
+void TestUiSlides::tourStepsFitTheSlide()
+{
+    QFETCH(QSize, size);
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.setModalErrors(false);
+    QScreen* screen = screenOfSize(size);
+    QVERIFY2(screen, "the offscreen screens of tests/data/offscreen-screens.json");
+    w.move(screen->geometry().topLeft() + QPoint(20, 20));
+    w.resize(900, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QApplication::setActiveWindow(&w);
+    TourPanel* tour = w.teaching()->tour();
+    QTest::keyClick(&w, Qt::Key_F5);
+    QVERIFY(w.presentationMode());
+    QCoreApplication::processEvents();
+    QCOMPARE(w.size(), size);
+    for (int step = 0; step < tour->stepCount(); ++step) {
+        QTest::keyClick(&w, Qt::Key_PageDown);
+        QCOMPARE(tour->currentStep(), step);
+        QCoreApplication::processEvents();
+        const QString where = QStringLiteral("step %1: ").arg(step + 1);
+        // The step's number in large type, whole: shrunk or put under its label, not cut short.
+        const QString callout = w.dashboard()->barChart()->calloutLabel()->text();
+        QVERIFY2(!callout.contains(QChar(0x2026)), qPrintable(where + callout));
+        for (LivePlot* chart :
+             std::initializer_list<LivePlot*>{w.dashboard()->barChart(), w.dashboard()->sequenceChart()}) {
+            paint(chart);
+            const QStringList problems = labelProblems(chart);
+            QVERIFY2(problems.isEmpty(), qPrintable(where + chart->objectName() + QStringLiteral(": ") +
+                                                    problems.join(QStringLiteral("; "))));
+        }
+    }
 }
 
 int main(int argc, char** argv)
