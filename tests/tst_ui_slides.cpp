@@ -104,6 +104,8 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
     QVERIFY(!w.menuBar()->isVisible());
     QVERIFY(!w.findChild<QStatusBar*>() || !w.findChild<QStatusBar*>()->isVisible());
     QVERIFY(w.dashboard()->isVisible());
+    // A teaching dock shown on the slide reads at its scale (the docks are hidden now, their fonts set).
+    QVERIFY(w.teaching()->dock(0)->font().pointSizeF() >= 1.3 * QApplication::font().pointSizeF());
     // The dashboard is all there is: it fills the window but for its own margins.
     QCoreApplication::processEvents();
     QVERIFY2(w.dashboard()->width() >= w.width() - 2 && w.dashboard()->height() >= w.height() - 2,
@@ -115,6 +117,7 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
     QTest::keyClick(&w, Qt::Key_Escape);
     QVERIFY(!w.presentationMode());
     QVERIFY(!w.action(QStringLiteral("presentation"))->isChecked());
+    QCOMPARE(w.teaching()->dock(0)->font().pointSizeF(), QApplication::font().pointSizeF());
     QCoreApplication::processEvents();
     for (int i = 0; i < docks.size(); ++i)
         QVERIFY2(docks[i]->isVisible() == visible[i], qPrintable(docks[i]->objectName()));

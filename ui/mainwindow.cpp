@@ -589,6 +589,7 @@ void MainWindow::setPresentationMode(bool on)
     }
     const double scale = on ? kPresentationScale : 1.0;
     m_dashboard->setFontScale(scale);
+    m_teaching->setFontScale(scale); // a teaching dock shown on the slide (a bar clicked: the formula) reads too
     if (QAction* a = action(QStringLiteral("presentation")); a && a->isChecked() != on)
         a->setChecked(on);
     action(QStringLiteral("leavePresentation"))->setEnabled(on);

@@ -176,10 +176,12 @@ void TeachingDocks::refresh(int dock)
 
 void TeachingDocks::setFontScale(double scale)
 {
+    // The dock's font reaches its panel and the panel's children (the tour's list, its title and highlight
+    // follow in TourPanel::changeEvent). At 1 the docks follow the application's font again.
     for (QDockWidget* d : m_docks) {
         QFont f = d->font();
         f.setPointSizeF(QApplication::font().pointSizeF() * scale);
-        d->setFont(f);
+        d->setFont(scale == 1.0 ? QFont() : f);
     }
 }
 

@@ -35,7 +35,7 @@ public:
     /// The window's scenario changed: refresh the panels that are visible (the others on show).
     /// `b` is the breakdown the dashboard computed for it, reused by the drill-down and the fixes.
     void setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b);
-    /// Large fonts for projectors.
+    /// Large fonts for projectors: every dock's text, the tour's list, title and numbers included.
     void setFontScale(double scale);
 
     TourPanel* tour() const { return m_tour; }
