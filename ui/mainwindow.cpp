@@ -594,6 +594,7 @@ void MainWindow::setPresentationMode(bool on)
         a->setChecked(on);
     action(QStringLiteral("leavePresentation"))->setEnabled(on);
     if (on) {
+        m_teaching->setPresenting(true); // the tour's narration under the charts
         // Without a window manager (a kiosk, a bare X server) the full-screen state alone moves nothing.
         if (QScreen* sc = screen())
             setGeometry(sc->geometry());
@@ -613,6 +614,7 @@ void MainWindow::setPresentationMode(bool on)
     if (QLayout* l = layout())
         l->activate();
     restoreState(m_beforePresentation, kPresentationStateVersion);
+    m_teaching->setPresenting(false); // after the docks are back: a tour moved on meanwhile shows its dock
 }
 
 void MainWindow::restoreSettings()
