@@ -18,6 +18,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace trainmem;
@@ -160,6 +161,37 @@ private Q_SLOTS:
         QVERIFY(!chart.legend->itemWithPlottable(chart.boundary()));
         for (FitBand b : chart.data().map.bands)
             QVERIFY(b != FitBand::One);
+    }
+
+    // Regression: the legend listed all six bands, "1 GPU" too beside DeepSeek-V3's map, where no cell is 1 GPU.
+    // It lists the bands the map has, in their fixed order, then the edge (when drawn) and the marker, and follows
+    // the map from one scenario to the next.
+    void legendListsOnlyTheMapsBands()
+    {
+        FitMapChart chart;
+        chart.resize(1200, 800);
+        for (const auto& [id, hasOne] :
+             {std::pair{QStringLiteral("deepseek-v3"), false}, std::pair{QStringLiteral("llama2-7b"), true},
+              std::pair{QStringLiteral("deepseek-v3"), false}}) {
+            const Scenario s = preset(id);
+            chart.setData(fitMapChartData(s, gpuOf(s)));
+            const std::vector<FitBand>& bands = chart.data().map.bands;
+            // The scenario is what the check needs: a map without a one-GPU cell, or with one.
+            QCOMPARE(std::find(bands.begin(), bands.end(), FitBand::One) != bands.end(), hasOne);
+            QStringList expected;
+            for (size_t b = 0; b < kFitBandCount; ++b)
+                if (std::find(bands.begin(), bands.end(), FitBand(b)) != bands.end())
+                    expected << FitMapChart::bandName(FitBand(b));
+            if (chart.boundary()->visible())
+                expected << chart.boundary()->name();
+            expected << chart.marker()->name();
+            QStringList listed;
+            for (int i = 0; i < chart.legend->itemCount(); ++i)
+                if (auto* item = qobject_cast<QCPPlottableLegendItem*>(chart.legend->item(i)))
+                    listed << item->plottable()->name();
+            QCOMPARE(listed, expected);
+            QCOMPARE(listed.contains(FitMapChart::bandName(FitBand::One)), hasOne);
+        }
     }
 
     // Labels inside the chart and apart, at the dock's and the slides' sizes, for a scenario at the map's corner.

@@ -1,14 +1,17 @@
 // The window as a slide and on a small projector (issue 14 points 6 and 7): F5 leaves the verdict
 // and the charts alone on the screen and brings everything back as it was; every text a chart
 // draws stays inside its chart and off every other text, at the presentation fonts and at
-// 1024×700; the window fits 1024×700 with the plots keeping room.
+// 1024×700; the window fits 1024×700 with the plots keeping room. A running tour narrates the
+// slide in one large line under the charts (issue 11 §2).
 #include "uitestutil.h"
 
 #include "controlpanel.h"
 #include "dashboard.h"
 #include "ladderchart.h"
 #include "mainwindow.h"
+#include "narrationlabel.h"
 #include "teachingdocks.h"
+#include "tourpanel.h"
 
 #include <QDockWidget>
 #include <QMenuBar>
@@ -27,6 +30,15 @@ void paint(QWidget* chart)
     chart->grab();
 }
 
+/// The offscreen screen of this size (main() sets up a monitor and a projector), for F5 to fill.
+QScreen* screenOfSize(const QSize& size)
+{
+    for (QScreen* s : QGuiApplication::screens())
+        if (s->size() == size)
+            return s;
+    return nullptr;
+}
+
 } // namespace
 
 class TestUiSlides : public QObject
@@ -40,6 +52,8 @@ private Q_SLOTS:
     void labelsStayInsideAndApart();
     void labelCheckSeesALabelOnAnother();
     void windowFitsASmallProjector();
+    void tourNarratesTheSlide_data();
+    void tourNarratesTheSlide();
 };
 
 void TestUiSlides::initTestCase()
@@ -77,8 +91,13 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
     const QRect dashboardGeometry = w.dashboard()->geometry();
 
     QApplication::setActiveWindow(&w);
+    const Scenario scenario = w.scenario();
     QTest::keyClick(&w, Qt::Key_F5);
     QVERIFY(w.presentationMode());
+    // Regression: hiding the focused controls moved the focus to the tour's list, which made its first step
+    // current and so started the tour, replacing the scenario on the slide.
+    QCOMPARE(w.teaching()->tour()->currentStep(), -1);
+    QVERIFY(w.scenario() == scenario);
     QVERIFY(w.windowState().testFlag(Qt::WindowFullScreen));
     for (QDockWidget* d : docks)
         QVERIFY2(!d->isVisible(), qPrintable(d->objectName()));
@@ -87,6 +106,10 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
     QVERIFY(!w.menuBar()->isVisible());
     QVERIFY(!w.findChild<QStatusBar*>() || !w.findChild<QStatusBar*>()->isVisible());
     QVERIFY(w.dashboard()->isVisible());
+    // The tour's dock is open but no step was chosen: no narration (tourNarratesTheSlide shows it can appear).
+    QVERIFY(!w.dashboard()->narrationLabel()->isVisible());
+    // A teaching dock shown on the slide reads at its scale (the docks are hidden now, their fonts set).
+    QVERIFY(w.teaching()->dock(0)->font().pointSizeF() >= 1.3 * QApplication::font().pointSizeF());
     // The dashboard is all there is: it fills the window but for its own margins.
     QCoreApplication::processEvents();
     QVERIFY2(w.dashboard()->width() >= w.width() - 2 && w.dashboard()->height() >= w.height() - 2,
@@ -98,6 +121,7 @@ void TestUiSlides::presentationShowsOnlyTheChartsAndRestoresTheWindow()
     QTest::keyClick(&w, Qt::Key_Escape);
     QVERIFY(!w.presentationMode());
     QVERIFY(!w.action(QStringLiteral("presentation"))->isChecked());
+    QCOMPARE(w.teaching()->dock(0)->font().pointSizeF(), QApplication::font().pointSizeF());
     QCoreApplication::processEvents();
     for (int i = 0; i < docks.size(); ++i)
         QVERIFY2(docks[i]->isVisible() == visible[i], qPrintable(docks[i]->objectName()));
@@ -150,11 +174,8 @@ void TestUiSlides::labelsStayInsideAndApart()
     MainWindow w(PresetLibrary::instance(), preset(id));
     w.setModalErrors(false);
     if (presentation) {
-        // On the screen of that size (main() sets up a monitor and a projector), F5 fills it.
-        QScreen* screen = nullptr;
-        for (QScreen* s : QGuiApplication::screens())
-            if (s->size() == size)
-                screen = s;
+        // On the screen of that size, F5 fills it.
+        QScreen* screen = screenOfSize(size);
         QVERIFY2(screen, "the offscreen screens of tests/data/offscreen-screens.json");
         w.move(screen->geometry().topLeft() + QPoint(20, 20));
         w.resize(900, 600);
@@ -241,6 +262,110 @@ void TestUiSlides::windowFitsASmallProjector()
     QVERIFY2(ladder->axisRect()->rect().height() >= 110, qPrintable(QStringLiteral("ladder plot %1×%2")
                                                                         .arg(ladder->axisRect()->rect().width())
                                                                         .arg(ladder->axisRect()->rect().height())));
+}
+
+void TestUiSlides::tourNarratesTheSlide_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addRow("on a 1920×1080 screen") << QSize(1920, 1080);
+    QTest::addRow("on a 1024×768 projector") << QSize(1024, 768);
+}
+
+// Issue 11 §2: a teacher running the tour presses F5; the charts are the slide, one large line under them says
+// the step's title and point, whole or cut at a sentence (elided only if the first sentence alone is too long),
+// never clipped; Page Down and Page Up walk the tour there. Each step's number stands whole in its large type
+// (the label of "Model state (16 B per parameter): 112 GB" ran past the bar chart's plot), and the charts keep
+// every label inside and apart. Leaving the tour or the slide takes the line away.
+void TestUiSlides::tourNarratesTheSlide()
+{
+    QFETCH(QSize, size);
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.setModalErrors(false);
+    QScreen* screen = screenOfSize(size);
+    QVERIFY2(screen, "the offscreen screens of tests/data/offscreen-screens.json");
+    w.move(screen->geometry().topLeft() + QPoint(20, 20));
+    w.resize(900, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QApplication::setActiveWindow(&w);
+    NarrationLabel* narration = w.dashboard()->narrationLabel();
+    TourPanel* tour = w.teaching()->tour();
+    QDockWidget* tourDock = w.teaching()->dock(0);
+
+    QTest::keyClick(&w, Qt::Key_PageDown); // the tour starts, in its dock
+    QCOMPARE(tour->currentStep(), 0);
+    QVERIFY(tourDock->isVisible());
+    QVERIFY(!narration->isVisible()); // the window narrates in the dock
+    tourDock->close();                // and the teacher closes it, for the charts' room
+    QTest::keyClick(&w, Qt::Key_F5);
+    QVERIFY(w.presentationMode());
+    QCoreApplication::processEvents();
+    QCOMPARE(w.size(), size);
+
+    const QFont normal = QApplication::font();
+    QVERIFY2(
+        narration->font().pointSizeF() >= 1.3 * normal.pointSizeF(),
+        qPrintable(QStringLiteral("%1 pt against %2 pt").arg(narration->font().pointSizeF()).arg(normal.pointSizeF())));
+    int shortened = 0;
+    for (int step = 0; step < tour->stepCount(); ++step) {
+        if (step > 0)
+            QTest::keyClick(&w, Qt::Key_PageDown);
+        QCOMPARE(tour->currentStep(), step);
+        QCoreApplication::processEvents();
+        const QString title = QString::fromStdString(chapterTour()[static_cast<size_t>(step)].title);
+        const QString heading = QStringLiteral("%1. %2").arg(step + 1).arg(title);
+        const QString where = QStringLiteral("step %1 at %2 px: ").arg(step + 1).arg(narration->width());
+        QVERIFY2(narration->isVisible(), qPrintable(where));
+        QVERIFY2(!tourDock->isVisible(), qPrintable(where)); // the step does not bring its dock onto the slide
+        QVERIFY2(narration->narration().startsWith(heading), qPrintable(where + narration->narration()));
+        // What is shown: the heading whole, at most two lines, each inside the label, and the label as high as they.
+        const QStringList lines = narration->text().split(QLatin1Char('\n'));
+        QVERIFY2(lines.join(QLatin1Char(' ')).startsWith(heading), qPrintable(where + narration->text()));
+        QVERIFY2(lines.size() <= NarrationLabel::kMaxLines, qPrintable(where + narration->text()));
+        const QFontMetrics fm(narration->font());
+        for (const QString& line : lines)
+            QVERIFY2(fm.horizontalAdvance(line) <= narration->contentsRect().width(),
+                     qPrintable(where + QStringLiteral("“%1” is %2 px").arg(line).arg(fm.horizontalAdvance(line))));
+        QVERIFY2(narration->height() >= fm.lineSpacing() * lines.size(), qPrintable(where + narration->text()));
+        const QRect inWindow(narration->mapTo(&w, QPoint(0, 0)), narration->size());
+        QVERIFY2(w.rect().contains(inWindow), qPrintable(where));
+        shortened += lines.join(QLatin1Char(' ')) != narration->narration() ? 1 : 0;
+        // The step's number in large type, whole: shrunk or put under its label, not cut short.
+        const QString callout = w.dashboard()->barChart()->calloutLabel()->text();
+        QVERIFY2(!callout.contains(QChar(0x2026)), qPrintable(where + callout));
+        // The charts keep their labels apart and inside beside the line.
+        for (LivePlot* chart :
+             std::initializer_list<LivePlot*>{w.dashboard()->barChart(), w.dashboard()->sequenceChart()}) {
+            paint(chart);
+            const QStringList problems = labelProblems(chart);
+            QVERIFY2(problems.isEmpty(), qPrintable(where + chart->objectName() + QStringLiteral(": ") +
+                                                    problems.join(QStringLiteral("; "))));
+        }
+    }
+    QVERIFY(shortened > 0); // some step says more than two lines hold: the fitting above was put to the test
+
+    QTest::keyClick(&w, Qt::Key_PageUp); // back, and the line follows
+    QCOMPARE(tour->currentStep(), tour->stepCount() - 2);
+    QVERIFY(narration->narration().startsWith(QStringLiteral("%1. ").arg(tour->stepCount() - 1)));
+    // Undo puts back a scenario the tour did not set: the tour is left, and so is its line.
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
+    QVERIFY(tour->hasLeft());
+    QVERIFY(!narration->isVisible());
+    QTest::keyClick(&w, Qt::Key_PageDown);
+    QVERIFY(narration->isVisible());
+    // Leaving the slide takes the line away and shows the tour's dock, closed before, since the tour moved on
+    // meanwhile; a slide on which the tour did not move brings back the window as it was.
+    QTest::keyClick(&w, Qt::Key_Escape);
+    QVERIFY(!w.presentationMode());
+    QCoreApplication::processEvents();
+    QVERIFY(!narration->isVisible());
+    QVERIFY(tourDock->isVisible());
+    tourDock->close();
+    QTest::keyClick(&w, Qt::Key_F5);
+    QVERIFY(narration->isVisible());
+    QTest::keyClick(&w, Qt::Key_Escape);
+    QVERIFY(!narration->isVisible());
+    QVERIFY(!tourDock->isVisible());
 }
 
 int main(int argc, char** argv)

@@ -3,6 +3,7 @@
 #include "presetlibrary.h"
 
 #include "layoutfence.h"
+#include "narrationlabel.h"
 #include "verdictlabel.h"
 
 #include <QEvent>
@@ -124,6 +125,8 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_verdictFence);
     layout->addWidget(m_warnings);
     layout->addWidget(m_splitter, 1);
+    m_narration = new NarrationLabel(this); // hidden until the tour narrates a slide
+    layout->addWidget(m_narration);
 
     connect(m_bars, &MemoryBarChart::unpinRequested, this, &Dashboard::removePin);
     connect(m_bars, &MemoryBarChart::clearPinsRequested, this, &Dashboard::clearPins);
@@ -234,6 +237,11 @@ void Dashboard::setPicture(const std::optional<TourPicture>& picture)
     Q_EMIT pictureChanged();
 }
 
+void Dashboard::setNarration(const QString& heading, const QString& text)
+{
+    m_narration->setNarration(heading, text);
+}
+
 void Dashboard::setFontScale(double scale)
 {
     m_fontScale = scale;
@@ -246,6 +254,7 @@ void Dashboard::applyTheme()
     m_bars->setTheme(theme);
     m_seq->setTheme(theme);
     m_verdict->setFontScale(m_fontScale);
+    m_narration->setFontScale(m_fontScale);
     QFont small = font();
     small.setPointSizeF(QFont().pointSizeF() * 0.95 * m_fontScale);
     m_warnings->setFont(small);

@@ -17,6 +17,7 @@ class QTimer;
 namespace trainmem {
 
 class LayoutFence;
+class NarrationLabel;
 class VerdictLabel;
 
 /// Everything the dashboard draws, computed by the core for one scenario.
@@ -63,11 +64,15 @@ public:
     /// A tour step's picture on the bars (revealed segments, the added ones outlined, its number);
     /// nullopt shows every segment again.
     void setPicture(const std::optional<TourPicture>& picture);
+    /// Narration under the charts, for the tour in presentation mode ("3. 70B is about 1.1 TB" and its
+    /// explanation, fitted to two lines); both empty hides it.
+    void setNarration(const QString& heading, const QString& text);
 
     MemoryBarChart* barChart() const { return m_bars; }
     SequenceChart* sequenceChart() const { return m_seq; }
     VerdictLabel* verdictLabel() const { return m_verdict; }
     QLabel* warningsLabel() const { return m_warnings; }
+    NarrationLabel* narrationLabel() const { return m_narration; }
     const DashboardState& state() const { return m_state; }
     QSplitter* splitter() const { return m_splitter; }
 
@@ -94,6 +99,7 @@ private:
     QSplitter* m_splitter = nullptr;
     MemoryBarChart* m_bars = nullptr;
     SequenceChart* m_seq = nullptr;
+    NarrationLabel* m_narration = nullptr;
     DashboardState m_state;
     Scenario m_scenario;
     GpuSpec m_gpu;

@@ -185,25 +185,23 @@ FitMapChart::FitMapChart(QWidget* parent) : LivePlot(parent)
     m_map->setGradient(gradient);
     m_map->setDataRange(QCPRange(0, static_cast<double>(kFitBandCount - 1)));
 
-    // The legend's squares: bars with no data, one per band.
+    // The legend's squares: bars with no data, one per band (listed by updateLegend() when the map has it).
     for (size_t i = 0; i < kFitBandCount; ++i) {
         auto* b = new QCPBars(xAxis, yAxis);
         b->setName(bandName(static_cast<FitBand>(i)));
         b->setBrush(bandColor(static_cast<FitBand>(i)));
         b->setPen(QPen(bandColor(static_cast<FitBand>(i)).darker(130)));
         m_swatches[i] = b;
-        addCachedLegendItem(legend, b);
     }
     // The boundary of one GPU: a light halo under a dark line, readable on every band's colour.
     m_boundaryHalo = new QCPCurve(xAxis, yAxis);
     m_boundary = new QCPCurve(xAxis, yAxis);
     m_boundary->setName(tr("edge of one GPU"));
-    addCachedLegendItem(legend, m_boundary);
 
     m_marker = new QCPGraph(xAxis, yAxis);
     m_marker->setLineStyle(QCPGraph::lsNone);
     m_marker->setName(tr("this scenario"));
-    addCachedLegendItem(legend, m_marker);
+    updateLegend();
     m_markerText = new CachedTextItem(this);
     m_markerText->position->setType(QCPItemPosition::ptAbsolute); // placed by arrangeLabels()
     m_markerText->setPadding(QMargins(6, 2, 6, 2));
@@ -325,9 +323,7 @@ void FitMapChart::rebuild()
     m_boundaryHalo->setData(t, bx, by);
     m_boundary->setVisible(!bx.isEmpty());
     m_boundaryHalo->setVisible(!bx.isEmpty());
-    if (m_boundary->visible() != (legend->itemWithPlottable(m_boundary) != nullptr))
-        m_boundary->visible() ? addCachedLegendItem(legend, m_boundary)
-                              : static_cast<void>(m_boundary->removeFromLegend());
+    updateLegend();
 
     // The scenario, clamped into the map (a 124M GPT-2 sits on its left edge).
     const double mx = std::clamp(m_data.currentParams, px.lo, px.hi);
@@ -337,6 +333,27 @@ void FitMapChart::rebuild()
                               .arg(count(m_data.currentParams), context(m_data.currentSeq),
                                    gpusText(m_data.current.gpus, m_data.current.never)));
     fitLabelsTo(m_fitWidth > 0 ? m_fitWidth : width());
+}
+
+void FitMapChart::updateLegend()
+{
+    // A band no cell has would name a colour the map does not show ("1 GPU" beside DeepSeek-V3's map).
+    std::array<bool, kFitBandCount> bands{};
+    for (FitBand b : m_data.map.bands)
+        bands[static_cast<size_t>(b)] = true;
+    if (m_data.map.bands.empty())
+        bands[static_cast<size_t>(FitBand::Never)] = true; // rebuild() fills an empty map with it
+    const bool boundary = m_boundary->visible();
+    if (legend->itemCount() > 0 && bands == m_legendBands && boundary == legend->hasItemWithPlottable(m_boundary))
+        return; // a drag step that changes no band keeps the legend as it is
+    m_legendBands = bands;
+    legend->clearItems();
+    for (size_t i = 0; i < kFitBandCount; ++i)
+        if (bands[i])
+            addCachedLegendItem(legend, m_swatches[i]);
+    if (boundary)
+        addCachedLegendItem(legend, m_boundary);
+    addCachedLegendItem(legend, m_marker);
 }
 
 bool FitMapChart::arrangeLabels()

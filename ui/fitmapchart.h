@@ -68,9 +68,12 @@ protected:
 
 private:
     void rebuild();
+    /// The legend lists the bands the map has, in their fixed order, then the boundary when drawn and the marker.
+    void updateLegend();
 
     QCPColorMap* m_map = nullptr;
     std::array<QCPBars*, kFitBandCount> m_swatches{}; ///< no data: the legend's colour squares
+    std::array<bool, kFitBandCount> m_legendBands{};  ///< the bands the legend lists
     QCPCurve* m_boundaryHalo = nullptr;
     QCPCurve* m_boundary = nullptr;
     QCPGraph* m_marker = nullptr;

@@ -5,6 +5,7 @@
 #include <qcustomplot.h>
 
 #include <QFontMetrics>
+#include <QTextLayout>
 
 #include <algorithm>
 
@@ -141,6 +142,35 @@ bool placeLabel(CachedTextItem* item, const std::vector<LabelSpot>& spots, const
     }
     item->setSkipped(true);
     return false;
+}
+
+QStringList wrapLines(const QString& text, const QFont& font, int width, int maxLines, bool* elided)
+{
+    if (elided)
+        *elided = false;
+    QStringList lines;
+    if (text.isEmpty() || maxLines <= 0)
+        return lines;
+    if (width <= 0)
+        return {text}; // not laid out yet
+    QTextLayout layout(text, font);
+    QTextOption option;
+    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    layout.setTextOption(option);
+    layout.beginLayout();
+    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+        line.setLineWidth(width);
+        if (lines.size() == maxLines - 1) { // the last line there is room for: the rest of the text, elided
+            const QString rest = text.mid(line.textStart()).trimmed();
+            lines << QFontMetrics(font).elidedText(rest, Qt::ElideRight, width);
+            if (elided)
+                *elided = lines.back() != rest;
+            break;
+        }
+        lines << text.mid(line.textStart(), line.textLength()).trimmed();
+    }
+    layout.endLayout();
+    return lines;
 }
 
 } // namespace trainmem

@@ -7,6 +7,7 @@
 
 #include <QRect>
 #include <QString>
+#include <QStringList>
 
 #include <vector>
 
@@ -50,5 +51,9 @@ bool placeLabel(CachedTextItem* item, const std::vector<LabelSpot>& spots, const
                 std::vector<QRect>& taken, double shrink = 0.8);
 /// True when `r` meets one of `taken`.
 bool meetsAny(const QRect& r, const std::vector<QRect>& taken);
+
+/// `text` broken at spaces (inside a word only when it is longer than a line) into lines no wider than `width`
+/// at `font`, at most `maxLines`, the last elided when the text needs more (then `*elided` is set).
+QStringList wrapLines(const QString& text, const QFont& font, int width, int maxLines, bool* elided = nullptr);
 
 } // namespace trainmem

@@ -614,10 +614,12 @@ void MainWindow::setPresentationMode(bool on)
     }
     const double scale = on ? kPresentationScale : 1.0;
     m_dashboard->setFontScale(scale);
+    m_teaching->setFontScale(scale); // a teaching dock shown on the slide (a bar clicked: the formula) reads too
     if (QAction* a = action(QStringLiteral("presentation")); a && a->isChecked() != on)
         a->setChecked(on);
     action(QStringLiteral("leavePresentation"))->setEnabled(on);
     if (on) {
+        m_teaching->setPresenting(true); // the tour's narration under the charts
         // Without a window manager (a kiosk, a bare X server) the full-screen state alone moves nothing.
         if (QScreen* sc = screen())
             setGeometry(sc->geometry());
@@ -637,6 +639,7 @@ void MainWindow::setPresentationMode(bool on)
     if (QLayout* l = layout())
         l->activate();
     restoreState(m_beforePresentation, kPresentationStateVersion);
+    m_teaching->setPresenting(false); // after the docks are back: a tour moved on meanwhile shows its dock
 }
 
 void MainWindow::restoreSettings()

@@ -73,6 +73,7 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     m_callout->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_callout->position->setCoords(0.02, 0.02);
     m_callout->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_callout->setTextAlignment(Qt::AlignLeft); // fitCallout() may put the value under its label
     m_callout->setPadding(QMargins(6, 2, 6, 2));
     m_callout->setVisible(false);
 
@@ -202,14 +203,63 @@ bool MemoryBarChart::arrangeLabels()
     const int need = m_totals[0]->boxAt(QPointF(0, 0)).height() + qRound(m_theme.fontPx * 0.4);
     const double fraction =
         plot.height() > 0 ? std::clamp(need / static_cast<double>(plot.height()), 0.15 / 1.15, 0.5) : 0.15 / 1.15;
-    if (std::fabs(fraction - m_headFraction) > 1e-6) {
+    // And above the totals, a tour step's number: its box, below its 2% inset, and a gap.
+    fitCallout(plot.width());
+    const double callout =
+        plot.height() > 0
+            ? std::clamp((m_callout->boxAt(QPointF(0, 0)).height() + m_theme.fontPx * 0.25) / plot.height() + 0.02, 0.0,
+                         0.4)
+            : 0.2;
+    if (std::fabs(fraction - m_headFraction) > 1e-6 ||
+        (m_callout->visible() && std::fabs(callout - m_calloutFraction) > 1e-6)) {
         m_headFraction = fraction;
+        m_calloutFraction = callout;
         rebuildRanges();
         relayout = true;
     }
     if (!relayout)
         placeTotals();
     return relayout;
+}
+
+void MemoryBarChart::fitCallout(int plotWidth)
+{
+    if (!m_callout->visible() || !m_picture)
+        return;
+    // Seen cut off at F5: "Model state (16 B per parameter): 112 GB" at 2.2× the slide font is wider than a
+    // 1920 px screen's half. Room: the plot less the callout's inset (2% each side) and its padding.
+    const int room = qFloor(plotWidth * 0.96) - m_callout->padding().left() - m_callout->padding().right();
+    const QString whole = QString::fromStdString(m_picture->callout);
+    constexpr double kLarge = 2.2, kOneLabelLine = 1.5, kSmallest = 1.1;
+    QString text = whole;
+    QFont font = m_theme.font(kLarge, true);
+    if (cachedTextWidth(font, whole) > room) {
+        // The value under its label ("label: value"): first in a smaller type (to kOneLabelLine), then with the
+        // label on two lines (to kSmallest), then elided. The steps are small: fonts come in whole pixels.
+        const qsizetype colon = whole.indexOf(QStringLiteral(": "));
+        const QString label = colon > 0 ? whole.left(colon + 1) : whole;
+        const QString value = colon > 0 ? whole.mid(colon + 2) : QString();
+        bool elided = true;
+        for (int labelLines = 1; labelLines <= 2 && elided; ++labelLines) {
+            const double from = labelLines == 1 ? kLarge : kOneLabelLine,
+                         to = labelLines == 1 ? kOneLabelLine : kSmallest;
+            for (double factor = from; factor >= to - 1e-9 && elided; factor = std::max(to, factor * 0.96)) {
+                font = m_theme.font(factor, true);
+                QStringList lines = wrapLines(label, font, room, labelLines, &elided);
+                if (!value.isEmpty()) {
+                    elided = elided || cachedTextWidth(font, value) > room;
+                    lines << QFontMetricsF(font).elidedText(value, Qt::ElideRight, room);
+                }
+                text = lines.join(QLatin1Char('\n'));
+                if (factor <= to)
+                    break;
+            }
+        }
+    }
+    if (m_callout->font() != font)
+        m_callout->setFont(font);
+    if (m_callout->text() != text)
+        m_callout->setText(text);
 }
 
 void MemoryBarChart::placeTotals()
@@ -241,6 +291,8 @@ void MemoryBarChart::placeTotals()
         if (const QCPAbstractLegendItem* item = legend->item(i))
             taken.push_back(item->rect());
     taken.push_back(m_title->rect());
+    if (m_callout->visible()) // and the tour step's number, top left
+        taken.push_back(m_callout->pixelBox());
     // Each total starts on top of its bar (a pass before may have lifted it, see below).
     std::vector<QRect> boxes(static_cast<size_t>(n));
     for (int k = 0; k < n; ++k) {
@@ -442,8 +494,15 @@ void MemoryBarChart::rebuildRanges()
     } else {
         yAxis->setScaleType(QCPAxis::stLinear);
         yAxis->setTicker(m_linearTicker);
-        // A tour step's number sits top left: 0.3 more of the plot above the tallest bar for it.
-        yAxis->setRange(0, top * (1 + head + (m_callout->visible() ? 0.3 : 0.0)));
+        // A tour step's number sits top left, above the totals: m_calloutFraction more of the plot above the
+        // tallest bar, so that the share above it is f = head fraction + callout fraction, top·(1 + head + x)
+        // with f·(1 + head + x) = head + x.
+        double extra = 0;
+        if (m_callout->visible()) {
+            const double f = std::min(0.8, m_headFraction + m_calloutFraction);
+            extra = std::max(0.0, (f * (1 + head) - head) / (1 - f));
+        }
+        yAxis->setRange(0, top * (1 + head + extra));
     }
     // On a log axis the stack starts at 1 byte (below the visible range) instead of at 0.
     m_bars[0]->setBaseValue(log ? 1.0 : 0.0);

@@ -93,6 +93,9 @@ private:
     /// The capacity label where it meets no total, then each total that fits and meets nothing
     /// placed before it, the per-GPU bar's first.
     void placeTotals();
+    /// The tour step's number in its large type when it fits the plot's width; else its label over its
+    /// value, in a type shrunk (to half) until the longer line fits, elided past that.
+    void fitCallout(int plotWidth);
 
     std::array<QCPBars*, kSegmentCount> m_bars{};
     std::array<CachedTextItem*, kMaxColumns> m_totals{};
@@ -117,6 +120,7 @@ private:
     int m_labelSlot = -1;                ///< the slot width (px) the bar titles were fitted to
     QString m_labelKey;                  ///< and the titles they were fitted from
     double m_headFraction = 0.15 / 1.15; ///< the share of the plot's height above the tallest bar
+    double m_calloutFraction = 0.2;      ///< and the tour callout's share above that (arrangeLabels() sizes it)
     double m_totalFactor = 1.0;          ///< the totals' font, as a share of their theme font
     QStringList m_yLabels;               ///< the value axis' label, long to short: the first that fits is shown
 };

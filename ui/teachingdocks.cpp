@@ -77,10 +77,15 @@ TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, 
     window->addAction(m_tour->previousAction());
     // The tour builds the picture where the class is looking: the bars show the step's segments.
     connect(m_tour, &TourPanel::stepChanged, this, [this, dashboard] {
-        m_docks[TourDock]->show();
-        m_docks[TourDock]->raise();
+        if (m_presenting) {
+            m_steppedOnSlide = true;
+        } else {
+            m_docks[TourDock]->show();
+            m_docks[TourDock]->raise();
+        }
         if (m_tour->currentStage())
             dashboard->setPicture(tourPicture(*m_tour->currentStage()));
+        updateNarration();
     });
     m_dashboard = dashboard;
     connectDrillDown(dashboard);
@@ -143,6 +148,7 @@ void TeachingDocks::setScenario(const Scenario& s, const GpuSpec& gpu, const Bre
         m_tour->leave();
         if (m_dashboard->barChart()->picture()) // leaving the tour shows every segment again
             m_dashboard->setPicture(std::nullopt);
+        updateNarration();
     }
     for (int i = 0; i < kDockCount; ++i) {
         m_stale[static_cast<size_t>(i)] = true;
@@ -176,11 +182,38 @@ void TeachingDocks::refresh(int dock)
 
 void TeachingDocks::setFontScale(double scale)
 {
+    // The dock's font reaches its panel and the panel's children (the tour's list, its title and highlight
+    // follow in TourPanel::changeEvent). At 1 the docks follow the application's font again.
     for (QDockWidget* d : m_docks) {
         QFont f = d->font();
         f.setPointSizeF(QApplication::font().pointSizeF() * scale);
-        d->setFont(f);
+        d->setFont(scale == 1.0 ? QFont() : f);
     }
+}
+
+void TeachingDocks::setPresenting(bool on)
+{
+    if (on == m_presenting)
+        return;
+    m_presenting = on;
+    if (!on && m_steppedOnSlide && m_tour->currentStep() >= 0) {
+        m_docks[TourDock]->show();
+        m_docks[TourDock]->raise();
+    }
+    m_steppedOnSlide = false;
+    updateNarration();
+}
+
+void TeachingDocks::updateNarration()
+{
+    const std::optional<TourStage>& stage = m_tour->currentStage();
+    if (!m_presenting || !stage || m_tour->hasLeft()) {
+        m_dashboard->setNarration({}, {});
+        return;
+    }
+    m_dashboard->setNarration(
+        tr("%1. %2").arg(m_tour->currentStep() + 1).arg(QString::fromStdString(stage->step->title)),
+        QString::fromStdString(stage->highlight.text));
 }
 
 QList<QAction*> TeachingDocks::actions() const

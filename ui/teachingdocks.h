@@ -35,8 +35,12 @@ public:
     /// The window's scenario changed: refresh the panels that are visible (the others on show).
     /// `b` is the breakdown the dashboard computed for it, reused by the drill-down and the fixes.
     void setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b);
-    /// Large fonts for projectors.
+    /// Large fonts for projectors: every dock's text, the tour's list, title and numbers included.
     void setFontScale(double scale);
+    /// Presentation mode: the charts are the slide and, while the tour runs, its narration is the line under
+    /// them (the dashboard's); a step does not bring the tour dock onto the slide. Leaving shows the tour dock
+    /// when the tour moved on during the presentation.
+    void setPresenting(bool on);
 
     TourPanel* tour() const { return m_tour; }
     DrillDownPanel* drillDown() const { return m_drill; }
@@ -57,6 +61,7 @@ private:
                          Qt::DockWidgetArea area);
     void refresh(int dock);
     void connectDrillDown(Dashboard* dashboard);
+    void updateNarration();
 
     TourPanel* m_tour = nullptr;
     DrillDownPanel* m_drill = nullptr;
@@ -69,7 +74,9 @@ private:
     GpuSpec m_gpu;
     Breakdown m_breakdown;
     Dashboard* m_dashboard = nullptr;
-    bool m_fromTour = false; ///< the scenario being applied is the tour's own
+    bool m_fromTour = false;       ///< the scenario being applied is the tour's own
+    bool m_presenting = false;     ///< presentation mode: the tour narrates under the charts
+    bool m_steppedOnSlide = false; ///< the tour moved on while presenting (its dock was not shown)
 };
 
 } // namespace trainmem

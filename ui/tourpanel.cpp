@@ -81,12 +81,15 @@ TourPanel::TourPanel(QWidget* parent) : QWidget(parent)
     connect(m_previous, &QAction::triggered, this, &TourPanel::previousStep);
     connect(m_nextButton, &QPushButton::clicked, this, &TourPanel::nextStep);
     connect(m_prevButton, &QPushButton::clicked, this, &TourPanel::previousStep);
+    // A row chosen with the mouse or the keys is selected too. The list's focus alone makes its first row current
+    // without selecting it: that starts nothing (it did at F5, which passed the focus to the list and so replaced
+    // the scenario on the slide).
     connect(m_list, &QListWidget::currentRowChanged, this, [this](int row) {
-        if (row >= 0 && row != m_step)
+        if (row >= 0 && row != m_step && m_list->item(row)->isSelected())
             setStep(row);
     });
     connect(m_list, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-        if (m_left) // back to the step that was left
+        if (m_left || m_list->row(item) != m_step) // back to the step that was left, or the row focus made current
             setStep(m_list->row(item));
     });
     changeEvent(nullptr);
