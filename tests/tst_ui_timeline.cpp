@@ -6,7 +6,9 @@
 #include "controlpanel.h"
 #include "logsliderfield.h"
 #include "mainwindow.h"
+#include "teachingdocks.h"
 #include "timelinechart.h"
+#include "tourpanel.h"
 #include "uitestutil.h"
 
 #include <QAction>
@@ -311,6 +313,67 @@ private Q_SLOTS:
                  qPrintable(panel.summary()->text()));
         QVERIFY2(panel.summary()->toolTip().contains(QStringLiteral("Activations: Full recomputation rebuilds")),
                  qPrintable(panel.summary()->toolTip()));
+    }
+
+    // Presentation mode keeps a shown film on the slide, in the slide's larger fonts; the other docks go.
+    void presentationKeepsTheFilm()
+    {
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.setModalErrors(false);
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+        auto* controls = w.findChild<QDockWidget*>(QStringLiteral("controlsDock"));
+        auto* panel = dock->findChild<TimelinePanel*>();
+        dock->toggleViewAction()->trigger();
+        QCoreApplication::processEvents();
+        const double before = panel->chart()->xAxis->tickLabelFont().pointSizeF();
+        w.setPresentationMode(true);
+        QCoreApplication::processEvents();
+        QVERIFY(dock->isVisible());
+        QVERIFY(!controls->isVisible());
+        QVERIFY2(
+            panel->chart()->xAxis->tickLabelFont().pointSizeF() >= before * 1.3,
+            qPrintable(QStringLiteral("%1 → %2").arg(before).arg(panel->chart()->xAxis->tickLabelFont().pointSizeF())));
+        w.setPresentationMode(false);
+        QCoreApplication::processEvents();
+        QVERIFY(dock->isVisible());
+        QVERIFY(controls->isVisible());
+        QCOMPARE(panel->chart()->xAxis->tickLabelFont().pointSizeF(), before);
+        // Hidden before F5: it stays hidden on the slide.
+        dock->toggleViewAction()->trigger();
+        w.setPresentationMode(true);
+        QCoreApplication::processEvents();
+        QVERIFY(!dock->isVisible());
+        w.setPresentationMode(false);
+    }
+
+    // The tour plays a phase on the film: the gradients step shades the backward pass, Adam's the optimizer step,
+    // and the film's dock comes up for it; a step without a phase shades none.
+    void tourStepsPlayTheirPhase()
+    {
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.setModalErrors(false);
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+        auto* panel = dock->findChild<TimelinePanel*>();
+        QVERIFY(dock->isHidden());
+        TourPanel* tour = w.teaching()->tour();
+        tour->setStep(int(*tourStepIndex("picture-gradients")));
+        QCoreApplication::processEvents();
+        QVERIFY(dock->isVisible());
+        QVERIFY(panel->chart()->playedPhase() == StepPhaseKind::Backward);
+        QVERIFY(panel->chart()->playedRect()->visible());
+        tour->setStep(int(*tourStepIndex("picture-adam")));
+        QCoreApplication::processEvents();
+        QVERIFY(panel->chart()->playedPhase() == StepPhaseKind::Optimizer);
+        tour->setStep(int(*tourStepIndex("7b-training")));
+        QCoreApplication::processEvents();
+        QVERIFY(!panel->chart()->playedPhase());
+        QVERIFY(!panel->chart()->playedRect()->visible());
     }
 
     void exportDrawsTheFilm()

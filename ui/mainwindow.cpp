@@ -2,6 +2,7 @@
 
 #include "teachingdocks.h"
 
+#include "chartpanel.h"
 #include "dashboard.h"
 #include "errorbanner.h"
 #include "exportdialog.h"
@@ -121,7 +122,7 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
         const std::optional<StepPhaseKind> phase = picture ? picture->phase : std::nullopt;
         m_timeline->chart()->setPlayedPhase(phase);
         m_timeline->chart()->refresh();
-        if (phase && !m_presentation) {
+        if (phase) { // on the slide too: the step's film is what the class should see
             m_timelineDock->show();
             m_timelineDock->raise();
         }
@@ -601,8 +602,10 @@ void MainWindow::setPresentationMode(bool on)
         m_beforePresentation = saveState(kPresentationStateVersion);
         m_wasMaximized = isMaximized();
         m_geometryBeforePresentation = isMaximized() || isFullScreen() ? QRect() : geometry();
+        // The film of one step stays when it is shown: it is the third chart (issue 11 §1).
         for (QDockWidget* d : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly))
-            d->hide();
+            if (d != m_timelineDock || d->visibleRegion().isEmpty())
+                d->hide();
         for (QToolBar* t : findChildren<QToolBar*>(Qt::FindDirectChildrenOnly))
             t->hide();
         menuBar()->hide();
@@ -615,6 +618,8 @@ void MainWindow::setPresentationMode(bool on)
     const double scale = on ? kPresentationScale : 1.0;
     m_dashboard->setFontScale(scale);
     m_teaching->setFontScale(scale); // a teaching dock shown on the slide (a bar clicked: the formula) reads too
+    for (ChartPanel* p : std::initializer_list<ChartPanel*>{m_ranks, m_fitMap, m_timeline})
+        p->setFontScale(scale);
     if (QAction* a = action(QStringLiteral("presentation")); a && a->isChecked() != on)
         a->setChecked(on);
     action(QStringLiteral("leavePresentation"))->setEnabled(on);
