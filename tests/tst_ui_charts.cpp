@@ -120,10 +120,10 @@ void TestUiCharts::hoverShowsSegmentValue()
     // Middle of the optimizer segment of the training bar: weights + grads + master + half the optimizer.
     const double y = (14e9 + 14e9 + 28e9 + 28e9);
     const QPointF at(bars->xAxis->coordToPixel(1), bars->yAxis->coordToPixel(y));
-    const QString tip = bars->toolTipAt(at);
+    const QString tip = bars->hoverText(at);
     QVERIFY2(tip.contains(QStringLiteral("Optimizer state: 56.0 GB")), qPrintable(tip));
     QVERIFY2(tip.contains(QLocale().toString(qlonglong(56'000'000'000))), qPrintable(tip));
-    QVERIFY(bars->toolTipAt(QPointF(bars->xAxis->coordToPixel(0.5), bars->yAxis->coordToPixel(y))).isEmpty());
+    QVERIFY(bars->hoverText(QPointF(bars->xAxis->coordToPixel(0.5), bars->yAxis->coordToPixel(y))).isEmpty());
 }
 
 void TestUiCharts::inferenceShowsOneCurve()

@@ -105,11 +105,11 @@ private Q_SLOTS:
         QVERIFY(!chart.markerText()->skipped());
 
         // Hover: the 6.31B column at 4k tokens (row 4·3 = 12) needs 2 H100s.
-        const QString tip = chart.toolTipAt(cellCentre(chart, 12, 12));
+        const QString tip = chart.hoverText(cellCentre(chart, 12, 12));
         QVERIFY2(tip.startsWith(QStringLiteral("6.3B parameters, 4k tokens: 2 GPUs")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("ZeRO-3 at tp 1 · pp 1")), qPrintable(tip));
-        QVERIFY(chart.toolTipAt(QPointF(2, 2)).isEmpty());
-        const QString never = chart.toolTipAt(cellCentre(chart, 60, 44));
+        QVERIFY(chart.hoverText(QPointF(2, 2)).isEmpty());
+        const QString never = chart.hoverText(cellCentre(chart, 60, 44));
         QVERIFY2(never.contains(QStringLiteral("never fits")), qPrintable(never));
 
         const QStringList problems = labelProblems(&chart);

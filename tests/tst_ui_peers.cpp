@@ -95,7 +95,7 @@ void TestUiPeers::panelShowsThePeersNumbersAndReasons()
     const Segments& m = chart->columns()[PeersChart::kMegatron].segments;
     const double y = m.weights + m.gradients / 2;
     const QPointF pos(chart->xAxis->coordToPixel(PeersChart::kMegatron), chart->yAxis->coordToPixel(y));
-    const QString tip = chart->toolTipAt(pos);
+    const QString tip = chart->hoverText(pos);
     QVERIFY2(tip.contains(QStringLiteral("vs Megatron")) && tip.contains(QStringLiteral("fp32 main gradients")),
              qPrintable(tip));
 

@@ -224,7 +224,7 @@ private Q_SLOTS:
         QCPPainter p(&img);
         chart.toPainter(&p, 984, 201);
         p.end();
-        QVERIFY(chart.yAxis->label().isEmpty());
+        QVERIFY(chart.yAxis->label() != QStringLiteral("Memory per GPU")); // the plot is lower than the title is long
         QVERIFY(!chart.peakLabel()->skipped());
         const QRect plot = chart.axisRect()->rect();
         QVERIFY2(

@@ -3,8 +3,6 @@
 #include "units.h"
 
 #include <QLabel>
-#include <QMouseEvent>
-#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -147,7 +145,6 @@ FitMapChart::FitMapChart(QWidget* parent) : LivePlot(parent)
 {
     setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
     setObjectName(QStringLiteral("fitMapChart"));
-    setMouseTracking(true);
     setAntialiasedElements(QCP::aePlottables | QCP::aeItems | QCP::aeLegend | QCP::aeScatters);
 
     const ChartHeader header = addChartHeader(this, tr("GPUs needed by model size and context"));
@@ -206,13 +203,7 @@ FitMapChart::FitMapChart(QWidget* parent) : LivePlot(parent)
     m_markerText->position->setType(QCPItemPosition::ptAbsolute); // placed by arrangeLabels()
     m_markerText->setPadding(QMargins(6, 2, 6, 2));
 
-    connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-        const QString text = toolTipAt(e->position());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(e->globalPosition().toPoint(), text, this);
-    });
+    showHoverText();
     setTheme(ChartTheme::fromPalette(palette()));
 }
 
@@ -426,7 +417,7 @@ bool FitMapChart::cellAt(const QPointF& pos, size_t* column, size_t* row) const
     return true;
 }
 
-QString FitMapChart::toolTipAt(const QPointF& pos) const
+QString FitMapChart::hoverText(const QPointF& pos) const
 {
     size_t c = 0, r = 0;
     if (!cellAt(pos, &c, &r))

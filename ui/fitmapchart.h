@@ -51,7 +51,7 @@ public:
     /// The legend's name of a band ("2–8 GPUs").
     static QString bandName(FitBand b);
     /// The hover text at a point in widget coordinates; empty outside the map.
-    QString toolTipAt(const QPointF& pos) const;
+    QString hoverText(const QPointF& pos) const override;
     /// The cell under a point, or false outside the map.
     bool cellAt(const QPointF& pos, size_t* column, size_t* row) const;
 

@@ -56,6 +56,20 @@ LivePlot::LivePlot(QWidget* parent) : QCustomPlot(parent)
 
 LivePlot::~LivePlot() = default;
 
+bool LivePlot::fitValueAxisTitle(const QStringList& titles)
+{
+    QString title;
+    for (const QString& t : titles)
+        if (cachedTextWidth(yAxis->labelFont(), t) <= axisRect()->height()) {
+            title = t;
+            break;
+        }
+    if (yAxis->label() == title)
+        return false;
+    yAxis->setLabel(title);
+    return true;
+}
+
 void LivePlot::showHoverText()
 {
     setMouseTracking(true);

@@ -55,6 +55,9 @@ protected:
     /// fonts or ranges, so the layout has to run again. Called on every paint: keep it to a few
     /// rectangles, and set nothing that did not change.
     virtual bool arrangeLabels() { return false; }
+    /// Gives the left value axis the first of `titles` its plot is tall enough for, or none (a low dock, a crowded
+    /// slide: the ticks still say bytes). True when that changed the title, so the layout has to run again.
+    bool fitValueAxisTitle(const QStringList& titles);
     /// Shows hoverText() as a tool tip while the mouse moves over the chart.
     void showHoverText();
 

@@ -122,7 +122,9 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
         const std::optional<StepPhaseKind> phase = picture ? picture->phase : std::nullopt;
         m_timeline->chart()->setPlayedPhase(phase);
         m_timeline->chart()->refresh();
-        if (phase) { // on the slide too: the step's film is what the class should see
+        // In the window the film comes up for it; a slide keeps the film only when the teacher had it open, so
+        // that a 1024 × 768 projector's slide is not split three ways unasked.
+        if (phase && !m_presentation) {
             m_timelineDock->show();
             m_timelineDock->raise();
         }

@@ -7,7 +7,6 @@
 #include <QCoreApplication>
 #include <QLocale>
 #include <QMenu>
-#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -25,7 +24,6 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
 {
     setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
     setObjectName(QStringLiteral("memoryBarChart"));
-    setMouseTracking(true);
     // Bars and grid are axis-aligned: antialiasing them costs time and blurs edges. Text and items keep it.
     setAntialiasedElements(QCP::aeItems | QCP::aeLegend);
 
@@ -77,13 +75,7 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     m_callout->setPadding(QMargins(6, 2, 6, 2));
     m_callout->setVisible(false);
 
-    connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-        const QString text = toolTipAt(e->position());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(e->globalPosition().toPoint(), text, this);
-    });
+    showHoverText();
     setTheme(ChartTheme::fromPalette(palette()));
 }
 
@@ -180,16 +172,7 @@ bool MemoryBarChart::arrangeLabels()
     if (!m_columns.empty())
         relayout = applyColumnLabels(std::fabs(xAxis->coordToPixel(1) - xAxis->coordToPixel(0)));
     // The value axis' label, shortened where the plot is lower than it is long.
-    const QString yLabel = [&] {
-        for (const QString& l : m_yLabels)
-            if (cachedTextWidth(yAxis->labelFont(), l) <= plot.height())
-                return l;
-        return m_yLabels.isEmpty() ? QString() : m_yLabels.back();
-    }();
-    if (yAxis->label() != yLabel) {
-        yAxis->setLabel(yLabel);
-        relayout = true;
-    }
+    relayout = fitValueAxisTitle(m_yLabels) || relayout;
     // Value ticks at least two and a half font heights apart: fewer on a low plot or at large fonts.
     const int ticks = std::clamp(static_cast<int>(plot.height() / (m_theme.fontPx * 2.5)), 2, 6);
     QCPAxisTicker* ticker = m_log ? static_cast<QCPAxisTicker*>(m_logTicker.data()) : m_linearTicker.data();
@@ -517,7 +500,7 @@ int MemoryBarChart::columnAt(const QPointF& pos) const
     return barIndexAt(this, pos, static_cast<int>(m_columns.size()), kBarWidth);
 }
 
-QString MemoryBarChart::toolTipAt(const QPointF& pos) const
+QString MemoryBarChart::hoverText(const QPointF& pos) const
 {
     const int k = columnAt(pos);
     if (k < 0)

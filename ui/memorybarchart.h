@@ -69,7 +69,7 @@ public:
     CachedTextItem* capacityText() const { return m_capacityText; }
     bool isLogarithmic() const { return m_log; }
     /// The hover text for a point in widget coordinates; empty outside the bars.
-    virtual QString toolTipAt(const QPointF& pos) const;
+    QString hoverText(const QPointF& pos) const override;
     /// Bar width in key units (bar k is centred on key k).
     static constexpr double kBarWidth = 0.62;
 

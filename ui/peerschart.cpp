@@ -106,9 +106,9 @@ void PeersChart::setComparison(const PeerComparison& c, int deepspeedStage, doub
     }
 }
 
-QString PeersChart::toolTipAt(const QPointF& pos) const
+QString PeersChart::hoverText(const QPointF& pos) const
 {
-    QString base = MemoryBarChart::toolTipAt(pos);
+    QString base = MemoryBarChart::hoverText(pos);
     const int k = barIndexAt(this, pos, static_cast<int>(columns().size()), kBarWidth);
     if (base.isEmpty() || k < 0)
         return base;

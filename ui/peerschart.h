@@ -25,7 +25,7 @@ public:
     /// The core's peer name for a bar ("megatron", "deepspeed_zero2", …); empty for TrainMem's.
     QString peerOf(int column) const;
 
-    QString toolTipAt(const QPointF& pos) const override;
+    QString hoverText(const QPointF& pos) const override;
     /// The outlined segments, by column (for tests): one rectangle per highlighted term.
     const std::vector<std::pair<int, SegmentKind>>& highlighted() const { return m_highlighted; }
 

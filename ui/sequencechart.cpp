@@ -180,6 +180,8 @@ bool SequenceChart::arrangeLabels()
     m_laidOut = true;
     bool relayout =
         applyTickStride(std::fabs(xAxis->coordToPixel(2.0 * kSweepMinSeq) - xAxis->coordToPixel(kSweepMinSeq)));
+    // The memory axis's title where the plot is tall enough for it (a slide with the film under it).
+    relayout = fitValueAxisTitle({tr("Memory per GPU"), tr("Memory")}) || relayout;
     // Memory ticks at least two and a half font heights apart: fewer decades labelled on a low plot.
     const int ticks = std::clamp(static_cast<int>(axisRect()->height() / (m_theme.fontPx * 2.5)), 2, 5);
     if (m_bytesTicker->tickCount() != ticks) {

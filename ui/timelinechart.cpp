@@ -387,13 +387,7 @@ bool TimelineChart::arrangeLabels()
         relayout = true;
     }
     // The memory axis's title where the plot is tall enough for it (a low dock: the ticks say bytes).
-    const QString yLabel = axisRect()->height() > cachedTextWidth(yAxis->labelFont(), tr("Memory per GPU")) * 1.1
-                               ? tr("Memory per GPU")
-                               : QString();
-    if (yAxis->label() != yLabel) {
-        yAxis->setLabel(yLabel);
-        relayout = true;
-    }
+    relayout = fitValueAxisTitle({tr("Memory per GPU"), tr("Memory")}) || relayout;
     if (relayout)
         return true;
     const QRect plot = axisRect()->rect();
