@@ -89,6 +89,25 @@ private Q_SLOTS:
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }
 
+    // Regression: going from serving (no gradients) to training put the gradient bands at the legend's end; the
+    // legend follows the stack's order whatever came and went.
+    void legendKeepsTheStacksOrder()
+    {
+        Scenario s = preset(QStringLiteral("chapter-7b"));
+        s.training.mode = Mode::Inference;
+        TimelineChart chart;
+        chart.setData(dataFor(s));
+        QVERIFY(!chart.legend->itemWithPlottable(chart.band(SegmentKind::Gradients)));
+        s.training.mode = Mode::Training;
+        chart.setData(dataFor(s));
+        QStringList names;
+        for (int i = 0; i < chart.legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(chart.legend->item(i)))
+                names << item->plottable()->name();
+        QCOMPARE(names.mid(0, 5), (QStringList{"Weights", "Gradients (written)", "Gradient buffer (not yet written)",
+                                               "Master weights (fp32)", "Optimizer state"}));
+    }
+
     // Full recomputation: the rebuilt layer is its own band in the backward pass, and only there.
     void recomputeIsItsOwnBand()
     {

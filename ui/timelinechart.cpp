@@ -267,6 +267,7 @@ void TimelineChart::rebuild()
         keys[2 * i + 1] = t.samples[static_cast<size_t>(i)].end;
     }
     QVector<double> sum(2 * n, 0.0);
+    std::vector<bool> shown(m_bandKinds.size());
     for (size_t b = 0; b < m_bandKinds.size(); ++b) {
         const TimelineBand band = m_bandKinds[b];
         bool any = false;
@@ -281,9 +282,16 @@ void TimelineChart::rebuild()
         const QString name = bandName(band, t.training);
         if (g->name() != name)
             g->setName(name);
-        // The legend lists what the film shows.
-        if (any != (legend->itemWithPlottable(g) != nullptr))
-            any ? addCachedLegendItem(legend, g) : static_cast<void>(g->removeFromLegend());
+        shown[b] = any;
+    }
+    // The legend lists what the film shows, in the stack's order (a band that comes back after a scenario
+    // without it goes to its place, not to the end); a drag step that changes no band leaves it alone.
+    if (shown != m_shownBands || legend->itemCount() == 0) {
+        m_shownBands = shown;
+        legend->clearItems();
+        for (size_t b = 0; b < m_bands.size(); ++b)
+            if (shown[b])
+                addCachedLegendItem(legend, m_bands[b]);
     }
     fitLabelsTo(m_fitWidth > 0 ? m_fitWidth : width());
 

@@ -86,6 +86,7 @@ private:
 
     std::vector<TimelineBand> m_bandKinds;
     std::vector<QCPGraph*> m_bands; ///< one per band of m_bandKinds
+    std::vector<bool> m_shownBands; ///< the bands in the legend
     QCPGraph* m_boundaries = nullptr;
     QCPGraph* m_peak = nullptr;
     CachedTextItem* m_peakText = nullptr;
