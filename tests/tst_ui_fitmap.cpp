@@ -258,23 +258,12 @@ private Q_SLOTS:
     void windowOffersTheDockHiddenAndFollowsEdits()
     {
         MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("llama2-7b")));
-        w.setModalErrors(false);
-        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("fitMapDock"));
-        QVERIFY(dock);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(dock->isHidden());
-        auto* panel = dock->findChild<FitMapPanel*>();
-        QVERIFY(panel);
-        QCOMPARE(panel->recomputeCount(), 0); // hidden: nothing computed
-        bool inMenu = false;
-        for (QAction* m : w.menuBar()->actions())
-            if (m->menu())
-                inMenu = inMenu || m->menu()->actions().contains(dock->toggleViewAction());
-        QVERIFY(inMenu);
-        dock->toggleViewAction()->trigger();
-        QVERIFY(dock->isVisible());
-        QCOMPARE(panel->recomputeCount(), 1);
+        showWindow(w);
+        QDockWidget* dock = nullptr;
+        FitMapPanel* panel = nullptr;
+        openPanelDock(w, QStringLiteral("fitMapDock"), &dock, &panel);
+        if (QTest::currentTestFailed())
+            return;
         // Under the charts at 1024 × 700 (a projector): the window keeps its size, the map's labels fit its plot.
         QCOMPARE(w.dockWidgetArea(dock), Qt::BottomDockWidgetArea);
         w.resize(1024, 700);

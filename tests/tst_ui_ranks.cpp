@@ -107,23 +107,12 @@ private Q_SLOTS:
     void windowOffersTheDockHidden()
     {
         MainWindow w(PresetLibrary::instance(), llama2Pp8());
-        w.setModalErrors(false);
-        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("ranksDock"));
-        QVERIFY(dock);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(dock->isHidden());
-        auto* panel = dock->findChild<RanksPanel*>();
-        QVERIFY(panel);
-        QVERIFY(panel->chart()->columns().empty()); // hidden: nothing computed
-        // The View menu shows it.
-        bool inMenu = false;
-        for (QAction* m : w.menuBar()->actions())
-            if (m->menu())
-                inMenu = inMenu || m->menu()->actions().contains(dock->toggleViewAction());
-        QVERIFY(inMenu);
-        dock->toggleViewAction()->trigger();
-        QVERIFY(dock->isVisible());
+        showWindow(w);
+        QDockWidget* dock = nullptr;
+        RanksPanel* panel = nullptr;
+        openPanelDock(w, QStringLiteral("ranksDock"), &dock, &panel);
+        if (QTest::currentTestFailed())
+            return;
         // Five kinds (stage 0, three middle kinds, the last), joined if the dock is too narrow for five.
         QCOMPARE(panel->chart()->columns().size(),
                  std::min<size_t>(5, size_t(RankChart::columnBudget(panel->chart()->width()))));

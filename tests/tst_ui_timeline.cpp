@@ -258,23 +258,12 @@ private Q_SLOTS:
     void windowOffersTheDockHiddenAndFollowsEdits()
     {
         MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
-        w.setModalErrors(false);
-        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
-        QVERIFY(dock);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(dock->isHidden());
-        auto* panel = dock->findChild<TimelinePanel*>();
-        QVERIFY(panel);
-        QCOMPARE(panel->recomputeCount(), 0); // hidden: nothing computed
-        bool inMenu = false;
-        for (QAction* m : w.menuBar()->actions())
-            if (m->menu())
-                inMenu = inMenu || m->menu()->actions().contains(dock->toggleViewAction());
-        QVERIFY(inMenu);
-        dock->toggleViewAction()->trigger();
-        QVERIFY(dock->isVisible());
-        QCOMPARE(panel->recomputeCount(), 1);
+        showWindow(w);
+        QDockWidget* dock = nullptr;
+        TimelinePanel* panel = nullptr;
+        openPanelDock(w, QStringLiteral("timelineDock"), &dock, &panel);
+        if (QTest::currentTestFailed())
+            return;
         QCOMPARE(w.dockWidgetArea(dock), Qt::BottomDockWidgetArea);
         QVERIFY2(panel->summary()->text().startsWith(QStringLiteral("The step peaks at the loss (logits): 138 GB, the "
                                                                     "per-GPU bar's total")),
@@ -338,14 +327,14 @@ private Q_SLOTS:
     void presentationKeepsTheFilm()
     {
         MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
-        w.setModalErrors(false);
         w.resize(1600, 1000);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+        showWindow(w);
+        QDockWidget* dock = nullptr;
+        TimelinePanel* panel = nullptr;
+        openPanelDock(w, QStringLiteral("timelineDock"), &dock, &panel);
+        if (QTest::currentTestFailed())
+            return;
         auto* controls = w.findChild<QDockWidget*>(QStringLiteral("controlsDock"));
-        auto* panel = dock->findChild<TimelinePanel*>();
-        dock->toggleViewAction()->trigger();
         QCoreApplication::processEvents();
         const double before = panel->chart()->xAxis->tickLabelFont().pointSizeF();
         w.setPresentationMode(true);
@@ -373,10 +362,8 @@ private Q_SLOTS:
     void tourStepsPlayTheirPhase()
     {
         MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
-        w.setModalErrors(false);
         w.resize(1600, 1000);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        showWindow(w);
         auto* dock = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
         auto* panel = dock->findChild<TimelinePanel*>();
         QVERIFY(dock->isHidden());

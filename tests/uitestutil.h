@@ -1,9 +1,16 @@
 #pragma once
 // Helpers shared by the UI suites: presets by id, and reading values back from QCustomPlot objects.
 
+#include "chartpanel.h"
 #include "coreapi.h"
 #include "liveplot.h"
+#include "mainwindow.h"
 #include "presetlibrary.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QMenu>
+#include <QMenuBar>
 
 #include <qcustomplot.h>
 
@@ -88,6 +95,35 @@ inline QStringList labelProblems(const LivePlot* chart)
                 problems << QStringLiteral("%1 meets %2").arg(show(labels[i]), show(labels[j]));
     }
     return problems;
+}
+
+/// Shows `w` as a user gets it, errors to the banner only. Check QTest::currentTestFailed() after.
+inline void showWindow(MainWindow& w)
+{
+    w.setModalErrors(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+}
+
+/// Opens the panel dock `name` of a shown window from its View menu action, checking what every panel dock
+/// promises: hidden at first with nothing computed, listed in a menu, computed once when shown. `*dock` and
+/// `*panel` are set; check QTest::currentTestFailed() after.
+template <class Panel> void openPanelDock(MainWindow& w, const QString& name, QDockWidget** dock, Panel** panel)
+{
+    *dock = w.findChild<QDockWidget*>(name);
+    QVERIFY(*dock);
+    QVERIFY((*dock)->isHidden());
+    *panel = (*dock)->findChild<Panel*>();
+    QVERIFY(*panel);
+    QCOMPARE((*panel)->recomputeCount(), 0); // hidden: nothing computed
+    bool inMenu = false;
+    for (QAction* m : w.menuBar()->actions())
+        if (m->menu())
+            inMenu = inMenu || m->menu()->actions().contains((*dock)->toggleViewAction());
+    QVERIFY(inMenu);
+    (*dock)->toggleViewAction()->trigger();
+    QVERIFY((*dock)->isVisible());
+    QCOMPARE((*panel)->recomputeCount(), 1);
 }
 
 } // namespace trainmem::uitest
