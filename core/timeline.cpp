@@ -127,11 +127,10 @@ void serving(StepTimeline& t, const Scenario& s, const Segments& bars, int64_t n
     t.duration = b.time();
 }
 
-void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const TermContext& c, int64_t n, int64_t group,
-              int64_t offset)
+void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const TermContext& c, const TapeParts& tape,
+              int64_t n, int64_t group, int64_t offset)
 {
     const Segments& bars = br.perGpu;
-    const TapeParts tape = tapeParts(c);
     const int64_t K = t.microBatches;
     // The tapes of K micro-batches of n layers add up to the term's: one share per layer and micro-batch drawn.
     const double perLayer = tape.perLayer * c.inflight / dbl(K);
@@ -336,8 +335,10 @@ StepTimeline stepTimeline(const ResolvedModel& m, const Scenario& s, const Break
     t.layersPerSample = group;
     // Model layers are numbered from 1; stage i holds layers i·n + 1 …, the last stage the last n.
     const int64_t offset = t.stage == PipelineStage::Last ? L - n : std::min(L - n, t.stageIndex * n);
+    // The activation term in its parts, once: the passes place them and the differences name them.
+    const TapeParts tape = t.training ? tapeParts(c) : TapeParts{};
     if (t.training)
-        training(t, s, br, c, n, group, offset);
+        training(t, s, br, c, tape, n, group, offset);
     else
         serving(t, s, br.perGpu, n, group, offset);
 
@@ -348,7 +349,7 @@ StepTimeline stepTimeline(const ResolvedModel& m, const Scenario& s, const Break
         }
     t.peakWhere = t.samples.empty() ? std::string() : where(t, t.samples[t.peakSample]);
     if (!t.samples.empty())
-        explain(t, s, br.perGpu, t.training ? tapeParts(c) : TapeParts{});
+        explain(t, s, br.perGpu, tape);
     return t;
 }
 
