@@ -724,12 +724,8 @@ template <class X> X fragmentation(const TermContext& c, TermNotes<X>& n)
     n.assume("The caching allocator cannot use every byte it reserves; a fixed fraction is set aside.");
     n.source(
         "docs/accounting.md, Workspace and overhead (/hardware/fragmentation); PyTorch CUDA caching allocator notes");
-    double rest = 0;
-    for (SegmentKind k : kAllSegmentKinds)
-        if (k != SegmentKind::Framework && k != SegmentKind::Fragmentation)
-            rest += c.bytes.*termInfo(k).field;
     return times(X::sym("f", std::clamp(c.scenario->hardware.fragmentation, 0.0, 1.0)),
-                 X::total("(everything but the framework)", rest));
+                 X::total("(everything but the framework)", reservedBytes(c.bytes)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -954,6 +950,15 @@ TermText explainHostTerm(SegmentKind k, const TermContext& c)
         break;
     }
     return t;
+}
+
+double reservedBytes(const Segments& g)
+{
+    double rest = 0;
+    for (SegmentKind k : kAllSegmentKinds)
+        if (k != SegmentKind::Framework && k != SegmentKind::Fragmentation)
+            rest += g.*termInfo(k).field;
+    return rest;
 }
 
 TapeParts tapeParts(const TermContext& c)

@@ -144,6 +144,9 @@ size_t busiestStage(const std::vector<StageMemory>& stages);
 /// term adds it when it does.
 double zero3GatheredLayer(const TermContext& c);
 
+/// \brief What the fragmentation reserve is a share of: every term but the framework and the reserve itself.
+double reservedBytes(const Segments& g);
+
 /// \brief The activation term of view `c` split by when its bytes live (the step timeline, core/timeline.h):
 /// activations = perLayer · stageLayers · inflight + recomputeInBars + mtp, to the byte.
 struct TapeParts {
