@@ -138,7 +138,7 @@ std::string recipeSource(const Scenario& s)
         src += "; Dettmers et al. 2021, 8-bit Optimizers via Block-wise Quantization";
     if (s.training.optimizer == Optimizer::Adafactor)
         src += "; Shazeer & Stern 2018, Adafactor (factored second moments)";
-    return src + "; core/recipe.cpp";
+    return src + "; core/model/recipe.cpp";
 }
 
 // "8 data-parallel ranks", or "4 data-parallel × 2 context-parallel ranks": both hold the same weights.
@@ -277,7 +277,7 @@ template <class X> X tape(const char* name, const LayerActivations& l)
         name, [&] { return bytesList(l); }, l.total());
 }
 
-// Korthikanti's GPT configuration, for which the closed forms are exact (tests/tst_activations.cpp).
+// Korthikanti's GPT configuration, for which the closed forms are exact (tests/core/memory/tst_activations.cpp).
 // The tokens of one sequence on this GPU: "s", or "s/c" under context parallel.
 template <class X> X tokens(const ActivationInputs& in)
 {
@@ -321,7 +321,7 @@ template <class X> X tensorSplit(const TermContext& c, X e)
 // The term functions: one per row of the table, each its bytes and its explanation at once.
 
 // QLoRA: the blocks' linear weights in NF4 with double-quantised constants, the rest (embeddings,
-// output head, norms, biases) in 16 bits (Dettmers et al. 2023 §2–3; core/lora.h).
+// output head, norms, biases) in 16 bits (Dettmers et al. 2023 §2–3; core/model/lora.h).
 template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Base weights (frozen, 4-bit NF4) per GPU");
@@ -339,7 +339,7 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
     n.source(
         "Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs (arXiv 2305.14314), §2 (block-wise "
         "quantisation, blocks of 64) and §3 (NF4, double quantisation: 8-bit constants, second-level blocks of 256); "
-        "core/lora.h");
+        "core/model/lora.h");
     const X B1 = X::sym("B₁", kNf4BlockSize), B2 = X::sym("B₂", kNf4SecondBlockSize);
     const X bits = X(kNf4Bits) + X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2);
     const X perParam = bits / X(8);
@@ -399,7 +399,7 @@ template <class X> X optimizer(const TermContext& c, TermNotes<X>& n)
 }
 
 // LoRA adapters (Hu et al. 2021): r·(d_in + d_out) trainable parameters per adapted linear
-// (core/lora.h), each with a weight, a gradient, a master copy and optimizer state in the precision
+// (core/model/lora.h), each with a weight, a gradient, a master copy and optimizer state in the precision
 // recipe. One segment, not four: at 0.1–1% of the parameters the four would be slivers no bar can
 // show; the formula keeps them apart. Tensor and pipeline parallelism split them with their
 // linears, expert parallelism the experts' ones, and ZeRO shards each part from its stage on.
@@ -457,7 +457,7 @@ template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
 }
 
 // Korthikanti et al. 2022 §4.1 (per-layer terms), §5 (selective and full recomputation); the
-// terms themselves are core/activations.h's. 1F1B keeps p micro-batches on the first stage
+// terms themselves are core/memory/activations.h's. 1F1B keeps p micro-batches on the first stage
 // (Narayanan et al. 2021).
 template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
 {
@@ -467,7 +467,7 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
     // A literal, not a std::string: the numbers-only pass must not allocate (bench, core recompute).
     constexpr const char* src =
         "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4.1 "
-        "(per-layer terms), §5 (selective and full recomputation); core/activations.h";
+        "(per-layer terms), §5 (selective and full recomputation); core/memory/activations.h";
     if (!c.training) {
         n.title("Activations (inference: one layer's working set)");
         n.assume("Serving frees each layer's tensors after use; only the largest layer is resident at once.");
@@ -675,7 +675,7 @@ template <class X> X gatheredLayer(const TermContext& c)
 template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Workspace");
-    n.source("docs/accounting.md, Workspace and overhead; core/terms.cpp (widestIntermediate)");
+    n.source("docs/accounting.md, Workspace and overhead; core/memory/terms.cpp (widestIntermediate)");
     n.assume([&] {
         return std::string("The largest transient matmul output, w_max elements per token.") +
                (c.training ? " Training also holds its gradient." : "");
@@ -700,7 +700,7 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
                           "only 4 B × the largest layer on the GPU then)."
                         : "");
         });
-        n.source("docs/accounting.md, Workspace and overhead; core/terms.cpp (widestIntermediate); ZeRO paper "
+        n.source("docs/accounting.md, Workspace and overhead; core/memory/terms.cpp (widestIntermediate); ZeRO paper "
                  "(Rajbhandari et al. 2020) §5.3; "
                  "PyTorch FSDP (Zhao et al. 2023)");
         w = w + gatheredLayer<X>(c);

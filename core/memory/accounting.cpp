@@ -265,7 +265,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     const int64_t denseLayers = a.isMoe() ? std::min(a.moe.denseLayers, a.layers) : a.layers;
     const double nMoe = L - dbl(denseLayers);
 
-    // Every segment, of both views, from the table of terms (core/terms.cpp).
+    // Every segment, of both views, from the table of terms (core/memory/terms.cpp).
     double zero3Gather = 0;          // the layer ZeRO-3 gathers whole (in the workspace term), for the fit search
     Offload offload = Offload::None; // what this layout offloads to host memory
     StateRecipe adapterRecipe;       // LoRA/QLoRA: the adapters' recipe and count, for the tax

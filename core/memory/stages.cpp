@@ -1,6 +1,6 @@
 // The pipeline's stages (issue 13): which stage a view of the terms describes, how many
 // micro-batches' tapes it holds, and the busiest of them. The terms themselves read TermContext's
-// stage fields (core/terms.cpp); this file only places a view on a stage and compares them.
+// stage fields (core/memory/terms.cpp); this file only places a view on a stage and compares them.
 #include "terms.h"
 
 #include <algorithm>

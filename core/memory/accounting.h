@@ -16,7 +16,7 @@
 namespace trainmem {
 
 /// \brief Memory of one GPU (or the whole model), by segment. Bytes. One field per memory term of
-/// the table in core/terms.cpp, which computes them and sums them by group.
+/// the table in core/memory/terms.cpp, which computes them and sums them by group.
 struct Segments {
     double weights = 0;
     double gradients = 0;
@@ -164,7 +164,7 @@ struct GpusToFit {
 };
 
 /// \brief Breakdown::minGpusToFit of `s` with model `m`, from the same terms and search as account() but
-/// without the one-GPU view, the stage list, the tax and the host view: the fit map's cell (core/fitmap.h).
+/// without the one-GPU view, the stage list, the tax and the host view: the fit map's cell (core/memory/fitmap.h).
 GpusToFit gpusToFit(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu);
 
 /// \brief Memory per GPU against context length for every checkpointing mode.

@@ -20,7 +20,7 @@ int64_t toCount(double v)
 
 // The linear layers of the whole model, d_in → d_out, `count` of each, grouped the way the two
 // target sets and expert parallelism need them. The shapes are the Hugging Face modules' (the
-// same ones core/params.cpp counts).
+// same ones core/model/params.cpp counts).
 struct Linears {
     double rank = 0;
     bool adaptMlp = false;

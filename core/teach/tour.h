@@ -1,7 +1,7 @@
 #pragma once
 // The guided chapter tour as data: each step sets a scenario and names the number it makes its
 // point with. Every number is computed by account() at run time, never typed in, so the tests
-// (tests/tst_tour.cpp) can assert the chapter's figures through the tour itself.
+// (tests/core/teach/tst_tour.cpp) can assert the chapter's figures through the tour itself.
 
 #include "accounting.h"
 #include "gpu.h"

@@ -1,8 +1,8 @@
 #pragma once
-// The memory terms: one table (core/terms.cpp), one row per term, read by account(), the formula
+// The memory terms: one table (core/memory/terms.cpp), one row per term, read by account(), the formula
 // drill-down, --json, --text, the legend, the chart colours and the ladder. Each row names ONE
 // function that computes the term's bytes and, evaluated with TextExpr instead of NumExpr, prints
-// its formula with the numbers substituted (core/expr.h): the value drawn and the formula shown
+// its formula with the numbers substituted (core/memory/expr.h): the value drawn and the formula shown
 // come from the same expression. CONTRIBUTING.md "How to add a memory term" lists the files.
 
 #include "accounting.h"
@@ -17,7 +17,7 @@
 namespace trainmem {
 
 /// \brief One memory term (a segment of a Segments value), in the order the bars stack them.
-/// The order is the table's (core/terms.cpp); the fragmentation reserve, a share of all the
+/// The order is the table's (core/memory/terms.cpp); the fragmentation reserve, a share of all the
 /// others, stays last.
 enum class SegmentKind {
     Weights,
@@ -147,7 +147,7 @@ double zero3GatheredLayer(const TermContext& c);
 /// \brief What the fragmentation reserve is a share of: every term but the framework and the reserve itself.
 double reservedBytes(const Segments& g);
 
-/// \brief The activation term of view `c` split by when its bytes live (the step timeline, core/timeline.h):
+/// \brief The activation term of view `c` split by when its bytes live (the step timeline, core/memory/timeline.h):
 /// activations = perLayer · stageLayers · inflight + recomputeInBars + mtp, to the byte.
 struct TapeParts {
     double perLayer = 0; ///< one layer's tape of one micro-batch (the stage's average layer), kept until its backward

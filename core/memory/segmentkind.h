@@ -1,7 +1,7 @@
 #pragma once
 // The memory segments of a Segments value by name, so the teaching features (tour, drill-down,
 // ladder, fixes) can talk about one segment at a time. Every answer is read from the table of
-// terms (core/terms.h), where SegmentKind and kAllSegmentKinds are defined.
+// terms (core/memory/terms.h), where SegmentKind and kAllSegmentKinds are defined.
 
 #include "terms.h"
 

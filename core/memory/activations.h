@@ -6,7 +6,7 @@
 // Models", §4.1: a GPT layer with 16-bit activations, dropout and a 4h GeLU MLP keeps
 //   attention 11·sbh + 5·a·s²·b, MLP 19·sbh, two LayerNorms 4·sbh  =  s·b·h·(34 + 5·a·s/h) bytes.
 // Every term below is that paper's term written for general widths, so the GPT configuration
-// reproduces the formula exactly (tests/tst_activations.cpp checks it):
+// reproduces the formula exactly (tests/core/memory/tst_activations.cpp checks it):
 //   attention  QKV input e·sbh (linear input) + Q and K e·sb·(q+k) + V e·sb·v + out-proj input e·sb·v
 //   scores     softmax output e·as²b (+ dropout mask as²b + dropout output e·as²b with dropout);
 //              fused/flash attention keeps only the fp32 log-sum-exp, 4·a·s·b;
@@ -25,11 +25,11 @@
 // Tensor parallel t (Korthikanti §4.2): with sequence parallelism every term is divided by t;
 // without it the norms, dropout masks and the two block inputs (10·sbh for GPT) stay replicated.
 // Korthikanti Table 2 per layer: none sbh(34 + 5as/h); TP sbh(10 + 24/t + 5as/(ht)); TP+SP sbh/t·(34 + 5as/h);
-// TP+selective sbh(10 + 24/t); TP+SP+selective 34·sbh/t (tests/tst_seqpar.cpp).
+// TP+selective sbh(10 + 24/t); TP+SP+selective 34·sbh/t (tests/core/memory/tst_seqpar.cpp).
 // Context parallel c (Megatron-LM docs/user-guide/features/context_parallel.md at d98e8a6): every tensor
 // holds the rank's s/c tokens; the queries of those tokens still meet all s keys, so the unfused scores are
 // a·(s/c)·s·b (flash attention keeps only the local rows' statistics). K and V of the other chunks pass
-// through in a ring and are not kept (the tax counts them: core/accounting.cpp).
+// through in a ring and are not kept (the tax counts them: core/memory/accounting.cpp).
 
 #include "scenario.h"
 

@@ -35,7 +35,7 @@ std::string explainResult(double bytes)
 
 Explanation explainSegment(SegmentKind k, const Scenario& s, const Breakdown& b)
 {
-    // The term's own function with the text evaluator (core/terms.cpp): the value is the one
+    // The term's own function with the text evaluator (core/memory/terms.cpp): the value is the one
     // account() computed, the formula is the expression that computed it.
     TermContext c = termContext(b.model, s, parallelLayout(s, b.model));
     evaluateTerms(c);
@@ -105,7 +105,7 @@ Explanation explainCurve(CurveKind c, const Scenario& s, const GpuSpec& gpu)
                         "; the activations follow Korthikanti's terms for this checkpointing mode. " +
                         explainSegment(SegmentKind::Activations, x, b).assumptions;
         e.source = "Korthikanti et al. 2022 §4–5; docs/accounting.md, Activations and Workspace and overhead; "
-                   "core/accounting.cpp (sweepContext)";
+                   "core/memory/accounting.cpp (sweepContext)";
     }
     e.substituted = subs.empty() ? "0" : subs + " at " + at;
     e.value = sum;

@@ -1,7 +1,7 @@
 #pragma once
 // The fit map (issue 11 §3): GPUs needed over model size × context length for one scenario's recipe,
 // layout and GPU. Every cell is Breakdown::minGpusToFit of the scenario with that size and context
-// (docs/accounting.md, "The fit map"; tests/tst_fitmap.cpp compares every cell with account()).
+// (docs/accounting.md, "The fit map"; tests/core/memory/tst_fitmap.cpp compares every cell with account()).
 
 #include "accounting.h"
 

@@ -1,8 +1,8 @@
 #pragma once
 // Formula drill-down: each memory segment and each sequence-length curve as its formula, the same
 // formula with the scenario's numbers substituted, the result, its assumptions and its source.
-// Each segment is its term's own function (core/terms.cpp) evaluated with the text evaluator, so
-// the formula shown is the expression account() evaluates (tests/tst_explain.cpp checks the values).
+// Each segment is its term's own function (core/memory/terms.cpp) evaluated with the text evaluator, so
+// the formula shown is the expression account() evaluates (tests/core/teach/tst_explain.cpp checks the values).
 
 #include "accounting.h"
 #include "gpu.h"

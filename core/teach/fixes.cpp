@@ -17,7 +17,7 @@ namespace {
 constexpr double kSelectiveOverhead = 0.027;
 constexpr double kFullOverhead = 0.33;
 
-// Changes and factors as core/units.h formats them everywhere.
+// Changes and factors as core/base/units.h formats them everywhere.
 std::string pct(double f)
 {
     return formatPercentChange(f);
@@ -301,7 +301,7 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
                             " sent per GPU per step (was " + formatBytes(before.tax.total()) + ").";
                  });
     } else if (!training && before.minGpusToFit > gpus) {
-        // Serving splits the weights by tensor parallelism over the GPUs (core/accounting.cpp);
+        // Serving splits the weights by tensor parallelism over the GPUs (core/memory/accounting.cpp);
         // the core finds the smallest count that fits.
         Scenario x = s;
         x.hardware.gpus = before.minGpusToFit;

@@ -14,7 +14,7 @@
 namespace trainmem {
 namespace {
 
-// Ratios and shares as core/units.h formats them everywhere.
+// Ratios and shares as core/base/units.h formats them everywhere.
 std::string times(double ratio)
 {
     return formatRatio(ratio);
@@ -29,7 +29,7 @@ std::string count(int64_t n)
     return std::to_string(n);
 }
 
-// One key per term of the table (core/terms.cpp), then the subtotals.
+// One key per term of the table (core/memory/terms.cpp), then the subtotals.
 nlohmann::json segmentsJson(const Segments& g)
 {
     nlohmann::json j = nlohmann::json::object();
@@ -77,7 +77,7 @@ nlohmann::json ranksJson(const std::vector<RankKind>& ranks)
 
 // The receipt's lines (issue 13): pre-training as computed, then each published phase as given.
 // The step as a film (issue 11 §1): its phases with their start, end and peak, where the peak is, and each
-// term whose bytes at the peak are not the bars' with the reason (core/timeline.h).
+// term whose bytes at the peak are not the bars' with the reason (core/memory/timeline.h).
 nlohmann::json timelineJson(const StepTimeline& t)
 {
     nlohmann::json phases = nlohmann::json::array();

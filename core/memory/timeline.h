@@ -2,7 +2,7 @@
 // One training step as a film (issue 11 §1): the busiest GPU's memory over time, segment by segment,
 // through the forward pass layer by layer, the loss, the backward pass (freeing the tape, writing the
 // gradients, rebuilding what checkpointing dropped), the gradient collective and the optimizer step.
-// Built from the same terms as the bars (core/terms.cpp): each moment holds the terms that are alive
+// Built from the same terms as the bars (core/memory/terms.cpp): each moment holds the terms that are alive
 // then, so the film's peak is the bars' total wherever every term is alive at once, and below or above
 // it by named terms otherwise (docs/accounting.md, "One training step").
 

@@ -15,7 +15,7 @@ const std::vector<SegmentKind> kEverything(kAllSegmentKinds.begin(), kAllSegment
 std::string ratio(double x)
 {
     return formatRatio(x);
-} // core/units.h
+} // core/base/units.h
 
 double revealedBytes(const Segments& g, const std::vector<SegmentKind>& kinds)
 {

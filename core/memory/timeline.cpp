@@ -27,7 +27,7 @@ constexpr double kLossShare = 0.06;
 // A deep stage is drawn a group of layers at a time past this many passes (each direction).
 constexpr int64_t kMaxPasses = 400;
 
-// The allocator's reserve is a share of the bytes in use (core/terms.cpp, fragmentation): it follows
+// The allocator's reserve is a share of the bytes in use (core/memory/terms.cpp, fragmentation): it follows
 // the other terms at every moment.
 void reserve(Segments& g, const Scenario& s)
 {

@@ -1,6 +1,6 @@
 #pragma once
 // A formula that evaluates and prints itself in the same pass, so the number a chart draws and the
-// formula the drill-down shows come from one expression and cannot drift apart (core/terms.cpp).
+// formula the drill-down shows come from one expression and cannot drift apart (core/memory/terms.cpp).
 //
 // Each memory term is written once, as a function template over the expression type:
 //   NumExpr  carries only the value: account() on the live path, no strings, no allocation;
