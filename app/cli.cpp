@@ -1,7 +1,8 @@
 #include "cli.h"
 
+#include "accounting.h"
 #include "chartkind.h"
-#include "coreapi.h"
+#include "report.h"
 #include "units.h"
 
 #include <QCommandLineParser>

@@ -407,7 +407,7 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
         m_bars[static_cast<size_t>(i)]->setData(keys, values, true);
     }
     // The legend lists the segments some bar has, in stacking order (top of the stack last). With
-    // LoRA adapters the weights are the frozen base (core/terms.cpp names it the same way).
+    // LoRA adapters the weights are the frozen base (core/memory/terms.cpp names it the same way).
     bool legendChanged = legend->itemCount() != static_cast<int>(std::count(used.begin(), used.end(), true));
     QCPBars* weights = m_bars[static_cast<size_t>(SegmentKind::Weights)];
     const QString weightsName = used[static_cast<size_t>(SegmentKind::Adapters)]

@@ -1,7 +1,7 @@
 #pragma once
 // The guided chapter tour (issue 4 item 1): a step list with previous/next (PageUp/PageDown, as
 // presenter remotes send, and Alt+Left/Alt+Right). Each step asks the window for its scenario and
-// says which segments the bar chart should reveal; the words and numbers come from core/tour.h.
+// says which segments the bar chart should reveal; the words and numbers come from core/teach/tour.h.
 
 #include "tour.h"
 

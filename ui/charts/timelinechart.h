@@ -1,6 +1,6 @@
 #pragma once
 // One training step as a film (issue 11 §1): the busiest GPU's memory over the step, a stacked area
-// by segment from the core's StepTimeline (core/timeline.h), with the phases under the axis, the
+// by segment from the core's StepTimeline (core/memory/timeline.h), with the phases under the axis, the
 // peak marked and named, the GPU's capacity line, and the phase a tour step plays shaded.
 
 #include "chartpanel.h"
@@ -17,7 +17,7 @@
 
 namespace trainmem {
 
-/// A band the film stacks: a memory term, in the table's order (core/terms.h), with two terms split in two
+/// A band the film stacks: a memory term, in the table's order (core/memory/terms.h), with two terms split in two
 /// parts: the gradient buffer into what the backward pass has written and what waits, the activations into
 /// the tape and what the backward rebuilds. A new term gets its band, name and colour from the table.
 struct TimelineBand {

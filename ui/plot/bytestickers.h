@@ -1,5 +1,5 @@
 #pragma once
-// Axis tickers that label bytes with the core's formatter (units live in one place: core/units.h).
+// Axis tickers that label bytes with the core's formatter (units live in one place: core/base/units.h).
 
 #include "units.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // The compute and cost receipt (docs/accounting.md, "Receipts"): tokens, MFU, GPU type and count,
-// price → FLOPs, GPU-hours, dollars and days, from core/cost.h.
+// price → FLOPs, GPU-hours, dollars and days, from core/teach/cost.h.
 
 #include "cost.h"
 

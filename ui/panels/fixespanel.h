@@ -1,7 +1,7 @@
 #pragma once
 // "Cheapest change to fit" (issue 4 item 5): for a scenario that dies, the single changes that make
 // it fit, cheapest first, each with what it costs; Apply sends the changed scenario to the window.
-// The list and its order come from core/fixes.h; every entry was verified with account().
+// The list and its order come from core/teach/fixes.h; every entry was verified with account().
 
 #include "fixes.h"
 

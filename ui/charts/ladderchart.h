@@ -2,7 +2,7 @@
 // The scale-out ladder as a chart (issue 4 item 3): one stacked bar per rung (1 GPU, ZeRO-1/2/3,
 // + tensor, + pipeline, + expert parallel), memory per GPU by segment in the bar chart's colours,
 // the GPU's capacity as a line, and above each bar its total and the communication tax the cut adds.
-// Every number comes from core/ladder.h.
+// Every number comes from core/teach/ladder.h.
 
 #include "ladder.h"
 

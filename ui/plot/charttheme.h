@@ -20,7 +20,7 @@ class QPointF;
 
 namespace trainmem {
 
-/// Bars, curves and legends stack the core's memory terms (core/terms.h) in the table's order; the
+/// Bars, curves and legends stack the core's memory terms (core/memory/terms.h) in the table's order; the
 /// names, hints and colours below are read from that table.
 inline constexpr int kSegmentCount = static_cast<int>(kTermCount);
 

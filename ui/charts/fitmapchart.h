@@ -2,7 +2,7 @@
 // The fit map (issue 11 §3): model size (x, log, 1B … 10T) against context length (y, log, 512 … 1M) for the
 // current recipe, layout and GPU, each cell coloured by the GPUs it needs (1, 2–8, 9–64, 65–1024, more, never),
 // the "fits on one GPU" boundary drawn along the cells, and the current scenario marked. Every number is the
-// core's fitMap() (core/fitmap.h); the chart maps cells to colours. The dock computes nothing while hidden.
+// core's fitMap() (core/memory/fitmap.h); the chart maps cells to colours. The dock computes nothing while hidden.
 
 #include "chartpanel.h"
 #include "charttheme.h"

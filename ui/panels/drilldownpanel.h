@@ -1,6 +1,6 @@
 #pragma once
 // Formula drill-down (issue 4 item 2): a bar segment or a curve as its formula, the formula with
-// the current numbers, the result, its assumptions and its source. All text comes from core/explain.h.
+// the current numbers, the result, its assumptions and its source. All text comes from core/teach/explain.h.
 
 #include "explain.h"
 
