@@ -1,5 +1,5 @@
 # Packaging (issue 5): `cmake --install` into a scratch prefix, then the installed tree is checked.
-# Included from ui_tests.cmake; the guard makes a second include from tests/CMakeLists.txt harmless.
+# Included from tests/CMakeLists.txt.
 include_guard(GLOBAL)
 
 set(_prefix "${CMAKE_BINARY_DIR}/install-test")

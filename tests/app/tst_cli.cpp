@@ -273,8 +273,8 @@ private Q_SLOTS:
 
     void offloadJsonHasHostBytesPerNode()
     {
-        // The chapter's 7B on 8 GPUs, ZeRO-2 with optimizer offload (tests/tst_offload.cpp derives it): 14 GB of
-        // bf16 weights stay on each GPU; the node's host holds fp32 gradients 28 GB, master 28 GB, Adam 56 GB.
+        // The chapter's 7B on 8 GPUs, ZeRO-2 with optimizer offload (tests/core/memory/tst_offload.cpp derives it):
+        // 14 GB of bf16 weights stay on each GPU; the node's host holds fp32 gradients 28 GB, master 28 GB, Adam 56 GB.
         const nlohmann::json j =
             runJson({"--json", "--preset", "chapter-7b", "--gpus", "8", "--zero", "2", "--offload", "optimizer"});
         QCOMPARE(j["per_gpu_bytes"]["weights"].get<double>(), 14e9);

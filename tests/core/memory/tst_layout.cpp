@@ -160,7 +160,7 @@ private Q_SLOTS:
     // Each stage holds n = 32/8 = 4 layers' share of P_layers = P − 2·V·h = 6,476,271,616, i.e.
     // 809,533,952; the first adds the input embedding V·h = 131,072,000 (Megatron-LM builds it on
     // the first stage), the last the output head, another 131,072,000, and the logits.
-    // Tape of one layer (core/activations.h; bf16, flash, no dropout, MHA): attention 10·sbh,
+    // Tape of one layer (core/memory/activations.h; bf16, flash, no dropout, MHA): attention 10·sbh,
     // scores 4·a·sb = 128·sb, SwiGLU mlp sb·(2h + 6f), norms 4·sbh: sb·(16h + 6f + 128).
     // 1F1B: stage i holds p − i micro-batches in flight (Narayanan et al. 2021 §2.2): 8, 7, 1.
     void busiestPipelineStage()

@@ -3,7 +3,7 @@
 // (meta-llama/Llama-2-7b-hf config.json: L 32, h 4096, f 11008 SwiGLU, V 32000 untied,
 // P = 6,738,415,616): each stage holds 4 layers' share of P − 2·V·h, the first adds the input
 // embedding, the last the output head and the logits; one layer's tape at s = 4096, b = 1 is
-// sb·(16h + 6f + 128) (Korthikanti et al. 2022 with flash attention, core/activations.h).
+// sb·(16h + 6f + 128) (Korthikanti et al. 2022 with flash attention, core/memory/activations.h).
 #include "testdata.h"
 
 #include "cost.h"

@@ -1,4 +1,4 @@
-// The activation tape against Korthikanti et al. 2022 and its generalisations (core/activations.h).
+// The activation tape against Korthikanti et al. 2022 and its generalisations (core/memory/activations.h).
 #include "activations.h"
 #include "testdata.h"
 

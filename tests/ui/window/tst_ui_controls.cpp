@@ -483,7 +483,7 @@ void TestUiControls::offloadControlRaisesZeroAndMovesStateToTheHost()
     QCOMPARE(w.scenario().hardware.zeroStage, 1);
     QCOMPARE(panel->zeroBox()->currentData().toInt(), 1);
     // ZeRO-1 + optimizer offload: the fp32 gradients, master copy and moments go to the host, so each GPU holds
-    // only the whole bf16 weights, 2 B · 7e9 = 14 GB (tests/tst_offload.cpp).
+    // only the whole bf16 weights, 2 B · 7e9 = 14 GB (tests/core/memory/tst_offload.cpp).
     const GpuSpec* gpu = PresetLibrary::instance().gpus().find(s.hardware.gpu);
     QVERIFY(gpu);
     const Breakdown b = account(w.scenario(), *gpu);
