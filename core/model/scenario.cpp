@@ -186,20 +186,30 @@ Scenario withGpuCount(Scenario s, int64_t gpus)
 std::optional<int64_t> gradAccumForGlobalBatch(const Scenario& s, int64_t sequences, std::string* why)
 {
     const HardwareSetup& hw = s.hardware;
-    // Context-parallel ranks share a sequence, so they add no data-parallel replica (Megatron-LM:
-    // data_parallel_size = world / (tp · pp · cp)). Each degree is clamped before the product.
-    const int64_t mp = std::clamp<int64_t>(hw.tp, 1, kMaxGpus) * std::clamp<int64_t>(hw.pp, 1, kMaxGpus) *
-                       std::clamp<int64_t>(hw.cp, 1, kMaxGpus);
-    const int64_t dp = hw.gpus >= mp && hw.gpus % mp == 0 ? hw.gpus / mp : 0;
-    const int64_t per = std::clamp<int64_t>(s.training.microBatch, 1, kMaxMicroBatch) * dp;
     auto fail = [&](const std::string& msg) -> std::optional<int64_t> {
         if (why)
             *why = msg;
         return std::nullopt;
     };
+    // Context-parallel ranks share a sequence, so they add no data-parallel replica (Megatron-LM:
+    // data_parallel_size = world / (tp · pp · cp)). Each degree is clamped, and the product is formed only
+    // while it stays within the GPU count: three degrees of 2^22 multiply to 2^66, which wraps to 0 in int64.
+    const int64_t gpus = hw.gpus;
+    const int64_t degrees[] = {std::clamp<int64_t>(hw.tp, 1, kMaxGpus), std::clamp<int64_t>(hw.pp, 1, kMaxGpus),
+                               std::clamp<int64_t>(hw.cp, 1, kMaxGpus)};
+    int64_t mp = 1;
+    for (const int64_t d : degrees) {
+        if (d > gpus / mp)
+            return fail("needs gpus to be a multiple of tp·pp·cp = " + std::to_string(degrees[0]) + "·" +
+                        std::to_string(degrees[1]) + "·" + std::to_string(degrees[2]) +
+                        ", which exceeds the GPU count (" + std::to_string(gpus) + ")");
+        mp *= d;
+    }
+    const int64_t dp = gpus >= 1 && gpus % mp == 0 ? gpus / mp : 0;
+    const int64_t per = std::clamp<int64_t>(s.training.microBatch, 1, kMaxMicroBatch) * dp;
     if (dp == 0)
         return fail("needs gpus to be a multiple of tp·pp·cp (" + std::to_string(mp) + "), got " +
-                    std::to_string(hw.gpus));
+                    std::to_string(gpus));
     if (sequences < 1 || sequences % per != 0)
         return fail("must be a multiple of micro_batch × data parallel = " + std::to_string(s.training.microBatch) +
                     " × " + std::to_string(dp) + " = " + std::to_string(per) + ", got " + std::to_string(sequences));

@@ -258,6 +258,34 @@ private Q_SLOTS:
         testdata::compareBytes(b.stages[2].bytes.activations, 4 * last * perLayer);
     }
 
+    void globalBatchRefusesDegreesWhoseProductOverflows()
+    {
+        // Issue 33 §1: tp = pp = cp = 2^22 multiply to 2^66, which wrapped to 0 in int64 and was divided by
+        // (SIGFPE). The product is now checked against the GPU count factor by factor.
+        Scenario s = testdata::preset("llama2-7b");
+        s.hardware.gpus = 8;
+        s.hardware.tp = s.hardware.pp = s.hardware.cp = int64_t(1) << 22;
+        std::string why;
+        QCOMPARE(gradAccumForGlobalBatch(s, 8, &why), std::optional<int64_t>());
+        QCOMPARE(QString::fromStdString(why),
+                 QStringLiteral("needs gpus to be a multiple of tp·pp·cp = "
+                                "4194304·4194304·4194304, which exceeds the GPU count (8)"));
+        // At the largest degrees (10^7 each, 10^21 in all) the message names the factors, not a wrapped product.
+        s.hardware.gpus = s.hardware.tp = s.hardware.pp = s.hardware.cp = kMaxGpus;
+        QCOMPARE(gradAccumForGlobalBatch(s, 8, &why), std::optional<int64_t>());
+        QCOMPARE(QString::fromStdString(why), QStringLiteral("needs gpus to be a multiple of tp·pp·cp = "
+                                                             "10000000·10000000·10000000, which exceeds the GPU count "
+                                                             "(10000000)"));
+        // The same in a scenario file: an error naming the field, not a crash.
+        const ScenarioParse p = parseScenario(
+            R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {"global_batch": 8},
+                "hardware": {"gpus": 8, "tp": 4194304, "pp": 4194304, "context_parallel": 4194304}})",
+            "big.json");
+        QVERIFY(!p.ok());
+        QVERIFY2(QString::fromStdString(p.errors.front().toString()).contains(QStringLiteral("global_batch")),
+                 p.errors.front().toString().c_str());
+    }
+
     void globalBatchSetsGradAccum()
     {
         Scenario s = testdata::preset("llama2-7b");
