@@ -27,10 +27,18 @@ std::optional<int64_t> parseScaled(const std::string& text, bool binaryContext)
 {
     if (text.empty() || text.size() > 64)
         return std::nullopt;
+    // Spaces around the number are dropped; inside it they are refused ("8 8" is not 88). Digit groups may be
+    // separated by ',' or '_' ("8,192", "1_000").
+    const auto isSpace = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+    const auto from = std::find_if_not(text.begin(), text.end(), isSpace);
+    const auto to = std::find_if_not(text.rbegin(), text.rend(), isSpace).base();
     std::string s;
-    for (char c : text)
-        if (c != '_' && c != ',' && !std::isspace(static_cast<unsigned char>(c)))
-            s += c;
+    for (auto it = from; it < to; ++it) {
+        if (isSpace(*it))
+            return std::nullopt;
+        if (*it != '_' && *it != ',')
+            s += *it;
+    }
     if (s.empty())
         return std::nullopt;
     double scale = 1;
@@ -55,6 +63,12 @@ std::optional<int64_t> parseScaled(const std::string& text, bool binaryContext)
         }
         s.pop_back();
     }
+    // Decimal digits, a fraction and an exponent only: strtod would also take "0x10" (16), "inf" and "nan".
+    if (std::any_of(s.begin(), s.end(), [](char c) {
+            return !std::isdigit(static_cast<unsigned char>(c)) && c != '.' && c != 'e' && c != 'E' && c != '+' &&
+                   c != '-';
+        }))
+        return std::nullopt;
     if (s.empty())
         return std::nullopt;
     const char* begin = s.c_str();
@@ -68,6 +82,8 @@ std::optional<int64_t> parseScaled(const std::string& text, bool binaryContext)
     const double rounded = std::round(r);
     if (std::fabs(rounded - r) > 1e-6 * std::max(1.0, r))
         return std::nullopt; // "1.5" parameters is not a count
+    if (rounded == 0 && r != 0)
+        return std::nullopt; // "1e-9" is not 0
     return static_cast<int64_t>(rounded);
 }
 

@@ -230,6 +230,10 @@ public:
                 PatternResult r = evalLayerPattern(v);
                 if (!r.error.empty())
                     return error(f, r.error + " in " + shown(v));
+                // An empty list would leave the pattern unset, which reads as every layer MoE (issue 33).
+                if (r.values.empty())
+                    return error(f, "lists no layers, expected one 0 or 1 per layer (--num-layers of them), got " +
+                                        shown(v));
                 a.moeLayerPattern = std::move(r.values);
                 return;
             }

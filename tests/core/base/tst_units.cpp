@@ -29,6 +29,14 @@ private Q_SLOTS:
         QTest::newRow("inf rejected") << "inf" << false << qint64(0);
         QTest::newRow("nan rejected") << "nan" << false << qint64(0);
         QTest::newRow("overflow rejected") << "1e30" << false << qint64(0);
+        // Issue 33 §4: no silent reinterpretation.
+        QTest::newRow("commas group digits") << "8,192" << true << qint64(8192);
+        QTest::newRow("spaces around are dropped") << " 8 " << true << qint64(8);
+        QTest::newRow("a space inside is not 88") << "8 8" << false << qint64(0);
+        QTest::newRow("hexadecimal is not 16") << "0x10" << false << qint64(0);
+        QTest::newRow("hexadecimal float rejected") << "0x1p4" << false << qint64(0);
+        QTest::newRow("1e-9 is not 0") << "1e-9" << false << qint64(0);
+        QTest::newRow("zero is zero") << "0" << true << qint64(0);
     }
     void parseCount()
     {

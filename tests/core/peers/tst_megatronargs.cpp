@@ -260,6 +260,11 @@ void TestMegatronArgs::badInputNamesTheFlag_data()
     QTest::newRow("pattern of the wrong length")
         << base + "--num-experts 8 --moe-layer-freq '[0]*3'"
         << "--megatron-args: --moe-layer-freq: lists 3 layers, expected --num-layers = 2";
+    // Issue 33 §4: an empty list left the pattern unset, which reads as every layer MoE.
+    QTest::newRow("empty layer pattern is not every layer MoE")
+        << base + "--num-experts 8 --moe-layer-freq '[]'"
+        << "--megatron-args: --moe-layer-freq: lists no layers, expected one 0 or 1 per layer (--num-layers of them), "
+           "got \"[]\"";
     QTest::newRow("missing value at the end") << base + "--seq-length"
                                               << "--megatron-args: --seq-length: needs a value";
     QTest::newRow("value for a switch") << base + "--swiglu=1"
