@@ -170,10 +170,12 @@ public:
         const QString v = m_p.value(o);
         std::optional<int64_t> n = context ? parseContext(v.toStdString()) : parseCount(v.toStdString());
         if (!n) {
-            bool neg = false;
-            const double d = v.toDouble(&neg);
-            if (neg && d <= 0)
+            bool number = false;
+            const double d = v.trimmed().toDouble(&number);
+            if (number && d <= 0)
                 error = fail(name, QStringLiteral("must be a positive integer, got %1").arg(v));
+            else if (number && d > static_cast<double>(max))
+                error = fail(name, QStringLiteral("must be between %1 and %2, got %3").arg(min).arg(max).arg(v));
             else
                 error =
                     fail(name, QStringLiteral("must be a whole number such as 8192, 7B or 2.4T, got \"%1\"").arg(v));
@@ -229,13 +231,12 @@ bool readMegatron(const QString& value, int64_t gpus, CliRequest& r, QString& er
     QString text = value;
     std::string source = "--megatron-args";
     if (value.startsWith(QLatin1Char('@'))) {
-        QFile f(value.mid(1));
-        if (!f.open(QIODevice::ReadOnly)) {
-            error = fail(QStringLiteral("megatron-args"),
-                         QStringLiteral("cannot read %1: %2").arg(value.mid(1), f.errorString()));
+        QByteArray bytes;
+        if (const std::optional<FieldError> e = readUserFile(value.mid(1), "a Megatron-LM launch", bytes)) {
+            error = fail(QStringLiteral("megatron-args"), QString::fromStdString(e->toString()));
             return false;
         }
-        text = QString::fromUtf8(f.readAll());
+        text = QString::fromUtf8(bytes);
         source = value.mid(1).toStdString();
     }
     const MegatronParse parsed = parseMegatronArgs(text.toStdString(), gpus, source);

@@ -12,6 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+
 using namespace trainmem;
 
 class TestCli : public QObject
@@ -171,7 +175,7 @@ private Q_SLOTS:
                "(e.g. 128256 for Llama 3, 32000 for Llama 2)";
         QTest::newRow("Megatron file that cannot be read")
             << QStringList{"--json", "--megatron-args", "@/nonexistent/launch.sh"}
-            << "--megatron-args: cannot read /nonexistent/launch.sh: No such file or directory";
+            << "--megatron-args: /nonexistent/launch.sh: cannot be read: No such file or directory";
         QTest::newRow("tiny export") << QStringList{"--export-png", "x.png", "--width", "10"}
                                      << "--width: must be 200 to 16384 pixels, got \"10\"";
         QTest::newRow("absurd scale")
@@ -190,6 +194,27 @@ private Q_SLOTS:
             << QStringList{"--json", "--lora-rank", "8"} << "--lora-rank: applies only with --finetune lora or qlora";
         QTest::newRow("bad MFU") << QStringList{"--json", "--mfu", "1.5"}
                                  << "--mfu: must be a number between 1e-06 and 1, got \"1.5\"";
+        // Issue 33 §4: nothing is silently read as something else.
+        QTest::newRow("a space inside a count is not 88")
+            << QStringList{"--json", "--gpus", "8 8"}
+            << "--gpus: must be a whole number such as 8192, 7B or 2.4T, got \"8 8\"";
+        QTest::newRow("hexadecimal is not 16")
+            << QStringList{"--json", "--params", "0x10"}
+            << "--params: must be a whole number such as 8192, 7B or 2.4T, got \"0x10\"";
+        QTest::newRow("a ZeRO stage of 1e-9 is not 0")
+            << QStringList{"--json", "--zero", "1e-9"}
+            << "--zero: must be a whole number such as 8192, 7B or 2.4T, got \"1e-9\"";
+        QTest::newRow("1e-9 tokens is not 0")
+            << QStringList{"--json", "--tokens", "1e-9"}
+            << "--tokens: must be a whole number such as 8192, 7B or 2.4T, got \"1e-9\"";
+        // Issue 33 §8: a number too large names the limit.
+        QTest::newRow("too many GPUs names the limit")
+            << QStringList{"--json", "--gpus", "1e30"} << "--gpus: must be between 1 and 10000000, got 1e30";
+        // Issue 33 §1: tp·pp·cp of 2^66 wrapped to 0 and was divided by (SIGFPE).
+        QTest::newRow("tp·pp·cp beyond the GPUs with a global batch")
+            << QStringList{"--json", "--tp", "4194304", "--pp", "4194304", "--cp", "4194304", "--global-batch", "8"}
+            << "--global-batch: needs gpus to be a multiple of tp·pp·cp = 4194304·4194304·4194304, which exceeds the "
+               "GPU count (1)";
     }
     void badArguments()
     {
@@ -198,6 +223,62 @@ private Q_SLOTS:
         const CliOutcome o = parse(args);
         QVERIFY(!o.ok);
         QCOMPARE(o.error, error);
+    }
+
+    // Issue 33 §2 and §3, on files this test makes (never on /dev): a pipe, a link to one and a device node are
+    // refused by every reader with a clear message, at once (a pipe used to wait for a writer forever, a device to
+    // be read until memory ran out), and no export or save replaces them.
+    void specialFilesAreRefused()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("pipe.json"));
+        QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+        const QString link = dir.filePath(QStringLiteral("link.json"));
+        QVERIFY(QFile::link(fifo, link));
+        QStringList specials{fifo, link};
+        // A character device with /dev/zero's numbers, where the test may make one (as root, as CI runs).
+        const QString device = dir.filePath(QStringLiteral("zero.json"));
+        if (::mknod(QFile::encodeName(device).constData(), S_IFCHR | 0600, makedev(1, 5)) == 0)
+            specials << device;
+        for (const QString& path : specials) {
+            for (const QStringList& args :
+                 {QStringList{"--json", "--scenario", path}, QStringList{"--json", "--hf-config", path},
+                  QStringList{"--json", "--megatron-args", QLatin1Char('@') + path}}) {
+                QProcess p;
+                p.start(QStringLiteral(TRAINMEM_EXE), args);
+                const bool finished = p.waitForFinished(20000);
+                if (!finished)
+                    p.kill();
+                QVERIFY2(finished, qPrintable(args.join(' ') + QStringLiteral(": still running after 20 s")));
+                QCOMPARE(p.exitCode(), 2);
+                const QString err = QString::fromUtf8(p.readAllStandardError());
+                QVERIFY2(err.contains(QStringLiteral("is not a regular file")),
+                         qPrintable(args.join(' ') + ": " + err));
+            }
+            // Export: refused, and the target keeps its kind.
+            QProcess p;
+            p.start(QStringLiteral(TRAINMEM_EXE), {"--export-png", path, "--width", "400", "--height", "300"});
+            QVERIFY(p.waitForFinished(30000));
+            QVERIFY(p.exitCode() != 0);
+            QVERIFY2(p.readAllStandardError().contains("is not a regular file"), qPrintable(path));
+            struct stat st {
+            };
+            QVERIFY(::lstat(QFile::encodeName(path).constData(), &st) == 0);
+            QVERIFY2(!S_ISREG(st.st_mode), qPrintable(path + QStringLiteral(" was replaced by a regular file")));
+        }
+        // A user preset that is a link to a pipe is listed as an error, and the library loads without it.
+        QDir(dir.path()).mkdir(QStringLiteral("presets"));
+        QVERIFY(QFile::link(fifo, dir.filePath(QStringLiteral("presets/stuck.json"))));
+        PresetLibrary lib;
+        lib.load(dir.filePath(QStringLiteral("presets")));
+        QCOMPARE(lib.presets().size(), size_t(11));
+        QCOMPARE(lib.errors().size(), qsizetype(1));
+        QVERIFY2(lib.errors().front().contains(QStringLiteral("stuck.json: is not a regular file")),
+                 qPrintable(lib.errors().front()));
+        // The shared reader refuses the pipe without opening it (opening one waits for a writer).
+        QByteArray bytes;
+        QVERIFY(readUserFile(fifo, "a scenario", bytes).has_value());
+        QVERIFY(bytes.isEmpty());
     }
 
     void sequenceAndContextParallel()

@@ -265,6 +265,8 @@ bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QS
             error,
             tr("%1: an image of %2×%3 at scale %4 is out of range").arg(file).arg(o.width).arg(o.height).arg(o.scale));
 
+    if (const QString unsafe = unsafeSaveTarget(file); !unsafe.isEmpty())
+        return fail(error, unsafe);
     QSaveFile out(file);
     if (!out.open(QIODevice::WriteOnly))
         return fail(error, tr("%1: cannot be written: %2").arg(file, out.errorString()));
@@ -347,6 +349,8 @@ bool exportTour(const QString& dir, const ExportOptions& o, QStringList* written
                           QString::fromStdString(x.picture->callout), QString::fromStdString(stage->highlight.text));
     }
     const QString indexPath = out.filePath(QStringLiteral("index.md"));
+    if (const QString unsafe = unsafeSaveTarget(indexPath); !unsafe.isEmpty())
+        return fail(error, unsafe);
     QSaveFile file(indexPath);
     if (!file.open(QIODevice::WriteOnly) || file.write(index.toUtf8()) < 0 || !file.commit())
         return fail(error, tr("%1: cannot be written: %2").arg(indexPath, file.errorString()));

@@ -15,22 +15,40 @@ QString toQString(const FieldError& e)
     return QString::fromStdString(e.toString());
 }
 
-namespace {
-
-/// A user's file read whole, or the error that says why not (unreadable, or larger than any real
-/// `what` is). Scenario files and config.json files share it.
 std::optional<FieldError> readUserFile(const QString& path, const char* what, QByteArray& bytes)
 {
+    const QFileInfo info(path);
+    if (info.exists() && !info.isFile())
+        return FieldError{path.toStdString(), "",
+                          info.isDir() ? std::string("is a folder; give ") + what + " file"
+                                       : std::string("is not a regular file (a device, a pipe or a socket); give ") +
+                                             what + " file"};
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         return FieldError{path.toStdString(), "", "cannot be read: " + f.errorString().toStdString()};
-    constexpr qint64 kMaxFile = 16 * 1024 * 1024;
-    if (f.size() > kMaxFile)
-        return FieldError{path.toStdString(), "",
-                          std::string("is larger than 16 MiB; ") + what + " is a few kilobytes"};
-    bytes = f.readAll();
+    const std::string tooLarge = std::string("is larger than 16 MiB; ") + what + " is a few kilobytes";
+    if (f.size() > kMaxUserFileBytes)
+        return FieldError{path.toStdString(), "", tooLarge};
+    bytes = f.read(kMaxUserFileBytes + 1);
+    if (bytes.size() > kMaxUserFileBytes) {
+        bytes.clear();
+        return FieldError{path.toStdString(), "", tooLarge};
+    }
     return std::nullopt;
 }
+
+QString unsafeSaveTarget(const QString& path)
+{
+    const QFileInfo info(path);
+    if (!info.exists() || info.isFile())
+        return {};
+    return info.isDir() ? QStringLiteral("%1: is a folder").arg(path)
+                        : QStringLiteral("%1: is not a regular file (a device, a pipe or a socket); TrainMem saves "
+                                         "only to regular files")
+                              .arg(path);
+}
+
+namespace {
 
 std::string_view view(const QByteArray& bytes)
 {

@@ -64,4 +64,16 @@ private:
 
 QString toQString(const FieldError& e);
 
+/// The most a user's file (a scenario, a config.json, a Megatron-LM launch) may hold; real ones are kilobytes.
+inline constexpr qint64 kMaxUserFileBytes = 16 * 1024 * 1024;
+
+/// \brief A user's file read whole, or the error that says why not. Only a regular file (or a link to one) is
+/// opened: a pipe would wait for a writer forever and a device never ends. At most kMaxUserFileBytes are read,
+/// whatever the file's size says (a device or a /proc file says 0). `what` names such a file ("a scenario").
+std::optional<FieldError> readUserFile(const QString& path, const char* what, QByteArray& bytes);
+
+/// \brief Why `path` must not be saved over, or an empty string. An atomic save (QSaveFile) renames a new file
+/// over the target, so a device, a pipe or a socket there would be replaced by a regular file: it is refused.
+QString unsafeSaveTarget(const QString& path);
+
 } // namespace trainmem

@@ -404,6 +404,10 @@ bool MainWindow::openFile(const QString& path)
 
 bool MainWindow::saveFile(const QString& path)
 {
+    if (const QString unsafe = unsafeSaveTarget(path); !unsafe.isEmpty()) {
+        showError(tr("Could not save the scenario"), {unsafe}, true);
+        return false;
+    }
     QSaveFile f(path);
     const QByteArray text = QByteArray::fromStdString(scenarioToText(m_scenario));
     if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit()) {
@@ -447,6 +451,10 @@ bool MainWindow::saveUserPreset(const QString& dir)
     const QString folder = dir.isEmpty() ? PresetLibrary::userPresetDir() : dir;
     const QString id = QString::fromStdString(m_scenario.id.empty() ? "my-preset" : m_scenario.id);
     const QString path = QDir(folder).filePath(id + QStringLiteral(".json"));
+    if (const QString unsafe = unsafeSaveTarget(path); !unsafe.isEmpty()) {
+        showError(tr("Could not save the user preset"), {unsafe}, true);
+        return false;
+    }
     QSaveFile f(path);
     const QByteArray text = QByteArray::fromStdString(scenarioToText(m_scenario));
     if (!QDir().mkpath(folder) || !f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit()) {
