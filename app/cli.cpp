@@ -308,7 +308,11 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         return out;
     }
     if (p.isSet(o.scenario)) {
-        const ScenarioParse parsed = PresetLibrary::loadFile(p.value(o.scenario));
+        ScenarioParse parsed = PresetLibrary::loadFile(p.value(o.scenario));
+        // An unknown GPU is refused as --gpu refuses one, unless --gpu replaces it.
+        if (parsed.ok() && !p.isSet(o.gpu))
+            if (std::optional<FieldError> e = library.unknownGpu(parsed.scenario, p.value(o.scenario)))
+                parsed.errors.push_back(std::move(*e));
         if (!parsed.ok()) {
             out.ok = false;
             QStringList lines;
@@ -333,6 +337,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         }
         r.scenario = e->scenario;
         r.scenarioGiven = p.isSet(o.preset);
+        for (const QString& skipped : library.skippedUserPreset(id))
+            r.warnings << QStringLiteral("the user preset %1 was skipped (%2); using the built-in").arg(id, skipped);
     }
 
     // The model of a Hugging Face config replaces the starting scenario's; the overrides then apply.

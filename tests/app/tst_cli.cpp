@@ -281,6 +281,44 @@ private Q_SLOTS:
         QVERIFY(bytes.isEmpty());
     }
 
+    // Issue 33 §7: a scenario file's unknown GPU is refused as --gpu refuses one (it warned and drew an H100), and
+    // a bad user preset that a built-in stands in for is named on stderr, not skipped without a word.
+    void unknownGpuAndSkippedUserPresetsAreNamed()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("unknown-gpu.json"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "hardware": {"gpu": "h999"}})");
+        f.close();
+        const CliOutcome refused = parse({"--json", "--scenario", file});
+        QVERIFY(!refused.ok);
+        QVERIFY2(refused.error.startsWith(file + QStringLiteral(": /hardware/gpu: unknown GPU \"h999\" (known: ")),
+                 qPrintable(refused.error));
+        QVERIFY2(refused.error.contains(QStringLiteral("H100")), qPrintable(refused.error));
+        // --gpu replaces the file's GPU, so the file is read.
+        const CliOutcome replaced = parse({"--json", "--scenario", file, "--gpu", "a100-80gb"});
+        QVERIFY2(replaced.ok, qPrintable(replaced.error));
+        QCOMPARE(replaced.request.scenario.hardware.gpu, std::string("A100-80GB"));
+
+        // A user preset overriding chapter-7b that does not load: the built-in is used and the run says so.
+        QDir(dir.path()).mkdir(QStringLiteral("presets"));
+        QFile bad(dir.filePath(QStringLiteral("presets/chapter-7b.json")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "training": {"seq_len": -4}})");
+        bad.close();
+        PresetLibrary lib;
+        lib.load(dir.filePath(QStringLiteral("presets")));
+        const CliOutcome o = parseCommandLine({"trainmem", "--json", "--preset", "chapter-7b"}, lib);
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QCOMPARE(o.request.scenario.training.seqLen, lib.find(QStringLiteral("chapter-7b"))->scenario.training.seqLen);
+        QCOMPARE(o.request.warnings.size(), qsizetype(1));
+        QVERIFY2(o.request.warnings.front().startsWith(QStringLiteral("the user preset chapter-7b was skipped (")),
+                 qPrintable(o.request.warnings.front()));
+        QVERIFY2(o.request.warnings.front().contains(QStringLiteral("/training/seq_len")),
+                 qPrintable(o.request.warnings.front()));
+    }
+
     void sequenceAndContextParallel()
     {
         // Issue 9 §4: --sp and --cp reach the scenario, and --json reports the layout used.

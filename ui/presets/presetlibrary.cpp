@@ -109,9 +109,15 @@ void PresetLibrary::addFrom(const QString& dir, bool builtIn)
             continue;
         const QString path = d.filePath(name);
         ScenarioParse p = loadFile(path);
+        if (p.ok())
+            if (std::optional<FieldError> e = unknownGpu(p.scenario, path))
+                p.errors.push_back(std::move(*e));
         if (!p.ok()) {
-            for (const FieldError& e : p.errors)
+            for (const FieldError& e : p.errors) {
                 m_errors << toQString(e);
+                if (!builtIn)
+                    m_skipped[QFileInfo(name).completeBaseName()] << toQString(e);
+            }
             continue;
         }
         if (p.scenario.id.empty())
@@ -134,6 +140,7 @@ void PresetLibrary::load(const QString& userDir)
 {
     m_presets.clear();
     m_errors.clear();
+    m_skipped.clear();
     QFile gpus(QStringLiteral(":/presets/gpus.json"));
     if (gpus.open(QIODevice::ReadOnly)) {
         const QByteArray bytes = gpus.readAll();
@@ -173,6 +180,17 @@ const GpuSpec& PresetLibrary::gpuFor(const Scenario& s, QString* error) const
         *error = QStringLiteral("/hardware/gpu: unknown GPU \"%1\"; using %2")
                      .arg(QString::fromStdString(s.hardware.gpu), QString::fromStdString(fallback.id));
     return fallback;
+}
+
+std::optional<FieldError> PresetLibrary::unknownGpu(const Scenario& s, const QString& file) const
+{
+    if (m_gpus.gpus.empty() || m_gpus.find(s.hardware.gpu))
+        return std::nullopt;
+    std::string known;
+    for (const GpuSpec& g : m_gpus.gpus)
+        known += (known.empty() ? "" : ", ") + g.id;
+    return FieldError{file.toStdString(), "/hardware/gpu",
+                      "unknown GPU \"" + s.hardware.gpu + "\" (known: " + known + ")"};
 }
 
 const PresetLibrary& PresetLibrary::instance()

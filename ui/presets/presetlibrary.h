@@ -6,6 +6,7 @@
 #include "hfconfig.h"
 #include "scenarioio.h"
 
+#include <QHash>
 #include <QString>
 #include <QStringList>
 
@@ -39,6 +40,12 @@ public:
     const GpuSpec& gpuFor(const Scenario& s, QString* error = nullptr) const;
     /// One message per bad file or field ("file: /path: message").
     const QStringList& errors() const { return m_errors; }
+    /// The messages of the user preset files named `id`.json that were skipped as bad: a built-in of that id is
+    /// used instead, and the command line says so (issue 33 §7).
+    QStringList skippedUserPreset(const QString& id) const { return m_skipped.value(id); }
+    /// The error for a scenario whose GPU the catalog does not hold, naming the ones it does; nothing when it holds
+    /// it. A scenario file or user preset with an unknown GPU is refused as --gpu refuses one (issue 33 §7).
+    std::optional<FieldError> unknownGpu(const Scenario& s, const QString& file) const;
 
     /// Reads and parses one scenario file; I/O failures come back as errors naming the file.
     static ScenarioParse loadFile(const QString& path);
@@ -60,6 +67,7 @@ private:
     GpuCatalog m_gpus;
     GpuSpec m_fallbackGpu;
     QStringList m_errors;
+    QHash<QString, QStringList> m_skipped; ///< by the file's base name
 };
 
 QString toQString(const FieldError& e);

@@ -386,7 +386,9 @@ bool MainWindow::openFile(const QString& path)
         showError(tr("Could not open %1; the current scenario is kept.").arg(QFileInfo(path).fileName()), lines, false);
         return false;
     }
-    const FieldErrors semantic = validateScenario(parsed.scenario, path.toStdString());
+    FieldErrors semantic = validateScenario(parsed.scenario, path.toStdString());
+    if (std::optional<FieldError> e = m_library.unknownGpu(parsed.scenario, path))
+        semantic.push_back(std::move(*e));
     if (!semantic.empty()) {
         QStringList lines;
         for (const FieldError& e : semantic)

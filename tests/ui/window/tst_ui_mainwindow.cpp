@@ -59,6 +59,10 @@ void TestUiMainWindow::badFileShowsErrorAndKeepsState_data()
         << QByteArray(R"({"schema": "trainmem/scenario@1", "training": {"precision": "fp7"}})")
         << "/training/precision";
     QTest::newRow("missing file") << QByteArray() << "cannot be read";
+    // Issue 33 §7: it used to warn in the status bar and silently draw an H100.
+    QTest::newRow("unknown GPU is refused as --gpu refuses it")
+        << QByteArray(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "hardware": {"gpu": "h999"}})")
+        << "/hardware/gpu: unknown GPU \"h999\" (known: ";
 }
 
 void TestUiMainWindow::badFileShowsErrorAndKeepsState()
