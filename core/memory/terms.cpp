@@ -287,9 +287,10 @@ template <class X> X tokens(const ActivationInputs& in)
 
 bool korthikantiShaped(const Architecture& a, const ActivationInputs& in)
 {
-    return !a.isMoe() && a.ffnKind == FfnKind::Gelu && a.dropoutOrDefault() && a.attention != AttentionKind::MLA &&
-           a.kvHeadsOrDefault() == a.heads && a.headDimOrDefault() * a.heads == a.hidden && a.ffn == 4 * a.hidden &&
-           in.elementBytes == 2 && !in.fp8LinearInputs && in.tp == 1 && in.cp == 1;
+    return a.hidden > 0 && !a.isMoe() && a.ffnKind == FfnKind::Gelu && a.dropoutOrDefault() &&
+           a.attention != AttentionKind::MLA && a.kvHeadsOrDefault() == a.heads &&
+           a.headDimOrDefault() * a.heads == a.hidden && a.ffn == 4 * a.hidden && in.elementBytes == 2 &&
+           !in.fp8LinearInputs && in.tp == 1 && in.cp == 1;
 }
 
 // The widest intermediate of one layer, in elements per token, and what it is.

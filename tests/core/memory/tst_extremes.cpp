@@ -107,6 +107,23 @@ private Q_SLOTS:
         }
     }
 
+    void architectureWithoutHiddenSizeGivesNoNaN()
+    {
+        // fuzz_scenario found it (CI, issue 28's fresh-clone run): GPT-3's architecture with "hidden" misspelt
+        // parses with errors and hidden 0, and the Korthikanti form s·b·h·(34 + 5·a·s/h) gave 0·∞ = NaN. The
+        // window and the fuzzer account such a scenario while its errors are shown, so every term stays finite.
+        const ScenarioParse p = parseScenario(
+            R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 96, "hidYden": 12288,
+                "heads": 96, "kv_heads": 96, "ffn_kind": "gelu", "vocab": 50257, "dropout": true}},
+                "training": {"checkpointing": "none", "flash_attention": false}})",
+            "hidYden.json");
+        QVERIFY(!p.ok());
+        QCOMPARE(p.scenario.model.architecture.hidden, int64_t(0));
+        const Breakdown b = account(p.scenario, GpuSpec{});
+        checkSegments(b.perGpu, "per GPU");
+        checkSegments(b.singleGpu, "one GPU");
+    }
+
     void sweepMatchesAccount()
     {
         Scenario s = testdata::preset("llama3-8b");
