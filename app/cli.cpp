@@ -549,12 +549,20 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             out.ok = false;
             out.error = fail(QStringLiteral("height"),
                              QStringLiteral("must be 150 to 16384 pixels, got \"%1\"").arg(p.value(o.height)));
-        } else if (!okS || !std::isfinite(r.scale) || r.scale < 0.25 || r.scale > 8 || r.width * r.scale > 32768 ||
-                   r.height * r.scale > 32768) {
+        } else if (!okS || !std::isfinite(r.scale) || r.scale < 0.25 || r.scale > 8) {
+            out.ok = false;
+            out.error =
+                fail(QStringLiteral("scale"), QStringLiteral("must be 0.25 to 8, got \"%1\"").arg(p.value(o.scale)));
+        } else if (!exportSizeAllowed(r.width, r.height, r.scale)) {
             out.ok = false;
             out.error = fail(QStringLiteral("scale"),
-                             QStringLiteral("must be 0.25 to 8 and keep the image under 32768 pixels, got \"%1\"")
-                                 .arg(p.value(o.scale)));
+                             QStringLiteral("%1×%2 at scale %3 is %4 × %5 pixels; an export is at most %6")
+                                 .arg(r.width)
+                                 .arg(r.height)
+                                 .arg(p.value(o.scale))
+                                 .arg(qRound64(r.width * r.scale))
+                                 .arg(qRound64(r.height * r.scale))
+                                 .arg(exportSizeLimitText()));
         }
     } else if (p.isSet(o.json)) {
         r.action = CliRequest::Action::Json;

@@ -18,10 +18,27 @@ struct FieldError {
         std::string s = file;
         if (!path.empty())
             s += (s.empty() ? "" : ": ") + path;
-        return s + ": " + message;
+        return s.empty() ? message : s + ": " + message;
     }
 };
 
 using FieldErrors = std::vector<FieldError>;
+
+/// A reader lists at most this many errors of one file and counts the rest: a file with a million unknown keys
+/// gets twenty lines and "… and 999,980 more errors", not 139 MB of them (issue 33 §6).
+inline constexpr size_t kMaxListedErrors = 20;
+
+/// \brief The line that stands for `more` errors left out of the list: "… and 999,980 more errors".
+inline FieldError moreErrors(const std::string& file, size_t more)
+{
+    const std::string digits = std::to_string(more);
+    std::string grouped;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            grouped += ',';
+        grouped += digits[i];
+    }
+    return {file, "", "… and " + grouped + (more == 1 ? " more error" : " more errors")};
+}
 
 } // namespace trainmem

@@ -29,8 +29,17 @@ class Reader
 public:
     Reader(const std::string& file, FieldErrors& errors) : m_file(file), m_errors(errors) {}
 
-    void error(const std::string& path, const std::string& message) { m_errors.push_back({m_file, path, message}); }
-    size_t errorCount() const { return m_errors.size(); }
+    void error(const std::string& path, const std::string& message)
+    {
+        if (m_errors.size() >= kMaxListedErrors) {
+            ++m_unlisted;
+            return;
+        }
+        m_errors.push_back({m_file, path, message});
+    }
+    size_t errorCount() const { return m_errors.size() + m_unlisted; }
+    /// Errors counted but not listed (kMaxListedErrors).
+    size_t unlisted() const { return m_unlisted; }
 
     // Flags keys the format does not define, so a typo ("seqlen") does not pass silently.
     void onlyKeys(const json& obj, const std::string& path, std::initializer_list<const char*> keys)
@@ -174,6 +183,7 @@ public:
 private:
     std::string m_file;
     FieldErrors& m_errors;
+    size_t m_unlisted = 0;
 };
 
 void readArchitecture(Reader& r, const json& j, const std::string& p, Architecture& a)
@@ -475,6 +485,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         if (!already)
             out.errors.push_back(std::move(e));
     }
+    if (r.unlisted() > 0)
+        out.errors.push_back(moreErrors(file, r.unlisted()));
     return out;
 }
 

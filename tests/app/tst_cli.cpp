@@ -178,9 +178,17 @@ private Q_SLOTS:
             << "--megatron-args: /nonexistent/launch.sh: cannot be read: No such file or directory";
         QTest::newRow("tiny export") << QStringList{"--export-png", "x.png", "--width", "10"}
                                      << "--width: must be 200 to 16384 pixels, got \"10\"";
-        QTest::newRow("absurd scale")
-            << QStringList{"--export-png", "x.png", "--scale", "100"}
-            << "--scale: must be 0.25 to 8 and keep the image under 32768 pixels, got \"100\"";
+        QTest::newRow("absurd scale") << QStringList{"--export-png", "x.png", "--scale", "100"}
+                                      << "--scale: must be 0.25 to 8, got \"100\"";
+        // Issue 33 §6: 4096² at scale 8 took 58 s and 4.2 GB; a 16384² fit map 1 GB.
+        QTest::newRow("an export over 67 megapixels")
+            << QStringList{"--export-png", "x.png", "--width", "4096", "--height", "4096", "--scale", "8"}
+            << "--scale: 4096×4096 at scale 8 is 32768 × 32768 pixels; an export is at most 32768 pixels a side and "
+               "67 megapixels in all (8192 × 8192, 256 MiB of image memory)";
+        QTest::newRow("a 16384² fit map")
+            << QStringList{"--export-png", "x.png", "--chart", "fitmap", "--width", "16384", "--height", "16384"}
+            << "--scale: 16384×16384 at scale 1 is 16384 × 16384 pixels; an export is at most 32768 pixels a side and "
+               "67 megapixels in all (8192 × 8192, 256 MiB of image memory)";
         QTest::newRow("LoRA rank 0") << QStringList{"--json", "--finetune", "lora", "--lora-rank", "0"}
                                      << "--lora-rank: must be between 1 and 4096, got 0";
         QTest::newRow("unknown fine-tuning method") << QStringList{"--json", "--finetune", "dora"}
@@ -317,6 +325,30 @@ private Q_SLOTS:
                  qPrintable(o.request.warnings.front()));
         QVERIFY2(o.request.warnings.front().contains(QStringLiteral("/training/seq_len")),
                  qPrintable(o.request.warnings.front()));
+    }
+
+    // Issue 33 §8: words that say what is wrong. An empty --scenario printed Qt's own warning first; an export over
+    // an existing file whose folder takes no new file (/proc/version) said "No such file or directory".
+    void clearerWords()
+    {
+        QProcess empty;
+        empty.start(QStringLiteral(TRAINMEM_EXE), {"--json", "--scenario", ""});
+        QVERIFY(empty.waitForFinished(30000));
+        QCOMPARE(empty.exitCode(), 2);
+        const QString err = QString::fromUtf8(empty.readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("trainmem: no file name given; give a scenario file\n")), qPrintable(err));
+        QVERIFY2(!err.contains(QStringLiteral("QFSFileEngine")), qPrintable(err));
+        if (QFileInfo(QStringLiteral("/proc/version")).isFile()) {
+            QProcess proc;
+            proc.start(QStringLiteral(TRAINMEM_EXE),
+                       {"--export-png", "/proc/version", "--width", "400", "--height", "300"});
+            QVERIFY(proc.waitForFinished(30000));
+            QVERIFY(proc.exitCode() != 0);
+            const QString e = QString::fromUtf8(proc.readAllStandardError());
+            QVERIFY2(e.contains(QStringLiteral("/proc/version: cannot be replaced: a new file is written beside it and "
+                                               "renamed over it, and its folder /proc refused that")),
+                     qPrintable(e));
+        }
     }
 
     void sequenceAndContextParallel()

@@ -260,16 +260,19 @@ bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QS
     if (!info.absoluteDir().exists())
         return fail(error,
                     tr("%1: the folder %2 does not exist").arg(file, QDir::toNativeSeparators(info.absolutePath())));
-    if (o.width < 1 || o.height < 1 || !(o.scale > 0) || o.width * o.scale > 32768 || o.height * o.scale > 32768)
-        return fail(
-            error,
-            tr("%1: an image of %2×%3 at scale %4 is out of range").arg(file).arg(o.width).arg(o.height).arg(o.scale));
+    if (o.width < 1 || o.height < 1 || !(o.scale > 0) || !exportSizeAllowed(o.width, o.height, o.scale))
+        return fail(error, tr("%1: an image of %2×%3 at scale %4 is out of range; an export is at most %5")
+                               .arg(file)
+                               .arg(o.width)
+                               .arg(o.height)
+                               .arg(o.scale)
+                               .arg(exportSizeLimitText()));
 
     if (const QString unsafe = unsafeSaveTarget(file); !unsafe.isEmpty())
         return fail(error, unsafe);
     QSaveFile out(file);
     if (!out.open(QIODevice::WriteOnly))
-        return fail(error, tr("%1: cannot be written: %2").arg(file, out.errorString()));
+        return fail(error, saveFailure(file, out.errorString()));
     if (format == ExportFormat::Png) {
         const QImage image = renderChart(s, gpu, kind, o, extras);
         if (image.isNull())

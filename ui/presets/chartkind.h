@@ -10,6 +10,24 @@ namespace trainmem {
 
 enum class ChartKind { Bars, Seq, Dashboard, Peers, Ranks, FitMap, Timeline };
 
+/// The largest image an export draws: each side at most kMaxExportSide pixels and kMaxExportPixels in all, 8192²,
+/// 256 MiB of 32-bit pixels (issue 33 §6: 4096² at scale 8 took 58 s and 4.2 GB, a 16384² fit map 1 GB).
+inline constexpr double kMaxExportSide = 32768;
+inline constexpr double kMaxExportPixels = 8192.0 * 8192.0;
+
+/// True when width × height logical pixels at `scale` stay within both limits.
+inline bool exportSizeAllowed(double width, double height, double scale)
+{
+    const double w = width * scale, h = height * scale;
+    return w >= 1 && h >= 1 && w <= kMaxExportSide && h <= kMaxExportSide && w * h <= kMaxExportPixels;
+}
+
+/// What an export may not exceed, in words.
+inline QString exportSizeLimitText()
+{
+    return QStringLiteral("32768 pixels a side and 67 megapixels in all (8192 × 8192, 256 MiB of image memory)");
+}
+
 /// The command line's name of `k`.
 inline QString chartKindName(ChartKind k)
 {

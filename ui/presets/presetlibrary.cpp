@@ -17,6 +17,8 @@ QString toQString(const FieldError& e)
 
 std::optional<FieldError> readUserFile(const QString& path, const char* what, QByteArray& bytes)
 {
+    if (path.isEmpty()) // QFile would print its own warning first
+        return FieldError{"", "", std::string("no file name given; give ") + what + " file"};
     const QFileInfo info(path);
     if (info.exists() && !info.isFile())
         return FieldError{path.toStdString(), "",
@@ -35,6 +37,18 @@ std::optional<FieldError> readUserFile(const QString& path, const char* what, QB
         return FieldError{path.toStdString(), "", tooLarge};
     }
     return std::nullopt;
+}
+
+QString saveFailure(const QString& path, const QString& reason)
+{
+    const QFileInfo info(path);
+    if (!info.exists())
+        return QStringLiteral("%1: cannot be written: %2").arg(path, reason);
+    // QSaveFile writes a new file beside the target and renames it over: an existing file that the folder will
+    // not take a new file beside (/proc/version: "No such file or directory") is named as such.
+    return QStringLiteral("%1: cannot be replaced: a new file is written beside it and renamed over it, and its "
+                          "folder %2 refused that (%3)")
+        .arg(path, info.absolutePath(), reason);
 }
 
 QString unsafeSaveTarget(const QString& path)

@@ -84,4 +84,7 @@ std::optional<FieldError> readUserFile(const QString& path, const char* what, QB
 /// over the target, so a device, a pipe or a socket there would be replaced by a regular file: it is refused.
 QString unsafeSaveTarget(const QString& path);
 
+/// \brief Why an atomic save to `path` failed, from QSaveFile's `reason`, in words that fit an existing target.
+QString saveFailure(const QString& path, const QString& reason);
+
 } // namespace trainmem

@@ -80,9 +80,9 @@ ExportDialog::ExportDialog(ChartKind kind, const ExportOptions& options, QWidget
 void ExportDialog::updateSummary()
 {
     const ExportOptions o = options();
-    const bool tooBig = o.width * o.scale > 32768 || o.height * o.scale > 32768;
+    const bool tooBig = !exportSizeAllowed(o.width, o.height, o.scale);
     m_summary->setText(
-        tooBig ? tr("Too large: keep each side under 32768 pixels.")
+        tooBig ? tr("Too large: an export is at most %1.").arg(exportSizeLimitText())
                : tr("The PNG will be %1 × %2 pixels.").arg(qRound(o.width * o.scale)).arg(qRound(o.height * o.scale)));
 }
 

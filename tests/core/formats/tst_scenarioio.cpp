@@ -132,6 +132,23 @@ private Q_SLOTS:
         QCOMPARE(p.scenario.model.params, qint64(7'000'000'000));
     }
 
+    void aMillionUnknownKeysListTwentyErrors()
+    {
+        // Issue 33 §6: every unknown key was an error of its own, 139 MB of them for a million keys. Twenty are
+        // listed, and the rest counted in the last line.
+        nlohmann::json doc = {{"schema", "trainmem/scenario@1"}, {"model", {{"params", "7B"}}}};
+        for (int i = 0; i < 100000; ++i)
+            doc["k" + std::to_string(i)] = i;
+        const ScenarioParse p = parseScenario(doc.dump(), "keys.json");
+        QCOMPARE(p.errors.size(), kMaxListedErrors + 1);
+        QCOMPARE(p.errors.front().toString().substr(0, 26), std::string("keys.json: /k0: unknown fi"));
+        QCOMPARE(p.errors.back().toString(), std::string("keys.json: … and 99,980 more errors"));
+        // A file with few errors lists them all and no count.
+        const ScenarioParse few =
+            parseScenario(R"({"schema": "trainmem/scenario@1", "model": {"params": "7B"}, "x": 1})", "few.json");
+        QCOMPARE(few.errors.size(), size_t(1));
+    }
+
     void countsAcceptSuffixes()
     {
         const ScenarioParse p = parseScenario(
