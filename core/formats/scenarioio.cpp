@@ -250,6 +250,12 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
         if (j.at("dropout").is_boolean())
             a.dropout = dropout;
     }
+    // Without head_dim the head size is hidden/heads: 8192 heads on hidden 4096 gave 0 and dropped the attention
+    // weights (issue 33 §5).
+    if (a.headDim == 0 && a.heads > 0 && a.hidden > 0 && a.hidden % a.heads != 0)
+        r.error(p + "/heads", "must divide hidden (" + std::to_string(a.hidden) +
+                                  ") unless head_dim is given (the head size is hidden/heads), got " +
+                                  std::to_string(a.heads));
     if (a.kvHeads > 0 && a.heads > 0 && a.heads % a.kvHeads != 0)
         r.error(p + "/kv_heads",
                 "must divide heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));

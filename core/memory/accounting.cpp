@@ -66,7 +66,8 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
     if (s.training.mode == Mode::Inference && hw.tp <= 1 && hw.pp <= 1)
         asked.tp = std::clamp<int64_t>(hw.gpus % asked.cp == 0 ? hw.gpus / asked.cp : hw.gpus, 1, kMaxGpus);
     // The resolved model's layers and experts (the size rule's shape for a size-only model).
-    HardwareSetup used = layoutWithin(asked, m.arch.layers, m.arch.isMoe() ? m.arch.moe.experts : 0);
+    HardwareSetup used =
+        layoutWithin(asked, m.arch.layers, m.arch.isMoe() ? m.arch.moe.experts : 0, modelHeads(s.model));
     // Megatron-LM's 2·cp chunks of a sequence (withValidLayout's rule): cp divides seq/2.
     const int64_t seq = std::clamp<int64_t>(s.training.seqLen, 1, kMaxSeq);
     used.cp = seq % 2 == 0 ? std::gcd(used.cp, seq / 2) : 1;
@@ -484,6 +485,12 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
                 "must be between 1 and the GPU count (" + std::to_string(hw.gpus) + "), got " + std::to_string(v));
     const bool degreesInRange = hw.gpus >= 1 && hw.gpus <= kMaxGpus && hw.tp >= 1 && hw.tp <= hw.gpus && hw.pp >= 1 &&
                                 hw.pp <= hw.gpus && hw.ep >= 1 && hw.ep <= hw.gpus;
+    // Megatron-LM (megatron/core/transformer/attention.py divides num_attention_heads by the tensor-parallel size)
+    // and vLLM split whole attention heads: 10^7-way tp of a 32-head model "fitted" in fractions of a head.
+    if (const int64_t heads = modelHeads(s.model); degreesInRange && heads > 0 && heads % hw.tp != 0)
+        bad("/hardware/tp", "must divide the model's " + std::to_string(heads) +
+                                " attention heads (Megatron-LM and vLLM split whole heads), got " +
+                                std::to_string(hw.tp));
     if (degreesInRange && hw.gpus % (hw.tp * hw.pp) != 0)
         bad("/hardware/gpus",
             "must be a multiple of tp·pp (" + std::to_string(hw.tp * hw.pp) + "), got " + std::to_string(hw.gpus));

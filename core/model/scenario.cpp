@@ -227,6 +227,11 @@ int64_t modelLayers(const ModelSpec& m)
     return shapeForSize(active).layers;
 }
 
+int64_t modelHeads(const ModelSpec& m)
+{
+    return m.hasArchitecture ? std::max<int64_t>(m.architecture.heads, 0) : 0;
+}
+
 int64_t modelExperts(const ModelSpec& m)
 {
     return m.hasArchitecture && m.architecture.isMoe() ? m.architecture.moe.experts : 0;
@@ -254,12 +259,14 @@ int64_t largestDivisorAtMost(int64_t n, int64_t limit)
 
 } // namespace
 
-HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts)
+HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, int64_t heads)
 {
     hw.gpus = std::clamp<int64_t>(hw.gpus, 1, kMaxGpus);
     // gcd keeps a degree where it still divides (tp 8 on 64 GPUs stays 8) and otherwise takes its
-    // largest divisor that does (tp 8 on 12 GPUs becomes 4).
+    // largest divisor that does (tp 8 on 12 GPUs becomes 4). Tensor parallelism splits whole attention heads.
     hw.tp = std::gcd(std::clamp<int64_t>(hw.tp, 1, kMaxGpus), hw.gpus);
+    if (heads > 0)
+        hw.tp = std::gcd(hw.tp, heads);
     // A pipeline stage holds at least one layer: pp ≤ L, and pp divides gpus/tp.
     hw.pp = largestDivisorAtMost(std::gcd(std::clamp<int64_t>(hw.pp, 1, kMaxGpus), hw.gpus / hw.tp),
                                  std::max<int64_t>(layers, 1));
@@ -284,7 +291,7 @@ HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts)
 
 Scenario withValidLayout(Scenario s)
 {
-    s.hardware = layoutWithin(s.hardware, modelLayers(s.model), modelExperts(s.model));
+    s.hardware = layoutWithin(s.hardware, modelLayers(s.model), modelExperts(s.model), modelHeads(s.model));
     // Megatron-LM splits each sequence into 2·cp chunks for load balance (arguments.py at d98e8a6 asserts
     // seq_length % (2 · context_parallel_size) == 0): cp keeps its largest divisor that allows it.
     const int64_t seq = std::clamp<int64_t>(s.training.seqLen, 1, kMaxSeq);

@@ -222,14 +222,16 @@ Scenario withGpuCount(Scenario s, int64_t gpus);
 /// \brief The scenario with its tensor/pipeline/context/expert degrees kept as far as the model and the GPU
 /// count allow (issue 13): tp divides gpus, pp divides gpus/tp and is at most the model's layers,
 /// cp divides gpus/(tp·pp) and 2·cp divides the sequence (Megatron-LM's load-balanced chunks),
+/// tp divides the attention heads (Megatron-LM and vLLM split whole heads; issue 33 §5),
 /// etp divides gpus/pp, ep divides the experts and gpus/(etp·pp) (1 on a dense model, etp unset), vpp is 1 without a
 /// pipeline and pp·vpp is at most the layers. Each degree keeps its largest divisor that satisfies these, so a valid
 /// layout is returned unchanged. withGpuCount() ends with it; the window's controls apply it after every edit, so they
 /// never make a layout validateScenario() refuses.
 Scenario withValidLayout(Scenario s);
-/// \brief The same rules on the hardware alone, for a model of `layers` layers and `experts`
-/// routed experts (0: dense). The sequence rule of cp is withValidLayout()'s (it needs the training setup).
-HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts);
+/// \brief The same rules on the hardware alone, for a model of `layers` layers, `experts` routed experts (0: dense)
+/// and `heads` attention heads (0: no rule). The sequence rule of cp is withValidLayout()'s (it needs the training
+/// setup).
+HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, int64_t heads = 0);
 
 /// \brief The scenario with an offload its ZeRO stage allows (DeepSpeed: offload_optimizer from ZeRO-1, offload_param
 /// only at ZeRO-3; no parameter offload of a QLoRA NF4 base). With `raiseZero` the ZeRO stage is raised to what the
@@ -248,6 +250,9 @@ std::optional<int64_t> gradAccumForGlobalBatch(const Scenario& s, int64_t sequen
 int64_t modelLayers(const ModelSpec& m);
 /// \brief The routed experts of a mixture-of-experts architecture; 0 for a dense or size-only model.
 int64_t modelExperts(const ModelSpec& m);
+/// \brief The attention heads tensor parallelism splits; 0 for a size-only model (its shape is the size rule's guess,
+/// not a constraint the user gave).
+int64_t modelHeads(const ModelSpec& m);
 
 // Value names as they appear in files and on the command line (docs/scenario-format.md).
 const char* toString(Mode v);

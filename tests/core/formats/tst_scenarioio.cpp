@@ -132,6 +132,27 @@ private Q_SLOTS:
         QCOMPARE(p.scenario.model.params, qint64(7'000'000'000));
     }
 
+    void headsThatLeaveNoHeadSizeAreRefused()
+    {
+        // Issue 33 §5: 8192 heads on hidden 4096 gave head_dim 0, dropped the attention weights, and the file the
+        // scenario's own --json wrote did not load. Without head_dim the heads must divide hidden.
+        const ScenarioParse p = parseScenario(
+            R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 32, "hidden": 4096,
+                "heads": 8192, "ffn": 11008, "ffn_kind": "swiglu", "vocab": 32000}}})",
+            "heads.json");
+        QCOMPARE(p.errors.size(), size_t(1));
+        QCOMPARE(
+            p.errors.front().toString(),
+            std::string("heads.json: /model/architecture/heads: must divide hidden (4096) unless head_dim is given "
+                        "(the head size is hidden/heads), got 8192"));
+        // With head_dim (Gemma's 256 on hidden 3072 with 16 heads) the heads need not divide hidden.
+        const ScenarioParse gemma = parseScenario(
+            R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 28, "hidden": 3072,
+                "heads": 16, "head_dim": 256, "ffn": 24576, "ffn_kind": "swiglu", "vocab": 256000}}})",
+            "gemma.json");
+        QVERIFY2(gemma.ok(), gemma.ok() ? "" : gemma.errors.front().toString().c_str());
+    }
+
     void aMillionUnknownKeysListTwentyErrors()
     {
         // Issue 33 §6: every unknown key was an error of its own, 139 MB of them for a million keys. Twenty are

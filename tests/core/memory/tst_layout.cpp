@@ -42,6 +42,14 @@ private Q_SLOTS:
         QTest::newRow("llama3-8b pp 64 > its 32 layers (the issue's case)")
             << "llama3-8b" << qint64(64) << qint64(1) << qint64(64) << qint64(1) << "/hardware/pp"
             << "must not exceed the model's 32 layers (a pipeline stage holds at least one), got 64";
+        // Issue 33 §5: Megatron-LM's attention.py divides num_attention_heads by tp; 10^7-way tp of Llama 3 8B's 32
+        // heads (meta-llama/Meta-Llama-3-8B num_attention_heads 32) "fitted" in fractions of a head.
+        QTest::newRow("llama3-8b tp 64 does not divide its 32 heads")
+            << "llama3-8b" << qint64(64) << qint64(64) << qint64(1) << qint64(1) << "/hardware/tp"
+            << "must divide the model's 32 attention heads (Megatron-LM and vLLM split whole heads), got 64";
+        QTest::newRow("llama3-8b tp 10^7")
+            << "llama3-8b" << qint64(10'000'000) << qint64(10'000'000) << qint64(1) << qint64(1) << "/hardware/tp"
+            << "must divide the model's 32 attention heads (Megatron-LM and vLLM split whole heads), got 10000000";
         QTest::newRow("ep on a dense model")
             << "llama3-8b" << qint64(8) << qint64(1) << qint64(1) << qint64(8) << "/hardware/ep"
             << "must be 1: the model has no mixture-of-experts layers to split, got 8";
