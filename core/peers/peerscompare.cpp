@@ -264,7 +264,10 @@ PeerComparison comparePeers(const MegatronArgs& m, const Scenario& s, const GpuS
         c.gpusPerNode = world;
         c.nodes = 1;
     }
-    c.deepspeedParams = megatronModelParams(m);
+    // DeepSpeed's estimators take model.parameters(): for a launch or an architecture, the model the flags build;
+    // for a size-only scenario, the size given (--params N), not the Megatron count of the shape made up for it
+    // (that missed DeepSpeed's own figure by 0.8–6.6%, issue 33).
+    c.deepspeedParams = s.model.hasArchitecture ? megatronModelParams(m) : resolveModel(s.model).params.total;
     c.deepspeedLargestLayer = megatronLargestTensor(m);
     // The scenario's offload (issue 9 §3) is DeepSpeed's cpu_offload (offload_optimizer) and cpu_offload_params
     // (offload_param); its ZeRO-2 estimator has no parameter offload, so ZeRO-2 takes the optimizer part only.

@@ -7,6 +7,7 @@
 #include "peers.h"
 
 #include "params.h"
+#include "testdata.h"
 
 #include <QtTest>
 
@@ -73,6 +74,7 @@ private Q_SLOTS:
     void megatron();
     void deepspeed_data();
     void deepspeed();
+    void deepspeedTakesTheSizeGiven();
     void deepspeedOffloadChoices_data();
     void deepspeedOffloadChoices();
     void differencesAddUpToTheGap_data();
@@ -221,6 +223,22 @@ void TestPeers::deepspeed()
     QCOMPARE(c.zero3.cpuBytes, zero3Cpu);
     QCOMPARE(c.zero2Variants.size(), size_t(2)); // what estimate_zero2_..._all_cold prints
     QCOMPARE(c.zero3Variants.size(), size_t(6));
+}
+
+void TestPeers::deepspeedTakesTheSizeGiven()
+{
+    // Issue 33: for --params N DeepSpeed got the Megatron count of the made-up shape. Its estimators take
+    // model.parameters(), which is N. On one GPU without offload estimate_zero2_model_states_mem_needs gives
+    // 2P + int(18P/1) = 20 · 7e9 = 140,000,000,000 B (it prints 130.39GB, ÷ 2^30), and with cpu_offload 2P on the
+    // GPU and P · max(4·1, 16) · 1.5 = 168,000,000,000 B on the CPU.
+    Scenario s = testdata::sized(7'000'000'000);
+    const MegatronArgs m = megatronFromScenario(s, resolveModel(s.model).arch);
+    QVERIFY(megatronModelParams(m) != 7'000'000'000); // the shape's own count: what was fed before
+    const PeerComparison c = comparePeers(m, s, GpuSpec{});
+    QCOMPARE(c.deepspeedParams, int64_t(7'000'000'000));
+    QCOMPARE(c.zero2.gpuBytes, int64_t(140'000'000'000));
+    QCOMPARE(c.zero2Variants.front().gpuBytes, int64_t(14'000'000'000));
+    QCOMPARE(c.zero2Variants.front().cpuBytes, int64_t(168'000'000'000));
 }
 
 void TestPeers::deepspeedOffloadChoices_data()
