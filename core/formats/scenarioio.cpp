@@ -422,7 +422,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         HardwareSetup& h = s.hardware;
         r.onlyKeys(*hardware, p,
                    {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "expert_tensor_parallel", "context_parallel",
-                    "offload", "gpus_per_node", "framework_bytes", "fragmentation"});
+                    "offload", "gpus_per_node", "framework_bytes", "fragmentation", "first_stage_layers",
+                    "last_stage_layers", "embedding_in_pipeline_split", "loss_in_pipeline_split"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
@@ -436,6 +437,10 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.integer(*hardware, "gpus_per_node", p, h.gpusPerNode, 1, kMaxGpusPerNode);
         r.number(*hardware, "framework_bytes", p, h.frameworkBytes, 0, 1e12);
         r.number(*hardware, "fragmentation", p, h.fragmentation, 0, 1);
+        r.integer(*hardware, "first_stage_layers", p, h.split.firstLayers, 1, kMaxLayers);
+        r.integer(*hardware, "last_stage_layers", p, h.split.lastLayers, 1, kMaxLayers);
+        r.boolean(*hardware, "embedding_in_pipeline_split", p, h.split.embedding);
+        r.boolean(*hardware, "loss_in_pipeline_split", p, h.split.loss);
     }
 
     const json* cost = nullptr;
@@ -593,6 +598,15 @@ json scenarioToJson(const Scenario& s)
         j["hardware"]["offload"] = toString(h.offload); // left out, it is none
     if (h.gpusPerNode != kDefaultGpusPerNode)
         j["hardware"]["gpus_per_node"] = h.gpusPerNode; // left out, it is 8
+    // The pipeline split only when it is not the even one.
+    if (h.split.firstLayers > 0)
+        j["hardware"]["first_stage_layers"] = h.split.firstLayers;
+    if (h.split.lastLayers > 0)
+        j["hardware"]["last_stage_layers"] = h.split.lastLayers;
+    if (h.split.embedding)
+        j["hardware"]["embedding_in_pipeline_split"] = true;
+    if (h.split.loss)
+        j["hardware"]["loss_in_pipeline_split"] = true;
     j["cost"] = {{"tokens", s.cost.tokens}, {"mfu", s.cost.mfu}, {"price_per_gpu_hour", s.cost.pricePerGpuHour}};
     if (!s.cost.otherPhases.empty()) {
         json phases = json::array();

@@ -84,6 +84,8 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
     // shards expert state over it (Megatron-LM: expert_data_parallel_size, the distributed
     // optimizer's expert buffers; theoretical_memory_usage.py's 6 + 12/edp per expert parameter).
     p.dpExpert = p.gpus / (p.etp * p.ep * p.pp);
+    if (pipelineSplitProblem(hw.split, std::max<int64_t>(m.arch.layers, 1), p.pp, p.vpp).empty())
+        p.split = hw.split;
     if (warnings) {
         auto changed = [&](const char* path, const char* what, int64_t from, int64_t to) {
             if (from != to)
@@ -256,7 +258,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     const double denseShare = dense / mp;                                      // per model-parallel rank
     const double expertShare = routed / (dbl(par.etp * par.pp) * dbl(par.ep)); // experts split etp ways, not tp
     const double L = dbl(std::max<int64_t>(a.layers, 1));
-    const int64_t layersPerStage = (std::max<int64_t>(a.layers, 1) + par.pp - 1) / par.pp;
+    const int64_t layersPerStage = par.maxStageLayers(a.layers);
     r.layersPerStage = layersPerStage;
 
     const ActivationInputs in = activationInputs(s, dbl(par.tp), dbl(par.cp));
@@ -453,6 +455,25 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
     return out;
 }
 
+int64_t ParallelLayout::maxStageLayers(int64_t layers) const
+{
+    if (pp <= 1 || split.isDefault())
+        return layersOnStage(split, layers, pp, 0);
+    // Uneven: the first, a middle and the last stage are the only shapes there are.
+    return std::max({stageLayers(layers, 0), stageLayers(layers, pp > 2 ? 1 : 0), stageLayers(layers, pp - 1)});
+}
+
+namespace {
+
+// The model's layer count can be used (modelLayers() of an invalid model is a clamp, not the user's number).
+bool modelCountedEarly(const Scenario& s)
+{
+    return s.model.hasArchitecture ? s.model.architecture.layers >= 1 && s.model.architecture.layers <= kMaxLayers
+                                   : s.model.params >= 1 && s.model.params <= kMaxParams;
+}
+
+} // namespace
+
 FieldErrors validateScenario(const Scenario& s, const std::string& where)
 {
     FieldErrors errs;
@@ -491,6 +512,14 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
         bad("/hardware/tp", "must divide the model's " + std::to_string(heads) +
                                 " attention heads (Megatron-LM and vLLM split whole heads), got " +
                                 std::to_string(hw.tp));
+    if (const std::string why = degreesInRange && modelCountedEarly(s)
+                                    ? pipelineSplitProblem(hw.split, modelLayers(s.model), hw.pp, hw.vpp)
+                                    : std::string();
+        !why.empty())
+        bad(hw.split.uneven()    ? "/hardware/first_stage_layers"
+            : hw.split.embedding ? "/hardware/embedding_in_pipeline_split"
+                                 : "/hardware/loss_in_pipeline_split",
+            why);
     if (degreesInRange && hw.gpus % (hw.tp * hw.pp) != 0)
         bad("/hardware/gpus",
             "must be a multiple of tp·pp (" + std::to_string(hw.tp * hw.pp) + "), got " + std::to_string(hw.gpus));

@@ -71,6 +71,11 @@ struct ParallelLayout {
     int64_t vpp = 1; ///< virtual pipeline stages per GPU
     int64_t etp = 1; ///< expert tensor parallel (tp unless set)
     int zero = 0;
+    PipelineSplit split; ///< uneven stages, where they fit this layout (else the even split)
+    /// Transformer layers on pipeline stage i (layersOnStage of the split).
+    int64_t stageLayers(int64_t layers, int64_t i) const { return layersOnStage(split, layers, pp, i); }
+    /// The most layers any stage holds.
+    int64_t maxStageLayers(int64_t layers) const;
 };
 
 /// \brief Which pipeline stage a view describes (issue 13): the first holds the input embedding

@@ -54,6 +54,7 @@ void placeOnStageIndex(TermContext& c, int64_t index)
               : i == p - 1 ? PipelineStage::Last
                            : PipelineStage::Middle;
     c.stageIndex = i;
+    c.stageLayers = static_cast<double>(c.layout.stageLayers(std::max<int64_t>(std::llround(c.layers), 1), i));
     c.inflight = c.training && p > 1
                      ? microBatchesInFlight(p, i, std::max<int64_t>(c.scenario->training.gradAccum, 1), c.layout.vpp)
                      : 1;

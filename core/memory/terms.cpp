@@ -857,7 +857,7 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
     c.in = activationInputs(s, dbl(layout.tp), dbl(layout.cp));
     const int64_t L = std::max<int64_t>(a.layers, 1);
     c.layers = dbl(L);
-    c.stageLayers = dbl((L + layout.pp - 1) / layout.pp);
+    c.stageLayers = dbl(layout.maxStageLayers(L));
     c.denseLayers = dbl(a.isMoe() ? std::min(a.moe.denseLayers, a.layers) : a.layers);
     c.moeLayers = c.layers - c.denseLayers;
     if (c.training && trainedMtpParams(m, s) > 0) {

@@ -227,6 +227,73 @@ int64_t modelLayers(const ModelSpec& m)
     return shapeForSize(active).layers;
 }
 
+int64_t layersOnStage(const PipelineSplit& split, int64_t L, int64_t p, int64_t i)
+{
+    L = std::max<int64_t>(L, 1);
+    p = std::max<int64_t>(p, 1);
+    if (p == 1)
+        return L;
+    const bool first = i == 0, last = i == p - 1;
+    if (split.uneven()) {
+        // get_num_layers_to_build: the given first (last) stage takes its layers, the other stages share the rest.
+        int64_t rest = L, stagesLeft = p;
+        if (split.firstLayers > 0) {
+            rest -= split.firstLayers;
+            --stagesLeft;
+        }
+        if (split.lastLayers > 0) {
+            rest -= split.lastLayers;
+            --stagesLeft;
+        }
+        if (first && split.firstLayers > 0)
+            return split.firstLayers;
+        if (last && split.lastLayers > 0)
+            return split.lastLayers;
+        return stagesLeft > 0 ? std::max<int64_t>(rest, 0) / stagesLeft : 0;
+    }
+    // The embedding (loss) counts as one more layer to split, then the first (last) stage builds one layer less.
+    const int64_t n = L + (split.embedding ? 1 : 0) + (split.loss ? 1 : 0);
+    int64_t layers = (n + p - 1) / p;
+    if (first && split.embedding)
+        --layers;
+    if (last && split.loss)
+        --layers;
+    return std::max<int64_t>(layers, 0);
+}
+
+std::string pipelineSplitProblem(const PipelineSplit& split, int64_t L, int64_t p, int64_t vpp)
+{
+    if (split.isDefault())
+        return {};
+    if (p <= 1)
+        return "needs pipeline parallelism (pp above 1)";
+    if (split.uneven() && (split.embedding || split.loss))
+        return "the first/last stage layers cannot be combined with the embedding or loss in the split "
+               "(Megatron-LM's get_num_layers_to_build asserts it)";
+    if (vpp > 1)
+        return "is not modelled with a virtual pipeline (vpp " + std::to_string(vpp) + ")";
+    if (split.uneven()) {
+        const int64_t given = (split.firstLayers > 0 ? 1 : 0) + (split.lastLayers > 0 ? 1 : 0);
+        const int64_t rest = L - split.firstLayers - split.lastLayers;
+        const int64_t stagesLeft = p - given;
+        if (rest < 0 || (stagesLeft == 0 && rest != 0))
+            return "first " + std::to_string(split.firstLayers) + " + last " + std::to_string(split.lastLayers) +
+                   " layers must " + (stagesLeft == 0 ? "equal" : "not exceed") + " the model's " + std::to_string(L) +
+                   " layers";
+        if (stagesLeft > 0 && (rest % stagesLeft != 0 || rest / stagesLeft < 1))
+            return "leaves " + std::to_string(rest) + " layers for the other " + std::to_string(stagesLeft) +
+                   " stages, which must be a positive multiple of them (Megatron-LM asserts the left over layers "
+                   "divide the left over stages)";
+        return {};
+    }
+    const int64_t n = L + (split.embedding ? 1 : 0) + (split.loss ? 1 : 0);
+    if (n % p != 0)
+        return std::to_string(L) + " layers" + (split.embedding ? " + the embedding" : "") +
+               (split.loss ? " + the loss" : "") + " = " + std::to_string(n) + " must divide by pp " +
+               std::to_string(p) + " (Megatron-LM's arguments.py asserts it)";
+    return {};
+}
+
 int64_t modelHeads(const ModelSpec& m)
 {
     return m.hasArchitecture ? std::max<int64_t>(m.architecture.heads, 0) : 0;
@@ -297,6 +364,9 @@ Scenario withValidLayout(Scenario s)
     const int64_t seq = std::clamp<int64_t>(s.training.seqLen, 1, kMaxSeq);
     // 2·cp divides seq exactly when cp divides seq/2, so the largest such divisor of cp is gcd(cp, seq/2).
     s.hardware.cp = seq % 2 == 0 ? std::gcd(s.hardware.cp, seq / 2) : 1;
+    // An uneven split laid for another pipeline size no longer adds up: the stages share the layers evenly.
+    if (!pipelineSplitProblem(s.hardware.split, modelLayers(s.model), s.hardware.pp, s.hardware.vpp).empty())
+        s.hardware.split = {};
     return s;
 }
 

@@ -150,6 +150,29 @@ struct TrainingSetup {
     bool operator==(const TrainingSetup&) const = default;
 };
 
+/// \brief How the transformer layers are laid on pipeline stages when not evenly (issue 33): Megatron-LM's
+/// --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers (0 = not set: the other stages share
+/// what is left), or one stage's worth of room for the embedding on the first stage and for the loss on the last
+/// (--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split). Megatron-LM
+/// megatron/core/transformer/transformer_block.py get_num_layers_to_build at
+/// d98e8a64ddf34856e74b24714e3bedb2f5a39553.
+struct PipelineSplit {
+    int64_t firstLayers = 0;
+    int64_t lastLayers = 0;
+    bool embedding = false;
+    bool loss = false;
+    bool uneven() const { return firstLayers > 0 || lastLayers > 0; }
+    bool isDefault() const { return !uneven() && !embedding && !loss; }
+    bool operator==(const PipelineSplit&) const = default;
+};
+
+/// \brief The transformer layers on pipeline stage `i` of `p` for a model of `L` layers. Without a split it is
+/// ⌈L/p⌉ on every stage (the last may then hold fewer in a real run; TrainMem takes the busiest shape).
+int64_t layersOnStage(const PipelineSplit& split, int64_t L, int64_t p, int64_t i);
+/// \brief Why `split` cannot lay `L` layers on `p` stages with `vpp` virtual stages, as Megatron-LM's arguments.py
+/// and get_num_layers_to_build assert it, or an empty string.
+std::string pipelineSplitProblem(const PipelineSplit& split, int64_t L, int64_t p, int64_t vpp);
+
 struct HardwareSetup {
     std::string gpu = "H100";
     int64_t gpus = 1;
@@ -174,6 +197,7 @@ struct HardwareSetup {
     int64_t gpusPerNode = kDefaultGpusPerNode;
     bool offloadsOptimizer() const { return offload != Offload::None; }
     bool offloadsParams() const { return offload == Offload::OptimizerParams; }
+    PipelineSplit split;            ///< uneven pipeline stages (issue 33); the default is ⌈L/p⌉ layers on each
     double frameworkBytes = 0.75e9; ///< CUDA context + framework (PyTorch) resident memory
     double fragmentation = 0.05;    ///< allocator reserve as a fraction of everything else
 

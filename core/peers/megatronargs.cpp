@@ -181,8 +181,10 @@ public:
                 [&a](int64_t n) { a.virtualPipelineModelParallelSize = n; });
         intFlag("--num-layers-per-virtual-pipeline-stage", 1, kMaxLayers,
                 [&a](int64_t n) { a.numLayersPerVirtualPipelineStage = n; });
-        for (const char* f : {"--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers"})
-            intFlag(f, 0, kMaxLayers, [&a](int64_t) { a.unevenPipeline = true; });
+        intFlag("--decoder-first-pipeline-num-layers", 1, kMaxLayers,
+                [&a](int64_t n) { a.pipelineSplit.firstLayers = n; });
+        intFlag("--decoder-last-pipeline-num-layers", 1, kMaxLayers,
+                [&a](int64_t n) { a.pipelineSplit.lastLayers = n; });
         intFlag("--expert-model-parallel-size", 1, kMaxGpus, [&a](int64_t n) { a.expertModelParallelSize = n; });
         intFlag("--expert-tensor-parallel-size", 1, kMaxGpus, [&a](int64_t n) { a.expertTensorParallelSize = n; });
         // torchrun's own flags (both spellings), and TrainMem's GPU count inside pasted text.
@@ -196,6 +198,8 @@ public:
 
         boolFlag("--group-query-attention", [&a] { a.groupQueryAttention = true; });
         boolFlag("--swiglu", [&a] { a.swiglu = true; });
+        boolFlag("--account-for-embedding-in-pipeline-split", [&a] { a.pipelineSplit.embedding = true; });
+        boolFlag("--account-for-loss-in-pipeline-split", [&a] { a.pipelineSplit.loss = true; });
         boolFlag("--untie-embeddings-and-output-weights", [&a] { a.untieEmbeddingsAndOutputWeights = true; });
         boolFlag("--disable-bias-linear", [&a] { a.addBiasLinear = false; });
         boolFlag("--no-bias-linear", [&a] { a.addBiasLinear = false; });
@@ -403,7 +407,17 @@ void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
     if (a.worldSize % replica != 0)
         return r.error(gpuFlag, std::to_string(a.worldSize) + " GPUs are not divisible by tp·pp·cp = " +
                                     std::to_string(replica) + " (arguments.py asserts it)");
-    if (!a.unevenPipeline && a.numLayers % a.pipelineModelParallelSize != 0)
+    if (!a.pipelineSplit.isDefault()) {
+        // get_num_layers_to_build (transformer_block.py) and arguments.py's checks at d98e8a6.
+        if (const std::string why = pipelineSplitProblem(a.pipelineSplit, a.numLayers, a.pipelineModelParallelSize,
+                                                         a.virtualPipeline().value_or(1));
+            !why.empty())
+            r.error(a.pipelineSplit.uneven() ? (a.pipelineSplit.firstLayers > 0 ? "--decoder-first-pipeline-num-layers"
+                                                                                : "--decoder-last-pipeline-num-layers")
+                    : a.pipelineSplit.embedding ? "--account-for-embedding-in-pipeline-split"
+                                                : "--account-for-loss-in-pipeline-split",
+                    why);
+    } else if (a.numLayers % a.pipelineModelParallelSize != 0)
         r.error("--pipeline-model-parallel-size", "must divide --num-layers (" + std::to_string(a.numLayers) +
                                                       "), got " + std::to_string(a.pipelineModelParallelSize));
     else if (a.numLayersPerVirtualPipelineStage &&

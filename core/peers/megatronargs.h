@@ -74,8 +74,10 @@ struct MegatronArgs {
     int64_t expertModelParallelSize = 1;
     std::optional<int64_t> expertTensorParallelSize;
     bool sequenceParallel = false;
-    bool unevenPipeline = false; ///< --decoder-first/last-pipeline-num-layers: no divisibility check
-    bool hybrid = false;         ///< --hybrid-layer-pattern / --hybrid-override-pattern (Mamba): no estimate
+    /// --decoder-first/last-pipeline-num-layers (0 = None) and --account-for-embedding/loss-in-pipeline-split: the
+    /// layers of each stage (TrainMem's PipelineSplit, Megatron-LM's get_num_layers_to_build).
+    PipelineSplit pipelineSplit;
+    bool hybrid = false; ///< --hybrid-layer-pattern / --hybrid-override-pattern (Mamba): no estimate
     // The launch.
     int64_t worldSize = 0;   ///< GPUs; 0 = not given
     int64_t gpusPerNode = 0; ///< torchrun --nproc_per_node; 0 = not given

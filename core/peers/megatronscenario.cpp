@@ -78,6 +78,7 @@ Scenario scenarioFromMegatron(const MegatronArgs& m, const Scenario& base)
     hw.cp = m.contextParallelSize; // --context-parallel-size: world = tp·pp·cp·dp, as in Megatron-LM
     hw.ep = m.numExperts ? m.expertModelParallelSize : 1;
     hw.vpp = m.virtualPipeline().value_or(1); // the interleaved schedule's virtual stages
+    hw.split = m.pipelineSplit;               // uneven stages (issue 33)
     hw.etp = m.numExperts && m.expertTensorParallelSize ? *m.expertTensorParallelSize : 0;
     // The distributed optimizer shards the fp32 master weights and Adam moments over data
     // parallel ranks: ZeRO stage 1 (docs/user-guide/features/dist_optimizer.md).
@@ -144,6 +145,7 @@ MegatronArgs megatronFromScenario(const Scenario& s, const Architecture& a)
     m.expertModelParallelSize = a.isMoe() ? std::max<int64_t>(1, s.hardware.ep) : 1;
     if (s.hardware.vpp > 1)
         m.virtualPipelineModelParallelSize = s.hardware.vpp;
+    m.pipelineSplit = s.hardware.split;
     if (a.isMoe() && s.hardware.etp > 0)
         m.expertTensorParallelSize = s.hardware.etp;
     m.sequenceParallel = s.training.sequenceParallel && m.tensorModelParallelSize > 1;

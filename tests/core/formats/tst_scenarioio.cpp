@@ -132,6 +132,24 @@ private Q_SLOTS:
         QCOMPARE(p.scenario.model.params, qint64(7'000'000'000));
     }
 
+    void unevenPipelineRoundTrips()
+    {
+        // Issue 33: the stages' layers are the scenario's own, saved only when not the even split.
+        Scenario s = testdata::preset("deepseek-v3");
+        s.hardware.gpus = 2048;
+        s.hardware.tp = 1;
+        s.hardware.pp = 8;
+        s.hardware.ep = 64;
+        s.hardware.split.firstLayers = 7;
+        s.hardware.split.lastLayers = 6;
+        const std::string text = scenarioToText(s);
+        QVERIFY(text.find("\"first_stage_layers\": 7") != std::string::npos);
+        const ScenarioParse back = parseScenario(text, "split.json");
+        QVERIFY2(back.ok(), back.ok() ? "" : back.errors.front().toString().c_str());
+        QCOMPARE(back.scenario.hardware.split, s.hardware.split);
+        QVERIFY(scenarioToText(testdata::preset("deepseek-v3")).find("stage_layers") == std::string::npos);
+    }
+
     void headsThatLeaveNoHeadSizeAreRefused()
     {
         // Issue 33 §5: 8192 heads on hidden 4096 gave head_dim 0, dropped the attention weights, and the file the

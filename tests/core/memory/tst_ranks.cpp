@@ -146,6 +146,53 @@ private Q_SLOTS:
         QCOMPARE(stages, b.layout.pp);
     }
 
+    // Issue 33: uneven stages were read and dropped, so every stage got ⌈61/8⌉ = 8 layers, 64 in all. DeepSeek-V3
+    // (61 layers) launched on pp 8 with 7 layers on the first stage and 6 on the last leaves (61 − 7 − 6)/6 = 8 for
+    // each middle stage (Megatron-LM get_num_layers_to_build): 7 + 6·8 + 6 = 61.
+    void unevenStagesHoldTheirOwnLayers()
+    {
+        Scenario s = testdata::preset("deepseek-v3");
+        s.hardware.gpus = 2048;
+        s.hardware.tp = 1;
+        s.hardware.pp = 8;
+        s.hardware.ep = 64;
+        s.hardware.zeroStage = 1;
+        s.training.gradAccum = 32;
+        s.hardware.split.firstLayers = 7;
+        s.hardware.split.lastLayers = 6;
+        QCOMPARE(validateScenario(s, "").size(), size_t(0));
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        const std::vector<RankKind> r = rankKinds(b.model, s);
+        double layers = 0;
+        for (const RankKind& k : r)
+            layers += k.layers * double(k.lastStage - k.firstStage + 1);
+        QCOMPARE(layers, 61.0);
+        QCOMPARE(r.front().layers, 7.0);
+        QCOMPARE(r.back().layers, 6.0);
+        QCOMPARE(r[1].layers, 8.0);
+        QCOMPARE(b.layersPerStage, int64_t(8));
+        // The busiest kind is still the per-GPU breakdown, term by term.
+        const auto busiest = std::find_if(r.begin(), r.end(), [](const RankKind& k) { return k.busiest; });
+        for (SegmentKind k : kAllSegmentKinds)
+            testdata::compareBytes(busiest->bytes.*termInfo(k).field, b.perGpu.*termInfo(k).field);
+        // Against the even split the first stage holds one layer less of tape: 7/8 of its layers' activations.
+        Scenario even = s;
+        even.hardware.split = {};
+        const std::vector<RankKind> e = rankKinds(account(even, testdata::gpu("H100")).model, even);
+        QCOMPARE(e.front().layers, 8.0);
+        testdata::compareBytes(r.front().bytes.activations * 8, e.front().bytes.activations * 7, 1e-6);
+        // A split that does not add up is refused with Megatron's rule, and the window's repair drops it.
+        Scenario bad = s;
+        bad.hardware.split.lastLayers = 5;
+        const FieldErrors errors = validateScenario(bad, "");
+        QCOMPARE(errors.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(errors.front().path), QStringLiteral("/hardware/first_stage_layers"));
+        QCOMPARE(QString::fromStdString(errors.front().message),
+                 QStringLiteral("leaves 49 layers for the other 6 stages, which must be a positive multiple of them "
+                                "(Megatron-LM asserts the left over layers divide the left over stages)"));
+        QVERIFY(withValidLayout(bad).hardware.split.isDefault());
+    }
+
     // Serving holds one micro-batch everywhere: first (embedding), the middle stages as one kind, last (head).
     void servingHasThreeKinds()
     {

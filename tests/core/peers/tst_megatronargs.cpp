@@ -29,6 +29,7 @@ private Q_SLOTS:
     void badInputNamesTheFlag();
     void scenarioFromFlags();
     void scenarioRoundTrip();
+    void unevenPipelineIsRead();
 };
 
 void TestMegatronArgs::megatronDefaults()
@@ -384,6 +385,44 @@ void TestMegatronArgs::scenarioRoundTrip()
     QCOMPARE(back.model.architecture.vocab, qint64(130048)); // Megatron pads 129280 to 1024 = 128 · tp 8
     QCOMPARE(back.hardware.ep, qint64(32));
     QCOMPARE(back.hardware.zeroStage, 1);
+}
+
+void TestMegatronArgs::unevenPipelineIsRead()
+{
+    // Issue 33: the values of --decoder-first/last-pipeline-num-layers were read and dropped. A DeepSeek-V3-shaped
+    // launch: 61 layers on pp 8 with 7 on the first stage and 6 on the last, (61 − 13)/6 = 8 on each other one.
+    const std::string launch = "--num-layers 61 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 "
+                               "--vocab-size 50257 --pipeline-model-parallel-size 8 --gpus 8 ";
+    const MegatronParse p =
+        parseMegatronArgs(launch + "--decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 6");
+    QVERIFY2(p.ok(), p.ok() ? "" : p.errors.front().toString().c_str());
+    QCOMPARE(p.args.pipelineSplit.firstLayers, int64_t(7));
+    QCOMPARE(p.args.pipelineSplit.lastLayers, int64_t(6));
+    QVERIFY(p.ignored.empty());
+    const Scenario s = scenarioFromMegatron(p.args, Scenario{});
+    QCOMPARE(s.hardware.split.firstLayers, int64_t(7));
+    QCOMPARE(s.hardware.split.lastLayers, int64_t(6));
+    for (int64_t i = 1; i < 7; ++i)
+        QCOMPARE(layersOnStage(s.hardware.split, 61, 8, i), int64_t(8));
+    // And written back as the same flags.
+    QCOMPARE(megatronFromScenario(s, s.model.architecture).pipelineSplit, p.args.pipelineSplit);
+    // Megatron's own rule: the left over layers divide the left over stages.
+    const MegatronParse bad =
+        parseMegatronArgs(launch + "--decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 5");
+    QVERIFY(!bad.ok());
+    QCOMPARE(QString::fromStdString(bad.errors.front().toString()),
+             QStringLiteral("--megatron-args: --decoder-first-pipeline-num-layers: leaves 49 layers for the other 6 "
+                            "stages, which must be a positive multiple of them (Megatron-LM asserts the left over "
+                            "layers divide the left over stages)"));
+    // The embedding and the loss as a stage's worth each: 61 + 2 = 63 on 7 stages, 9 each, the ends one less.
+    const MegatronParse ends = parseMegatronArgs(
+        "--num-layers 61 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --vocab-size 50257 "
+        "--pipeline-model-parallel-size 7 --gpus 7 --account-for-embedding-in-pipeline-split "
+        "--account-for-loss-in-pipeline-split");
+    QVERIFY2(ends.ok(), ends.ok() ? "" : ends.errors.front().toString().c_str());
+    QCOMPARE(layersOnStage(ends.args.pipelineSplit, 61, 7, 0), int64_t(8));
+    QCOMPARE(layersOnStage(ends.args.pipelineSplit, 61, 7, 3), int64_t(9));
+    QCOMPARE(layersOnStage(ends.args.pipelineSplit, 61, 7, 6), int64_t(8));
 }
 
 QTEST_GUILESS_MAIN(TestMegatronArgs)
