@@ -44,6 +44,21 @@ inline trainmem::GpuSpec gpu(const std::string& id)
     return *g;
 }
 
+/// DeepSeek-V3 as its report trains it (2048 H800-class GPUs, tp 1, ep 64, 32 micro-batches) on `pp` stages,
+/// with `first` and `last` layers on the end stages (0: the even split).
+inline trainmem::Scenario deepseekV3OnPipeline(int64_t pp, int64_t first = 0, int64_t last = 0)
+{
+    trainmem::Scenario s = preset("deepseek-v3");
+    s.hardware.gpus = 2048;
+    s.hardware.tp = 1;
+    s.hardware.pp = pp;
+    s.hardware.ep = 64;
+    s.training.gradAccum = 32;
+    s.hardware.split.firstLayers = first;
+    s.hardware.split.lastLayers = last;
+    return s;
+}
+
 /// A size-only scenario: the chapter's way of speaking ("a 7B model").
 inline trainmem::Scenario sized(int64_t params, int64_t active = 0)
 {

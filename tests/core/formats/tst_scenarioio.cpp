@@ -135,13 +135,7 @@ private Q_SLOTS:
     void unevenPipelineRoundTrips()
     {
         // Issue 33: the stages' layers are the scenario's own, saved only when not the even split.
-        Scenario s = testdata::preset("deepseek-v3");
-        s.hardware.gpus = 2048;
-        s.hardware.tp = 1;
-        s.hardware.pp = 8;
-        s.hardware.ep = 64;
-        s.hardware.split.firstLayers = 7;
-        s.hardware.split.lastLayers = 6;
+        const Scenario s = testdata::deepseekV3OnPipeline(8, 7, 6);
         const std::string text = scenarioToText(s);
         QVERIFY(text.find("\"first_stage_layers\": 7") != std::string::npos);
         const ScenarioParse back = parseScenario(text, "split.json");

@@ -151,15 +151,8 @@ private Q_SLOTS:
     // each middle stage (Megatron-LM get_num_layers_to_build): 7 + 6·8 + 6 = 61.
     void unevenStagesHoldTheirOwnLayers()
     {
-        Scenario s = testdata::preset("deepseek-v3");
-        s.hardware.gpus = 2048;
-        s.hardware.tp = 1;
-        s.hardware.pp = 8;
-        s.hardware.ep = 64;
+        Scenario s = testdata::deepseekV3OnPipeline(8, 7, 6);
         s.hardware.zeroStage = 1;
-        s.training.gradAccum = 32;
-        s.hardware.split.firstLayers = 7;
-        s.hardware.split.lastLayers = 6;
         QCOMPARE(validateScenario(s, "").size(), size_t(0));
         const Breakdown b = account(s, testdata::gpu("H100"));
         const std::vector<RankKind> r = rankKinds(b.model, s);
@@ -210,12 +203,7 @@ private Q_SLOTS:
     // 14 middle ones are shown in 9 runs of one or two, each by its first (largest) stage.
     void groupingKeepsTheEndsAndTheBusiest()
     {
-        Scenario s = testdata::preset("deepseek-v3");
-        s.hardware.gpus = 2048;
-        s.hardware.tp = 1;
-        s.hardware.pp = 16;
-        s.hardware.ep = 64;
-        s.training.gradAccum = 32;
+        const Scenario s = testdata::deepseekV3OnPipeline(16);
         QVERIFY(validateScenario(s, "").empty());
         const std::vector<RankKind> all = rankKinds(resolveModel(s.model), s);
         QCOMPARE(all.size(), size_t(16));
