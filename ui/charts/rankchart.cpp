@@ -63,16 +63,24 @@ void RankChart::rebuild()
     std::vector<BarColumn> cols;
     cols.reserve(m_shown.size());
     m_busiest = -1;
+    // An uneven split (issue 33) is what sets the ends apart: then each column says its layers.
+    const bool uneven = std::any_of(m_ranks.begin(), m_ranks.end(),
+                                    [&](const RankKind& r) { return r.layers != m_ranks.front().layers; });
     for (const RankKind& r : m_shown) {
         BarColumn c;
         // Title, then the GPUs of this kind and the tapes they hold; a joined run says its bytes are its first stage's.
         c.label = rankTitle(r) + QLatin1Char('\n') + (r.gpus == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(r.gpus));
         if (pp > 1)
             c.label += tr(" · %1 in flight").arg(QString::fromStdString(formatNumber(r.inflight)));
+        QStringList last;
+        if (uneven)
+            last << tr("%1 layers").arg(QString::fromStdString(formatNumber(r.layers)));
         if (r.merged)
-            c.label += QLatin1Char('\n') + tr("(stage %1 shown)").arg(r.firstStage);
+            last << tr("(stage %1 shown)").arg(r.firstStage);
         else if (r.busiest && m_shown.size() > 1)
-            c.label += QLatin1Char('\n') + tr("busiest");
+            last << tr("busiest");
+        if (!last.isEmpty())
+            c.label += QLatin1Char('\n') + last.join(QStringLiteral(" · "));
         c.segments = r.bytes;
         if (r.busiest)
             m_busiest = static_cast<int>(cols.size());

@@ -4,6 +4,7 @@
 #include "chartexport.h"
 #include "mainwindow.h"
 #include "rankchart.h"
+#include "testdata.h"
 #include "uitestutil.h"
 
 #include <QAction>
@@ -64,6 +65,32 @@ private Q_SLOTS:
         QCOMPARE(chart.columns()[0].segments.total(), account(s, gpuOf(s)).perGpu.total());
         const QStringList problems = labelProblems(&chart);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
+    // Issue 33: with an uneven split the columns say their layers (DeepSeek-V3's 7 + 6·8 + 6), and the labels fit;
+    // with the even split they do not repeat the same number under every column.
+    void unevenColumnsSayTheirLayers()
+    {
+        Scenario s = testdata::deepseekV3OnPipeline(8, 7, 6);
+        s.hardware.zeroStage = 1;
+        const std::vector<RankKind> ranks = rankKinds(resolveModel(s.model), s);
+        RankChart chart;
+        chart.resize(1600, 800);
+        chart.setRanks(ranks, 8, gpuOf(s).memoryBytes, QStringLiteral("H800 · 80 GB"));
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.grab();
+        QCOMPARE(chart.columns().size(), size_t(8));
+        QVERIFY2(chart.columns()[0].label.endsWith(QStringLiteral("\n7 layers · busiest")),
+                 qPrintable(chart.columns()[0].label));
+        QVERIFY2(chart.columns()[3].label.endsWith(QStringLiteral("\n8 layers")), qPrintable(chart.columns()[3].label));
+        QVERIFY2(chart.columns()[7].label.endsWith(QStringLiteral("\n6 layers")), qPrintable(chart.columns()[7].label));
+        const QStringList problems = labelProblems(&chart);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        const Scenario even = testdata::deepseekV3OnPipeline(8);
+        chart.setRanks(rankKinds(resolveModel(even.model), even), 8, gpuOf(even).memoryBytes, QStringLiteral("H800"));
+        for (const BarColumn& c : chart.columns())
+            QVERIFY2(!c.label.contains(QStringLiteral("layers")), qPrintable(c.label));
     }
 
     // Sixteen stages do not fit eleven columns: runs of middle stages, each shown by its largest; a
