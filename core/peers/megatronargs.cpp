@@ -407,6 +407,15 @@ void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
     if (a.worldSize % replica != 0)
         return r.error(gpuFlag, std::to_string(a.worldSize) + " GPUs are not divisible by tp·pp·cp = " +
                                     std::to_string(replica) + " (arguments.py asserts it)");
+    // transformer_config.py __post_init__ at d98e8a6 raises on both (issue 33 §5).
+    if (a.numAttentionHeads % a.tensorModelParallelSize != 0)
+        r.error("--tensor-model-parallel-size", "must divide --num-attention-heads (" +
+                                                    std::to_string(a.numAttentionHeads) + "), got " +
+                                                    std::to_string(a.tensorModelParallelSize));
+    else if (a.queryGroups() % a.tensorModelParallelSize != 0 && a.tensorModelParallelSize % a.queryGroups() != 0)
+        r.error("--tensor-model-parallel-size", "must be a multiple or divisor of the query groups (" +
+                                                    std::to_string(a.queryGroups()) + "), got " +
+                                                    std::to_string(a.tensorModelParallelSize));
     if (!a.pipelineSplit.isDefault()) {
         // get_num_layers_to_build (transformer_block.py) and arguments.py's checks at d98e8a6.
         if (const std::string why = pipelineSplitProblem(a.pipelineSplit, a.numLayers, a.pipelineModelParallelSize,

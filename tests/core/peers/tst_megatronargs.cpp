@@ -266,6 +266,17 @@ void TestMegatronArgs::badInputNamesTheFlag_data()
         << base + "--num-experts 8 --moe-layer-freq '[]'"
         << "--megatron-args: --moe-layer-freq: lists no layers, expected one 0 or 1 per layer (--num-layers of them), "
            "got \"[]\"";
+    // Issue 33 §5 (fuzz_megatron's finding): one head on tp 2 converted to a scenario validateScenario refuses.
+    // transformer_config.py raises on it, and on query groups that neither divide tp nor are divided by it.
+    QTest::newRow("tp not dividing the heads")
+        << "--num-layers 2 --hidden-size 1024 --num-attention-heads 1 --seq-length 512 --vocab-size 50257 "
+           "--tensor-model-parallel-size 2 --gpus 2"
+        << "--megatron-args: --tensor-model-parallel-size: must divide --num-attention-heads (1), got 2";
+    QTest::newRow("tp neither a multiple nor a divisor of the query groups")
+        << "--num-layers 2 --hidden-size 1536 --num-attention-heads 24 --group-query-attention --num-query-groups 8 "
+           "--seq-length 512 --vocab-size 50257 --tensor-model-parallel-size 12 --gpus 12"
+        << "--megatron-args: --tensor-model-parallel-size: must be a multiple or divisor of the query groups (8), "
+           "got 12";
     QTest::newRow("missing value at the end") << base + "--seq-length"
                                               << "--megatron-args: --seq-length: needs a value";
     QTest::newRow("value for a switch") << base + "--swiglu=1"
