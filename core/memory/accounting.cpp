@@ -463,17 +463,6 @@ int64_t ParallelLayout::maxStageLayers(int64_t layers) const
     return std::max({stageLayers(layers, 0), stageLayers(layers, pp > 2 ? 1 : 0), stageLayers(layers, pp - 1)});
 }
 
-namespace {
-
-// The model's layer count can be used (modelLayers() of an invalid model is a clamp, not the user's number).
-bool modelCountedEarly(const Scenario& s)
-{
-    return s.model.hasArchitecture ? s.model.architecture.layers >= 1 && s.model.architecture.layers <= kMaxLayers
-                                   : s.model.params >= 1 && s.model.params <= kMaxParams;
-}
-
-} // namespace
-
 FieldErrors validateScenario(const Scenario& s, const std::string& where)
 {
     FieldErrors errs;
@@ -512,14 +501,6 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
         bad("/hardware/tp", "must divide the model's " + std::to_string(heads) +
                                 " attention heads (Megatron-LM and vLLM split whole heads), got " +
                                 std::to_string(hw.tp));
-    if (const std::string why = degreesInRange && modelCountedEarly(s)
-                                    ? pipelineSplitProblem(hw.split, modelLayers(s.model), hw.pp, hw.vpp)
-                                    : std::string();
-        !why.empty())
-        bad(hw.split.uneven()    ? "/hardware/first_stage_layers"
-            : hw.split.embedding ? "/hardware/embedding_in_pipeline_split"
-                                 : "/hardware/loss_in_pipeline_split",
-            why);
     if (degreesInRange && hw.gpus % (hw.tp * hw.pp) != 0)
         bad("/hardware/gpus",
             "must be a multiple of tp·pp (" + std::to_string(hw.tp * hw.pp) + "), got " + std::to_string(hw.gpus));
@@ -552,6 +533,11 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
                                  std::to_string(hw.vpp));
     if (degreesInRange && modelCounted) {
         const int64_t layers = modelLayers(s.model);
+        if (const std::string why = pipelineSplitProblem(hw.split, layers, hw.pp, hw.vpp); !why.empty())
+            bad(hw.split.uneven()    ? "/hardware/first_stage_layers"
+                : hw.split.embedding ? "/hardware/embedding_in_pipeline_split"
+                                     : "/hardware/loss_in_pipeline_split",
+                why);
         if (hw.pp > layers)
             bad("/hardware/pp", "must not exceed the model's " + std::to_string(layers) +
                                     " layers (a pipeline stage holds at least one), got " + std::to_string(hw.pp));
