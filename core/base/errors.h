@@ -1,6 +1,8 @@
 #pragma once
 // Structured errors: what is wrong and exactly where (file and JSON pointer), never a bare string.
 
+#include "units.h"
+
 #include <string>
 #include <vector>
 
@@ -31,14 +33,7 @@ inline constexpr size_t kMaxListedErrors = 20;
 /// \brief The line that stands for `more` errors left out of the list: "… and 999,980 more errors".
 inline FieldError moreErrors(const std::string& file, size_t more)
 {
-    const std::string digits = std::to_string(more);
-    std::string grouped;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            grouped += ',';
-        grouped += digits[i];
-    }
-    return {file, "", "… and " + grouped + (more == 1 ? " more error" : " more errors")};
+    return {file, "", "… and " + groupDigits(more) + (more == 1 ? " more error" : " more errors")};
 }
 
 } // namespace trainmem

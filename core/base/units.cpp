@@ -157,6 +157,18 @@ std::string formatCountPrecise(double count)
     return buf;
 }
 
+std::string groupDigits(unsigned long long n)
+{
+    const std::string digits = std::to_string(n);
+    std::string out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 std::string formatNumber(double v)
 {
     // Small integers plainly, large ones grouped by thousands, fractions with four significant digits.
@@ -167,14 +179,7 @@ std::string formatNumber(double v)
             std::snprintf(buf, sizeof buf, "%lld", n);
             return buf;
         }
-        const std::string digits = std::to_string(std::llabs(n));
-        std::string out = n < 0 ? "-" : "";
-        for (size_t i = 0; i < digits.size(); ++i) {
-            if (i > 0 && (digits.size() - i) % 3 == 0)
-                out += ',';
-            out += digits[i];
-        }
-        return out;
+        return (n < 0 ? "-" : "") + groupDigits(static_cast<unsigned long long>(std::llabs(n)));
     }
     std::snprintf(buf, sizeof buf, "%.4g", v);
     return buf;

@@ -17,6 +17,8 @@ std::string formatCount(double count);
 std::string formatCountPrecise(double count);
 /// \brief A number as it reads in a formula: "96", "7,000,000,000", "0.05", "1.333".
 std::string formatNumber(double v);
+/// \brief The digits of `n` grouped by thousands with commas: "99,980".
+std::string groupDigits(unsigned long long n);
 /// \brief "1.4×", "14×": how many times one quantity is another.
 std::string formatRatio(double ratio);
 /// \brief "×0.5", "×12": a factor a change multiplies memory by.
