@@ -227,6 +227,29 @@ int64_t modelLayers(const ModelSpec& m)
     return shapeForSize(active).layers;
 }
 
+namespace {
+
+// What an uneven split leaves for the stages whose layers are not given (get_num_layers_to_build's
+// layers_to_distribute and pipeline_stages_left).
+struct UnevenRest {
+    int64_t layers = 0;
+    int64_t stages = 0;
+};
+
+UnevenRest unevenRest(const PipelineSplit& split, int64_t L, int64_t p)
+{
+    return {L - split.firstLayers - split.lastLayers,
+            p - (split.firstLayers > 0 ? 1 : 0) - (split.lastLayers > 0 ? 1 : 0)};
+}
+
+// The layers a split with the embedding and/or the loss shares out: they count as one layer each.
+int64_t layersToSplit(const PipelineSplit& split, int64_t L)
+{
+    return L + (split.embedding ? 1 : 0) + (split.loss ? 1 : 0);
+}
+
+} // namespace
+
 int64_t layersOnStage(const PipelineSplit& split, int64_t L, int64_t p, int64_t i)
 {
     L = std::max<int64_t>(L, 1);
@@ -236,24 +259,15 @@ int64_t layersOnStage(const PipelineSplit& split, int64_t L, int64_t p, int64_t 
     const bool first = i == 0, last = i == p - 1;
     if (split.uneven()) {
         // get_num_layers_to_build: the given first (last) stage takes its layers, the other stages share the rest.
-        int64_t rest = L, stagesLeft = p;
-        if (split.firstLayers > 0) {
-            rest -= split.firstLayers;
-            --stagesLeft;
-        }
-        if (split.lastLayers > 0) {
-            rest -= split.lastLayers;
-            --stagesLeft;
-        }
         if (first && split.firstLayers > 0)
             return split.firstLayers;
         if (last && split.lastLayers > 0)
             return split.lastLayers;
-        return stagesLeft > 0 ? std::max<int64_t>(rest, 0) / stagesLeft : 0;
+        const UnevenRest rest = unevenRest(split, L, p);
+        return rest.stages > 0 ? std::max<int64_t>(rest.layers, 0) / rest.stages : 0;
     }
     // The embedding (loss) counts as one more layer to split, then the first (last) stage builds one layer less.
-    const int64_t n = L + (split.embedding ? 1 : 0) + (split.loss ? 1 : 0);
-    int64_t layers = (n + p - 1) / p;
+    int64_t layers = (layersToSplit(split, L) + p - 1) / p;
     if (first && split.embedding)
         --layers;
     if (last && split.loss)
@@ -273,9 +287,7 @@ std::string pipelineSplitProblem(const PipelineSplit& split, int64_t L, int64_t 
     if (vpp > 1)
         return "is not modelled with a virtual pipeline (vpp " + std::to_string(vpp) + ")";
     if (split.uneven()) {
-        const int64_t given = (split.firstLayers > 0 ? 1 : 0) + (split.lastLayers > 0 ? 1 : 0);
-        const int64_t rest = L - split.firstLayers - split.lastLayers;
-        const int64_t stagesLeft = p - given;
+        const auto [rest, stagesLeft] = unevenRest(split, L, p);
         if (rest < 0 || (stagesLeft == 0 && rest != 0))
             return "first " + std::to_string(split.firstLayers) + " + last " + std::to_string(split.lastLayers) +
                    " layers must " + (stagesLeft == 0 ? "equal" : "not exceed") + " the model's " + std::to_string(L) +
@@ -286,7 +298,7 @@ std::string pipelineSplitProblem(const PipelineSplit& split, int64_t L, int64_t 
                    "divide the left over stages)";
         return {};
     }
-    const int64_t n = L + (split.embedding ? 1 : 0) + (split.loss ? 1 : 0);
+    const int64_t n = layersToSplit(split, L);
     if (n % p != 0)
         return std::to_string(L) + " layers" + (split.embedding ? " + the embedding" : "") +
                (split.loss ? " + the loss" : "") + " = " + std::to_string(n) + " must divide by pp " +
@@ -358,14 +370,15 @@ HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, in
 
 Scenario withValidLayout(Scenario s)
 {
-    s.hardware = layoutWithin(s.hardware, modelLayers(s.model), modelExperts(s.model), modelHeads(s.model));
+    const int64_t layers = modelLayers(s.model);
+    s.hardware = layoutWithin(s.hardware, layers, modelExperts(s.model), modelHeads(s.model));
     // Megatron-LM splits each sequence into 2·cp chunks for load balance (arguments.py at d98e8a6 asserts
     // seq_length % (2 · context_parallel_size) == 0): cp keeps its largest divisor that allows it.
     const int64_t seq = std::clamp<int64_t>(s.training.seqLen, 1, kMaxSeq);
     // 2·cp divides seq exactly when cp divides seq/2, so the largest such divisor of cp is gcd(cp, seq/2).
     s.hardware.cp = seq % 2 == 0 ? std::gcd(s.hardware.cp, seq / 2) : 1;
     // An uneven split laid for another pipeline size no longer adds up: the stages share the layers evenly.
-    if (!pipelineSplitProblem(s.hardware.split, modelLayers(s.model), s.hardware.pp, s.hardware.vpp).empty())
+    if (!pipelineSplitProblem(s.hardware.split, layers, s.hardware.pp, s.hardware.vpp).empty())
         s.hardware.split = {};
     return s;
 }
