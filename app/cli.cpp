@@ -452,12 +452,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     if (ov.error.isEmpty() && p.isSet(o.gpu)) {
         const GpuSpec* g = library.gpus().find(p.value(o.gpu).toStdString());
         if (!g) {
-            QStringList ids;
-            for (const GpuSpec& gs : library.gpus().gpus)
-                ids << QString::fromStdString(gs.id);
-            ov.error = fail(
-                QStringLiteral("gpu"),
-                QStringLiteral("unknown GPU \"%1\" (known: %2)").arg(p.value(o.gpu), ids.join(QStringLiteral(", "))));
+            ov.error = fail(QStringLiteral("gpu"),
+                            QString::fromStdString(library.unknownGpuMessage(p.value(o.gpu).toStdString())));
         } else {
             s.hardware.gpu = g->id;
         }

@@ -268,11 +268,9 @@ bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QS
                                .arg(o.scale)
                                .arg(exportSizeLimitText()));
 
-    if (const QString unsafe = unsafeSaveTarget(file); !unsafe.isEmpty())
-        return fail(error, unsafe);
     QSaveFile out(file);
-    if (!out.open(QIODevice::WriteOnly))
-        return fail(error, saveFailure(file, out.errorString()));
+    if (const QString failure = openForSave(out); !failure.isEmpty())
+        return fail(error, failure);
     if (format == ExportFormat::Png) {
         const QImage image = renderChart(s, gpu, kind, o, extras);
         if (image.isNull())
@@ -352,11 +350,8 @@ bool exportTour(const QString& dir, const ExportOptions& o, QStringList* written
                           QString::fromStdString(x.picture->callout), QString::fromStdString(stage->highlight.text));
     }
     const QString indexPath = out.filePath(QStringLiteral("index.md"));
-    if (const QString unsafe = unsafeSaveTarget(indexPath); !unsafe.isEmpty())
-        return fail(error, unsafe);
-    QSaveFile file(indexPath);
-    if (!file.open(QIODevice::WriteOnly) || file.write(index.toUtf8()) < 0 || !file.commit())
-        return fail(error, tr("%1: cannot be written: %2").arg(indexPath, file.errorString()));
+    if (const QString failure = saveUserFile(indexPath, index.toUtf8()); !failure.isEmpty())
+        return fail(error, failure);
     if (written)
         written->append(indexPath);
     return true;

@@ -51,6 +51,23 @@ QString saveFailure(const QString& path, const QString& reason)
         .arg(path, info.absolutePath(), reason);
 }
 
+QString openForSave(QSaveFile& f)
+{
+    if (const QString unsafe = unsafeSaveTarget(f.fileName()); !unsafe.isEmpty())
+        return unsafe;
+    return f.open(QIODevice::WriteOnly) ? QString() : saveFailure(f.fileName(), f.errorString());
+}
+
+QString saveUserFile(const QString& path, const QByteArray& bytes)
+{
+    QSaveFile f(path);
+    if (const QString error = openForSave(f); !error.isEmpty())
+        return error;
+    if (f.write(bytes) != bytes.size() || !f.commit())
+        return QStringLiteral("%1: cannot be written: %2").arg(path, f.errorString());
+    return {};
+}
+
 QString unsafeSaveTarget(const QString& path)
 {
     const QFileInfo info(path);
@@ -200,11 +217,15 @@ std::optional<FieldError> PresetLibrary::unknownGpu(const Scenario& s, const QSt
 {
     if (m_gpus.gpus.empty() || m_gpus.find(s.hardware.gpu))
         return std::nullopt;
+    return FieldError{file.toStdString(), "/hardware/gpu", unknownGpuMessage(s.hardware.gpu)};
+}
+
+std::string PresetLibrary::unknownGpuMessage(const std::string& id) const
+{
     std::string known;
     for (const GpuSpec& g : m_gpus.gpus)
         known += (known.empty() ? "" : ", ") + g.id;
-    return FieldError{file.toStdString(), "/hardware/gpu",
-                      "unknown GPU \"" + s.hardware.gpu + "\" (known: " + known + ")"};
+    return "unknown GPU \"" + id + "\" (known: " + known + ")";
 }
 
 const PresetLibrary& PresetLibrary::instance()

@@ -7,6 +7,7 @@
 #include "scenarioio.h"
 
 #include <QHash>
+#include <QSaveFile>
 #include <QString>
 #include <QStringList>
 
@@ -46,6 +47,8 @@ public:
     /// The error for a scenario whose GPU the catalog does not hold, naming the ones it does; nothing when it holds
     /// it. A scenario file or user preset with an unknown GPU is refused as --gpu refuses one (issue 33 §7).
     std::optional<FieldError> unknownGpu(const Scenario& s, const QString& file) const;
+    /// "unknown GPU \"h999\" (known: H100, …)": what --gpu and a scenario file say of an id the catalog lacks.
+    std::string unknownGpuMessage(const std::string& id) const;
 
     /// Reads and parses one scenario file; I/O failures come back as errors naming the file.
     static ScenarioParse loadFile(const QString& path);
@@ -86,5 +89,11 @@ QString unsafeSaveTarget(const QString& path);
 
 /// \brief Why an atomic save to `path` failed, from QSaveFile's `reason`, in words that fit an existing target.
 QString saveFailure(const QString& path, const QString& reason);
+
+/// \brief Opens `f` for an atomic save of a user's file: refuses a target that is not a regular file
+/// (unsafeSaveTarget) and words a failure with saveFailure. Returns the error, or an empty string.
+QString openForSave(QSaveFile& f);
+/// \brief `bytes` saved atomically to `path` through openForSave; the error, or an empty string.
+QString saveUserFile(const QString& path, const QByteArray& bytes);
 
 } // namespace trainmem

@@ -28,7 +28,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QSaveFile>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -406,14 +405,9 @@ bool MainWindow::openFile(const QString& path)
 
 bool MainWindow::saveFile(const QString& path)
 {
-    if (const QString unsafe = unsafeSaveTarget(path); !unsafe.isEmpty()) {
-        showError(tr("Could not save the scenario"), {unsafe}, true);
-        return false;
-    }
-    QSaveFile f(path);
-    const QByteArray text = QByteArray::fromStdString(scenarioToText(m_scenario));
-    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit()) {
-        showError(tr("Could not save the scenario"), {tr("%1: %2").arg(path, f.errorString())}, true);
+    if (const QString failure = saveUserFile(path, QByteArray::fromStdString(scenarioToText(m_scenario)));
+        !failure.isEmpty()) {
+        showError(tr("Could not save the scenario"), {failure}, true);
         return false;
     }
     m_file = path;
@@ -453,14 +447,11 @@ bool MainWindow::saveUserPreset(const QString& dir)
     const QString folder = dir.isEmpty() ? PresetLibrary::userPresetDir() : dir;
     const QString id = QString::fromStdString(m_scenario.id.empty() ? "my-preset" : m_scenario.id);
     const QString path = QDir(folder).filePath(id + QStringLiteral(".json"));
-    if (const QString unsafe = unsafeSaveTarget(path); !unsafe.isEmpty()) {
-        showError(tr("Could not save the user preset"), {unsafe}, true);
-        return false;
-    }
-    QSaveFile f(path);
-    const QByteArray text = QByteArray::fromStdString(scenarioToText(m_scenario));
-    if (!QDir().mkpath(folder) || !f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit()) {
-        showError(tr("Could not save the user preset"), {tr("%1: %2").arg(path, f.errorString())}, true);
+    const QString failure = QDir().mkpath(folder)
+                                ? saveUserFile(path, QByteArray::fromStdString(scenarioToText(m_scenario)))
+                                : tr("%1: the folder cannot be created").arg(folder);
+    if (!failure.isEmpty()) {
+        showError(tr("Could not save the user preset"), {failure}, true);
         return false;
     }
     statusBar()->showMessage(
