@@ -423,7 +423,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.onlyKeys(*hardware, p,
                    {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "expert_tensor_parallel", "context_parallel",
                     "offload", "gpus_per_node", "framework_bytes", "fragmentation", "first_stage_layers",
-                    "last_stage_layers", "embedding_in_pipeline_split", "loss_in_pipeline_split"});
+                    "last_stage_layers", "embedding_in_pipeline_split", "loss_in_pipeline_split", "pipeline_layout"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
@@ -441,6 +441,14 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.integer(*hardware, "last_stage_layers", p, h.split.lastLayers, 1, kMaxLayers);
         r.boolean(*hardware, "embedding_in_pipeline_split", p, h.split.embedding);
         r.boolean(*hardware, "loss_in_pipeline_split", p, h.split.loss);
+        std::string layout;
+        r.text(*hardware, "pipeline_layout", p, layout);
+        if (const std::string why = setPipelineLayout(h.split, layout); !why.empty())
+            r.error(p + "/pipeline_layout", why);
+        // As Megatron-LM's arguments.py, the layout gives the virtual stages when vpp is not set.
+        if (h.split.hasLayout() && !hardware->contains("vpp") && h.pp >= 1 &&
+            static_cast<int64_t>(h.split.stages.size()) % h.pp == 0)
+            h.vpp = static_cast<int64_t>(h.split.stages.size()) / h.pp;
     }
 
     const json* cost = nullptr;
@@ -607,6 +615,8 @@ json scenarioToJson(const Scenario& s)
         j["hardware"]["embedding_in_pipeline_split"] = true;
     if (h.split.loss)
         j["hardware"]["loss_in_pipeline_split"] = true;
+    if (h.split.hasLayout())
+        j["hardware"]["pipeline_layout"] = h.split.layout;
     j["cost"] = {{"tokens", s.cost.tokens}, {"mfu", s.cost.mfu}, {"price_per_gpu_hour", s.cost.pricePerGpuHour}};
     if (!s.cost.otherPhases.empty()) {
         json phases = json::array();

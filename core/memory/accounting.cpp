@@ -84,7 +84,9 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
     // shards expert state over it (Megatron-LM: expert_data_parallel_size, the distributed
     // optimizer's expert buffers; theoretical_memory_usage.py's 6 + 12/edp per expert parameter).
     p.dpExpert = p.gpus / (p.etp * p.ep * p.pp);
-    if (pipelineSplitProblem(hw.split, std::max<int64_t>(m.arch.layers, 1), p.pp, p.vpp).empty())
+    if (pipelineSplitProblem(hw.split, std::max<int64_t>(m.arch.layers, 1), p.pp, p.vpp,
+                             std::max<int64_t>(m.arch.mtpLayers, 0))
+            .empty())
         p.split = hw.split;
     if (warnings) {
         auto changed = [&](const char* path, const char* what, int64_t from, int64_t to) {
@@ -459,6 +461,12 @@ int64_t ParallelLayout::maxStageLayers(int64_t layers) const
 {
     if (pp <= 1 || split.isDefault())
         return layersOnStage(split, layers, pp, 0);
+    if (split.hasLayout()) {
+        int64_t most = 0;
+        for (int64_t i = 0; i < pp; ++i)
+            most = std::max(most, stageLayers(layers, i));
+        return most;
+    }
     // Uneven: the first, a middle and the last stage are the only shapes there are.
     return std::max({stageLayers(layers, 0), stageLayers(layers, pp > 2 ? 1 : 0), stageLayers(layers, pp - 1)});
 }
@@ -533,11 +541,9 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
                                  std::to_string(hw.vpp));
     if (degreesInRange && modelCounted) {
         const int64_t layers = modelLayers(s.model);
-        if (const std::string why = pipelineSplitProblem(hw.split, layers, hw.pp, hw.vpp); !why.empty())
-            bad(hw.split.uneven()    ? "/hardware/first_stage_layers"
-                : hw.split.embedding ? "/hardware/embedding_in_pipeline_split"
-                                     : "/hardware/loss_in_pipeline_split",
-                why);
+        if (const std::string why = pipelineSplitProblem(hw.split, layers, hw.pp, hw.vpp, modelMtpLayers(s.model));
+            !why.empty())
+            bad(pipelineSplitField(hw.split), why);
         if (hw.pp > layers)
             bad("/hardware/pp", "must not exceed the model's " + std::to_string(layers) +
                                     " layers (a pipeline stage holds at least one), got " + std::to_string(hw.pp));

@@ -35,6 +35,44 @@ double microBatchesInFlight(int64_t p, int64_t i, int64_t m, int64_t v)
     return std::min(warmup + 1, M * V) / V;
 }
 
+double microBatchesInFlight(const std::vector<int64_t>& chunks, int64_t p, int64_t i, int64_t m)
+{
+    // Megatron-LM schedules.py at d98e8a64ddf34856e74b24714e3bedb2f5a39553: get_schedule_table orders the virtual
+    // micro-batches in groups of p micro-batches (microbatch_group_size_per_vp_stage's default), chunk by chunk,
+    // the last group taking what is left; backward k runs chunk v − 1 − chunk(k) (get_model_chunk_id). Rank i runs
+    // the warm-up forwards of get_pp_rank_microbatches, then one forward and one backward at a time: the tapes
+    // held peak after a forward. The pattern repeats every group, so four groups and the last one show the peak.
+    const auto v = static_cast<int64_t>(chunks.size());
+    int64_t stage = 0;
+    for (int64_t n : chunks)
+        stage += std::max<int64_t>(n, 0);
+    if (p <= 1 || v <= 1 || stage <= 0)
+        return microBatchesInFlight(p, i, m, v);
+    m = std::max<int64_t>(m, 1);
+    i = std::clamp<int64_t>(i, 0, p - 1);
+    const int64_t micro = std::min(m, 4 * p + m % p);
+    const int64_t total = micro * v;
+    const int64_t lastGroupStart = (micro - 1) / p * p; // the group that takes what is left
+    const int64_t lastGroupSize = micro - lastGroupStart;
+    auto chunkOf = [&](int64_t k) {
+        if (k < lastGroupStart * v)
+            return (k % (p * v)) / p;
+        return (k - lastGroupStart * v) / lastGroupSize;
+    };
+    auto layers = [&](int64_t chunk) { return dbl(std::max<int64_t>(chunks[static_cast<size_t>(chunk)], 0)); };
+    const int64_t warmup = std::min(2 * (p - i - 1) + (v - 1) * p, total);
+    double held = 0, peak = 0;
+    for (int64_t k = 0; k < warmup; ++k)
+        held += layers(chunkOf(k));
+    peak = held;
+    for (int64_t r = 0; warmup + r < total; ++r) {
+        held += layers(chunkOf(warmup + r));
+        peak = std::max(peak, held);
+        held -= layers(v - 1 - chunkOf(r));
+    }
+    return peak / dbl(stage);
+}
+
 void placeOnStage(TermContext& c, PipelineStage stage)
 {
     const int64_t p = c.layout.pp;
@@ -55,9 +93,15 @@ void placeOnStageIndex(TermContext& c, int64_t index)
                            : PipelineStage::Middle;
     c.stageIndex = i;
     c.stageLayers = static_cast<double>(c.layout.stageLayers(std::max<int64_t>(std::llround(c.layers), 1), i));
-    c.inflight = c.training && p > 1
-                     ? microBatchesInFlight(p, i, std::max<int64_t>(c.scenario->training.gradAccum, 1), c.layout.vpp)
-                     : 1;
+    const int64_t m = std::max<int64_t>(c.scenario->training.gradAccum, 1);
+    if (!c.training || p <= 1)
+        c.inflight = 1;
+    else if (c.layout.vpp > 1 && !c.layout.split.isDefault())
+        c.inflight = microBatchesInFlight(
+            chunkLayersOnStage(c.layout.split, std::max<int64_t>(std::llround(c.layers), 1), p, c.layout.vpp, i), p, i,
+            m);
+    else
+        c.inflight = microBatchesInFlight(p, i, m, c.layout.vpp);
     c.bytes = {};
 }
 
@@ -75,6 +119,15 @@ std::vector<StageMemory> pipelineStages(const TermContext& base)
         TermContext c = base;
         placeOnStage(c, k);
         out.push_back({c.stage, c.stageIndex, c.stageLayers, c.inflight, evaluateTerms(c)});
+        // A layout gives each middle rank its own layers (and one of them may hold the MTP layers): the middle
+        // entry is the busiest of them, not stage 1's.
+        if (k != PipelineStage::Middle || !base.layout.split.hasLayout())
+            continue;
+        for (int64_t i = 2; i < p - 1; ++i) {
+            placeOnStageIndex(c, i);
+            if (evaluateTerms(c).total() > out.back().bytes.total())
+                out.back() = {c.stage, c.stageIndex, c.stageLayers, c.inflight, c.bytes};
+        }
     }
     return out;
 }

@@ -121,7 +121,13 @@ template <class X> X parametersHeld(const TermContext& c, bool byZero)
     X dense = X::sym(routed > 0 ? "P_dense_layers" : "P_layers", layerParams) * share;
     if (c.stage == PipelineStage::First)
         dense = dense + X::sym("P_in", c.inputEmbedding);
-    else if (c.stage == PipelineStage::Last && c.outputHead > 0)
+    else if (mtp)
+        // The MTP modules embed their shifted tokens with a copy of the input embedding on their own stage, tied to
+        // the first stage's (Megatron-LM at d98e8a6: gpt_model.py "if self.pre_process or self.mtp_process:
+        // self.embedding = …"; language_module.py "we need to maintain a copy of embedding layer in the mtp process
+        // stage").
+        dense = dense + X::sym("P_in", c.inputEmbedding);
+    if (c.stage == PipelineStage::Last && c.outputHead > 0)
         dense = dense + X::sym("P_out", c.outputHead);
     if (routed > 0)
         return part(withMtp(dense), false) + part(withMtpExperts(X::sym("P_experts", routed) * share), true);
@@ -864,6 +870,8 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         c.mtpLayers = dbl(a.mtpLayers);
         c.mtpParams = dbl(m.params.mtp);
         c.mtpRouted = dbl(m.params.mtpRoutedExperts);
+        if (layout.split.hasLayout())
+            c.mtpStage = layoutMtpRank(layout.split.stages, std::max<int64_t>(layout.pp, 1));
     }
 
     ActivationInputs none = c.in;

@@ -72,7 +72,8 @@ struct TermContext {
     /// Multi-token prediction (full training only): its modules, their parameters (routed experts among
     /// them) and tapes, on the stage that holds the head.
     double mtpLayers = 0, mtpParams = 0, mtpRouted = 0;
-    bool holdsMtp() const { return mtpLayers > 0 && holdsHead(); }
+    int64_t mtpStage = -1; ///< the pipeline rank a layout puts the MTP layers on; -1: the head's (get_mtp_ranks)
+    bool holdsMtp() const { return mtpLayers > 0 && (mtpStage < 0 ? holdsHead() : stageIndex == mtpStage); }
     bool holdsEmbedding() const { return stage == PipelineStage::Only || stage == PipelineStage::First; }
     bool holdsHead() const { return stage == PipelineStage::Only || stage == PipelineStage::Last; }
     double denseLayers = 0, moeLayers = 0;
@@ -128,6 +129,10 @@ const Segments& evaluateTerms(TermContext& c);
 /// \brief Tapes rank i of a p-stage pipeline holds at once, in micro-batches of its n layers, with
 /// m micro-batches per step and v virtual stages (1F1B: min(p − i, m)).
 double microBatchesInFlight(int64_t p, int64_t i, int64_t m, int64_t v);
+/// \brief The same when rank i's v model chunks hold different layers (`chunks`: a pipeline layout, or an uneven
+/// split with a virtual pipeline): the peak of the layers whose tapes Megatron-LM's interleaved schedule holds,
+/// over the rank's layers.
+double microBatchesInFlight(const std::vector<int64_t>& chunks, int64_t p, int64_t i, int64_t m);
 /// \brief Moves the view to `stage` of its pipeline (Only when pp = 1).
 void placeOnStage(TermContext& c, PipelineStage stage);
 /// \brief Moves the view to stage `index` (0 … p−1) of its pipeline, with that stage's micro-batches in flight.

@@ -250,10 +250,33 @@ int64_t layersToSplit(const PipelineSplit& split, int64_t L)
 
 } // namespace
 
+std::string setPipelineLayout(PipelineSplit& split, std::string_view text)
+{
+    if (text.empty()) {
+        split.layout.clear();
+        split.stages.clear();
+        return {};
+    }
+    LayoutParse parsed = parsePipelineLayout(text);
+    if (!parsed.error.empty())
+        return parsed.error;
+    split.layout = std::string(text);
+    split.stages = std::move(parsed.stages);
+    return {};
+}
+
 int64_t layersOnStage(const PipelineSplit& split, int64_t L, int64_t p, int64_t i)
 {
     L = std::max<int64_t>(L, 1);
     p = std::max<int64_t>(p, 1);
+    const auto stages = static_cast<int64_t>(split.stages.size());
+    if (split.hasLayout() && stages % p == 0) {
+        // PipelineParallelLayerLayout: rank i builds the decoders of stages i, i + p, i + 2p, …
+        int64_t layers = 0;
+        for (int64_t k = std::clamp<int64_t>(i, 0, p - 1); k < stages; k += p)
+            layers += split.stages[static_cast<size_t>(k)].decoders;
+        return layers;
+    }
     if (p == 1)
         return L;
     const bool first = i == 0, last = i == p - 1;
@@ -275,17 +298,49 @@ int64_t layersOnStage(const PipelineSplit& split, int64_t L, int64_t p, int64_t 
     return std::max<int64_t>(layers, 0);
 }
 
-std::string pipelineSplitProblem(const PipelineSplit& split, int64_t L, int64_t p, int64_t vpp)
+std::vector<int64_t> chunkLayersOnStage(const PipelineSplit& split, int64_t L, int64_t p, int64_t vpp, int64_t i)
+{
+    L = std::max<int64_t>(L, 1);
+    p = std::max<int64_t>(p, 1);
+    vpp = std::max<int64_t>(vpp, 1);
+    i = std::clamp<int64_t>(i, 0, p - 1);
+    std::vector<int64_t> chunks(static_cast<size_t>(vpp), 0);
+    if (split.hasLayout() && static_cast<int64_t>(split.stages.size()) == p * vpp) {
+        for (int64_t c = 0; c < vpp; ++c)
+            chunks[static_cast<size_t>(c)] = split.stages[static_cast<size_t>(c * p + i)].decoders;
+        return chunks;
+    }
+    // get_num_layers_to_build: the rank's layers (before the embedding's and loss's room is taken) over its vpp
+    // chunks, then one less on the first rank's first chunk (embedding) and the last rank's last chunk (loss).
+    const bool first = i == 0, last = i == p - 1;
+    const int64_t rank = layersOnStage(split, L, p, i) + (!split.uneven() && first && split.embedding ? 1 : 0) +
+                         (!split.uneven() && last && split.loss && p > 1 ? 1 : 0);
+    for (auto& c : chunks)
+        c = rank / vpp;
+    if (!split.uneven() && first && split.embedding)
+        chunks.front() = std::max<int64_t>(chunks.front() - 1, 0);
+    if (!split.uneven() && last && split.loss && p > 1)
+        chunks.back() = std::max<int64_t>(chunks.back() - 1, 0);
+    return chunks;
+}
+
+std::string pipelineSplitProblem(const PipelineSplit& split, int64_t L, int64_t p, int64_t vpp, int64_t mtpLayers)
 {
     if (split.isDefault())
         return {};
+    if (split.hasLayout()) {
+        // transformer_config.py at d98e8a6: "pipeline_model_parallel_layout cannot be set with other pipeline
+        // layout arguments".
+        if (split.uneven() || split.embedding || split.loss)
+            return "a pipeline layout cannot be combined with first/last stage layers or the embedding or loss in "
+                   "the split (transformer_config.py raises on it)";
+        return pipelineLayoutProblem(split.stages, L, mtpLayers, p, vpp);
+    }
     if (p <= 1)
         return "needs pipeline parallelism (pp above 1)";
     if (split.uneven() && (split.embedding || split.loss))
         return "the first/last stage layers cannot be combined with the embedding or loss in the split "
                "(Megatron-LM's get_num_layers_to_build asserts it)";
-    if (vpp > 1)
-        return "is not modelled with a virtual pipeline (vpp " + std::to_string(vpp) + ")";
     if (split.uneven()) {
         const auto [rest, stagesLeft] = unevenRest(split, L, p);
         if (rest < 0 || (stagesLeft == 0 && rest != 0))
@@ -296,19 +351,42 @@ std::string pipelineSplitProblem(const PipelineSplit& split, int64_t L, int64_t 
             return "leaves " + std::to_string(rest) + " layers for the other " + std::to_string(stagesLeft) +
                    " stages, which must be a positive multiple of them (Megatron-LM asserts the left over layers "
                    "divide the left over stages)";
-        return {};
-    }
-    const int64_t n = layersToSplit(split, L);
-    if (n % p != 0)
+    } else if (const int64_t n = layersToSplit(split, L); n % p != 0)
         return std::to_string(L) + " layers" + (split.embedding ? " + the embedding" : "") +
                (split.loss ? " + the loss" : "") + " = " + std::to_string(n) + " must divide by pp " +
                std::to_string(p) + " (Megatron-LM's arguments.py asserts it)";
+    if (vpp > 1) {
+        // get_num_layers_to_build: "num_layers_per_pipeline_rank … should be divisible by vp_size", and the
+        // embedding's (loss's) room must leave the first (last) chunk at least nothing.
+        for (int64_t i : {int64_t{0}, std::min<int64_t>(1, p - 1), p - 1}) {
+            const int64_t rank = split.uneven() ? layersOnStage(split, L, p, i) : layersToSplit(split, L) / p;
+            if (rank % vpp != 0)
+                return std::to_string(rank) + " layers on pipeline rank " + std::to_string(i) + " must divide by vpp " +
+                       std::to_string(vpp) + " (get_num_layers_to_build asserts it)";
+            if (!split.uneven() && rank / vpp < 1)
+                return "leaves no room for the " + std::string(split.embedding ? "embedding" : "loss") +
+                       " in a virtual stage of " + std::to_string(rank / vpp) + " layers";
+        }
+    }
     return {};
+}
+
+const char* pipelineSplitField(const PipelineSplit& split)
+{
+    return split.hasLayout() ? "/hardware/pipeline_layout"
+           : split.uneven()  ? (split.firstLayers > 0 ? "/hardware/first_stage_layers" : "/hardware/last_stage_layers")
+           : split.embedding ? "/hardware/embedding_in_pipeline_split"
+                             : "/hardware/loss_in_pipeline_split";
 }
 
 int64_t modelHeads(const ModelSpec& m)
 {
     return m.hasArchitecture ? std::max<int64_t>(m.architecture.heads, 0) : 0;
+}
+
+int64_t modelMtpLayers(const ModelSpec& m)
+{
+    return m.hasArchitecture ? std::max<int64_t>(m.architecture.mtpLayers, 0) : 0;
 }
 
 int64_t modelExperts(const ModelSpec& m)
@@ -378,7 +456,7 @@ Scenario withValidLayout(Scenario s)
     // 2·cp divides seq exactly when cp divides seq/2, so the largest such divisor of cp is gcd(cp, seq/2).
     s.hardware.cp = seq % 2 == 0 ? std::gcd(s.hardware.cp, seq / 2) : 1;
     // An uneven split laid for another pipeline size no longer adds up: the stages share the layers evenly.
-    if (!pipelineSplitProblem(s.hardware.split, layers, s.hardware.pp, s.hardware.vpp).empty())
+    if (!pipelineSplitProblem(s.hardware.split, layers, s.hardware.pp, s.hardware.vpp, modelMtpLayers(s.model)).empty())
         s.hardware.split = {};
     return s;
 }

@@ -3,9 +3,12 @@
 // Plain values only; every default here is the documented default of the scenario file format
 // (docs/scenario-format.md).
 
+#include "pipelinelayout.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainmem {
@@ -153,7 +156,8 @@ struct TrainingSetup {
 /// \brief How the transformer layers are laid on pipeline stages when not evenly (issue 33): Megatron-LM's
 /// --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers (0 = not set: the other stages share
 /// what is left), or one stage's worth of room for the embedding on the first stage and for the loss on the last
-/// (--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split). Megatron-LM
+/// (--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split), or a whole layout
+/// (--pipeline-model-parallel-layout: every virtual stage's layers, pipelinelayout.h). Megatron-LM
 /// megatron/core/transformer/transformer_block.py get_num_layers_to_build at
 /// d98e8a64ddf34856e74b24714e3bedb2f5a39553.
 struct PipelineSplit {
@@ -161,17 +165,30 @@ struct PipelineSplit {
     int64_t lastLayers = 0;
     bool embedding = false;
     bool loss = false;
+    std::string layout;              ///< the layout as written ("" = none)
+    std::vector<LayoutStage> stages; ///< what parsePipelineLayout read from it
     bool uneven() const { return firstLayers > 0 || lastLayers > 0; }
-    bool isDefault() const { return !uneven() && !embedding && !loss; }
+    bool hasLayout() const { return !stages.empty(); }
+    bool isDefault() const { return !uneven() && !embedding && !loss && !hasLayout(); }
     bool operator==(const PipelineSplit&) const = default;
 };
+
+/// \brief Sets `split`'s layout from Megatron-LM's layout text; an empty text clears it. Returns why the text cannot
+/// be read (the split is then unchanged), or an empty string.
+std::string setPipelineLayout(PipelineSplit& split, std::string_view text);
 
 /// \brief The transformer layers on pipeline stage `i` of `p` for a model of `L` layers. Without a split it is
 /// ⌈L/p⌉ on every stage (the last may then hold fewer in a real run; TrainMem takes the busiest shape).
 int64_t layersOnStage(const PipelineSplit& split, int64_t L, int64_t p, int64_t i);
-/// \brief Why `split` cannot lay `L` layers on `p` stages with `vpp` virtual stages, as Megatron-LM's arguments.py
-/// and get_num_layers_to_build assert it, or an empty string.
-std::string pipelineSplitProblem(const PipelineSplit& split, int64_t L, int64_t p, int64_t vpp);
+/// \brief The layers of each of the `vpp` model chunks of pipeline stage `i` (get_num_layers_to_build per
+/// vp_stage): the layout's, or the stage's layers shared evenly, less the embedding's (loss's) room on the first
+/// (last) chunk.
+std::vector<int64_t> chunkLayersOnStage(const PipelineSplit& split, int64_t L, int64_t p, int64_t vpp, int64_t i);
+/// \brief Why `split` cannot lay `L` layers (and `mtpLayers` MTP layers) on `p` stages with `vpp` virtual stages, as
+/// Megatron-LM's arguments.py, transformer_config.py and get_num_layers_to_build assert it, or an empty string.
+std::string pipelineSplitProblem(const PipelineSplit& split, int64_t L, int64_t p, int64_t vpp, int64_t mtpLayers);
+/// \brief The scenario field a split problem belongs to ("/hardware/pipeline_layout", …).
+const char* pipelineSplitField(const PipelineSplit& split);
 
 struct HardwareSetup {
     std::string gpu = "H100";
@@ -277,6 +294,8 @@ int64_t modelExperts(const ModelSpec& m);
 /// \brief The attention heads tensor parallelism splits; 0 for a size-only model (its shape is the size rule's guess,
 /// not a constraint the user gave).
 int64_t modelHeads(const ModelSpec& m);
+/// \brief The architecture's multi-token-prediction layers; 0 for a size-only model.
+int64_t modelMtpLayers(const ModelSpec& m);
 
 // Value names as they appear in files and on the command line (docs/scenario-format.md).
 const char* toString(Mode v);

@@ -56,7 +56,10 @@ int64_t MegatronArgs::expertTensorParallel() const
 std::optional<int64_t> MegatronArgs::virtualPipeline() const
 {
     std::optional<int64_t> v;
-    if (numLayersPerVirtualPipelineStage && *numLayersPerVirtualPipelineStage > 0 && pipelineModelParallelSize > 0)
+    const auto stages = static_cast<int64_t>(pipelineSplit.stages.size());
+    if (pipelineSplit.hasLayout() && pipelineModelParallelSize > 0 && stages % pipelineModelParallelSize == 0)
+        v = stages / pipelineModelParallelSize; // arguments.py: the layout's stages over pp
+    else if (numLayersPerVirtualPipelineStage && *numLayersPerVirtualPipelineStage > 0 && pipelineModelParallelSize > 0)
         v = numLayers / pipelineModelParallelSize / *numLayersPerVirtualPipelineStage;
     else if (virtualPipelineModelParallelSize)
         v = virtualPipelineModelParallelSize;
@@ -248,6 +251,13 @@ public:
             a.moeLayerFreq = *n;
             a.moeLayerPattern.clear();
         };
+        m_value["--pipeline-model-parallel-layout"] = [this, &a](const std::string& f, const std::string& v) {
+            if (const std::string why = setPipelineLayout(a.pipelineSplit, v); !why.empty())
+                return error(f, shown(v) + " " + why);
+            if (v.empty())
+                error(f, "is empty: it needs at least \"E…|…L\" (E embedding, t transformer layer, m MTP layer, L "
+                         "loss)");
+        };
         for (const char* f : {"--hybrid-layer-pattern", "--hybrid-override-pattern"})
             m_value[f] = [&a](const std::string&, const std::string&) { a.hybrid = true; };
     }
@@ -416,13 +426,26 @@ void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
         r.error("--tensor-model-parallel-size", "must be a multiple or divisor of the query groups (" +
                                                     std::to_string(a.queryGroups()) + "), got " +
                                                     std::to_string(a.tensorModelParallelSize));
-    if (!a.pipelineSplit.isDefault()) {
-        // get_num_layers_to_build (transformer_block.py) and arguments.py's checks at d98e8a6.
+    if (a.pipelineSplit.hasLayout() && (a.virtualPipelineModelParallelSize || a.numLayersPerVirtualPipelineStage))
+        // arguments.py at d98e8a6: "No more than one of the following arguments can be set at the same time".
+        r.error("--pipeline-model-parallel-layout",
+                std::string("cannot be combined with ") +
+                    (a.numLayersPerVirtualPipelineStage ? "--num-layers-per-virtual-pipeline-stage"
+                                                        : "--num-virtual-stages-per-pipeline-rank") +
+                    ": the layout gives the virtual stages (arguments.py asserts it)");
+    else if (a.pipelineSplit.uneven() && a.numLayersPerVirtualPipelineStage)
+        r.error("--num-layers-per-virtual-pipeline-stage",
+                "cannot be combined with an uneven first/last stage: use --num-virtual-stages-per-pipeline-rank "
+                "(arguments.py asserts it)");
+    else if (!a.pipelineSplit.isDefault()) {
+        // get_num_layers_to_build (transformer_block.py), PipelineParallelLayerLayout and arguments.py at d98e8a6.
         if (const std::string why = pipelineSplitProblem(a.pipelineSplit, a.numLayers, a.pipelineModelParallelSize,
-                                                         a.virtualPipeline().value_or(1));
+                                                         a.virtualPipeline().value_or(1), a.mtpNumLayers.value_or(0));
             !why.empty())
-            r.error(a.pipelineSplit.uneven() ? (a.pipelineSplit.firstLayers > 0 ? "--decoder-first-pipeline-num-layers"
-                                                                                : "--decoder-last-pipeline-num-layers")
+            r.error(a.pipelineSplit.hasLayout() ? "--pipeline-model-parallel-layout"
+                    : a.pipelineSplit.uneven()
+                        ? (a.pipelineSplit.firstLayers > 0 ? "--decoder-first-pipeline-num-layers"
+                                                           : "--decoder-last-pipeline-num-layers")
                     : a.pipelineSplit.embedding ? "--account-for-embedding-in-pipeline-split"
                                                 : "--account-for-loss-in-pipeline-split",
                     why);
@@ -481,6 +504,10 @@ MegatronParse parseMegatronArgs(const std::string& text, int64_t gpus, const std
         checkArgs(out, reader, gpus);
     if (out.ok() && out.args.hybrid)
         out.notes.push_back("hybrid Mamba-Transformer model: Megatron prints no theoretical memory for it");
+    if (out.ok() && out.args.pipelineSplit.hasLayout())
+        for (const std::string& row :
+             describePipelineLayout(out.args.pipelineSplit.stages, out.args.pipelineModelParallelSize))
+            out.notes.push_back("pipeline layout, " + row);
     return out;
 }
 

@@ -316,8 +316,13 @@ PeerComparison comparePeers(const MegatronArgs& m, const Scenario& s, const GpuS
         c.notes.push_back(
             std::to_string(*m.mtpNumLayers) +
             " MTP layer(s): Megatron counts each as one more transformer layer on every shard; TrainMem "
-            "also counts its projection M_k (2h·h) and three norms, on the last pipeline stage only, with "
-            "its tape and its own logits");
+            "also counts its projection M_k (2h·h) and three norms, on " +
+            (m.pipelineSplit.hasLayout() && m.pipelineModelParallelSize > 1
+                 ? "pipeline stage " +
+                       std::to_string(layoutMtpRank(m.pipelineSplit.stages, m.pipelineModelParallelSize)) +
+                       " only (the layout's m)"
+                 : std::string("the last pipeline stage only")) +
+            ", with its tape and its own logits");
     if (m.contextParallelSize > 1)
         c.notes.push_back("context parallel " + std::to_string(m.contextParallelSize) +
                           ": Megatron's estimate does not divide its activations by cp (theoretical_memory_usage.py "

@@ -3,6 +3,8 @@
 
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 using namespace trainmem;
 
 namespace {
@@ -142,6 +144,43 @@ private Q_SLOTS:
         QVERIFY2(back.ok(), back.ok() ? "" : back.errors.front().toString().c_str());
         QCOMPARE(back.scenario.hardware.split, s.hardware.split);
         QVERIFY(scenarioToText(testdata::preset("deepseek-v3")).find("stage_layers") == std::string::npos);
+    }
+
+    void pipelineLayoutRoundTrips()
+    {
+        // Issue 33: Megatron-LM's --pipeline-model-parallel-layout as hardware.pipeline_layout. The layout is the docs'
+        // (docs/user-guide/features/pipeline_parallel_layout.md at d98e8a6): 32 stages on pp 16, so without vpp the
+        // file gets 32/16 = 2 virtual stages, as arguments.py sets them.
+        Scenario s = testdata::deepseekV3OnPipeline(16);
+        const std::string layout = "Et*3|(tt|)*29,m|L";
+        nlohmann::json doc = nlohmann::json::parse(scenarioToText(s));
+        doc["hardware"].erase("vpp");
+        doc["hardware"]["pipeline_layout"] = layout;
+        const ScenarioParse p = parseScenario(doc.dump(), "layout.json");
+        QVERIFY2(p.ok(), p.ok() ? "" : p.errors.front().toString().c_str());
+        QCOMPARE(p.scenario.hardware.split.layout, layout);
+        QCOMPARE(p.scenario.hardware.split.stages.size(), size_t(32));
+        QCOMPARE(p.scenario.hardware.vpp, int64_t(2));
+        QVERIFY(validateScenario(p.scenario, "").empty());
+        // Written back as written, and read again the same.
+        const ScenarioParse back = parseScenario(scenarioToText(p.scenario), "back.json");
+        QVERIFY2(back.ok(), back.ok() ? "" : back.errors.front().toString().c_str());
+        QCOMPARE(back.scenario.hardware.split, p.scenario.hardware.split);
+        QCOMPARE(back.scenario.hardware.vpp, int64_t(2));
+        // A text Megatron-LM cannot read is named with its field; one that does not fit the model too.
+        doc["hardware"]["pipeline_layout"] = "Et*3|(tt|)*29,x|L";
+        const ScenarioParse bad = parseScenario(doc.dump(), "bad.json");
+        QCOMPARE(bad.errors.size(), size_t(1));
+        QCOMPARE(bad.errors.front().toString(),
+                 std::string("bad.json: /hardware/pipeline_layout: has 'x' in stage 30, which is not a layer: the "
+                             "layers are E (embedding), t (transformer layer), m (MTP layer) and L (loss), stages are "
+                             "split by |, and \"t*3\" or \"(tt|)*2\" repeat"));
+        doc["hardware"]["pipeline_layout"] = "Et*3|(tt|)*28,t|m|L";
+        doc["hardware"]["vpp"] = 2;
+        const ScenarioParse wrong = parseScenario(doc.dump(), "wrong.json");
+        QCOMPARE(wrong.errors.size(), size_t(1));
+        QCOMPARE(wrong.errors.front().toString(),
+                 std::string("wrong.json: /hardware/pipeline_layout: places 60 transformer layers, the model has 61"));
     }
 
     void headsThatLeaveNoHeadSizeAreRefused()

@@ -451,7 +451,10 @@ private Q_SLOTS:
     // postprocess, multi_token_prediction.py) lives with the output head: on pp 16, ep 64, tp 1, ZeRO-1 the
     // last stage gains its 16-bit weights, (335,778,816 + 11,274,289,152/64)·2 B: the dense part (attention,
     // shared expert, router, projection, norms: 11,610,067,968 − 256·3·7168·2048) whole, the routed experts
-    // split 64 ways. Stage 0 is unchanged; the last stage's logits double (a second loss through the shared
+    // split 64 ways, and a copy of the input embedding, V·h = 129,280·7,168 = 926,679,040 parameters, that the MTP
+    // stage keeps to embed its shifted tokens (Megatron-LM at d98e8a6: gpt_model.py builds self.embedding when
+    // mtp_process, language_module.py "maintain a copy of embedding layer in the mtp process stage").
+    // Stage 0 is unchanged; the last stage's logits double (a second loss through the shared
     // head); under full checkpointing its tape grows by the module's two inputs, 2·e·sbh = 2·2·4096·7168 B.
     void mtpSitsOnTheLastStage()
     {
@@ -470,7 +473,7 @@ private Q_SLOTS:
         const Segments& wl = with.stages.back().bytes;
         const Segments& nl = without.stages.back().bytes;
         QCOMPARE(with.stages.back().stage, PipelineStage::Last);
-        testdata::compareBytes(wl.weights - nl.weights, (335778816.0 + 11274289152.0 / 64) * 2);
+        testdata::compareBytes(wl.weights - nl.weights, (335778816.0 + 11274289152.0 / 64 + 129280.0 * 7168) * 2);
         QCOMPARE(wl.logits, 2 * nl.logits);
         QVERIFY(nl.logits > 0);
         testdata::compareBytes(wl.activations - nl.activations, 2.0 * 2 * 4096 * 7168);

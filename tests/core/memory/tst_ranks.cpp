@@ -186,6 +186,62 @@ private Q_SLOTS:
         QVERIFY(withValidLayout(bad).hardware.split.isDefault());
     }
 
+    // Issue 33: DeepSeek-V3 laid as Megatron-LM's docs lay it, "Et*3|(tt|)*29,m|L" on pp 16 (vpp 2; docs/user-guide/
+    // features/pipeline_parallel_layout.md at d98e8a6), with m = 32 micro-batches. Rank 0's chunks hold 3 and 2
+    // layers. Its warm-up runs 2·(16 − 0 − 1) + (2 − 1)·16 = 46 forwards in get_schedule_table's order (16 of chunk 0,
+    // 16 of chunk 1, 16 of chunk 0, …): 16·3 + 16·2 + 14·3 = 122 layers' tapes. Then each forward comes before a
+    // backward, and backward k runs chunk 1 − chunk(k): forward 46 (chunk 0, 125), backward 0 (chunk 1, 123),
+    // forward 47 (chunk 0, 126), backward 1 (chunk 1, 124); from forward 48 on, chunk 1's 2 layers come and go,
+    // and from backward 16 chunk 0's 3 layers leave. The peak is 126 layers' tapes, 126/5 = 25.2 micro-batches of
+    // the rank's 5 layers, where the even formula's (46 + 1)/2 = 23.5 would give 117.5.
+    void aLayoutHoldsEachChunksTapes()
+    {
+        Scenario s = testdata::deepseekV3OnPipeline(16);
+        QCOMPARE(setPipelineLayout(s.hardware.split, "Et*3|(tt|)*29,m|L"), std::string());
+        s.hardware.vpp = 2;
+        QVERIFY(validateScenario(s, "").empty());
+        const Breakdown b = account(s, testdata::gpu("H800"));
+        const std::vector<RankKind> r = rankKinds(b.model, s);
+        QCOMPARE(r.size(), size_t(16));
+        QCOMPARE(r[0].layers, 5.0);
+        QCOMPARE(r[0].inflight, 25.2);
+        QCOMPARE(r[14].layers, 2.0);
+        QCOMPARE(r[15].layers, 2.0);
+        // Uniform chunks give the even formula: rank 7's 2 + 2 layers, 2·8 + 16 = 32 warm-up forwards, (32 + 1)/2.
+        QCOMPARE(r[7].layers, 4.0);
+        QCOMPARE(r[7].inflight, 16.5);
+        QCOMPARE(microBatchesInFlight(std::vector<int64_t>{2, 2}, 16, 7, 32), microBatchesInFlight(16, 7, 32, 2));
+        // The MTP layer is rank 14's, with the embedding copy it keeps (gpt_model.py builds it when mtp_process);
+        // rank 15 keeps the head. Both hold 2 layers, so their weights differ by the MTP module's, 16-bit:
+        // (335,778,816 + 11,274,289,152/64)·2 B (tst_layout's mtpSitsOnTheLastStage), the embedding copy and the
+        // head (129,280·7,168 each) cancelling.
+        testdata::compareBytes(r[14].bytes.weights - r[15].bytes.weights, (335778816.0 + 11274289152.0 / 64) * 2);
+        // The busiest rank is the per-GPU breakdown, whichever rank the layout makes it.
+        const auto busiest = std::find_if(r.begin(), r.end(), [](const RankKind& k) { return k.busiest; });
+        for (SegmentKind k : kAllSegmentKinds)
+            testdata::compareBytes(busiest->bytes.*termInfo(k).field, b.perGpu.*termInfo(k).field);
+        // The layout leaves the ends' weights where Megatron-LM builds them: the embedding on rank 0.
+        QVERIFY(r[0].bytes.weights > r[1].bytes.weights);
+        // A layout can make any middle rank the busiest: Llama 2 7B laid "Et|t|t*29|tL" on pp 4 puts 29 of its 32
+        // layers on rank 2, and the per-GPU breakdown is rank 2's, not stage 1's.
+        Scenario lopsided = llama2Pp8(8, 32);
+        lopsided.hardware.pp = 4;
+        QCOMPARE(setPipelineLayout(lopsided.hardware.split, "Et|t|t*29|tL"), std::string());
+        QVERIFY(validateScenario(lopsided, "").empty());
+        const Breakdown lb = account(lopsided, testdata::gpu("H100"));
+        QCOMPARE(lb.stages.size(), size_t(3));
+        QCOMPARE(lb.stages[1].index, int64_t(2));
+        QCOMPARE(lb.stages[1].layers, 29.0);
+        QCOMPARE(lb.perGpu.total(), lb.stages[1].bytes.total());
+        // A pipeline size the layout does not fit falls back to the even split in the window.
+        Scenario other = s;
+        other.hardware.pp = 8;
+        other.hardware.vpp = 3;
+        QCOMPARE(QString::fromStdString(validateScenario(other, "").front().path),
+                 QStringLiteral("/hardware/pipeline_layout"));
+        QVERIFY(!withValidLayout(other).hardware.split.hasLayout());
+    }
+
     // Serving holds one micro-batch everywhere: first (embedding), the middle stages as one kind, last (head).
     void servingHasThreeKinds()
     {

@@ -2,6 +2,7 @@
 // --moe-layer-freq list expressions, ignored flags and an error naming the flag for bad input.
 // Defaults are those of Megatron-LM @ d98e8a64ddf34856e74b24714e3bedb2f5a39553 (arguments.py,
 // transformer_config.py, model_parallel_config.py, build_tokenizer.py vocab_size_with_padding).
+#include "accounting.h"
 #include "megatronargs.h"
 
 #include <QtTest>
@@ -30,6 +31,7 @@ private Q_SLOTS:
     void scenarioFromFlags();
     void scenarioRoundTrip();
     void unevenPipelineIsRead();
+    void pipelineLayoutIsRead();
 };
 
 void TestMegatronArgs::megatronDefaults()
@@ -434,6 +436,64 @@ void TestMegatronArgs::unevenPipelineIsRead()
     QCOMPARE(layersOnStage(ends.args.pipelineSplit, 61, 7, 0), int64_t(8));
     QCOMPARE(layersOnStage(ends.args.pipelineSplit, 61, 7, 3), int64_t(9));
     QCOMPARE(layersOnStage(ends.args.pipelineSplit, 61, 7, 6), int64_t(8));
+}
+
+void TestMegatronArgs::pipelineLayoutIsRead()
+{
+    // Issue 33: --pipeline-model-parallel-layout was listed as ignored. The launch is Megatron-LM's own functional
+    // test tests/functional_tests/test_cases/mixtral/deepseekv3_proxy_flex_tp1pp4emp16etp1cp1_release/
+    // model_config.yaml at d98e8a6 (its model and parallel flags; --gpus 128 added): a 14-layer DeepSeek-V3 proxy
+    // with one MTP layer, laid "Et*2|(tt|)*5t|tmL" on pp 4, which arguments.py reads as 8 stages, vpp 2.
+    const std::string launch =
+        "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 4 --expert-model-parallel-size 16 "
+        "--context-parallel-size 1 --expert-tensor-parallel-size 1 --use-distributed-optimizer --sequence-parallel "
+        "--disable-bias-linear --micro-batch-size 1 --global-batch-size 512 --seq-length 4096 --num-layers 14 "
+        "--hidden-size 7168 --ffn-hidden-size 18432 --num-attention-heads 128 --kv-channels 128 "
+        "--max-position-embeddings 4096 --position-embedding-type rope --make-vocab-size-divisible-by 3232 "
+        "--normalization RMSNorm --swiglu --untie-embeddings-and-output-weights --multi-latent-attention "
+        "--mtp-num-layers 1 --num-experts 64 --moe-layer-freq ([0]*3+[1]*11) --moe-ffn-hidden-size 2048 "
+        "--moe-shared-expert-intermediate-size 2048 --moe-router-topk 8 --q-lora-rank 1536 --kv-lora-rank 512 "
+        "--qk-head-dim 128 --qk-pos-emb-head-dim 64 --v-head-dim 128 --vocab-size 129280 --gpus 128 ";
+    const MegatronParse p = parseMegatronArgs(launch + "--pipeline-model-parallel-layout \"Et*2|(tt|)*5t|tmL\"");
+    QVERIFY2(p.ok(), p.ok() ? "" : p.errors.front().toString().c_str());
+    QVERIFY(p.ignored.empty());
+    QCOMPARE(p.args.virtualPipeline(), std::optional<int64_t>(2));
+    QCOMPARE(p.args.pipelineSplit.stages.size(), size_t(8));
+    const std::vector<std::string> notes(p.notes.end() - 4, p.notes.end());
+    QCOMPARE(notes, (std::vector<std::string>{"pipeline layout, rank 0: embedding + 2 layers | 2 layers",
+                                              "pipeline layout, rank 1: 2 layers | 2 layers",
+                                              "pipeline layout, rank 2: 2 layers | 1 layer",
+                                              "pipeline layout, rank 3: 2 layers | 1 layer + 1 MTP layer + loss"}));
+    const Scenario s = scenarioFromMegatron(p.args, Scenario{});
+    QCOMPARE(s.hardware.vpp, int64_t(2));
+    QCOMPARE(s.hardware.split.layout, std::string("Et*2|(tt|)*5t|tmL"));
+    QVERIFY2(validateScenario(s, "").empty(), "the launch's scenario is refused");
+    // Written back as the same flag.
+    QCOMPARE(megatronFromScenario(s, s.model.architecture).pipelineSplit, p.args.pipelineSplit);
+
+    // Megatron-LM's own refusals (arguments.py, transformer_config.py at d98e8a6), each naming the flag.
+    auto error = [&](const std::string& extra) {
+        const MegatronParse bad = parseMegatronArgs(launch + extra);
+        return bad.ok() ? QString() : QString::fromStdString(bad.errors.front().toString());
+    };
+    QCOMPARE(error("--pipeline-model-parallel-layout \"Et*2|(tt|)*5t|tmL\" --num-virtual-stages-per-pipeline-rank 2"),
+             QStringLiteral("--megatron-args: --pipeline-model-parallel-layout: cannot be combined with "
+                            "--num-virtual-stages-per-pipeline-rank: the layout gives the virtual stages "
+                            "(arguments.py asserts it)"));
+    QCOMPARE(error("--pipeline-model-parallel-layout \"Et*2|(tt|)*5t|tmL\" --decoder-first-pipeline-num-layers 2"),
+             QStringLiteral("--megatron-args: --pipeline-model-parallel-layout: a pipeline layout cannot be combined "
+                            "with first/last stage layers or the embedding or loss in the split "
+                            "(transformer_config.py raises on it)"));
+    QCOMPARE(error("--pipeline-model-parallel-layout \"Et*2|(tt|)*4t|tmL\""),
+             QStringLiteral("--megatron-args: --pipeline-model-parallel-layout: has 7 stages, which pp 4 does not "
+                            "divide (Megatron-LM's arguments.py asserts it)"));
+    QCOMPARE(error("--pipeline-model-parallel-layout \"Et*2|(tt|)*5t|tmLq\""),
+             QStringLiteral("--megatron-args: --pipeline-model-parallel-layout: \"Et*2|(tt|)*5t|tmLq\" has 'q' in "
+                            "stage 7, which is not a layer: the layers are E (embedding), t (transformer layer), m "
+                            "(MTP layer) and L (loss), stages are split by |, and \"t*3\" or \"(tt|)*2\" repeat"));
+    QCOMPARE(error("--pipeline-model-parallel-layout \"Et*2|(tt|)*5|tmL\""),
+             QStringLiteral("--megatron-args: --pipeline-model-parallel-layout: places 13 transformer layers, the "
+                            "model has 14"));
 }
 
 QTEST_GUILESS_MAIN(TestMegatronArgs)
