@@ -66,8 +66,8 @@ ParallelLayout parallelLayout(const Scenario& s, const ResolvedModel& m, FieldEr
     if (s.training.mode == Mode::Inference && hw.tp <= 1 && hw.pp <= 1)
         asked.tp = std::clamp<int64_t>(hw.gpus % asked.cp == 0 ? hw.gpus / asked.cp : hw.gpus, 1, kMaxGpus);
     // The resolved model's layers and experts (the size rule's shape for a size-only model).
-    HardwareSetup used =
-        layoutWithin(asked, m.arch.layers, m.arch.isMoe() ? m.arch.moe.experts : 0, modelHeads(s.model));
+    HardwareSetup used = layoutWithin(asked, m.arch.layers, m.arch.isMoe() ? m.arch.moe.experts : 0,
+                                      modelHeads(s.model), modelKvHeads(s.model));
     // Megatron-LM's 2·cp chunks of a sequence (withValidLayout's rule): cp divides seq/2.
     const int64_t seq = std::clamp<int64_t>(s.training.seqLen, 1, kMaxSeq);
     used.cp = seq % 2 == 0 ? std::gcd(used.cp, seq / 2) : 1;
@@ -509,6 +509,13 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
         bad("/hardware/tp", "must divide the model's " + std::to_string(heads) +
                                 " attention heads (Megatron-LM and vLLM split whole heads), got " +
                                 std::to_string(hw.tp));
+    // transformer_config.py at d98e8a6: "num_query_groups … must be a multiple or divisor of
+    // tensor_model_parallel_size"; vLLM replicates key/value heads only when tp is a multiple of them.
+    else if (const int64_t kv = modelKvHeads(s.model); degreesInRange && kv > 0 && kv % hw.tp != 0 && hw.tp % kv != 0)
+        bad("/hardware/tp", "must be a multiple or a divisor of the model's " + std::to_string(kv) +
+                                " key/value heads (query groups: Megatron-LM and vLLM split them whole or copy them), "
+                                "got " +
+                                std::to_string(hw.tp));
     if (degreesInRange && hw.gpus % (hw.tp * hw.pp) != 0)
         bad("/hardware/gpus",
             "must be a multiple of tp·pp (" + std::to_string(hw.tp * hw.pp) + "), got " + std::to_string(hw.gpus));
@@ -544,10 +551,13 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
         if (const std::string why = pipelineSplitProblem(hw.split, layers, hw.pp, hw.vpp, modelMtpLayers(s.model));
             !why.empty())
             bad(pipelineSplitField(hw.split), why);
-        if (hw.pp > layers)
+        // A split's own rules say what each stage holds (the embedding or the loss in the split, or a layout, may
+        // leave a stage no transformer layer, as Megatron-LM allows); the even split gives each at least one.
+        const bool even = hw.split.isDefault();
+        if (even && hw.pp > layers)
             bad("/hardware/pp", "must not exceed the model's " + std::to_string(layers) +
                                     " layers (a pipeline stage holds at least one), got " + std::to_string(hw.pp));
-        else if (hw.vpp > 1 && hw.vpp <= kMaxLayers && hw.pp * hw.vpp > layers)
+        else if (even && hw.vpp > 1 && hw.vpp <= kMaxLayers && hw.pp * hw.vpp > layers)
             bad("/hardware/vpp", "pp·vpp = " + std::to_string(hw.pp) + "·" + std::to_string(hw.vpp) + " = " +
                                      std::to_string(hw.pp * hw.vpp) + " must not exceed the model's " +
                                      std::to_string(layers) + " layers (a virtual stage holds at least one), got " +

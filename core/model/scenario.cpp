@@ -384,6 +384,14 @@ int64_t modelHeads(const ModelSpec& m)
     return m.hasArchitecture ? std::max<int64_t>(m.architecture.heads, 0) : 0;
 }
 
+int64_t modelKvHeads(const ModelSpec& m)
+{
+    if (!m.hasArchitecture || m.architecture.attention == AttentionKind::MLA)
+        return 0;
+    const int64_t kv = m.architecture.kvHeadsOrDefault();
+    return kv > 0 && kv != m.architecture.heads ? kv : 0;
+}
+
 int64_t modelMtpLayers(const ModelSpec& m)
 {
     return m.hasArchitecture ? std::max<int64_t>(m.architecture.mtpLayers, 0) : 0;
@@ -416,7 +424,18 @@ int64_t largestDivisorAtMost(int64_t n, int64_t limit)
 
 } // namespace
 
-HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, int64_t heads)
+int64_t maxPipelineStages(const PipelineSplit& split, int64_t L)
+{
+    // A layout's stages divide by pp; the embedding (loss) in the split is one more stage's worth; otherwise every
+    // stage holds at least one layer.
+    if (split.hasLayout())
+        return std::max<int64_t>(static_cast<int64_t>(split.stages.size()), 1);
+    if (split.uneven())
+        return L;
+    return L + (split.embedding ? 1 : 0) + (split.loss ? 1 : 0);
+}
+
+HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, int64_t heads, int64_t kvHeads)
 {
     hw.gpus = std::clamp<int64_t>(hw.gpus, 1, kMaxGpus);
     // gcd keeps a degree where it still divides (tp 8 on 64 GPUs stays 8) and otherwise takes its
@@ -424,9 +443,16 @@ HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, in
     hw.tp = std::gcd(std::clamp<int64_t>(hw.tp, 1, kMaxGpus), hw.gpus);
     if (heads > 0)
         hw.tp = std::gcd(hw.tp, heads);
+    // And whole query groups, or copies of them: the largest divisor of tp that divides them or that they divide.
+    if (kvHeads > 0)
+        for (int64_t d = hw.tp; d >= 1; --d)
+            if (hw.tp % d == 0 && (kvHeads % d == 0 || d % kvHeads == 0)) {
+                hw.tp = d;
+                break;
+            }
     // A pipeline stage holds at least one layer: pp ≤ L, and pp divides gpus/tp.
     hw.pp = largestDivisorAtMost(std::gcd(std::clamp<int64_t>(hw.pp, 1, kMaxGpus), hw.gpus / hw.tp),
-                                 std::max<int64_t>(layers, 1));
+                                 maxPipelineStages(hw.split, std::max<int64_t>(layers, 1)));
     // Context parallel splits what a tp·pp replica leaves: cp divides gpus/(tp·pp).
     hw.cp = std::gcd(std::clamp<int64_t>(hw.cp, 1, kMaxGpus), hw.gpus / (hw.tp * hw.pp));
     // Expert parallelism places whole experts: ep divides the experts (Megatron-LM asserts
@@ -449,7 +475,7 @@ HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, in
 Scenario withValidLayout(Scenario s)
 {
     const int64_t layers = modelLayers(s.model);
-    s.hardware = layoutWithin(s.hardware, layers, modelExperts(s.model), modelHeads(s.model));
+    s.hardware = layoutWithin(s.hardware, layers, modelExperts(s.model), modelHeads(s.model), modelKvHeads(s.model));
     // Megatron-LM splits each sequence into 2·cp chunks for load balance (arguments.py at d98e8a6 asserts
     // seq_length % (2 · context_parallel_size) == 0): cp keeps its largest divisor that allows it.
     const int64_t seq = std::clamp<int64_t>(s.training.seqLen, 1, kMaxSeq);

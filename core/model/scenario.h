@@ -187,6 +187,9 @@ std::vector<int64_t> chunkLayersOnStage(const PipelineSplit& split, int64_t L, i
 /// \brief Why `split` cannot lay `L` layers (and `mtpLayers` MTP layers) on `p` stages with `vpp` virtual stages, as
 /// Megatron-LM's arguments.py, transformer_config.py and get_num_layers_to_build assert it, or an empty string.
 std::string pipelineSplitProblem(const PipelineSplit& split, int64_t L, int64_t p, int64_t vpp, int64_t mtpLayers);
+/// \brief The most pipeline stages `split` can lay `L` layers on: L, one more for each of the embedding and the
+/// loss in the split, or a layout's stages.
+int64_t maxPipelineStages(const PipelineSplit& split, int64_t L);
 /// \brief The scenario field a split problem belongs to ("/hardware/pipeline_layout", …).
 const char* pipelineSplitField(const PipelineSplit& split);
 
@@ -272,7 +275,7 @@ Scenario withValidLayout(Scenario s);
 /// \brief The same rules on the hardware alone, for a model of `layers` layers, `experts` routed experts (0: dense)
 /// and `heads` attention heads (0: no rule). The sequence rule of cp is withValidLayout()'s (it needs the training
 /// setup).
-HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, int64_t heads = 0);
+HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, int64_t heads = 0, int64_t kvHeads = 0);
 
 /// \brief The scenario with an offload its ZeRO stage allows (DeepSpeed: offload_optimizer from ZeRO-1, offload_param
 /// only at ZeRO-3; no parameter offload of a QLoRA NF4 base). With `raiseZero` the ZeRO stage is raised to what the
@@ -294,6 +297,10 @@ int64_t modelExperts(const ModelSpec& m);
 /// \brief The attention heads tensor parallelism splits; 0 for a size-only model (its shape is the size rule's guess,
 /// not a constraint the user gave).
 int64_t modelHeads(const ModelSpec& m);
+/// \brief The key/value heads (query groups) of a grouped-query architecture, which tensor parallelism must split
+/// whole or replicate (tp a multiple or a divisor of them); 0 when there are as many as heads, for MLA and for a
+/// size-only model.
+int64_t modelKvHeads(const ModelSpec& m);
 /// \brief The architecture's multi-token-prediction layers; 0 for a size-only model.
 int64_t modelMtpLayers(const ModelSpec& m);
 

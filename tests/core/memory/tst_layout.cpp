@@ -3,6 +3,7 @@
 #include "testdata.h"
 
 #include "cost.h"
+#include "hfconfig.h"
 #include "report.h"
 
 #include <QtTest>
@@ -81,6 +82,33 @@ private Q_SLOTS:
         QCOMPARE(b.layout.ep, fixed.hardware.ep);
         QCOMPARE(b.layout.tp * b.layout.pp * b.layout.dp, b.layout.gpus);
         QVERIFY(!b.warnings.empty()); // and says what it changed
+    }
+
+    // Issue 33 §5, the query groups: transformer_config.py at d98e8a6 raises unless num_query_groups is "a multiple
+    // or divisor of tensor_model_parallel_size". Qwen2.5-7B (tests/data/hf/Qwen2.5-7B.json: 28 heads, 4 key/value
+    // heads) on tp 14 splits its heads whole but not its 4 query groups: 4 % 14 ≠ 0 and 14 % 4 ≠ 0.
+    void tensorParallelSplitsOrCopiesWholeQueryGroups()
+    {
+        const HfImport qwen = parseHfConfig(testdata::readFile(TRAINMEM_HF_DATA "/Qwen2.5-7B.json"), "config.json");
+        QVERIFY(qwen.ok());
+        QCOMPARE(qwen.architecture.heads, int64_t(28));
+        QCOMPARE(qwen.architecture.kvHeads, int64_t(4));
+        Scenario s = scenarioWithHfModel(Scenario{}, qwen, "Qwen2.5-7B");
+        s.hardware.gpus = 14;
+        s.hardware.tp = 14;
+        FieldErrors e = validateScenario(s, "");
+        QCOMPARE(e.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(e.front().path), QStringLiteral("/hardware/tp"));
+        QCOMPARE(QString::fromStdString(e.front().message),
+                 QStringLiteral("must be a multiple or a divisor of the model's 4 key/value heads (query groups: "
+                                "Megatron-LM and vLLM split them whole or copy them), got 14"));
+        // The window's repair keeps the largest divisor of 14 that works: 2 (7 divides 28 heads but not 4 groups).
+        QCOMPARE(withValidLayout(s).hardware.tp, int64_t(2));
+        QCOMPARE(account(s, testdata::gpu("H100")).layout.tp, int64_t(2));
+        // tp 28 copies each of the 4 groups to 7 ranks: allowed.
+        s.hardware.gpus = 28;
+        s.hardware.tp = 28;
+        QVERIFY(validateScenario(s, "").empty());
     }
 
     // withValidLayout() keeps each degree's largest divisor that is valid.

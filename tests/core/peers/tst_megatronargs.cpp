@@ -436,6 +436,16 @@ void TestMegatronArgs::unevenPipelineIsRead()
     QCOMPARE(layersOnStage(ends.args.pipelineSplit, 61, 7, 0), int64_t(8));
     QCOMPARE(layersOnStage(ends.args.pipelineSplit, 61, 7, 3), int64_t(9));
     QCOMPARE(layersOnStage(ends.args.pipelineSplit, 61, 7, 6), int64_t(8));
+    // Found by fuzz_megatron: 6 layers + the embedding on pp 7 leaves stage 0 no transformer layer, which
+    // get_num_layers_to_build allows (it asserts only num_layers_to_build >= 0); the scenario refused pp 7 > 6 layers.
+    const MegatronParse empty = parseMegatronArgs(
+        "--num-layers 6 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --vocab-size 50257 "
+        "--pipeline-model-parallel-size 7 --gpus 7 --account-for-embedding-in-pipeline-split");
+    QVERIFY2(empty.ok(), empty.ok() ? "" : empty.errors.front().toString().c_str());
+    const Scenario fromEmpty = scenarioFromMegatron(empty.args, Scenario{});
+    QVERIFY(validateScenario(fromEmpty, "").empty());
+    QCOMPARE(layersOnStage(fromEmpty.hardware.split, 6, 7, 0), int64_t(0));
+    QCOMPARE(withValidLayout(fromEmpty).hardware.pp, int64_t(7));
 }
 
 void TestMegatronArgs::pipelineLayoutIsRead()
