@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -95,7 +96,12 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
 void PeersPanel::pasteDialog()
 {
     MegatronDialog dialog(m_scenario.hardware.gpus, this);
-    if (dialog.exec() != QDialog::Accepted)
+    // Issue 31 §3: the dialog reopens with the last text, pasted or typed, so a launch is fixed, not retyped.
+    if (!m_lastPasteText.isEmpty())
+        dialog.setText(m_lastPasteText);
+    const int answer = dialog.exec();
+    m_lastPasteText = dialog.editor()->toPlainText();
+    if (answer != QDialog::Accepted)
         return;
     const Scenario produced = scenarioFromMegatron(dialog.result().args, m_scenario);
     setPasted(dialog.result(), produced);

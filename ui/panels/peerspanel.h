@@ -67,6 +67,7 @@ private:
     GpuSpec m_gpu;
     std::optional<MegatronParse> m_pasted;
     std::string m_pastedScenario; ///< scenarioToText of the scenario made from the paste
+    QString m_lastPasteText;      ///< what the paste dialog last held, offered again when it reopens
     bool m_usingPaste = false;
     bool m_dirty = true;
     PeerComparison m_comparison;

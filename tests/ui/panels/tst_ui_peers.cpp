@@ -9,6 +9,7 @@
 #include "uitestutil.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
@@ -16,6 +17,7 @@
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 
 using namespace trainmem;
 using namespace trainmem::uitest;
@@ -40,6 +42,7 @@ private Q_SLOTS:
     void pastedArgsFollowTheScenario();
     void windowHasTheActionAndTheDock();
     void exportDrawsThePeersChart();
+    void pasteDialogReopensWithTheLastText();
 };
 
 void TestUiPeers::dialogRejectsBadTextAndNamesTheFlag()
@@ -162,6 +165,34 @@ void TestUiPeers::exportDrawsThePeersChart()
             outline = img.pixelColor(x, y) == QColor(0xd0, 0x10, 0x60);
     QVERIFY(outline);
     QCOMPARE(chartKindFromName(QStringLiteral("peers")), std::optional<ChartKind>(ChartKind::Peers));
+}
+
+// Issue 31 §3: the paste dialog opened empty every time, so a launch with one wrong flag was pasted again from
+// scratch. It reopens with what it last held, whether it was accepted or cancelled.
+void TestUiPeers::pasteDialogReopensWithTheLastText()
+{
+    PeersPanel panel;
+    const Scenario s = preset(QStringLiteral("llama2-7b"));
+    panel.setScenario(s, gpuOf(s));
+    auto* paste = panel.findChild<QPushButton*>(QStringLiteral("pasteMegatronButton"));
+    QVERIFY(paste);
+    QString seen = QStringLiteral("(the dialog did not open)");
+    auto answer = [&](const QString& type) {
+        QTimer::singleShot(0, &panel, [&, type] {
+            auto* d = qobject_cast<MegatronDialog*>(QApplication::activeModalWidget());
+            if (!d)
+                return;
+            seen = d->editor()->toPlainText();
+            if (!type.isEmpty())
+                d->setText(type);
+            d->reject();
+        });
+        paste->click();
+    };
+    answer(QString::fromLatin1(kLlama2)); // the first time it is empty; the launch is typed, then cancelled
+    QCOMPARE(seen, QString());
+    answer(QString());
+    QCOMPARE(seen, QString::fromLatin1(kLlama2));
 }
 
 QTEST_MAIN(TestUiPeers)
