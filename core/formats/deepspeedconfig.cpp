@@ -61,8 +61,13 @@ TrainingConfig parseDeepSpeedConfig(std::string_view text, const std::string& fi
     }
     ConfigMap optimizerOffload = zero.map("offload_optimizer");
     ConfigMap paramOffload = zero.map("offload_param");
-    const std::optional<std::string> optDevice = offloadDevice(optimizerOffload);
-    const std::optional<std::string> paramDevice = offloadDevice(paramOffload);
+    std::optional<std::string> optDevice = offloadDevice(optimizerOffload);
+    std::optional<std::string> paramDevice = offloadDevice(paramOffload);
+    // The deprecated booleans zero/config.py still turns into offload_optimizer / offload_param on the cpu.
+    if (zero.flag("cpu_offload").value_or(false) && !optDevice)
+        optDevice = "cpu";
+    if (zero.flag("cpu_offload_param").value_or(false) && !paramDevice)
+        paramDevice = "cpu";
     const bool opt = optDevice && *optDevice != "none", param = paramDevice && *paramDevice != "none";
     const int stage = c.zeroStage.value_or(0); // DeepSpeed's default stage
     if (opt && stage < 1)
