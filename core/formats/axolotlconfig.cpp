@@ -71,6 +71,8 @@ void readAdapter(ConfigMap& top, TrainingConfig& c)
                           "adapters, and TrainMem counts only the adapters");
     if (!adapter) {
         c.fineTune = FineTune::Full;
+        if (rank || linear || modules)
+            c.notes.push_back("lora_r and lora_target_* without an adapter are read but not used: a full fine-tune");
         if (in4 || in8)
             c.notes.push_back(std::string(in4 ? "load_in_4bit" : "load_in_8bit") +
                               " without an adapter is read but not modelled: counted as a full fine-tune");
@@ -196,19 +198,8 @@ void readSharding(ConfigMap& top, ConfigMap& fsdpConfig, TrainingConfig& c)
     }
 }
 
-} // namespace
-
-TrainingConfig parseAxolotlConfig(std::string_view text, const std::string& file)
+void readAxolotl(ConfigMap& top, TrainingConfig& c)
 {
-    TrainingConfig c;
-    c.format = "--axolotl-config";
-    c.file = file;
-    ConfigNode root;
-    if (std::optional<FieldError> e = loadYamlConfig(text, file, root)) {
-        c.errors.push_back(std::move(*e));
-        return c;
-    }
-    ConfigMap top(&root, "", file, c.errors);
     c.baseModel = top.text("base_model").value_or("");
     c.deepspeedPath = top.text("deepspeed").value_or("");
     readAdapter(top, c);
@@ -246,7 +237,13 @@ TrainingConfig parseAxolotlConfig(std::string_view text, const std::string& file
     readSharding(top, fsdpConfig, c);
     top.ignored(c.ignored);
     fsdpConfig.ignored(c.ignored);
-    return c;
+}
+
+} // namespace
+
+TrainingConfig parseAxolotlConfig(std::string_view text, const std::string& file)
+{
+    return readConfig(text, file, "--axolotl-config", false, readAxolotl);
 }
 
 } // namespace trainmem

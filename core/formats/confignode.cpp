@@ -20,8 +20,9 @@ void fromJson(const nlohmann::json& j, ConfigNode& out, int depth)
         if (depth >= kMaxConfigDepth)
             return;
         for (auto it = j.begin(); it != j.end(); ++it) {
-            out.entries.emplace_back(j.is_object() ? it.key() : std::string(), ConfigNode{});
-            fromJson(it.value(), out.entries.back().second, depth + 1);
+            out.entries.emplace_back();
+            out.entries.back().key = j.is_object() ? it.key() : std::string();
+            fromJson(it.value(), out.entries.back(), depth + 1);
         }
         return;
     }
@@ -49,11 +50,12 @@ void fromYaml(const YAML::Node& n, ConfigNode& out, int depth)
         if (n.IsMap()) {
             // A complex key ({a: 1}: x) is no key TrainMem reads; it is listed by its kind.
             const std::string key = it->first.IsScalar() ? it->first.Scalar() : "(a non-text key)";
-            out.entries.emplace_back(key, ConfigNode{});
-            fromYaml(it->second, out.entries.back().second, depth + 1);
+            out.entries.emplace_back();
+            out.entries.back().key = key;
+            fromYaml(it->second, out.entries.back(), depth + 1);
         } else {
-            out.entries.emplace_back(std::string(), ConfigNode{});
-            fromYaml(*it, out.entries.back().second, depth + 1);
+            out.entries.emplace_back();
+            fromYaml(*it, out.entries.back(), depth + 1);
         }
     }
 }
@@ -128,9 +130,9 @@ const ConfigNode* ConfigMap::find(const std::string& key)
     // The last of repeated keys wins, as PyYAML and Python's json module read them.
     const ConfigNode* found = nullptr;
     for (size_t i = 0; i < m_node->entries.size(); ++i)
-        if (m_node->entries[i].first == key) {
+        if (m_node->entries[i].key == key) {
             m_read[i] = true;
-            found = &m_node->entries[i].second;
+            found = &m_node->entries[i];
         }
     return found && found->kind != ConfigNode::Kind::Null ? found : nullptr;
 }
@@ -207,7 +209,7 @@ std::optional<std::vector<std::string>> ConfigMap::strings(const std::string& ke
         return std::vector<std::string>{n->text};
     std::vector<std::string> out;
     if (n->kind == ConfigNode::Kind::List)
-        for (const auto& [_, item] : n->entries) {
+        for (const ConfigNode& item : n->entries) {
             if (item.kind != ConfigNode::Kind::Scalar) {
                 error(key, "must be a list of names, got an item that is " + describeConfig(item));
                 return std::nullopt;
@@ -226,8 +228,8 @@ void ConfigMap::error(const std::string& key, const std::string& message)
     const int line = [&] {
         if (!isMap())
             return 0;
-        for (const auto& [k, v] : m_node->entries)
-            if (k == key)
+        for (const ConfigNode& v : m_node->entries)
+            if (v.key == key)
                 return v.line;
         return 0;
     }();
@@ -242,8 +244,8 @@ void ConfigMap::ignored(std::vector<std::string>& out) const
     std::string prefix = m_path.empty() ? "" : m_path.substr(1) + ".";
     std::replace(prefix.begin(), prefix.end(), '/', '.');
     for (size_t i = 0; i < m_node->entries.size(); ++i)
-        if (!m_read[i] && m_node->entries[i].second.kind != ConfigNode::Kind::Null)
-            out.push_back(prefix + m_node->entries[i].first);
+        if (!m_read[i] && m_node->entries[i].kind != ConfigNode::Kind::Null)
+            out.push_back(prefix + (m_node->entries[i].key.empty() ? "\"\"" : m_node->entries[i].key));
 }
 
 } // namespace trainmem

@@ -9,7 +9,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace trainmem {
@@ -18,10 +17,11 @@ namespace trainmem {
 struct ConfigNode {
     enum class Kind { Null, Scalar, List, Map };
     Kind kind = Kind::Null;
-    std::string text;    ///< a scalar as written ("8", "True", "bf16"); JSON's true/false/numbers as dumped
-    bool quoted = false; ///< a JSON string or a quoted YAML scalar: never a number or a boolean
-    int line = 0;        ///< 1-based line of a YAML value; 0 in JSON (nlohmann keeps no positions)
-    std::vector<std::pair<std::string, ConfigNode>> entries; ///< a map's keys in file order, or a list's items
+    std::string text;                ///< a scalar as written ("8", "True", "bf16"); JSON's true/false/numbers as dumped
+    bool quoted = false;             ///< a JSON string or a quoted YAML scalar: never a number or a boolean
+    int line = 0;                    ///< 1-based line of a YAML value; 0 in JSON (nlohmann keeps no positions)
+    std::string key;                 ///< the key this value stands under in its map (empty in a list)
+    std::vector<ConfigNode> entries; ///< a map's values in file order, or a list's items
 };
 
 /// Deeper values than this are not read (no config key TrainMem reads is more than three deep); they become
@@ -32,6 +32,13 @@ inline constexpr int kMaxConfigDepth = 64;
 std::optional<FieldError> loadJsonConfig(std::string_view text, const std::string& file, ConfigNode& out);
 /// \brief Decodes YAML (the first document) into `out`; a syntax error names the line and column.
 std::optional<FieldError> loadYamlConfig(std::string_view text, const std::string& file, ConfigNode& out);
+
+struct TrainingConfig;
+class ConfigMap;
+/// \brief A training config read from `text` (JSON when `json`, else YAML) by `read`, which gets the top-level
+/// map; a syntax error or a top level that is not a map ends it with that error. Defined in trainconfig.cpp.
+TrainingConfig readConfig(std::string_view text, const std::string& file, const char* format, bool json,
+                          void (*read)(ConfigMap& top, TrainingConfig& c));
 
 /// \brief The value as an error message shows it: a quoted scalar in quotes, a list or a map by its kind.
 std::string describeConfig(const ConfigNode& n);

@@ -36,21 +36,9 @@ std::optional<std::string> offloadDevice(ConfigMap& m)
     return device;
 }
 
-} // namespace
-
-TrainingConfig parseDeepSpeedConfig(std::string_view text, const std::string& file)
+void readDeepSpeed(ConfigMap& top, TrainingConfig& c)
 {
-    TrainingConfig c;
-    c.format = "--deepspeed-config";
-    c.file = file;
-    ConfigNode root;
-    if (std::optional<FieldError> e = loadJsonConfig(text, file, root)) {
-        c.errors.push_back(std::move(*e));
-        return c;
-    }
-    ConfigMap top(&root, "", file, c.errors);
-    std::vector<std::string> ignored;
-
+    const std::string& file = c.file;
     ConfigMap zero = top.map("zero_optimization");
     if (const ConfigNode* stage = zero.find("stage")) {
         if (stage->kind == ConfigNode::Kind::Scalar && !stage->quoted && stage->text.size() == 1 &&
@@ -119,7 +107,13 @@ TrainingConfig parseDeepSpeedConfig(std::string_view text, const std::string& fi
 
     for (const ConfigMap* m : {&top, &zero, &optimizerOffload, &paramOffload, &bf16, &fp16, &optimizer})
         m->ignored(c.ignored);
-    return c;
+}
+
+} // namespace
+
+TrainingConfig parseDeepSpeedConfig(std::string_view text, const std::string& file)
+{
+    return readConfig(text, file, "--deepspeed-config", true, readDeepSpeed);
 }
 
 } // namespace trainmem

@@ -204,17 +204,10 @@ const std::vector<std::string>& torchtuneBuilders()
     return names;
 }
 
-TrainingConfig parseTorchtuneConfig(std::string_view text, const std::string& file)
+namespace {
+
+void readTorchtune(ConfigMap& top, TrainingConfig& c)
 {
-    TrainingConfig c;
-    c.format = "--torchtune-config";
-    c.file = file;
-    ConfigNode root;
-    if (std::optional<FieldError> e = loadYamlConfig(text, file, root)) {
-        c.errors.push_back(std::move(*e));
-        return c;
-    }
-    ConfigMap top(&root, "", file, c.errors);
     ConfigMap model = top.map("model"), optimizer = top.map("optimizer"), loss = top.map("loss");
     ConfigMap tokenizer = top.map("tokenizer");
     if (!model.isMap())
@@ -260,7 +253,13 @@ TrainingConfig parseTorchtuneConfig(std::string_view text, const std::string& fi
                           "as set");
     for (const ConfigMap* m : {&top, &model, &optimizer, &loss, &tokenizer})
         m->ignored(c.ignored);
-    return c;
+}
+
+} // namespace
+
+TrainingConfig parseTorchtuneConfig(std::string_view text, const std::string& file)
+{
+    return readConfig(text, file, "--torchtune-config", false, readTorchtune);
 }
 
 } // namespace trainmem

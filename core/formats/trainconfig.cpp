@@ -1,5 +1,6 @@
 #include "trainconfig.h"
 
+#include "confignode.h"
 #include "lora.h"
 #include "units.h"
 
@@ -46,6 +47,22 @@ std::string joined(const std::set<std::string>& names)
 
 } // namespace
 
+TrainingConfig readConfig(std::string_view text, const std::string& file, const char* format, bool json,
+                          void (*read)(ConfigMap& top, TrainingConfig& c))
+{
+    TrainingConfig c;
+    c.format = format;
+    c.file = file;
+    ConfigNode root;
+    if (std::optional<FieldError> e = json ? loadJsonConfig(text, file, root) : loadYamlConfig(text, file, root)) {
+        c.errors.push_back(std::move(*e));
+        return c;
+    }
+    ConfigMap top(&root, "", file, c.errors);
+    read(top, c);
+    return c;
+}
+
 void mergeDeepSpeed(TrainingConfig& into, const TrainingConfig& ds)
 {
     const std::string& f = ds.file;
@@ -63,6 +80,12 @@ void mergeDeepSpeed(TrainingConfig& into, const TrainingConfig& ds)
     for (const std::string& n : ds.notes)
         into.notes.push_back(f + ": " + n);
     into.errors.insert(into.errors.end(), ds.errors.begin(), ds.errors.end());
+    // TrainMem does not offload a 4-bit base (scenario.h, withValidOffload): offload_param under a QLoRA YAML.
+    if (into.fineTune == FineTune::QLora && into.offload == Offload::OptimizerParams) {
+        into.offload = Offload::Optimizer;
+        into.notes.push_back(f + ": offload_param of a QLoRA model is counted as optimizer offload: TrainMem does not "
+                                 "offload a 4-bit base");
+    }
 }
 
 Scenario applyTrainingConfig(const Scenario& base, const TrainingConfig& c, bool keepModel)

@@ -393,6 +393,36 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(firstError(c)), error);
     }
 
+    // Regression (fuzz_trainconfig): a key written as "" was listed as an empty name; it is listed as "".
+    void emptyKeyIsListedQuoted()
+    {
+        const TrainingConfig c = parseDeepSpeedConfig(
+            replaced(dataFile("deepspeed/zero1.json"), "\"wall_clock_breakdown\"", "\"\""), "zero1.json");
+        QVERIFY2(c.ok(), firstError(c).c_str());
+        QVERIFY(has(c.ignored, "\"\""));
+    }
+
+    // A DeepSpeed file beside a QLoRA recipe: the recipe's own settings win (a note names each conflict), and
+    // offload_param becomes optimizer offload, since TrainMem does not offload a 4-bit base.
+    void deepspeedBesideQlora()
+    {
+        TrainingConfig c = torchtune("llama3_1-8B_qlora_single_device.yaml");
+        mergeDeepSpeed(c, deepspeed("zero3_bf16_cpuoffload_all.json"));
+        QVERIFY2(c.ok(), firstError(c).c_str());
+        QCOMPARE(c.zeroStage, 3);
+        QCOMPARE(c.offload, Offload::Optimizer);
+        QVERIFY(mentions(c.notes, "zero3_bf16_cpuoffload_all.json: offload_param of a QLoRA model"));
+        QCOMPARE(c.precision, Precision::BF16);
+        QVERIFY(
+            mentions(c.notes, "precision: the YAML's bf16 is used, not zero3_bf16_cpuoffload_all.json's bf16-mixed"));
+        // The YAML's FSDP offload and the DeepSpeed file's differ: the YAML's is used.
+        TrainingConfig a = axolotl("qlora-fsdp-70b.yaml");
+        mergeDeepSpeed(a, deepspeed("zero3_bf16_cpuoffload_all.json"));
+        QCOMPARE(a.offload, Offload::Optimizer);
+        QVERIFY(mentions(a.notes, "offload: the YAML's optimizer is used, not zero3_bf16_cpuoffload_all.json's "
+                                  "optimizer+params"));
+    }
+
     // What a file sets wins over the scenario it is applied to; what it leaves (null, "auto", absent) stays.
     void applyKeepsWhatTheFileLeaves()
     {
