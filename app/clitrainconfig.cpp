@@ -10,6 +10,13 @@
 namespace trainmem {
 namespace {
 
+// A note on stderr and in --json's training_config.
+void note(CliRequest& r, const QString& text)
+{
+    r.trainingConfig->notes << text;
+    r.warnings << r.trainingConfig->option + QStringLiteral(": ") + text;
+}
+
 QString joinErrors(const QString& option, const FieldErrors& errors)
 {
     QStringList lines;
@@ -57,13 +64,13 @@ QString localModel(const QString& baseModel, const QString& yaml)
 }
 
 // The axolotl YAML's model: --hf-config wins; then a local base_model; then the starting preset or scenario.
-bool axolotlModel(const TrainingConfigFlags& flags, const TrainingConfig& c, CliRequest& r, QString& error)
+bool axolotlModel(const TrainingConfigFlags& flags, TrainingConfig& c, CliRequest& r, QString& error)
 {
     const QString option = QStringLiteral("--axolotl-config");
     const QString base = QString::fromStdString(c.baseModel);
     if (flags.hfConfig) {
         if (!base.isEmpty())
-            r.warnings << QStringLiteral("%1: base_model %2: the model of --hf-config is used").arg(option, base);
+            c.notes.push_back("base_model " + c.baseModel + ": the model of --hf-config is used");
         return true;
     }
     const QString local = base.isEmpty() ? QString() : localModel(base, flags.axolotl);
@@ -79,8 +86,8 @@ bool axolotlModel(const TrainingConfigFlags& flags, const TrainingConfig& c, Cli
     }
     if (!flags.startingModel.isEmpty()) {
         if (!base.isEmpty())
-            r.warnings << QStringLiteral("%1: base_model %2 is not on this machine: the model of %3 is used")
-                              .arg(option, base, flags.startingModel);
+            c.notes.push_back("base_model " + c.baseModel + " is not on this machine: the model of " +
+                              flags.startingModel.toStdString() + " is used");
         return true;
     }
     const QString where = option + QStringLiteral(": ") + flags.axolotl + QStringLiteral(": /base_model: ");
@@ -93,17 +100,18 @@ bool axolotlModel(const TrainingConfigFlags& flags, const TrainingConfig& c, Cli
     return false;
 }
 
-void warn(const QString& option, const TrainingConfig& c, CliRequest& r)
+void report(const QString& option, const TrainingConfig& c, CliRequest& r)
 {
-    if (!c.ignored.empty()) {
-        QStringList keys;
-        for (const std::string& k : c.ignored)
-            keys << QString::fromStdString(k);
-        r.warnings
-            << QStringLiteral("%1: ignored (not read by TrainMem): %2").arg(option, keys.join(QStringLiteral(", ")));
-    }
+    CliRequest::TrainingConfigReport& t = r.trainingConfig.emplace();
+    t.option = option;
+    t.file = QString::fromStdString(c.file);
+    for (const std::string& k : c.ignored)
+        t.ignored << QString::fromStdString(k);
+    if (!t.ignored.isEmpty())
+        r.warnings << QStringLiteral("%1: ignored (not read by TrainMem): %2")
+                          .arg(option, t.ignored.join(QStringLiteral(", ")));
     for (const std::string& n : c.notes)
-        r.warnings << QStringLiteral("%1: %2").arg(option, QString::fromStdString(n));
+        note(r, QString::fromStdString(n));
 }
 
 } // namespace
@@ -157,7 +165,7 @@ std::optional<TrainingConfig> readTrainingConfigs(const TrainingConfigFlags& fla
     // The file's settings, on the scenario (and the model) read so far; the overrides come after.
     r.scenario = applyTrainingConfig(r.scenario, *c, flags.hfConfig);
     r.scenarioGiven = true;
-    warn(option, *c, r);
+    report(option, *c, r);
     return c;
 }
 
@@ -182,23 +190,21 @@ bool finishTrainingConfig(const TrainingConfig& c, const OverrideFlags& given, C
             const int64_t perDp = s.training.microBatch * s.training.gradAccum;
             const int64_t worlds = tb % perDp == 0 ? tb / perDp : 0;
             if (given.gpus && worlds != dp)
-                r.warnings << QStringLiteral("%1: train_batch_size %2 is not micro-batch × accumulation × the %3 "
-                                             "data-parallel GPUs of --gpus; --gpus is used")
-                                  .arg(option)
-                                  .arg(tb)
-                                  .arg(dp);
+                note(r, QStringLiteral("train_batch_size %1 is not micro-batch × accumulation × the %2 "
+                                       "data-parallel GPUs of --gpus; --gpus is used")
+                            .arg(tb)
+                            .arg(dp));
             else if (!given.gpus && (worlds < 1 || worlds > kMaxGpus / layout))
                 return refuse(QStringLiteral("must be micro-batch (%1) × accumulation (%2) × the data-parallel GPUs")
                                   .arg(s.training.microBatch)
                                   .arg(s.training.gradAccum));
             else if (!given.gpus) {
                 s = withGpuCount(std::move(s), worlds * layout);
-                r.warnings << QStringLiteral("%1: train_batch_size %2 = %3 × %4 × %5 data-parallel GPUs")
-                                  .arg(option)
-                                  .arg(tb)
-                                  .arg(s.training.microBatch)
-                                  .arg(s.training.gradAccum)
-                                  .arg(worlds);
+                note(r, QStringLiteral("train_batch_size %1 = %2 × %3 × %4 data-parallel GPUs")
+                            .arg(tb)
+                            .arg(s.training.microBatch)
+                            .arg(s.training.gradAccum)
+                            .arg(worlds));
             }
         } else if (microKnown) {
             std::string why;
@@ -219,9 +225,9 @@ bool finishTrainingConfig(const TrainingConfig& c, const OverrideFlags& given, C
         }
     }
     if (s.model.hasArchitecture) {
-        const std::string note = loraTargetsNote(resolveModel(s.model).arch, c, s.training);
-        if (!note.empty())
-            r.warnings << QStringLiteral("%1: %2").arg(option, QString::fromStdString(note));
+        const std::string loraNote = loraTargetsNote(resolveModel(s.model).arch, c, s.training);
+        if (!loraNote.empty())
+            note(r, QString::fromStdString(loraNote));
     }
     return true;
 }

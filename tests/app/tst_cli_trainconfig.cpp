@@ -217,6 +217,33 @@ private Q_SLOTS:
         QVERIFY(warned(gpt2, QStringLiteral("activation_checkpointing")));
     }
 
+    // --json carries what was read: training_config with the option, the file, the ignored keys and the notes.
+    void jsonHasTheTrainingConfig()
+    {
+        const QString file = data("torchtune/llama3_2-1B_full_single_device.yaml");
+        QProcess p;
+        p.start(QStringLiteral(TRAINMEM_EXE), {QStringLiteral("--json"), QStringLiteral("--torchtune-config"), file});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        const QByteArray out = p.readAllStandardOutput();
+        const nlohmann::json j = nlohmann::json::parse(out.constData(), out.constData() + out.size());
+        QCOMPARE(j["params"]["total"].get<int64_t>(), qint64(1235814400));
+        const nlohmann::json& t = j["training_config"];
+        QCOMPARE(QString::fromStdString(t["option"].get<std::string>()), QStringLiteral("--torchtune-config"));
+        QCOMPARE(QString::fromStdString(t["file"].get<std::string>()), file);
+        QVERIFY(t["ignored"].size() > 10);
+        QCOMPARE(t["ignored"][0].get<std::string>(), std::string("output_dir"));
+        bool inBwd = false;
+        for (const nlohmann::json& n : t["notes"])
+            inBwd = inBwd || n.get<std::string>().rfind("optimizer_in_bwd is read but not modelled", 0) == 0;
+        QVERIFY(inBwd);
+        // The same on stderr, one warning a line.
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("trainmem: warning: --torchtune-config: optimizer_in_bwd is read but not "
+                                             "modelled")),
+                 qPrintable(err));
+    }
+
     void badCombinations_data()
     {
         QTest::addColumn<QStringList>("args");
