@@ -10,27 +10,36 @@
 namespace trainmem {
 namespace {
 
-// Llama 3 shapes, each the arguments of its builder in torchtune @ bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1:
+// Llama shapes, each the arguments of its builder in torchtune @ bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1:
+//   torchtune/models/llama2/_model_builders.py     llama2_7b, llama2_13b, llama2_70b (and lora_/qlora_ of them):
+//     vocab_size 32_000; llama2_7b leaves intermediate_dim to llama2/_model_utils.py scale_hidden_dim_for_mlp(4096)
+//     = 256·⌈4·int(2·4096/3)/256⌉ = 11008; 7b and 13b have num_kv_heads = num_heads (MHA)
 //   torchtune/models/llama3/_model_builders.py     llama3_8b, llama3_70b (and lora_/qlora_ of them)
 //   torchtune/models/llama3_1/_model_builders.py   llama3_1_8b, llama3_1_70b, llama3_1_405b (and lora_/qlora_)
 //   torchtune/models/llama3_2/_model_builders.py   llama3_2_1b, llama3_2_3b (and lora_/qlora_), whose
 //     tie_word_embeddings defaults to True (llama3_2/_component_builders.py: output_proj = TiedLinear(tok_embeddings))
-// Every one: vocab_size 128_256, num_kv_heads 8, bias-free linears, RMSNorm, SwiGLU (FeedForward w1/w2/w3),
-// head_dim = embed_dim // num_heads, RoPE (no learned positions).
-Architecture llama3(int64_t layers, int64_t hidden, int64_t heads, int64_t ffn, bool tied)
+// Llama 3's: vocab_size 128_256, num_kv_heads 8. Every one: bias-free linears, RMSNorm, SwiGLU (FeedForward
+// w1/w2/w3), head_dim = embed_dim // num_heads, RoPE (no learned positions).
+Architecture llama(int64_t layers, int64_t hidden, int64_t heads, int64_t kvHeads, int64_t ffn, int64_t vocab,
+                   bool tied)
 {
     Architecture a;
     a.layers = layers;
     a.hidden = hidden;
     a.heads = heads;
-    a.kvHeads = 8;
+    a.kvHeads = kvHeads;
     a.ffn = ffn;
     a.ffnKind = FfnKind::SwiGLU;
-    a.vocab = 128256;
+    a.vocab = vocab;
     a.tiedEmbeddings = tied;
     a.norm = NormKind::RMSNorm;
-    a.attention = AttentionKind::GQA;
+    a.attention = kvHeads == heads ? AttentionKind::MHA : AttentionKind::GQA;
     return a;
+}
+
+Architecture llama3(int64_t layers, int64_t hidden, int64_t heads, int64_t ffn, bool tied)
+{
+    return llama(layers, hidden, heads, 8, ffn, 128256, tied);
 }
 
 struct Builder {
@@ -42,6 +51,9 @@ struct Builder {
 const std::map<std::string, Builder>& baseBuilders()
 {
     static const std::map<std::string, Builder> b{
+        {"torchtune.models.llama2.llama2_7b", {llama(32, 4096, 32, 32, 11008, 32000, false)}},
+        {"torchtune.models.llama2.llama2_13b", {llama(40, 5120, 40, 40, 13824, 32000, false)}},
+        {"torchtune.models.llama2.llama2_70b", {llama(80, 8192, 64, 8, 28672, 32000, false)}},
         {"torchtune.models.llama3.llama3_8b", {llama3(32, 4096, 32, 14336, false)}},
         {"torchtune.models.llama3.llama3_70b", {llama3(80, 8192, 64, 28672, false)}},
         {"torchtune.models.llama3_1.llama3_1_8b", {llama3(32, 4096, 32, 14336, false)}},

@@ -85,6 +85,8 @@ private Q_SLOTS:
         QTest::newRow("qlora_llama3_1_8b = 8,030,261,248")
             << "llama3_1-8B_qlora_single_device.yaml" << qint64(8030261248);
         QTest::newRow("lora_llama3_1_70b = 70,553,706,496") << "llama3_1-70B_lora.yaml" << qint64(70553706496);
+        // MHA, untied, V = 32000, f = 11008: 2·V·h + 32·(4·h² + 3·h·11008 + 2h) + h = 6,738,415,616 (Llama 2 7B).
+        QTest::newRow("lora_llama2_7b = 6,738,415,616") << "llama2-7B_lora_single_device.yaml" << qint64(6738415616);
         QTest::newRow("llama3_2_1b (tied) = 1,235,814,400")
             << "llama3_2-1B_full_single_device.yaml" << qint64(1235814400);
     }
@@ -132,6 +134,18 @@ private Q_SLOTS:
         const Scenario s = applyTrainingConfig(Scenario{}, c);
         const std::string note = loraTargetsNote(a, c, s.training);
         QVERIFY2(note.find("20,971,520") != note.npos && note.find("19,660,800") != note.npos, note.c_str());
+    }
+
+    // llama2/7B_lora_single_device.yaml: rank 8 on q_proj, v_proj, output_proj and the MLP of Llama 2 7B (MHA:
+    // k and v are h → h), per layer 3·8·(4096+4096) + 3·8·(4096+11008) = 196,608 + 362,496 = 559,104; × 32 =
+    // 17,891,328. TrainMem's "all" adds k_proj, 65,536 a layer: 624,640 × 32 = 19,988,480.
+    void torchtuneLlama2Lora()
+    {
+        const TrainingConfig c = torchtune("llama2-7B_lora_single_device.yaml");
+        QVERIFY2(c.ok(), firstError(c).c_str());
+        QCOMPARE(c.architecture->attention, AttentionKind::MHA);
+        QCOMPARE(fileLoraParams(*c.architecture, 8, c.loraModules), 17891328);
+        QCOMPARE(loraParams(*c.architecture, 8, LoraTargets::All).total, 19988480);
     }
 
     // The LoRA example of the brief: rank 8 on q and v of Llama 3.1 8B,
@@ -349,7 +363,12 @@ private Q_SLOTS:
             << "lora_llama3_1_8b"
             << "lora_llama9_8b"
             << "llama3_1-8B_lora_single_device.yaml: /model/_component_: names a model builder TrainMem cannot map: "
-               "\"torchtune.models.llama3_1.lora_llama9_8b\" (known: torchtune.models.llama3.llama3_70b, "
+               "\"torchtune.models.llama3_1.lora_llama9_8b\" (known: torchtune.models.llama2.llama2_13b, "
+               "torchtune.models.llama2.lora_llama2_13b, torchtune.models.llama2.qlora_llama2_13b, "
+               "torchtune.models.llama2.llama2_70b, torchtune.models.llama2.lora_llama2_70b, "
+               "torchtune.models.llama2.qlora_llama2_70b, torchtune.models.llama2.llama2_7b, "
+               "torchtune.models.llama2.lora_llama2_7b, torchtune.models.llama2.qlora_llama2_7b, "
+               "torchtune.models.llama3.llama3_70b, "
                "torchtune.models.llama3.lora_llama3_70b, torchtune.models.llama3.qlora_llama3_70b, "
                "torchtune.models.llama3.llama3_8b, torchtune.models.llama3.lora_llama3_8b, "
                "torchtune.models.llama3.qlora_llama3_8b, torchtune.models.llama3_1.llama3_1_405b, "
