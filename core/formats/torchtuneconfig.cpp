@@ -42,9 +42,21 @@ Architecture llama3(int64_t layers, int64_t hidden, int64_t heads, int64_t ffn, 
     return llama(layers, hidden, heads, 8, ffn, 128256, tied);
 }
 
+// Qwen2.5, torchtune/models/qwen2_5/_model_builders.py at the same commit (lora_ of each, no qlora_): the
+// qwen2() of qwen2/_component_builders.py, whose q_proj, k_proj and v_proj have a bias (q/k/v_proj_bias default
+// True) and output_proj none; RMSNorm, SwiGLU, head_dim = embed_dim // num_heads; 0.5B to 3B tie the embeddings.
+// The _base and _instruct builders of one size have the same shape.
+Architecture qwen25(int64_t layers, int64_t hidden, int64_t heads, int64_t kvHeads, int64_t ffn, bool small)
+{
+    Architecture a = llama(layers, hidden, heads, kvHeads, ffn, small ? 151936 : 152064, small);
+    a.attentionBias = AttentionBias::Qkv;
+    return a;
+}
+
 struct Builder {
     Architecture arch;
     bool tieable = false; ///< takes tie_word_embeddings (Llama 3.2)
+    bool qlora = true;    ///< has a qlora_ builder
 };
 
 // The base builders by name; lora_<name> and qlora_<name> take the same shape.
@@ -61,6 +73,18 @@ const std::map<std::string, Builder>& baseBuilders()
         {"torchtune.models.llama3_1.llama3_1_405b", {llama3(126, 16384, 128, 53248, false)}},
         {"torchtune.models.llama3_2.llama3_2_1b", {llama3(16, 2048, 32, 8192, true), true}},
         {"torchtune.models.llama3_2.llama3_2_3b", {llama3(28, 3072, 24, 8192, true), true}},
+        {"torchtune.models.qwen2_5.qwen2_5_0_5b", {qwen25(24, 896, 14, 2, 4864, true), false, false}},
+        {"torchtune.models.qwen2_5.qwen2_5_1_5b_base", {qwen25(28, 1536, 12, 2, 8960, true), false, false}},
+        {"torchtune.models.qwen2_5.qwen2_5_1_5b_instruct", {qwen25(28, 1536, 12, 2, 8960, true), false, false}},
+        {"torchtune.models.qwen2_5.qwen2_5_3b", {qwen25(36, 2048, 16, 2, 11008, true), false, false}},
+        {"torchtune.models.qwen2_5.qwen2_5_7b_base", {qwen25(28, 3584, 28, 4, 18944, false), false, false}},
+        {"torchtune.models.qwen2_5.qwen2_5_7b_instruct", {qwen25(28, 3584, 28, 4, 18944, false), false, false}},
+        {"torchtune.models.qwen2_5.qwen2_5_14b_base", {qwen25(48, 5120, 40, 8, 13824, false), false, false}},
+        {"torchtune.models.qwen2_5.qwen2_5_14b_instruct", {qwen25(48, 5120, 40, 8, 13824, false), false, false}},
+        {"torchtune.models.qwen2_5.qwen2_5_32b_base", {qwen25(64, 5120, 40, 8, 27648, false), false, false}},
+        {"torchtune.models.qwen2_5.qwen2_5_32b_instruct", {qwen25(64, 5120, 40, 8, 27648, false), false, false}},
+        {"torchtune.models.qwen2_5.qwen2_5_72b_base", {qwen25(80, 8192, 64, 8, 29568, false), false, false}},
+        {"torchtune.models.qwen2_5.qwen2_5_72b_instruct", {qwen25(80, 8192, 64, 8, 29568, false), false, false}},
     };
     return b;
 }
@@ -80,7 +104,8 @@ Found findBuilder(const std::string& component)
     for (const auto& [prefix, tune] : {std::pair{"qlora_", FineTune::QLora}, std::pair{"lora_", FineTune::Lora}})
         if (name.rfind(prefix, 0) == 0) {
             const auto it = baseBuilders().find(module + name.substr(std::string(prefix).size()));
-            return it == baseBuilders().end() ? Found{} : Found{&it->second, tune};
+            const bool exists = it != baseBuilders().end() && (tune == FineTune::Lora || it->second.qlora);
+            return exists ? Found{&it->second, tune} : Found{};
         }
     const auto it = baseBuilders().find(component);
     return it == baseBuilders().end() ? Found{} : Found{&it->second, FineTune::Full};
@@ -206,10 +231,11 @@ const std::vector<std::string>& torchtuneBuilders()
 {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> v;
-        for (const auto& [name, _] : baseBuilders()) {
+        for (const auto& [name, builder] : baseBuilders()) {
             const size_t dot = name.rfind('.') + 1;
             for (const char* prefix : {"", "lora_", "qlora_"})
-                v.push_back(name.substr(0, dot) + prefix + name.substr(dot));
+                if (builder.qlora || prefix != std::string("qlora_"))
+                    v.push_back(name.substr(0, dot) + prefix + name.substr(dot));
         }
         return v;
     }();

@@ -357,28 +357,6 @@ private Q_SLOTS:
                                                  << "micro_batch_size: \"2\""
                                                  << "lora-8b.yml: /micro_batch_size: must be a whole number from 1 to "
                                                     "65,536, got \"2\" (line 40)";
-        QTest::newRow("an unknown torchtune builder is named with the known ones")
-            << "torchtune"
-            << "llama3_1-8B_lora_single_device.yaml"
-            << "lora_llama3_1_8b"
-            << "lora_llama9_8b"
-            << "llama3_1-8B_lora_single_device.yaml: /model/_component_: names a model builder TrainMem cannot map: "
-               "\"torchtune.models.llama3_1.lora_llama9_8b\" (known: torchtune.models.llama2.llama2_13b, "
-               "torchtune.models.llama2.lora_llama2_13b, torchtune.models.llama2.qlora_llama2_13b, "
-               "torchtune.models.llama2.llama2_70b, torchtune.models.llama2.lora_llama2_70b, "
-               "torchtune.models.llama2.qlora_llama2_70b, torchtune.models.llama2.llama2_7b, "
-               "torchtune.models.llama2.lora_llama2_7b, torchtune.models.llama2.qlora_llama2_7b, "
-               "torchtune.models.llama3.llama3_70b, "
-               "torchtune.models.llama3.lora_llama3_70b, torchtune.models.llama3.qlora_llama3_70b, "
-               "torchtune.models.llama3.llama3_8b, torchtune.models.llama3.lora_llama3_8b, "
-               "torchtune.models.llama3.qlora_llama3_8b, torchtune.models.llama3_1.llama3_1_405b, "
-               "torchtune.models.llama3_1.lora_llama3_1_405b, torchtune.models.llama3_1.qlora_llama3_1_405b, "
-               "torchtune.models.llama3_1.llama3_1_70b, torchtune.models.llama3_1.lora_llama3_1_70b, "
-               "torchtune.models.llama3_1.qlora_llama3_1_70b, torchtune.models.llama3_1.llama3_1_8b, "
-               "torchtune.models.llama3_1.lora_llama3_1_8b, torchtune.models.llama3_1.qlora_llama3_1_8b, "
-               "torchtune.models.llama3_2.llama3_2_1b, torchtune.models.llama3_2.lora_llama3_2_1b, "
-               "torchtune.models.llama3_2.qlora_llama3_2_1b, torchtune.models.llama3_2.llama3_2_3b, "
-               "torchtune.models.llama3_2.lora_llama3_2_3b, torchtune.models.llama3_2.qlora_llama3_2_3b) (line 23)";
         QTest::newRow("an optimizer TrainMem cannot map")
             << "torchtune"
             << "llama3_1-8B_lora_single_device.yaml"
@@ -410,6 +388,47 @@ private Q_SLOTS:
                                  : format == QLatin1String("axolotl") ? parseAxolotlConfig(text, name)
                                                                       : parseDeepSpeedConfig(text, name);
         QCOMPARE(QString::fromStdString(firstError(c)), error);
+    }
+
+    // An unknown builder is named, with every builder TrainMem maps: the base, lora_ and qlora_ ones of each family
+    // (Qwen2.5 has no qlora_ builder in torchtune).
+    void unknownBuilderIsNamed()
+    {
+        const TrainingConfig c = parseTorchtuneConfig(
+            replaced(dataFile("torchtune/llama3_1-8B_lora_single_device.yaml"), "lora_llama3_1_8b", "lora_llama9_8b"),
+            "tune.yaml");
+        const std::string e = firstError(c);
+        QVERIFY2(e.rfind("tune.yaml: /model/_component_: names a model builder TrainMem cannot map: "
+                         "\"torchtune.models.llama3_1.lora_llama9_8b\" (known: torchtune.models.llama2.llama2_13b, "
+                         "torchtune.models.llama2.lora_llama2_13b, torchtune.models.llama2.qlora_llama2_13b, ",
+                         0) == 0,
+                 e.c_str());
+        QVERIFY2(e.find(", torchtune.models.qwen2_5.lora_qwen2_5_7b_instruct) (line 23)") != e.npos, e.c_str());
+        QVERIFY(e.find("qlora_qwen") == e.npos);
+        QCOMPARE(torchtuneBuilders().size(), size_t(10 * 3 + 12 * 2));
+        const std::string q =
+            firstError(parseTorchtuneConfig(replaced(dataFile("torchtune/qwen2_5-7B_lora_single_device.yaml"),
+                                                     "lora_qwen2_5_7b_instruct", "qlora_qwen2_5_7b_instruct"),
+                                            "q.yaml"));
+        QVERIFY2(q.rfind("q.yaml: /model/_component_: names a model builder TrainMem cannot map: "
+                         "\"torchtune.models.qwen2_5.qlora_qwen2_5_7b_instruct\"",
+                         0) == 0,
+                 q.c_str());
+    }
+
+    // Qwen2.5 7B (lora_qwen2_5_7b_instruct): q/k/v biases, untied, 152064 vocabulary; its count is
+    // tst_hfconfig's for Qwen/Qwen2.5-7B's config.json, 7,615,616,512. qwen2_5/7B_lora_single_device.yaml adapts
+    // q_proj, v_proj, output_proj and the MLP at rank 8, per layer (h 3584, q 28·128 = 3584, kv 4·128 = 512, f 18944):
+    // 8·7168 + 8·4096 + 8·7168 + 3·8·22528 = 688,128; × 28 = 19,267,584. TrainMem's "all" adds k_proj, 8·4096 a
+    // layer: 720,896 × 28 = 20,185,088.
+    void torchtuneQwen25()
+    {
+        const TrainingConfig c = torchtune("qwen2_5-7B_lora_single_device.yaml");
+        QVERIFY2(c.ok(), firstError(c).c_str());
+        QCOMPARE(countParams(*c.architecture).total, qint64(7615616512));
+        QCOMPARE(c.architecture->attentionBiasOrDefault(), AttentionBias::Qkv);
+        QCOMPARE(fileLoraParams(*c.architecture, 8, c.loraModules), 19267584);
+        QCOMPARE(loraParams(*c.architecture, 8, LoraTargets::All).total, 20185088);
     }
 
     // Regression (fuzz_trainconfig): a key written as "" was listed as an empty name; it is listed as "".
