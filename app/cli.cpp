@@ -2,6 +2,7 @@
 
 #include "accounting.h"
 #include "chartkind.h"
+#include "clitrainconfig.h"
 #include "report.h"
 #include "units.h"
 
@@ -137,6 +138,7 @@ struct Options {
             "Megatron-LM flags, a torchrun … pretrain_gpt.py line or a shell script (@FILE reads a file): the model, "
             "batch and layout come from them, and --json adds Megatron's and DeepSpeed's own estimates."),
         QStringLiteral("flags")};
+    TrainingConfigOptions training; // --deepspeed-config, --axolotl-config, --torchtune-config
     QCommandLineOption listGpus{QStringLiteral("list-gpus"), QStringLiteral("List the GPU catalog and exit.")};
 
     void addTo(QCommandLineParser& p) const
@@ -147,6 +149,7 @@ struct Options {
              batch,     checkpointing, finetune, loraRank,     loraTargets, flash,     gpu,         gpus,    zero,
              offload,   gpusPerNode,   tp,       pp,           ep,          etp,       vpp,         sp,      cp,
              gradAccum, globalBatch,   tokens,   mfu,          price,       megatron,  listPresets, listGpus});
+        p.addOptions(training.all());
     }
 };
 
@@ -357,6 +360,23 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         r.scenarioGiven = true;
     }
 
+    // Training configs: after the model of --hf-config, before the overrides, which win over them.
+    const TrainingConfigFlags trainingFlags =
+        o.training.given(p, p.isSet(o.hfConfig),
+                         p.isSet(o.preset)     ? QStringLiteral("--preset ") + p.value(o.preset)
+                         : p.isSet(o.scenario) ? QStringLiteral("--scenario ") + p.value(o.scenario)
+                                               : QString());
+    std::optional<TrainingConfig> training;
+    if (trainingFlags.any() && p.isSet(o.megatron)) {
+        out.ok = false;
+        out.error = QStringLiteral("--megatron-args and a training config: give one or the other");
+        return out;
+    }
+    if (trainingFlags.any() && !(training = readTrainingConfigs(trainingFlags, r, out.error))) {
+        out.ok = false;
+        return out;
+    }
+
     Scenario& s = r.scenario;
     Overrides ov(p, s);
     // A size override replaces the architecture: the size rule makes the shape (docs/accounting.md).
@@ -470,6 +490,11 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     if (!ov.error.isEmpty()) {
         out.ok = false;
         out.error = ov.error;
+        return out;
+    }
+    const OverrideFlags given{p.isSet(o.gradAccum) || p.isSet(o.globalBatch), p.isSet(o.gpus), p.isSet(o.batch)};
+    if (training && !finishTrainingConfig(*training, given, r, out.error)) {
+        out.ok = false;
         return out;
     }
     if (p.isSet(o.megatron) &&

@@ -27,6 +27,15 @@ struct CliRequest {
     std::optional<MegatronArgs> megatron; ///< --megatron-args, read (the scenario is made from it)
     QStringList megatronIgnored;          ///< flags of --megatron-args TrainMem does not read
     QStringList megatronNotes;            ///< assumptions made reading them
+    /// What --deepspeed-config, --axolotl-config or --torchtune-config read (issue 32); --json carries it as
+    /// training_config.
+    struct TrainingConfigReport {
+        QString option;      ///< "--torchtune-config" (the YAML's when a DeepSpeed file comes with it)
+        QString file;        ///< as given
+        QStringList ignored; ///< keys not read
+        QStringList notes;   ///< read but not modelled, and the assumptions made
+    };
+    std::optional<TrainingConfigReport> trainingConfig;
 };
 
 struct CliOutcome {

@@ -43,6 +43,22 @@ void addPeers(nlohmann::json& j, const CliRequest& r, const Breakdown& b, const 
     j["peers"] = peers;
 }
 
+// What --deepspeed-config, --axolotl-config or --torchtune-config read and left (issue 32).
+void addTrainingConfig(nlohmann::json& j, const CliRequest& r)
+{
+    if (!r.trainingConfig)
+        return;
+    nlohmann::json t{{"option", r.trainingConfig->option.toStdString()},
+                     {"file", r.trainingConfig->file.toStdString()},
+                     {"ignored", nlohmann::json::array()},
+                     {"notes", nlohmann::json::array()}};
+    for (const QString& i : r.trainingConfig->ignored)
+        t["ignored"].push_back(i.toStdString());
+    for (const QString& n : r.trainingConfig->notes)
+        t["notes"].push_back(n.toStdString());
+    j["training_config"] = t;
+}
+
 } // namespace
 
 int runHeadless(const CliRequest& r, const PresetLibrary& library)
@@ -120,6 +136,7 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
             const CostReceipt c = computeCost(b.model, r.scenario, gpu);
             nlohmann::json j = breakdownToJson(b, r.scenario, gpu, c);
             addPeers(j, r, b, gpu);
+            addTrainingConfig(j, r);
             print(stdout, QString::fromStdString(jsonText(j, 2)) + QLatin1Char('\n'));
             return 0;
         }

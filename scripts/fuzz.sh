@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs them, seeded with the built-in presets, fuzz/corpus/
-# and tests/data/hf/. A crash leaves its input in build/fuzz/findings/.
-# Time: the scenario, GPU and command-line targets run FUZZ_SECONDS (default 60) each; the two reader
-# targets (fuzz_megatron, fuzz_hfconfig) run FUZZ_SECONDS/2 each, so CI's FUZZ_SECONDS=30 costs
-# 3·30 + 2·15 = 120 s of fuzzing in all (CI's 15-minute budget on a 2-core machine). The reader
+# and tests/data/ (hf/, and the training configs in torchtune/, axolotl/ and deepspeed/). A crash leaves its
+# input in build/fuzz/findings/.
+# Time: the scenario, GPU and command-line targets run FUZZ_SECONDS (default 60) each; the three reader
+# targets (fuzz_megatron, fuzz_hfconfig, fuzz_trainconfig) run FUZZ_SECONDS/2 each, so CI's FUZZ_SECONDS=30
+# costs 3·30 + 3·15 = 135 s of fuzzing in all (CI's 15-minute budget on a 2-core machine). The reader
 # targets reach their code quickly (fuzz_megatron with fuzz/megatron.dict); run longer by hand with
 # FUZZ_SECONDS=600 after changing a reader.
 set -euo pipefail
@@ -14,7 +15,7 @@ cmake --build --preset fuzz
 seconds=${FUZZ_SECONDS:-60}
 half=$(( seconds / 2 > 0 ? seconds / 2 : 1 ))
 out=build/fuzz/findings
-mkdir -p "$out" build/fuzz/corpus/{scenario,gpus,cli,megatron,hfconfig}
+mkdir -p "$out" build/fuzz/corpus/{scenario,gpus,cli,megatron,hfconfig,trainconfig}
 export ASAN_OPTIONS=detect_leaks=0 QT_QPA_PLATFORM=offscreen
 run() {
   local name=$1 time=$2; shift 2
@@ -34,4 +35,5 @@ run fuzz_gpus "$seconds" build/fuzz/corpus/gpus presets
 [ -x build/fuzz/fuzz/fuzz_cli ] && run fuzz_cli "$seconds" build/fuzz/corpus/cli fuzz/corpus/cli
 run fuzz_megatron "$half" -dict=fuzz/megatron.dict build/fuzz/corpus/megatron fuzz/corpus/megatron
 run fuzz_hfconfig "$half" build/fuzz/corpus/hfconfig tests/data/hf
+run fuzz_trainconfig "$half" build/fuzz/corpus/trainconfig tests/data/torchtune tests/data/axolotl tests/data/deepspeed
 echo "fuzz: no crashes"

@@ -8,7 +8,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
   libqcustomplot-dev nlohmann-json3-dev
   xvfb xauth desktop-file-utils appstream
-  clang-format
+  clang-format libyaml-cpp-dev
 )
 [ "${TRAINMEM_WITH_CLANG:-0}" = 1 ] && packages+=(clang libclang-rt-14-dev)
 

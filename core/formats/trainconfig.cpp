@@ -1,0 +1,155 @@
+#include "trainconfig.h"
+
+#include "confignode.h"
+#include "lora.h"
+#include "units.h"
+
+namespace trainmem {
+namespace {
+
+// A field both files set: the YAML's wins; a different value is named in a note.
+template <typename T, typename Show>
+void mergeField(std::optional<T>& into, const std::optional<T>& ds, const char* what, const std::string& dsFile,
+                std::vector<std::string>& notes, Show show)
+{
+    if (!ds)
+        return;
+    if (!into) {
+        into = ds;
+        return;
+    }
+    if (*into != *ds)
+        notes.push_back(std::string(what) + ": the YAML's " + show(*into) + " is used, not " + dsFile + "'s " +
+                        show(*ds));
+}
+
+std::string number(int64_t n)
+{
+    return groupDigits(static_cast<size_t>(n));
+}
+
+// TrainMem's two target sets in torchtune's projection names (lora.h: attn is q, k, v, o; all adds the MLP).
+std::set<std::string> modelledModules(LoraTargets t)
+{
+    std::set<std::string> m{"q_proj", "k_proj", "v_proj", "output_proj"};
+    if (t == LoraTargets::All)
+        m.insert({"w1", "w2", "w3"});
+    return m;
+}
+
+std::string joined(const std::set<std::string>& names)
+{
+    std::string out;
+    for (const std::string& n : names)
+        out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+} // namespace
+
+TrainingConfig readConfig(std::string_view text, const std::string& file, const char* format, bool json,
+                          void (*read)(ConfigMap& top, TrainingConfig& c))
+{
+    TrainingConfig c;
+    c.format = format;
+    c.file = file;
+    ConfigNode root;
+    if (std::optional<FieldError> e = json ? loadJsonConfig(text, file, root) : loadYamlConfig(text, file, root)) {
+        c.errors.push_back(std::move(*e));
+        return c;
+    }
+    ConfigMap top(&root, "", file, c.errors);
+    read(top, c);
+    return c;
+}
+
+void mergeDeepSpeed(TrainingConfig& into, const TrainingConfig& ds)
+{
+    const std::string& f = ds.file;
+    auto show = [](auto v) { return std::string(toString(v)); };
+    auto showCount = [](int64_t v) { return number(v); };
+    mergeField(into.precision, ds.precision, "precision", f, into.notes, show);
+    mergeField(into.optimizer, ds.optimizer, "optimizer", f, into.notes, show);
+    mergeField(into.microBatch, ds.microBatch, "micro-batch", f, into.notes, showCount);
+    mergeField(into.gradAccum, ds.gradAccum, "gradient accumulation", f, into.notes, showCount);
+    mergeField(into.globalBatch, ds.globalBatch, "train batch", f, into.notes, showCount);
+    mergeField(into.zeroStage, ds.zeroStage, "ZeRO stage", f, into.notes, [](int v) { return std::to_string(v); });
+    mergeField(into.offload, ds.offload, "offload", f, into.notes, show);
+    for (const std::string& i : ds.ignored)
+        into.ignored.push_back(f + ": " + i);
+    for (const std::string& n : ds.notes)
+        into.notes.push_back(f + ": " + n);
+    into.errors.insert(into.errors.end(), ds.errors.begin(), ds.errors.end());
+    // TrainMem does not offload a 4-bit base (scenario.h, withValidOffload): offload_param under a QLoRA YAML.
+    if (into.fineTune == FineTune::QLora && into.offload == Offload::OptimizerParams) {
+        into.offload = Offload::Optimizer;
+        into.notes.push_back(f + ": offload_param of a QLoRA model is counted as optimizer offload: TrainMem does not "
+                                 "offload a 4-bit base");
+    }
+}
+
+Scenario applyTrainingConfig(const Scenario& base, const TrainingConfig& c, bool keepModel)
+{
+    Scenario s = base;
+    if (c.architecture && !keepModel) {
+        s.model = ModelSpec{};
+        s.model.hasArchitecture = true;
+        s.model.architecture = *c.architecture;
+    }
+    const auto slash = c.file.find_last_of('/');
+    s.id = "training-config";
+    s.name = slash == std::string::npos ? c.file : c.file.substr(slash + 1);
+    s.description = "Read from " + c.format + " " + c.file;
+    s.source = c.file;
+    TrainingSetup& t = s.training;
+    t.mode = Mode::Training;
+    t.precision = c.precision.value_or(t.precision);
+    t.optimizer = c.optimizer.value_or(t.optimizer);
+    t.seqLen = c.seqLen.value_or(t.seqLen);
+    t.microBatch = c.microBatch.value_or(t.microBatch);
+    t.gradAccum = c.gradAccum.value_or(t.gradAccum);
+    t.checkpointing = c.checkpointing.value_or(t.checkpointing);
+    t.flashAttention = c.flashAttention.value_or(t.flashAttention);
+    t.fineTune = c.fineTune.value_or(t.fineTune);
+    t.loraRank = c.loraRank.value_or(t.loraRank);
+    t.loraTargets = c.loraTargets.value_or(t.loraTargets);
+    s.hardware.zeroStage = c.zeroStage.value_or(s.hardware.zeroStage);
+    s.hardware.offload = c.offload.value_or(s.hardware.offload);
+    // A new model may not take the old layout (experts, heads, layers): keep what still divides.
+    return c.architecture && !keepModel ? withValidLayout(std::move(s)) : s;
+}
+
+std::optional<int64_t> fileLoraParams(const Architecture& a, int64_t rank, const std::set<std::string>& modules)
+{
+    if (modules.empty() || a.isMoe() || a.attention == AttentionKind::MLA || a.ffn <= 0 || a.layers <= 0)
+        return std::nullopt;
+    const int64_t h = a.hidden, d = a.headDimOrDefault(), q = a.heads * d, kv = a.kvHeadsOrDefault() * d;
+    // r·(d_in + d_out) per adapted linear (lora.h): torchtune's q_proj h→q, k_proj and v_proj h→kv,
+    // output_proj q→h, w1 (gate) and w3 (up) h→f, w2 (down) f→h; the head h→V once.
+    const std::pair<const char*, int64_t> perLayer[] = {{"q_proj", h + q},      {"k_proj", h + kv}, {"v_proj", h + kv},
+                                                        {"output_proj", q + h}, {"w1", h + a.ffn},  {"w2", a.ffn + h},
+                                                        {"w3", h + a.ffn}};
+    int64_t layer = 0;
+    for (const auto& [name, width] : perLayer)
+        if (modules.count(name))
+            layer += rank * width;
+    return a.layers * layer + (modules.count("output") ? rank * (h + a.vocab) : 0);
+}
+
+std::string loraTargetsNote(const Architecture& a, const TrainingConfig& c, const TrainingSetup& used)
+{
+    if (c.loraModules.empty() || !used.adapters())
+        return {};
+    const std::set<std::string> modelled = modelledModules(used.loraTargets);
+    if (modelled == c.loraModules)
+        return {};
+    std::string note = "LoRA on " + joined(c.loraModules) + " is read but not modelled: TrainMem adapts " +
+                       (used.loraTargets == LoraTargets::All ? "q, k, v, o and the MLP" : "q, k, v and o");
+    const std::optional<int64_t> file = fileLoraParams(a, used.loraRank, c.loraModules);
+    if (file)
+        note += " (" + number(loraParams(a, used.loraRank, used.loraTargets).total) + " trainable parameters at rank " +
+                std::to_string(used.loraRank) + "; the file's projections have " + number(*file) + ")";
+    return note;
+}
+
+} // namespace trainmem
