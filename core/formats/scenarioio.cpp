@@ -446,9 +446,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         if (const std::string why = setPipelineLayout(h.split, layout); !why.empty())
             r.error(p + "/pipeline_layout", why);
         // As Megatron-LM's arguments.py, the layout gives the virtual stages when vpp is not set.
-        if (h.split.hasLayout() && !hardware->contains("vpp") && h.pp >= 1 &&
-            static_cast<int64_t>(h.split.stages.size()) % h.pp == 0)
-            h.vpp = static_cast<int64_t>(h.split.stages.size()) / h.pp;
+        if (const int64_t v = layoutVirtualStages(h.split.stages, h.pp); v > 0 && !hardware->contains("vpp"))
+            h.vpp = v;
     }
 
     const json* cost = nullptr;

@@ -61,10 +61,10 @@ double microBatchesInFlight(const std::vector<int64_t>& chunks, int64_t p, int64
     };
     auto layers = [&](int64_t chunk) { return dbl(std::max<int64_t>(chunks[static_cast<size_t>(chunk)], 0)); };
     const int64_t warmup = std::min(2 * (p - i - 1) + (v - 1) * p, total);
-    double held = 0, peak = 0;
+    double held = 0;
     for (int64_t k = 0; k < warmup; ++k)
         held += layers(chunkOf(k));
-    peak = held;
+    double peak = held;
     for (int64_t r = 0; warmup + r < total; ++r) {
         held += layers(chunkOf(warmup + r));
         peak = std::max(peak, held);
@@ -92,14 +92,13 @@ void placeOnStageIndex(TermContext& c, int64_t index)
               : i == p - 1 ? PipelineStage::Last
                            : PipelineStage::Middle;
     c.stageIndex = i;
-    c.stageLayers = static_cast<double>(c.layout.stageLayers(std::max<int64_t>(std::llround(c.layers), 1), i));
+    const int64_t L = std::max<int64_t>(std::llround(c.layers), 1);
+    c.stageLayers = static_cast<double>(c.layout.stageLayers(L, i));
     const int64_t m = std::max<int64_t>(c.scenario->training.gradAccum, 1);
     if (!c.training || p <= 1)
         c.inflight = 1;
     else if (c.layout.vpp > 1 && !c.layout.split.isDefault())
-        c.inflight = microBatchesInFlight(
-            chunkLayersOnStage(c.layout.split, std::max<int64_t>(std::llround(c.layers), 1), p, c.layout.vpp, i), p, i,
-            m);
+        c.inflight = microBatchesInFlight(chunkLayersOnStage(c.layout.split, L, p, c.layout.vpp, i), p, i, m);
     else
         c.inflight = microBatchesInFlight(p, i, m, c.layout.vpp);
     c.bytes = {};

@@ -177,16 +177,22 @@ LayoutParse parsePipelineLayout(std::string_view text)
     return out;
 }
 
+int64_t layoutVirtualStages(const std::vector<LayoutStage>& stages, int64_t pp)
+{
+    const auto n = static_cast<int64_t>(stages.size());
+    return pp >= 1 && n > 0 && n % pp == 0 ? n / pp : 0;
+}
+
 std::string pipelineLayoutProblem(const std::vector<LayoutStage>& stages, int64_t layers, int64_t mtpLayers, int64_t pp,
                                   int64_t vpp)
 {
     if (stages.empty())
         return "holds no stages";
     const auto n = static_cast<int64_t>(stages.size());
-    if (pp < 1 || n % pp != 0)
+    const int64_t v = layoutVirtualStages(stages, pp);
+    if (v == 0)
         return "has " + layersText(n, "stage", "stages") + ", which pp " + std::to_string(pp) +
                " does not divide (Megatron-LM's arguments.py asserts it)";
-    const int64_t v = n / pp;
     if (vpp != v)
         return "gives " + std::to_string(n) + "/" + std::to_string(pp) + " = " + std::to_string(v) +
                " virtual stages per pipeline rank, but vpp is " + std::to_string(vpp) +
@@ -218,10 +224,9 @@ std::string pipelineLayoutProblem(const std::vector<LayoutStage>& stages, int64_
 
 int64_t layoutMtpRank(const std::vector<LayoutStage>& stages, int64_t pp)
 {
-    const auto n = static_cast<int64_t>(stages.size());
-    if (pp < 1 || n % pp != 0)
+    if (layoutVirtualStages(stages, pp) == 0)
         return -1;
-    for (int64_t k = 0; k < n; ++k)
+    for (int64_t k = 0; k < static_cast<int64_t>(stages.size()); ++k)
         if (stages[static_cast<size_t>(k)].mtp > 0)
             return k % pp;
     return -1;
@@ -230,10 +235,9 @@ int64_t layoutMtpRank(const std::vector<LayoutStage>& stages, int64_t pp)
 std::vector<std::string> describePipelineLayout(const std::vector<LayoutStage>& stages, int64_t pp)
 {
     std::vector<std::string> rows;
-    const auto n = static_cast<int64_t>(stages.size());
-    if (pp < 1 || n == 0 || n % pp != 0)
+    const int64_t v = layoutVirtualStages(stages, pp);
+    if (v == 0)
         return rows;
-    const int64_t v = n / pp;
     auto chunk = [](const LayoutStage& st) {
         std::string s;
         auto add = [&s](const std::string& part) { s += (s.empty() ? "" : " + ") + part; };

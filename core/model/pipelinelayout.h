@@ -35,6 +35,10 @@ struct LayoutParse {
 /// unrolled once each, stages split at '|', and E, t, m, L the only layer characters.
 LayoutParse parsePipelineLayout(std::string_view text);
 
+/// \brief The virtual stages per pipeline rank a layout gives on `pp` ranks (its stages over pp, as arguments.py
+/// sets them), or 0 when pp does not divide its stages.
+int64_t layoutVirtualStages(const std::vector<LayoutStage>& stages, int64_t pp);
+
 /// \brief Why `stages` cannot be the layout of a model with `layers` transformer layers and `mtpLayers` MTP layers on
 /// `pp` pipeline ranks with `vpp` virtual stages each, as Megatron-LM's arguments.py and validate_layer_layout
 /// assert, or an empty string.

@@ -269,9 +269,9 @@ int64_t layersOnStage(const PipelineSplit& split, int64_t L, int64_t p, int64_t 
 {
     L = std::max<int64_t>(L, 1);
     p = std::max<int64_t>(p, 1);
-    const auto stages = static_cast<int64_t>(split.stages.size());
-    if (split.hasLayout() && stages % p == 0) {
+    if (layoutVirtualStages(split.stages, p) > 0) {
         // PipelineParallelLayerLayout: rank i builds the decoders of stages i, i + p, i + 2p, …
+        const auto stages = static_cast<int64_t>(split.stages.size());
         int64_t layers = 0;
         for (int64_t k = std::clamp<int64_t>(i, 0, p - 1); k < stages; k += p)
             layers += split.stages[static_cast<size_t>(k)].decoders;
@@ -305,21 +305,21 @@ std::vector<int64_t> chunkLayersOnStage(const PipelineSplit& split, int64_t L, i
     vpp = std::max<int64_t>(vpp, 1);
     i = std::clamp<int64_t>(i, 0, p - 1);
     std::vector<int64_t> chunks(static_cast<size_t>(vpp), 0);
-    if (split.hasLayout() && static_cast<int64_t>(split.stages.size()) == p * vpp) {
+    if (layoutVirtualStages(split.stages, p) == vpp) {
         for (int64_t c = 0; c < vpp; ++c)
             chunks[static_cast<size_t>(c)] = split.stages[static_cast<size_t>(c * p + i)].decoders;
         return chunks;
     }
     // get_num_layers_to_build: the rank's layers (before the embedding's and loss's room is taken) over its vpp
     // chunks, then one less on the first rank's first chunk (embedding) and the last rank's last chunk (loss).
-    const bool first = i == 0, last = i == p - 1;
-    const int64_t rank = layersOnStage(split, L, p, i) + (!split.uneven() && first && split.embedding ? 1 : 0) +
-                         (!split.uneven() && last && split.loss && p > 1 ? 1 : 0);
+    const bool embeddingRoom = !split.uneven() && split.embedding && i == 0;
+    const bool lossRoom = !split.uneven() && split.loss && i == p - 1 && p > 1;
+    const int64_t rank = layersOnStage(split, L, p, i) + (embeddingRoom ? 1 : 0) + (lossRoom ? 1 : 0);
     for (auto& c : chunks)
         c = rank / vpp;
-    if (!split.uneven() && first && split.embedding)
+    if (embeddingRoom)
         chunks.front() = std::max<int64_t>(chunks.front() - 1, 0);
-    if (!split.uneven() && last && split.loss && p > 1)
+    if (lossRoom)
         chunks.back() = std::max<int64_t>(chunks.back() - 1, 0);
     return chunks;
 }
@@ -432,7 +432,7 @@ int64_t maxPipelineStages(const PipelineSplit& split, int64_t L)
         return std::max<int64_t>(static_cast<int64_t>(split.stages.size()), 1);
     if (split.uneven())
         return L;
-    return L + (split.embedding ? 1 : 0) + (split.loss ? 1 : 0);
+    return layersToSplit(split, L);
 }
 
 HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, int64_t heads, int64_t kvHeads)

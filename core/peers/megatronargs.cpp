@@ -56,9 +56,8 @@ int64_t MegatronArgs::expertTensorParallel() const
 std::optional<int64_t> MegatronArgs::virtualPipeline() const
 {
     std::optional<int64_t> v;
-    const auto stages = static_cast<int64_t>(pipelineSplit.stages.size());
-    if (pipelineSplit.hasLayout() && pipelineModelParallelSize > 0 && stages % pipelineModelParallelSize == 0)
-        v = stages / pipelineModelParallelSize; // arguments.py: the layout's stages over pp
+    if (const int64_t stages = layoutVirtualStages(pipelineSplit.stages, pipelineModelParallelSize); stages > 0)
+        v = stages; // arguments.py: the layout's stages over pp
     else if (numLayersPerVirtualPipelineStage && *numLayersPerVirtualPipelineStage > 0 && pipelineModelParallelSize > 0)
         v = numLayers / pipelineModelParallelSize / *numLayersPerVirtualPipelineStage;
     else if (virtualPipelineModelParallelSize)
@@ -252,11 +251,11 @@ public:
             a.moeLayerPattern.clear();
         };
         m_value["--pipeline-model-parallel-layout"] = [this, &a](const std::string& f, const std::string& v) {
-            if (const std::string why = setPipelineLayout(a.pipelineSplit, v); !why.empty())
-                return error(f, shown(v) + " " + why);
+            // An empty text would clear the layout (setPipelineLayout's "none"); the parser's own words refuse it.
             if (v.empty())
-                error(f, "is empty: it needs at least \"E…|…L\" (E embedding, t transformer layer, m MTP layer, L "
-                         "loss)");
+                return error(f, parsePipelineLayout(v).error);
+            if (const std::string why = setPipelineLayout(a.pipelineSplit, v); !why.empty())
+                error(f, shown(v) + " " + why);
         };
         for (const char* f : {"--hybrid-layer-pattern", "--hybrid-override-pattern"})
             m_value[f] = [&a](const std::string&, const std::string&) { a.hybrid = true; };
