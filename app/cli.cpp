@@ -139,16 +139,23 @@ struct Options {
             "batch and layout come from them, and --json adds Megatron's and DeepSpeed's own estimates."),
         QStringLiteral("flags")};
     TrainingConfigOptions training; // --deepspeed-config, --axolotl-config, --torchtune-config
+    QCommandLineOption measured{
+        QStringLiteral("measured"),
+        QStringLiteral("What the GPU showed, put beside the prediction of the same statistic: a file (- reads standard "
+                       "input) with the text of torch.cuda.memory_summary(), nvidia-smi, PyTorch's out-of-memory "
+                       "error, or a figure with its statistic (\"peak allocated 61.2 GiB\")."),
+        QStringLiteral("file")};
     QCommandLineOption listGpus{QStringLiteral("list-gpus"), QStringLiteral("List the GPU catalog and exit.")};
 
     void addTo(QCommandLineParser& p) const
     {
-        p.addOptions(
-            {json,      text,          preset,   scenario,     hfConfig,    exportPng, exportTour,  chart,   width,
-             height,    scale,         params,   activeParams, mode,        precision, optimizer,   weights, seq,
-             batch,     checkpointing, finetune, loraRank,     loraTargets, flash,     gpu,         gpus,    zero,
-             offload,   gpusPerNode,   tp,       pp,           ep,          etp,       vpp,         sp,      cp,
-             gradAccum, globalBatch,   tokens,   mfu,          price,       megatron,  listPresets, listGpus});
+        p.addOptions({json,        text,        preset,      scenario, hfConfig, exportPng,     exportTour,
+                      chart,       width,       height,      scale,    params,   activeParams,  mode,
+                      precision,   optimizer,   weights,     seq,      batch,    checkpointing, finetune,
+                      loraRank,    loraTargets, flash,       gpu,      gpus,     zero,          offload,
+                      gpusPerNode, tp,          pp,          ep,       etp,      vpp,           sp,
+                      cp,          gradAccum,   globalBatch, tokens,   mfu,      price,         megatron,
+                      listPresets, listGpus,    measured});
         p.addOptions(training.all());
     }
 };
@@ -229,6 +236,39 @@ private:
 };
 
 // --megatron-args: the launch becomes the scenario (the GPU type, overhead and cost stay).
+// --measured FILE, or - for standard input (read to kMaxMeasuredText and a byte more, so that a longer text is
+// cut with a note rather than read whole).
+bool readMeasured(const QString& value, CliRequest& r, QString& error)
+{
+    QByteArray bytes;
+    std::string source = value.toStdString();
+    if (value == QLatin1String("-")) {
+        QFile in;
+        if (!in.open(stdin, QIODevice::ReadOnly)) {
+            error = fail(QStringLiteral("measured"), QStringLiteral("standard input cannot be read"));
+            return false;
+        }
+        bytes = in.read(static_cast<qint64>(kMaxMeasuredText) + 1);
+        source = "standard input";
+    } else if (const std::optional<FieldError> e = readUserFile(value, "a memory readout", bytes)) {
+        error = fail(QStringLiteral("measured"), QString::fromStdString(e->toString()));
+        return false;
+    }
+    MeasuredMemory m =
+        parseMeasuredMemory(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), source);
+    if (!m.ok()) {
+        QStringList lines;
+        for (size_t i = 0; i < m.errors.size() && i < kMaxListedErrors; ++i)
+            lines << fail(QStringLiteral("measured"), QString::fromStdString(m.errors[i].toString()));
+        error = lines.join(QLatin1Char('\n'));
+        return false;
+    }
+    for (const std::string& n : m.notes)
+        r.warnings << QStringLiteral("--measured: %1").arg(QString::fromStdString(n));
+    r.measured = std::move(m);
+    return true;
+}
+
 bool readMegatron(const QString& value, int64_t gpus, CliRequest& r, QString& error)
 {
     QString text = value;
@@ -499,6 +539,10 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     }
     if (p.isSet(o.megatron) &&
         !readMegatron(p.value(o.megatron), p.isSet(o.gpus) ? s.hardware.gpus : 0, r, out.error)) {
+        out.ok = false;
+        return out;
+    }
+    if (p.isSet(o.measured) && !readMeasured(p.value(o.measured), r, out.error)) {
         out.ok = false;
         return out;
     }

@@ -1,6 +1,7 @@
 #pragma once
 // The command line (README, "Command line"): one parser for the window and the headless modes.
 
+#include "measured.h"
 #include "megatronargs.h"
 #include "presetlibrary.h"
 #include "scenario.h"
@@ -32,10 +33,12 @@ struct CliRequest {
     struct TrainingConfigReport {
         QString option;      ///< "--torchtune-config" (the YAML's when a DeepSpeed file comes with it)
         QString file;        ///< as given
+        QStringList read;    ///< the settings the files set (describeTrainingConfig)
         QStringList ignored; ///< keys not read
         QStringList notes;   ///< read but not modelled, and the assumptions made
     };
     std::optional<TrainingConfigReport> trainingConfig;
+    std::optional<MeasuredMemory> measured; ///< --measured: what the GPU showed, beside the prediction (issue 32)
 };
 
 struct CliOutcome {

@@ -50,13 +50,44 @@ void addTrainingConfig(nlohmann::json& j, const CliRequest& r)
         return;
     nlohmann::json t{{"option", r.trainingConfig->option.toStdString()},
                      {"file", r.trainingConfig->file.toStdString()},
+                     {"read", nlohmann::json::array()},
                      {"ignored", nlohmann::json::array()},
                      {"notes", nlohmann::json::array()}};
+    for (const QString& i : r.trainingConfig->read)
+        t["read"].push_back(i.toStdString());
     for (const QString& i : r.trainingConfig->ignored)
         t["ignored"].push_back(i.toStdString());
     for (const QString& n : r.trainingConfig->notes)
         t["notes"].push_back(n.toStdString());
     j["training_config"] = t;
+}
+
+// --measured beside the prediction of the same statistic (issue 32).
+nlohmann::json measuredToJson(const MeasuredMemory& m, const MeasuredComparison& c)
+{
+    nlohmann::json likely = nlohmann::json::array(), readings = nlohmann::json::array();
+    for (const GapTerm& t : c.likely)
+        likely.push_back({{"term", segmentKindId(t.kind)}, {"bytes", t.bytes}, {"why", t.why}});
+    for (const MeasuredReading& r : m.readings) {
+        nlohmann::json x{{"statistic", statisticId(r.statistic)}, {"bytes", r.bytes}, {"line", r.line}};
+        if (r.device >= 0)
+            x["device"] = r.device;
+        readings.push_back(x);
+    }
+    nlohmann::json j{{"statistic", statisticId(c.statistic)},
+                     {"bytes", c.measured},
+                     {"predicted_bytes", c.predicted},
+                     {"ratio", c.ratio},
+                     {"gap_bytes", c.gap},
+                     {"agrees", c.agrees},
+                     {"source", m.source},
+                     {"likely_terms", likely},
+                     {"readings", readings},
+                     {"notes", m.notes},
+                     {"summary", c.summary}};
+    if (m.primary.device >= 0)
+        j["device"] = m.primary.device;
+    return j;
 }
 
 } // namespace
@@ -137,10 +168,15 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
             nlohmann::json j = breakdownToJson(b, r.scenario, gpu, c);
             addPeers(j, r, b, gpu);
             addTrainingConfig(j, r);
+            if (r.measured)
+                j["measured"] = measuredToJson(*r.measured, compareMeasured(*r.measured, b, r.scenario));
             print(stdout, QString::fromStdString(jsonText(j, 2)) + QLatin1Char('\n'));
             return 0;
         }
         print(stdout, QString::fromStdString(breakdownToText(b, r.scenario, gpu)));
+        if (r.measured)
+            print(stdout, QStringLiteral("\n%1\n").arg(
+                              QString::fromStdString(compareMeasured(*r.measured, b, r.scenario).summary)));
         if (r.action == CliRequest::Action::Text)
             return 0;
         ExportOptions eo;
@@ -148,7 +184,8 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
         eo.height = r.height;
         eo.scale = r.scale;
         QString error;
-        if (!exportChartPng(r.scenario, gpu, *chartKindFromName(r.chart), r.exportFile, eo, &error, r.megatron)) {
+        if (!exportChartPng(r.scenario, gpu, *chartKindFromName(r.chart), r.exportFile, eo, &error, r.megatron,
+                            r.measured)) {
             print(stderr, QStringLiteral("trainmem: --export-png: %1\n").arg(error));
             return 1;
         }

@@ -1,12 +1,5 @@
 #include "clitrainconfig.h"
 
-#include "params.h"
-#include "presetlibrary.h"
-#include "units.h"
-
-#include <QDir>
-#include <QFileInfo>
-
 namespace trainmem {
 namespace {
 
@@ -17,94 +10,13 @@ void note(CliRequest& r, const QString& text)
     r.warnings << r.trainingConfig->option + QStringLiteral(": ") + text;
 }
 
-QString joinErrors(const QString& option, const FieldErrors& errors)
-{
-    QStringList lines;
-    for (size_t i = 0; i < errors.size() && i < kMaxListedErrors; ++i)
-        lines << option + QStringLiteral(": ") + QString::fromStdString(errors[i].toString());
-    if (errors.size() > kMaxListedErrors)
-        lines << option + QStringLiteral(": ") +
-                     QString::fromStdString(moreErrors("", errors.size() - kMaxListedErrors).toString());
-    return lines.join(QLatin1Char('\n'));
-}
-
-// One file read through the bounded reader and parsed; errors are named by the option.
-std::optional<TrainingConfig> readOne(const QString& option, const QString& path,
-                                      TrainingConfig (*parse)(std::string_view, const std::string&), QString& error)
-{
-    QByteArray bytes;
-    if (const std::optional<FieldError> e = readUserFile(path, "a training config", bytes)) {
-        error = joinErrors(option, {*e});
-        return std::nullopt;
-    }
-    TrainingConfig c =
-        parse(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), path.toStdString());
-    if (!c.ok()) {
-        error = joinErrors(option, c.errors);
-        return std::nullopt;
-    }
-    return c;
-}
-
-// base_model as a folder (or a config.json) on disk: as written when absolute, else beside the YAML, else from
-// the current folder (where transformers' from_pretrained looks). Empty when it is not on disk (a Hub id).
-QString localModel(const QString& baseModel, const QString& yaml)
-{
-    const QStringList candidates =
-        QFileInfo(baseModel).isAbsolute()
-            ? QStringList{baseModel}
-            : QStringList{QFileInfo(yaml).dir().filePath(baseModel), QDir::current().filePath(baseModel)};
-    for (const QString& c : candidates) {
-        const QFileInfo info(c);
-        if ((info.isDir() && QFileInfo(QDir(c).filePath(QStringLiteral("config.json"))).exists()) ||
-            (info.isFile() && info.fileName().endsWith(QLatin1String(".json"))))
-            return c;
-    }
-    return {};
-}
-
-// The axolotl YAML's model: --hf-config wins; then a local base_model; then the starting preset or scenario.
-bool axolotlModel(const TrainingConfigFlags& flags, TrainingConfig& c, CliRequest& r, QString& error)
-{
-    const QString option = QStringLiteral("--axolotl-config");
-    const QString base = QString::fromStdString(c.baseModel);
-    if (flags.hfConfig) {
-        if (!base.isEmpty())
-            c.notes.push_back("base_model " + c.baseModel + ": the model of --hf-config is used");
-        return true;
-    }
-    const QString local = base.isEmpty() ? QString() : localModel(base, flags.axolotl);
-    if (!local.isEmpty()) {
-        Scenario imported;
-        const FieldErrors errors = PresetLibrary::importHfConfig(local, r.scenario, imported);
-        if (!errors.empty()) {
-            error = joinErrors(option, errors);
-            return false;
-        }
-        r.scenario = imported;
-        return true;
-    }
-    if (!flags.startingModel.isEmpty()) {
-        if (!base.isEmpty())
-            c.notes.push_back("base_model " + c.baseModel + " is not on this machine: the model of " +
-                              flags.startingModel.toStdString() + " is used");
-        return true;
-    }
-    const QString where = option + QStringLiteral(": ") + flags.axolotl + QStringLiteral(": /base_model: ");
-    error = base.isEmpty()
-                ? where + QStringLiteral("is required, or pass --hf-config with the model's config.json or --preset")
-                : where + QStringLiteral("\"%1\" is a Hugging Face Hub id, and TrainMem reads no network: pass "
-                                         "--hf-config with the model's config.json (or its downloaded folder), or "
-                                         "--preset with the same model")
-                              .arg(base);
-    return false;
-}
-
 void report(const QString& option, const TrainingConfig& c, CliRequest& r)
 {
     CliRequest::TrainingConfigReport& t = r.trainingConfig.emplace();
     t.option = option;
     t.file = QString::fromStdString(c.file);
+    for (const std::string& k : describeTrainingConfig(c))
+        t.read << QString::fromStdString(k);
     for (const std::string& k : c.ignored)
         t.ignored << QString::fromStdString(k);
     if (!t.ignored.isEmpty())
@@ -118,117 +30,22 @@ void report(const QString& option, const TrainingConfig& c, CliRequest& r)
 
 std::optional<TrainingConfig> readTrainingConfigs(const TrainingConfigFlags& flags, CliRequest& r, QString& error)
 {
-    if (!flags.axolotl.isEmpty() && !flags.torchtune.isEmpty()) {
-        error = QStringLiteral("--axolotl-config and --torchtune-config: give one or the other");
+    std::optional<TrainingConfigRead> read = readTrainingConfigFiles(flags, r.scenario, error);
+    if (!read)
         return std::nullopt;
-    }
-    std::optional<TrainingConfig> ds;
-    if (!flags.deepspeed.isEmpty() &&
-        !(ds = readOne(QStringLiteral("--deepspeed-config"), flags.deepspeed, parseDeepSpeedConfig, error)))
-        return std::nullopt;
-    std::optional<TrainingConfig> c;
-    QString option = QStringLiteral("--deepspeed-config");
-    if (!flags.torchtune.isEmpty()) {
-        option = QStringLiteral("--torchtune-config");
-        if (!(c = readOne(option, flags.torchtune, parseTorchtuneConfig, error)))
-            return std::nullopt;
-        if (flags.hfConfig && c->architecture)
-            c->notes.push_back("the model of --hf-config is used, not " + c->modelName + "'s");
-    } else if (!flags.axolotl.isEmpty()) {
-        option = QStringLiteral("--axolotl-config");
-        if (!(c = readOne(option, flags.axolotl, parseAxolotlConfig, error)))
-            return std::nullopt;
-        if (!c->deepspeedPath.empty() && ds) {
-            c->notes.push_back("deepspeed: " + c->deepspeedPath + " is not read: --deepspeed-config is used");
-        } else if (!c->deepspeedPath.empty()) {
-            const QString yamlDir = QFileInfo(flags.axolotl).dir().path();
-            const QString dsPath = QFileInfo(QString::fromStdString(c->deepspeedPath)).isAbsolute()
-                                       ? QString::fromStdString(c->deepspeedPath)
-                                       : QDir(yamlDir).filePath(QString::fromStdString(c->deepspeedPath));
-            QString dsError;
-            const std::optional<TrainingConfig> named =
-                readOne(option + QStringLiteral(": ") + flags.axolotl + QStringLiteral(": /deepspeed"), dsPath,
-                        parseDeepSpeedConfig, dsError);
-            if (!named) {
-                error = dsError;
-                return std::nullopt;
-            }
-            mergeDeepSpeed(*c, *named);
-        }
-        if (!axolotlModel(flags, *c, r, error))
-            return std::nullopt;
-    }
-    if (c && ds)
-        mergeDeepSpeed(*c, *ds);
-    else if (ds)
-        c = ds;
-    // The file's settings, on the scenario (and the model) read so far; the overrides come after.
-    r.scenario = applyTrainingConfig(r.scenario, *c, flags.hfConfig);
+    r.scenario = std::move(read->scenario);
     r.scenarioGiven = true;
-    report(option, *c, r);
-    return c;
+    report(read->option, read->config, r);
+    return std::move(read->config);
 }
 
 bool finishTrainingConfig(const TrainingConfig& c, const OverrideFlags& given, CliRequest& r, QString& error)
 {
-    Scenario& s = r.scenario;
-    const QString option = QString::fromStdString(c.format);
-    const QString where = option + QStringLiteral(": ") + QString::fromStdString(c.file);
-    if (c.globalBatch && !given.gradAccum) {
-        // DeepSpeed's rule (deepspeed/runtime/config.py, _set_batch_related_parameters): train_batch_size =
-        // train_micro_batch_size_per_gpu · gradient_accumulation_steps · data-parallel world size; of the three
-        // the file leaves out, DeepSpeed works out one (the accumulation defaulting to 1 when two are missing).
-        const int64_t tb = *c.globalBatch;
-        const int64_t layout = s.hardware.tp * s.hardware.pp * s.hardware.cp;
-        const int64_t dp = s.hardware.gpus % layout == 0 ? s.hardware.gpus / layout : 1;
-        const bool microKnown = c.microBatch || given.batch, accumKnown = c.gradAccum.has_value();
-        auto refuse = [&](const QString& what) {
-            error = where + QStringLiteral(": /train_batch_size: %1, got %2").arg(what).arg(tb);
-            return false;
-        };
-        if (microKnown && accumKnown) {
-            const int64_t perDp = s.training.microBatch * s.training.gradAccum;
-            const int64_t worlds = tb % perDp == 0 ? tb / perDp : 0;
-            if (given.gpus && worlds != dp)
-                note(r, QStringLiteral("train_batch_size %1 is not micro-batch × accumulation × the %2 "
-                                       "data-parallel GPUs of --gpus; --gpus is used")
-                            .arg(tb)
-                            .arg(dp));
-            else if (!given.gpus && (worlds < 1 || worlds > kMaxGpus / layout))
-                return refuse(QStringLiteral("must be micro-batch (%1) × accumulation (%2) × the data-parallel GPUs")
-                                  .arg(s.training.microBatch)
-                                  .arg(s.training.gradAccum));
-            else if (!given.gpus) {
-                s = withGpuCount(std::move(s), worlds * layout);
-                note(r, QStringLiteral("train_batch_size %1 = %2 × %3 × %4 data-parallel GPUs")
-                            .arg(tb)
-                            .arg(s.training.microBatch)
-                            .arg(s.training.gradAccum)
-                            .arg(worlds));
-            }
-        } else if (microKnown) {
-            std::string why;
-            const std::optional<int64_t> m = gradAccumForGlobalBatch(s, tb, &why);
-            if (!m)
-                return refuse(QString::fromStdString(why));
-            s.training.gradAccum = *m;
-        } else {
-            const int64_t accum = accumKnown ? s.training.gradAccum : 1;
-            if (tb % (accum * dp) != 0 || tb / (accum * dp) > kMaxMicroBatch)
-                return refuse(QStringLiteral("must be accumulation (%1) × %2 data-parallel GPUs × a micro-batch of at "
-                                             "most %3")
-                                  .arg(accum)
-                                  .arg(dp)
-                                  .arg(kMaxMicroBatch));
-            s.training.microBatch = tb / (accum * dp);
-            s.training.gradAccum = accum;
-        }
-    }
-    if (s.model.hasArchitecture) {
-        const std::string loraNote = loraTargetsNote(resolveModel(s.model).arch, c, s.training);
-        if (!loraNote.empty())
-            note(r, QString::fromStdString(loraNote));
-    }
+    QStringList notes;
+    if (!finishTrainingConfig(c, given, r.scenario, notes, error))
+        return false;
+    for (const QString& n : notes)
+        note(r, n);
     return true;
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 // The command line's training configs (issue 32): --deepspeed-config, --axolotl-config, --torchtune-config.
-// The core reads the text (trainconfig.h); this part reads the files (readUserFile), finds what they point to
-// (an axolotl base_model folder, its deepspeed: file) and says what was ignored and what is not modelled.
+// The files are read as the window reads them (ui/presets/trainingconfigfiles.h); this part puts what was ignored
+// and what is not modelled on stderr and in --json's training_config.
 
 #include "cli.h"
-#include "trainconfig.h"
+#include "trainingconfigfiles.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
@@ -14,16 +14,6 @@
 #include <optional>
 
 namespace trainmem {
-
-/// The training config flags given, and the flags that decide whose model is used.
-struct TrainingConfigFlags {
-    QString deepspeed;     ///< --deepspeed-config FILE, empty when not given
-    QString axolotl;       ///< --axolotl-config FILE
-    QString torchtune;     ///< --torchtune-config FILE
-    bool hfConfig = false; ///< --hf-config given: its model wins over the file's
-    QString startingModel; ///< "--preset llama3-8b" or "--scenario run.json" when given, else empty
-    bool any() const { return !deepspeed.isEmpty() || !axolotl.isEmpty() || !torchtune.isEmpty(); }
-};
 
 /// The three options, for the command line's parser.
 struct TrainingConfigOptions {
@@ -48,20 +38,13 @@ struct TrainingConfigOptions {
     /// The files given; `hfConfig` and `startingModel` as in TrainingConfigFlags.
     TrainingConfigFlags given(const QCommandLineParser& p, bool hfConfig, const QString& startingModel) const
     {
-        return {p.value(deepspeed), p.value(axolotl), p.value(torchtune), hfConfig, startingModel};
+        return {p.value(deepspeed), p.value(axolotl), p.value(torchtune), hfConfig, startingModel, true};
     }
 };
 
 /// \brief Reads the files and applies them to `r.scenario` (before the overrides, which win over them); the ignored
 /// keys and the notes go to `r.warnings`. Returns the merged config, or nullopt with `error` set.
 std::optional<TrainingConfig> readTrainingConfigs(const TrainingConfigFlags& flags, CliRequest& r, QString& error);
-
-/// The overrides that decide how DeepSpeed's train_batch_size is used.
-struct OverrideFlags {
-    bool gradAccum = false; ///< --grad-accum or --global-batch: train_batch_size is not used
-    bool gpus = false;      ///< --gpus
-    bool batch = false;     ///< --batch
-};
 
 /// \brief What depends on the overrides: DeepSpeed's train_batch_size (micro-batch · accumulation · data-parallel
 /// GPUs, the one the file leaves out worked out as DeepSpeed does) and the note on LoRA targets TrainMem does not

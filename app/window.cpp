@@ -36,6 +36,8 @@ int runWindow(const CliRequest& request, const PresetLibrary& library)
         if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("peersDock")))
             dock->show();
     }
+    if (request.measured) // --measured: the readout beside the prediction
+        window.setMeasured(*request.measured);
     window.show();
     for (const QString& w : request.warnings)
         window.statusBar()->showMessage(w, 8000);

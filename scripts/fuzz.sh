@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs them, seeded with the built-in presets, fuzz/corpus/
-# and tests/data/ (hf/, and the training configs in torchtune/, axolotl/ and deepspeed/). A crash leaves its
+# and tests/data/ (hf/, the training configs in torchtune/, axolotl/ and deepspeed/, and readouts/). A crash leaves its
 # input in build/fuzz/findings/.
-# Time: the scenario, GPU and command-line targets run FUZZ_SECONDS (default 60) each; the three reader
-# targets (fuzz_megatron, fuzz_hfconfig, fuzz_trainconfig) run FUZZ_SECONDS/2 each, so CI's FUZZ_SECONDS=30
-# costs 3·30 + 3·15 = 135 s of fuzzing in all (CI's 15-minute budget on a 2-core machine). The reader
+# Time: the scenario, GPU and command-line targets run FUZZ_SECONDS (default 60) each; the four reader
+# targets (fuzz_megatron, fuzz_hfconfig, fuzz_trainconfig, fuzz_measured) run FUZZ_SECONDS/2 each, so CI's
+# FUZZ_SECONDS=30 costs 3·30 + 4·15 = 150 s of fuzzing in all (CI's 15-minute budget on a 2-core machine). The reader
 # targets reach their code quickly (fuzz_megatron with fuzz/megatron.dict); run longer by hand with
 # FUZZ_SECONDS=600 after changing a reader.
 set -euo pipefail
@@ -15,7 +15,7 @@ cmake --build --preset fuzz
 seconds=${FUZZ_SECONDS:-60}
 half=$(( seconds / 2 > 0 ? seconds / 2 : 1 ))
 out=build/fuzz/findings
-mkdir -p "$out" build/fuzz/corpus/{scenario,gpus,cli,megatron,hfconfig,trainconfig}
+mkdir -p "$out" build/fuzz/corpus/{scenario,gpus,cli,megatron,hfconfig,trainconfig,measured}
 export ASAN_OPTIONS=detect_leaks=0 QT_QPA_PLATFORM=offscreen
 run() {
   local name=$1 time=$2; shift 2
@@ -36,4 +36,5 @@ run fuzz_gpus "$seconds" build/fuzz/corpus/gpus presets
 run fuzz_megatron "$half" -dict=fuzz/megatron.dict build/fuzz/corpus/megatron fuzz/corpus/megatron
 run fuzz_hfconfig "$half" build/fuzz/corpus/hfconfig tests/data/hf
 run fuzz_trainconfig "$half" build/fuzz/corpus/trainconfig tests/data/torchtune tests/data/axolotl tests/data/deepspeed
+run fuzz_measured "$half" build/fuzz/corpus/measured tests/data/readouts
 echo "fuzz: no crashes"

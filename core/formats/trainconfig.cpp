@@ -152,4 +152,53 @@ std::string loraTargetsNote(const Architecture& a, const TrainingConfig& c, cons
     return note;
 }
 
+std::vector<std::string> describeTrainingConfig(const TrainingConfig& c)
+{
+    std::vector<std::string> out;
+    auto count = [](int64_t n) { return std::to_string(n); };
+    if (!c.modelName.empty())
+        out.push_back("model " + c.modelName);
+    else if (!c.baseModel.empty())
+        out.push_back("base model " + c.baseModel);
+    if (c.precision)
+        out.push_back(std::string("precision ") + toString(*c.precision));
+    if (c.optimizer)
+        out.push_back(std::string("optimizer ") + toString(*c.optimizer));
+    if (c.seqLen)
+        out.push_back("sequence " + count(*c.seqLen));
+    if (c.microBatch)
+        out.push_back("micro-batch " + count(*c.microBatch));
+    if (c.gradAccum)
+        out.push_back("gradient accumulation " + count(*c.gradAccum));
+    if (c.globalBatch)
+        out.push_back("train batch " + count(*c.globalBatch));
+    if (c.checkpointing)
+        out.push_back(std::string("checkpointing ") + toString(*c.checkpointing));
+    if (c.flashAttention)
+        out.push_back(std::string("flash attention ") + (*c.flashAttention ? "on" : "off"));
+    if (c.fineTune)
+        out.push_back(std::string("fine-tune ") + toString(*c.fineTune));
+    if (c.loraRank || !c.loraModules.empty()) {
+        std::string t = "LoRA";
+        if (c.loraRank)
+            t += " rank " + count(*c.loraRank);
+        if (!c.loraModules.empty()) {
+            t += " on ";
+            bool first = true;
+            for (const std::string& m : c.loraModules) {
+                t += (first ? "" : ", ") + m;
+                first = false;
+            }
+        } else if (c.loraTargets) {
+            t += std::string(" on ") + toString(*c.loraTargets);
+        }
+        out.push_back(t);
+    }
+    if (c.zeroStage)
+        out.push_back("ZeRO stage " + std::to_string(*c.zeroStage));
+    if (c.offload)
+        out.push_back(std::string("offload ") + toString(*c.offload));
+    return out;
+}
+
 } // namespace trainmem

@@ -50,6 +50,10 @@ struct TrainingConfig {
     bool ok() const { return errors.empty(); }
 };
 
+/// \brief What `c` sets, one setting a line in the scenario's words ("micro-batch 2", "LoRA rank 8 on q_proj,
+/// v_proj"), in the order of the window's controls: the window and --json's training_config list it as read.
+std::vector<std::string> describeTrainingConfig(const TrainingConfig& c);
+
 /// \brief Reads a DeepSpeed config (JSON): zero_optimization.stage, offload_optimizer/offload_param.device,
 /// bf16/fp16.enabled, the optimizer type, train_micro_batch_size_per_gpu, gradient_accumulation_steps and
 /// train_batch_size. `file` names the source in every error.

@@ -244,6 +244,59 @@ private Q_SLOTS:
                  qPrintable(err));
     }
 
+    // --measured: a readout beside the prediction of the same statistic; `-` reads standard input; a text with no
+    // figure exits 2 naming the source. The torchtune QLoRA recipe of torchtune#1398 against its own log's peaks.
+    void measuredBesideThePrediction()
+    {
+        QProcess p;
+        p.start(QStringLiteral(TRAINMEM_EXE),
+                {QStringLiteral("--json"), QStringLiteral("--torchtune-config"),
+                 data("torchtune/llama3_1-8B_qlora_single_device.yaml"), QStringLiteral("--measured"),
+                 data("readouts/torchtune-memory-stats-1398-qlora-default.txt")});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        const QByteArray out = p.readAllStandardOutput();
+        const nlohmann::json j = nlohmann::json::parse(out.constData(), out.constData() + out.size());
+        QVERIFY(j["training_config"]["read"].size() > 3);
+        const nlohmann::json& m = j["measured"];
+        QCOMPARE(m["statistic"].get<std::string>(), std::string("peak_allocated"));
+        QCOMPARE(m["bytes"].get<double>(), 6.19 * 1024 * 1024 * 1024); // "GPU peak memory allocation: 6.19 GiB"
+        QCOMPARE(m["source"].get<std::string>(), std::string("torchtune's memory stats"));
+        // The prediction of the same statistic: the per-GPU segments less the CUDA context and the reserve.
+        const nlohmann::json& g = j["per_gpu_bytes"];
+        const double predicted =
+            g["total"].get<double>() - g["framework"].get<double>() - g["fragmentation"].get<double>();
+        QCOMPARE(m["predicted_bytes"].get<double>(), predicted);
+        QCOMPARE(m["ratio"].get<double>(), m["bytes"].get<double>() / predicted);
+        QCOMPARE(m["readings"].size(), size_t(2)); // allocation and reserved; active is noted
+
+        QProcess in;
+        in.start(QStringLiteral(TRAINMEM_EXE),
+                 {QStringLiteral("--text"), QStringLiteral("--preset"), QStringLiteral("chapter-7b"),
+                  QStringLiteral("--measured"), QStringLiteral("-")});
+        in.write("nvidia-smi 78519MiB\n");
+        in.closeWriteChannel();
+        QVERIFY(in.waitForFinished(30000));
+        QCOMPARE(in.exitCode(), 0);
+        QVERIFY(QString::fromUtf8(in.readAllStandardOutput())
+                    .contains(QStringLiteral("Measured in use on the GPU (nvidia-smi) 82.3 GB (a figure with its "
+                                             "statistic) against TrainMem's")));
+
+        QTemporaryDir dir;
+        const QString notes = dir.filePath(QStringLiteral("notes.txt"));
+        QFile f(notes);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("the run went fine\n");
+        f.close();
+        QProcess bad;
+        bad.start(QStringLiteral(TRAINMEM_EXE), {QStringLiteral("--json"), QStringLiteral("--measured"), notes});
+        QVERIFY(bad.waitForFinished(30000));
+        QCOMPARE(bad.exitCode(), 2);
+        const QString err = QString::fromUtf8(bad.readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("--measured: ") + notes + QStringLiteral(": has no memory figure")),
+                 qPrintable(err));
+    }
+
     void badCombinations_data()
     {
         QTest::addColumn<QStringList>("args");

@@ -47,7 +47,7 @@ struct Scene {
 Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& o, const ChartExtras& x)
 {
     Scene sc;
-    sc.state = computeDashboard(s, gpu, x.pins, x.units);
+    sc.state = computeDashboard(s, gpu, x.pins, x.units, nullptr, x.measured ? &*x.measured : nullptr);
     sc.theme =
         o.slideTheme ? ChartTheme::slide(o.width, o.height) : ChartTheme::fromPalette(QGuiApplication::palette());
     sc.title = !x.title.isEmpty() ? x.title : QString::fromStdString(s.name.empty() ? s.id : s.name);
@@ -300,10 +300,12 @@ bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QS
 }
 
 bool exportChartPng(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file,
-                    const ExportOptions& options, QString* error, const std::optional<MegatronArgs>& megatron)
+                    const ExportOptions& options, QString* error, const std::optional<MegatronArgs>& megatron,
+                    const std::optional<MeasuredMemory>& measured)
 {
     ChartExtras extras;
     extras.megatron = megatron;
+    extras.measured = measured;
     return exportChart(s, gpu, kind, file, ExportFormat::Png, options, extras, error);
 }
 

@@ -29,9 +29,10 @@ struct ChartExtras {
     std::vector<BarColumn> pins;
     UnitSystem units = UnitSystem::Decimal;
     AxisScale axisScale = AxisScale::Linear;
-    std::optional<MegatronArgs> megatron; ///< the pasted launch for the peers chart (else the scenario's flags)
-    std::optional<TourPicture> picture;   ///< a tour step's picture for the bars (else every segment)
-    QString title;                        ///< replaces the scenario's name as the title (a tour step's)
+    std::optional<MegatronArgs> megatron;   ///< the pasted launch for the peers chart (else the scenario's flags)
+    std::optional<TourPicture> picture;     ///< a tour step's picture for the bars (else every segment)
+    QString title;                          ///< replaces the scenario's name as the title (a tour step's)
+    std::optional<MeasuredMemory> measured; ///< a readout, as a bar beside the per-GPU one (issue 32)
 };
 
 enum class ExportFormat { Png, Pdf };
@@ -40,7 +41,8 @@ enum class ExportFormat { Png, Pdf };
 /// "offscreen" included). Returns false with a message naming the file on failure.
 bool exportChartPng(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file,
                     const ExportOptions& options, QString* error,
-                    const std::optional<MegatronArgs>& megatron = std::nullopt);
+                    const std::optional<MegatronArgs>& megatron = std::nullopt,
+                    const std::optional<MeasuredMemory>& measured = std::nullopt);
 
 /// The comparison the peers chart and dock show: the pasted launch, or the scenario written as
 /// Megatron-LM flags, always as training (both peers estimate training memory).

@@ -49,8 +49,24 @@ QString sizeText(const Breakdown& b)
 
 } // namespace
 
+BarColumn measuredColumn(const MeasuredComparison& c)
+{
+    BarColumn col;
+    const QString statistic = c.statistic == MemoryStatistic::PeakAllocated  ? Dashboard::tr("peak allocated")
+                              : c.statistic == MemoryStatistic::PeakReserved ? Dashboard::tr("peak reserved")
+                                                                             : Dashboard::tr("nvidia-smi used");
+    const QString gap = c.predicted > 0
+                            ? Dashboard::tr("gap %1").arg(QString::fromStdString(formatPercentChange(c.ratio - 1)))
+                            : QString();
+    col.label = Dashboard::tr("Measured\n%1\n%2").arg(statistic, gap);
+    col.measured = c.measured;
+    col.predicted = c.predicted;
+    col.hover = QString::fromStdString(c.summary);
+    return col;
+}
+
 DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std::vector<BarColumn>& pins,
-                                UnitSystem units, const ContextSweep* sweep)
+                                UnitSystem units, const ContextSweep* sweep, const MeasuredMemory* measured)
 {
     DashboardState st;
     const ResolvedModel model = resolveModel(s.model);
@@ -70,6 +86,10 @@ DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std
     st.columns.push_back({(training ? Dashboard::tr("Training per GPU\n%1") : Dashboard::tr("Inference per GPU\n%1"))
                               .arg(hardwareText(s, true)),
                           st.current.perGpu, false});
+    if (measured && measured->ok()) {
+        st.measured = compareMeasured(*measured, st.current, s, units);
+        st.columns.push_back(measuredColumn(*st.measured));
+    }
     int n = 0;
     for (const BarColumn& p : pins) {
         st.columns.push_back(p);
@@ -109,6 +129,12 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
     m_warnings->setObjectName(QStringLiteral("warnings"));
     m_warnings->setWordWrap(true);
     m_warnings->setVisible(false);
+    m_measuredNote = new QLabel(this);
+    m_measuredNote->setObjectName(QStringLiteral("measuredNote"));
+    m_measuredNote->setWordWrap(true);
+    m_measuredNote->setTextFormat(Qt::PlainText);
+    m_measuredNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_measuredNote->setVisible(false);
     m_splitter = new QSplitter(Qt::Horizontal, this);
     m_bars = new MemoryBarChart(m_splitter);
     m_seq = new SequenceChart(m_splitter);
@@ -124,6 +150,7 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
     m_verdictFence = new LayoutFence(m_verdict, this);
     layout->addWidget(m_verdictFence);
     layout->addWidget(m_warnings);
+    layout->addWidget(m_measuredNote);
     layout->addWidget(m_splitter, 1);
     m_narration = new NarrationLabel(this); // hidden until the tour narrates a slide
     layout->addWidget(m_narration);
@@ -142,7 +169,8 @@ void Dashboard::showScenario(const Scenario& s, const GpuSpec& gpu)
     Scenario keyed = s;
     keyed.training.seqLen = 0;
     const bool reuse = keyed == m_sweepScenario && gpu == m_sweepGpu && !m_state.sweep.seq.empty();
-    m_state = computeDashboard(s, gpu, m_pins, m_units, reuse ? &m_state.sweep : nullptr);
+    m_state = computeDashboard(s, gpu, m_pins, m_units, reuse ? &m_state.sweep : nullptr,
+                               m_measured ? &*m_measured : nullptr);
     m_sweepScenario = std::move(keyed);
     m_sweepGpu = gpu;
     redraw();
@@ -158,6 +186,10 @@ void Dashboard::redraw()
         notes << QString::fromStdString(w.path + ": " + w.message);
     m_warnings->setText(notes.join(QLatin1Char('\n')));
     m_warnings->setVisible(!notes.isEmpty());
+    const QString measured = m_state.measured ? QString::fromStdString(m_state.measured->summary) : QString();
+    if (m_measuredNote->text() != measured) // a drag re-lays out the dashboard only when the text changes
+        m_measuredNote->setText(measured);
+    m_measuredNote->setVisible(m_state.measured.has_value());
     // Live preview: while edits keep coming (a slider being dragged), draw without antialiasing,
     // which halves the replot (bench/: 2.4 → 1.4 ms for the curves); once edits pause for
     // kSettleMs, draw once more with it. QCustomPlot's setNoAntialiasingOnDrag does the same for
@@ -215,6 +247,12 @@ void Dashboard::clearPins()
     Q_EMIT pinsChanged(0);
 }
 
+void Dashboard::setMeasured(const std::optional<MeasuredMemory>& measured)
+{
+    m_measured = measured;
+    showScenario(m_scenario, m_gpu);
+}
+
 void Dashboard::setUnits(UnitSystem units)
 {
     m_units = units;
@@ -258,6 +296,7 @@ void Dashboard::applyTheme()
     QFont small = font();
     small.setPointSizeF(QFont().pointSizeF() * 0.95 * m_fontScale);
     m_warnings->setFont(small);
+    m_measuredNote->setFont(small);
     m_bars->refresh();
     m_seq->refresh();
 }

@@ -30,6 +30,7 @@ struct DashboardState {
     QString capacityLabel;          ///< "H100 · 80 GB"
     std::vector<BarColumn> columns; ///< inference, training, per GPU, then the pins
     SequenceChartData sequence;
+    std::optional<MeasuredComparison> measured; ///< a readout beside the prediction (issue 32)
 };
 
 /// Points per octave of the context sweep: 4 gives 45 points from 512 to 1M, smooth on a log axis.
@@ -37,8 +38,12 @@ inline constexpr int kSweepPointsPerOctave = 4;
 
 /// Runs the core for `s` and lays out the bars (pins appended after the three views).
 /// `sweep`, when given, is reused instead of sweeping again (it must be for this scenario and GPU).
+/// `measured`, when given, adds its bar after the per-GPU one.
 DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std::vector<BarColumn>& pins,
-                                UnitSystem units = UnitSystem::Decimal, const ContextSweep* sweep = nullptr);
+                                UnitSystem units = UnitSystem::Decimal, const ContextSweep* sweep = nullptr,
+                                const MeasuredMemory* measured = nullptr);
+/// The bar of a readout beside the prediction of the same statistic.
+BarColumn measuredColumn(const MeasuredComparison& c);
 /// A pinned bar for the scenario's own view (its per-GPU memory), labelled by size and hardware.
 BarColumn pinColumn(const Scenario& s, const Breakdown& b);
 
@@ -55,6 +60,11 @@ public:
     void removePin(int index);
     void clearPins();
     const std::vector<BarColumn>& pins() const { return m_pins; }
+    /// What the GPU showed (Edit ▸ Paste measured memory…), kept across scenario changes so that an edit shows
+    /// whether it explains the gap; nullopt removes it.
+    void setMeasured(const std::optional<MeasuredMemory>& measured);
+    const std::optional<MeasuredMemory>& measured() const { return m_measured; }
+    QLabel* measuredLabel() const { return m_measuredNote; }
 
     void setUnits(UnitSystem units);
     UnitSystem units() const { return m_units; }
@@ -96,6 +106,8 @@ private:
     VerdictLabel* m_verdict = nullptr;
     LayoutFence* m_verdictFence = nullptr;
     QLabel* m_warnings = nullptr;
+    QLabel* m_measuredNote = nullptr; ///< the readout against the prediction, and what may explain the gap
+    std::optional<MeasuredMemory> m_measured;
     QSplitter* m_splitter = nullptr;
     MemoryBarChart* m_bars = nullptr;
     SequenceChart* m_seq = nullptr;

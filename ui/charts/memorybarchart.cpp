@@ -52,6 +52,21 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
         b->setStackingGap(0);
         b->setAntialiased(false);
     }
+    // A readout (issue 32): one hatched bar, not a stack, and the prediction of its statistic across it.
+    m_measuredBars = new FastBars(xAxis, yAxis);
+    m_measuredBars->setName(tr("Measured"));
+    m_measuredBars->setWidth(kBarWidth);
+    m_measuredBars->setAntialiased(false);
+    m_measuredBars->removeFromLegend();
+    m_measuredBars->setVisible(false);
+    m_predictedMark = new QCPItemLine(this);
+    m_predictedMark->setVisible(false);
+    m_predictedText = new CachedTextItem(this);
+    m_predictedText->position->setType(QCPItemPosition::ptPlotCoords);
+    m_predictedText->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    m_predictedText->setClipToAxisRect(false);
+    m_predictedText->setPadding(QMargins(2, 0, 2, 2));
+    m_predictedText->setVisible(false);
     for (auto& t : m_totals) {
         t = new CachedTextItem(this);
         t->position->setType(QCPItemPosition::ptPlotCoords);
@@ -100,6 +115,14 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
         t->setBrush(totalHalo); // stays readable where it crosses the capacity line
     }
     m_capacityLine->setPen(QPen(theme.capacity, std::max(2.0, theme.fontPx / 7), Qt::DashLine));
+    QColor measured = theme.foreground;
+    measured.setAlpha(150);
+    m_measuredBars->setBrush(QBrush(measured, Qt::BDiagPattern));
+    m_measuredBars->setPen(QPen(theme.foreground, std::max(1.0, theme.fontPx / 9)));
+    m_predictedMark->setPen(QPen(theme.foreground, std::max(2.0, theme.fontPx / 6)));
+    m_predictedText->setFont(theme.font(0.9));
+    m_predictedText->setColor(theme.foreground);
+    m_predictedText->setBrush(totalHalo);
     m_pinSeparator->setPen(QPen(theme.grid, std::max(1.0, theme.fontPx / 10)));
     m_capacityText->setFont(theme.font(1.0, true));
     m_capacityText->setColor(theme.capacity);
@@ -276,11 +299,15 @@ void MemoryBarChart::placeTotals()
     taken.push_back(m_title->rect());
     if (m_callout->visible()) // and the tour step's number, top left
         taken.push_back(m_callout->pixelBox());
+    if (m_predictedText->visible()) { // and the prediction on a readout's bar: a total meeting it is lifted
+        m_predictedText->setSkipped(false);
+        taken.push_back(m_predictedText->pixelBox());
+    }
     // Each total starts on top of its bar (a pass before may have lifted it, see below).
     std::vector<QRect> boxes(static_cast<size_t>(n));
     for (int k = 0; k < n; ++k) {
         CachedTextItem* t = m_totals[static_cast<size_t>(k)];
-        t->position->setCoords(k, m_columns[static_cast<size_t>(k)].segments.total());
+        t->position->setCoords(k, m_columns[static_cast<size_t>(k)].height());
         boxes[static_cast<size_t>(k)] = t->pixelBox();
     }
     // The capacity label at the right end of the line, or the left, above it or under it: the
@@ -298,13 +325,20 @@ void MemoryBarChart::placeTotals()
         taken.push_back(withTotals.back());
     else
         placeLabel(capacity, spots, plot, m_theme.font(1.0, true), taken);
-    // Totals by importance: the scenario's own per-GPU bar, training, inference, then the pins.
+    // Totals by importance: the scenario's own per-GPU bar, a readout beside it, training, inference, then the pins.
     std::vector<int> order;
-    for (int k : {2, 1, 0})
-        if (k < n)
+    auto measured = [&](int k) { return m_columns[static_cast<size_t>(k)].measured.has_value(); };
+    for (int k : {2, -1, 1, 0})
+        if (k < 0) {
+            for (int j = 3; j < n; ++j)
+                if (measured(j))
+                    order.push_back(j);
+        } else if (k < n) {
             order.push_back(k);
+        }
     for (int k = 3; k < n; ++k)
-        order.push_back(k);
+        if (!measured(k))
+            order.push_back(k);
     // A total that meets a label placed before it (a short bar's total on the capacity label) is
     // lifted just above what it meets, a few times at most; it yields only when that leaves the chart.
     for (int k : order) {
@@ -402,10 +436,27 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
         QVector<double> values(n);
         for (int k = 0; k < n; ++k) {
             values[k] = segmentBytes(m_columns[static_cast<size_t>(k)].segments, static_cast<SegmentKind>(i));
+            if (m_columns[static_cast<size_t>(k)].measured)
+                values[k] = 0;
             used[static_cast<size_t>(i)] = used[static_cast<size_t>(i)] || values[k] > 0;
         }
         m_bars[static_cast<size_t>(i)]->setData(keys, values, true);
     }
+    QVector<double> measuredKeys, measuredValues;
+    m_predictedMark->setVisible(false);
+    for (int k = 0; k < n; ++k)
+        if (const BarColumn& c = m_columns[static_cast<size_t>(k)]; c.measured) {
+            measuredKeys << k;
+            measuredValues << *c.measured;
+            m_predictedMark->start->setCoords(k - kBarWidth * 0.62, c.predicted);
+            m_predictedMark->end->setCoords(k + kBarWidth * 0.62, c.predicted);
+            m_predictedMark->setVisible(c.predicted > 0);
+            m_predictedText->setText(tr("TrainMem %1").arg(QString::fromStdString(formatBytes(c.predicted, m_units))));
+            m_predictedText->position->setCoords(k, c.predicted);
+        }
+    m_predictedText->setVisible(m_predictedMark->visible());
+    m_measuredBars->setData(measuredKeys, measuredValues, true);
+    m_measuredBars->setVisible(!measuredKeys.isEmpty());
     // The legend lists the segments some bar has, in stacking order (top of the stack last). With
     // LoRA adapters the weights are the frozen base (core/memory/terms.cpp names it the same way).
     bool legendChanged = legend->itemCount() != static_cast<int>(std::count(used.begin(), used.end(), true));
@@ -435,7 +486,7 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
         QCPItemText* t = m_totals[static_cast<size_t>(k)];
         t->setVisible(k < n);
         if (k < n) {
-            const double total = m_columns[static_cast<size_t>(k)].segments.total();
+            const double total = m_columns[static_cast<size_t>(k)].height();
             t->setText(QString::fromStdString(formatBytes(total, m_units)));
             t->position->setCoords(k, total);
         }
@@ -454,7 +505,7 @@ void MemoryBarChart::rebuildRanges()
 {
     double top = m_capacity, smallest = m_capacity;
     for (const BarColumn& c : m_columns) {
-        const double t = c.segments.total();
+        const double t = std::max(c.height(), c.predicted);
         top = std::max(top, t);
         if (t > 0)
             smallest = std::min(smallest, t);
@@ -507,6 +558,8 @@ QString MemoryBarChart::hoverText(const QPointF& pos) const
         return {};
     const BarColumn& c = m_columns[static_cast<size_t>(k)];
     const double value = yAxis->pixelToCoord(pos.y());
+    if (c.measured)
+        return value <= std::max(*c.measured, c.predicted) * (m_log ? 3 : 1.1) ? c.hover.toHtmlEscaped() : QString();
     const double total = c.segments.total();
     const QLocale locale;
     auto bytes = [&](double b) { return QString::fromStdString(formatBytes(b, m_units)); };

@@ -22,11 +22,16 @@ namespace trainmem {
 class BytesTicker;
 class LogBytesTicker;
 
-/// One bar: a title under it and the per-GPU segments it stacks.
+/// One bar: a title under it and the per-GPU segments it stacks, or a figure measured on a GPU (issue 32), drawn
+/// whole, with the prediction of the same statistic marked across it.
 struct BarColumn {
     QString label;
     Segments segments;
     bool pinned = false;
+    std::optional<double> measured{}; ///< a readout's bytes: the bar is this figure, not segments
+    double predicted = 0;             ///< with `measured`: what TrainMem predicts for the same statistic
+    QString hover{};                  ///< with `measured`: the comparison, for the hover text
+    double height() const { return measured ? *measured : segments.total(); }
 };
 
 /// Stacked bars are linear unless the user picks log: on a log axis segment heights are not their
@@ -65,6 +70,9 @@ public:
     QCPBars* bars(SegmentKind s) const { return m_bars[static_cast<size_t>(s)]; }
     const std::vector<BarColumn>& columns() const { return m_columns; }
     QCPItemStraightLine* capacityLine() const { return m_capacityLine; }
+    QCPBars* measuredBars() const { return m_measuredBars; }
+    QCPItemLine* predictedMark() const { return m_predictedMark; }     ///< across the measured bar, at the prediction
+    CachedTextItem* predictedLabel() const { return m_predictedText; } ///< "TrainMem 138 GB" on the mark
     CachedTextItem* totalLabel(int column) const { return m_totals[static_cast<size_t>(column)]; }
     CachedTextItem* capacityText() const { return m_capacityText; }
     bool isLogarithmic() const { return m_log; }
@@ -98,6 +106,9 @@ private:
     void fitCallout(int plotWidth);
 
     std::array<QCPBars*, kSegmentCount> m_bars{};
+    QCPBars* m_measuredBars = nullptr;
+    QCPItemLine* m_predictedMark = nullptr;
+    CachedTextItem* m_predictedText = nullptr;
     std::array<CachedTextItem*, kMaxColumns> m_totals{};
     QCPItemStraightLine* m_capacityLine = nullptr;
     CachedTextItem* m_capacityText = nullptr;

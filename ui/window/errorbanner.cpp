@@ -10,12 +10,10 @@ namespace trainmem {
 ErrorBanner::ErrorBanner(QWidget* parent) : QFrame(parent)
 {
     setObjectName(QStringLiteral("errorBanner"));
-    setStyleSheet(QStringLiteral("QFrame#errorBanner { background: rgba(192,57,43,40); border: 1px solid #c0392b;"
-                                 " border-radius: 4px; }"));
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(10, 6, 6, 6);
-    auto* icon = new QLabel(this);
-    icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxWarning).pixmap(24, 24));
+    m_icon = new QLabel(this);
+    auto* icon = m_icon;
     m_label = new QLabel(this);
     m_label->setWordWrap(true);
     m_label->setTextFormat(Qt::PlainText);
@@ -33,10 +31,27 @@ ErrorBanner::ErrorBanner(QWidget* parent) : QFrame(parent)
 
 void ErrorBanner::showError(const QString& title, const QStringList& details)
 {
+    present(true, title, details);
+}
+
+void ErrorBanner::showInfo(const QString& title, const QStringList& details)
+{
+    present(false, title, details);
+}
+
+void ErrorBanner::present(bool error, const QString& title, const QStringList& details)
+{
+    m_error = error;
+    setStyleSheet(error ? QStringLiteral("QFrame#errorBanner { background: rgba(192,57,43,40); border: 1px solid "
+                                         "#c0392b; border-radius: 4px; }")
+                        : QStringLiteral("QFrame#errorBanner { background: rgba(41,128,185,30); border: 1px solid "
+                                         "#2980b9; border-radius: 4px; }"));
+    m_icon->setPixmap(
+        style()->standardIcon(error ? QStyle::SP_MessageBoxWarning : QStyle::SP_MessageBoxInformation).pixmap(24, 24));
     QStringList lines{title};
     lines << details;
     m_label->setText(lines.join(QLatin1Char('\n')));
-    show();
+    QFrame::show();
 }
 
 QString ErrorBanner::text() const

@@ -7,12 +7,14 @@
 #include "errorbanner.h"
 #include "exportdialog.h"
 #include "fitmapchart.h"
+#include "measureddialog.h"
 #include "peerspanel.h"
 #include "presetlibrary.h"
 #include "rankchart.h"
 #include "scenariocommand.h"
 #include "scenarioio.h"
 #include "timelinechart.h"
+#include "trainingconfigfiles.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -188,11 +190,14 @@ void MainWindow::createActions()
     QAction* importHf =
         make(QStringLiteral("importHfConfig"), tr("&Import Hugging Face config…"), QKeySequence(tr("Ctrl+I")),
              tr("Use the model of a Hugging Face config.json (or drop one on the window)"));
+    QAction* openTraining =
+        make(QStringLiteral("openTrainingConfig"), tr("Open &training config…"), QKeySequence(tr("Ctrl+Shift+O")),
+             tr("Apply a torchtune or axolotl YAML or a DeepSpeed JSON to the scenario (or drop one on the window)"));
     QAction* savePreset = make(QStringLiteral("saveUserPreset"), tr("Save as &user preset"), {},
                                tr("Keep the scenario in your presets folder, listed with the built-in presets"));
     file->addActions({open, save, saveAs});
     file->addSeparator();
-    file->addActions({importHf, savePreset});
+    file->addActions({importHf, openTraining, savePreset});
     file->addSeparator();
     file->addActions({exportAct, copy});
     QAction* paste =
@@ -214,6 +219,7 @@ void MainWindow::createActions()
     });
     connect(saveAs, &QAction::triggered, this, &MainWindow::saveAsDialog);
     connect(importHf, &QAction::triggered, this, &MainWindow::importHfDialog);
+    connect(openTraining, &QAction::triggered, this, &MainWindow::openTrainingConfigDialog);
     connect(savePreset, &QAction::triggered, this, [this] { saveUserPreset(); });
     connect(exportAct, &QAction::triggered, this, &MainWindow::exportDialog);
     connect(copy, &QAction::triggered, this, &MainWindow::copyToClipboard);
@@ -229,6 +235,17 @@ void MainWindow::createActions()
     redo->setShortcuts({QKeySequence(tr("Ctrl+Shift+Z")), QKeySequence::Redo});
     redo->setIcon(style()->standardIcon(QStyle::SP_ArrowForward));
     edit->addActions({undo, redo});
+    edit->addSeparator();
+    QAction* pasteMeasured =
+        make(QStringLiteral("pasteMeasured"), tr("Paste &measured memory…"), QKeySequence(tr("Ctrl+Shift+M")),
+             tr("Put what the GPU showed (torch.cuda.memory_summary(), nvidia-smi, an out-of-memory error, a figure) "
+                "beside the prediction of the same statistic"));
+    QAction* clearMeasured =
+        make(QStringLiteral("clearMeasured"), tr("C&lear measured memory"), {}, tr("Remove the measured bar"));
+    clearMeasured->setEnabled(false);
+    edit->addActions({pasteMeasured, clearMeasured});
+    connect(pasteMeasured, &QAction::triggered, this, &MainWindow::pasteMeasuredDialog);
+    connect(clearMeasured, &QAction::triggered, this, [this] { setMeasured(std::nullopt); });
 
     QMenu* compare = menuBar()->addMenu(tr("&Compare"));
     QAction* pinAct = make(QStringLiteral("pin"), tr("&Pin this scenario"), QKeySequence(tr("Ctrl+P")),
@@ -459,6 +476,120 @@ bool MainWindow::saveUserPreset(const QString& dir)
     return true;
 }
 
+bool MainWindow::openTrainingConfig(const QString& path)
+{
+    const QString name = QFileInfo(path).fileName();
+    const QString cannot = tr("Could not open the training config %1; the current scenario is kept.").arg(name);
+    const std::optional<TrainingConfigKind> kind = detectTrainingConfig(path);
+    if (!kind) {
+        QByteArray probe;
+        const std::optional<FieldError> unread = readUserFile(path, "a training config", probe);
+        showError(cannot,
+                  {unread ? toQString(*unread)
+                          : tr("%1: is not a torchtune or axolotl YAML (.yaml, .yml) or a DeepSpeed config JSON "
+                               "(zero_optimization, train_micro_batch_size_per_gpu, …)")
+                                .arg(path)},
+                  false);
+        return false;
+    }
+    TrainingConfigFlags flags;
+    (*kind == TrainingConfigKind::DeepSpeed ? flags.deepspeed
+     : *kind == TrainingConfigKind::Axolotl ? flags.axolotl
+                                            : flags.torchtune) = path;
+    flags.startingModel = tr("the current scenario");
+    flags.optionNames = false;
+    QString error;
+    std::optional<TrainingConfigRead> read = readTrainingConfigFiles(flags, m_scenario, error);
+    QStringList notes;
+    if (read && !finishTrainingConfig(read->config, OverrideFlags{}, read->scenario, notes, error))
+        read.reset();
+    if (!read) {
+        showError(cannot, error.split(QLatin1Char('\n')), false);
+        return false;
+    }
+    // A file can set a layout the scenario's GPUs cannot hold (ZeRO-3 offload of params needs ZeRO 3, and so on).
+    if (const FieldErrors semantic = validateScenario(read->scenario, path.toStdString()); !semantic.empty()) {
+        QStringList lines;
+        for (const FieldError& e : semantic)
+            lines << toQString(e);
+        showError(cannot, lines, false);
+        return false;
+    }
+    const TrainingConfig& c = read->config;
+    for (const std::string& n : c.notes)
+        notes.prepend(QString::fromStdString(n));
+    QStringList lines;
+    QStringList set;
+    for (const std::string& k : describeTrainingConfig(c))
+        set << QString::fromStdString(k);
+    lines << tr("Read: %1").arg(set.isEmpty() ? tr("nothing TrainMem models") : set.join(QStringLiteral("; ")));
+    if (!c.ignored.empty()) {
+        QStringList ignored;
+        for (const std::string& i : c.ignored)
+            ignored << QString::fromStdString(i);
+        lines << tr("Ignored (not read by TrainMem): %1").arg(ignored.join(QStringLiteral(", ")));
+    }
+    for (const QString& n : notes)
+        lines << tr("Note: %1").arg(n);
+    const QString kindName = *kind == TrainingConfigKind::DeepSpeed ? tr("DeepSpeed config")
+                             : *kind == TrainingConfigKind::Axolotl ? tr("axolotl config")
+                                                                    : tr("torchtune recipe");
+    m_file.clear(); // the scenario is not the file on disk: Save asks where to write it
+    pushScenario(read->scenario, -1, tr("Open %1 %2").arg(kindName, name));
+    m_banner->showInfo(tr("Opened the %1 %2 (Edit ▸ Undo puts the scenario back).").arg(kindName, name), lines);
+    m_settings.setLastDirectory(QFileInfo(path).absolutePath());
+    return true;
+}
+
+void MainWindow::openTrainingConfigDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open training config"), m_settings.lastDirectory(),
+        tr("Training configs (*.yaml *.yml *.json);;torchtune or axolotl YAML (*.yaml *.yml);;DeepSpeed JSON "
+           "(*.json);;All files (*)"));
+    if (!path.isEmpty())
+        openTrainingConfig(path);
+}
+
+void MainWindow::setMeasured(const std::optional<MeasuredMemory>& measured)
+{
+    m_dashboard->setMeasured(measured);
+    action(QStringLiteral("clearMeasured"))->setEnabled(measured.has_value());
+}
+
+bool MainWindow::openMeasured(const QString& path)
+{
+    QByteArray bytes;
+    MeasuredMemory m;
+    if (const std::optional<FieldError> e = readUserFile(path, "a memory readout", bytes))
+        m.errors.push_back(*e);
+    else
+        m = parseMeasuredMemory(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())),
+                                path.toStdString());
+    if (!m.ok()) {
+        QStringList lines;
+        for (const FieldError& e : m.errors)
+            lines << toQString(e);
+        showError(tr("Could not read the measured memory in %1").arg(QFileInfo(path).fileName()), lines, false);
+        return false;
+    }
+    m_banner->hide();
+    setMeasured(m);
+    m_lastMeasuredText = QString::fromUtf8(bytes);
+    return true;
+}
+
+void MainWindow::pasteMeasuredDialog()
+{
+    MeasuredDialog dialog(this);
+    if (!m_lastMeasuredText.isEmpty())
+        dialog.setText(m_lastMeasuredText);
+    const int answer = dialog.exec();
+    m_lastMeasuredText = dialog.editor()->toPlainText();
+    if (answer == QDialog::Accepted)
+        setMeasured(dialog.result());
+}
+
 void MainWindow::importHfDialog()
 {
     const QString path =
@@ -473,7 +604,9 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e)
     const QList<QUrl> urls = e->mimeData()->urls();
     if (urls.size() == 1 && urls.front().isLocalFile()) {
         const QFileInfo info(urls.front().toLocalFile());
-        if (info.isDir() || info.suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) == 0)
+        static const QStringList kSuffixes{QStringLiteral("json"), QStringLiteral("yaml"), QStringLiteral("yml"),
+                                           QStringLiteral("txt"), QStringLiteral("log")};
+        if (info.isDir() || kSuffixes.contains(info.suffix(), Qt::CaseInsensitive))
             e->acceptProposedAction();
     }
 }
@@ -486,9 +619,15 @@ void MainWindow::dropEvent(QDropEvent* e)
     const QString path = urls.front().toLocalFile();
     const QFileInfo info(path);
     e->acceptProposedAction();
-    // config.json (or a model folder) is a Hugging Face config; any other .json is a scenario file.
+    // config.json (or a model folder) is a Hugging Face config; a YAML or a DeepSpeed JSON a training config; a text
+    // or log file a memory readout; any other .json is a scenario file.
+    const QString suffix = info.suffix().toLower();
     if (info.isDir() || info.fileName() == QLatin1String("config.json"))
         importHfConfig(path);
+    else if (suffix == QLatin1String("yaml") || suffix == QLatin1String("yml") || detectTrainingConfig(path))
+        openTrainingConfig(path);
+    else if (suffix == QLatin1String("txt") || suffix == QLatin1String("log"))
+        openMeasured(path);
     else
         openFile(path);
 }
@@ -500,6 +639,7 @@ bool MainWindow::exportTo(const QString& path, ChartKind kind, const ExportOptio
     extras.units = m_dashboard->units();
     extras.axisScale = m_dashboard->axisScale();
     extras.megatron = m_peers->pastedArgs();
+    extras.measured = m_dashboard->measured();
     const ExportFormat format =
         path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive) ? ExportFormat::Pdf : ExportFormat::Png;
     QString error;
@@ -531,6 +671,7 @@ void MainWindow::copyToClipboard()
     extras.units = m_dashboard->units();
     extras.axisScale = m_dashboard->axisScale();
     extras.megatron = m_peers->pastedArgs();
+    extras.measured = m_dashboard->measured();
     const QImage image = renderChart(m_scenario, m_library.gpuFor(m_scenario), m_settings.exportChart(),
                                      m_settings.exportOptions(), extras);
     if (image.isNull()) {

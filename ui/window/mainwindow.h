@@ -39,6 +39,14 @@ public:
     /// Replaces the model with a Hugging Face config.json's (a file or a folder holding one), as one
     /// undo step; on any error shows it in the banner and keeps the current scenario.
     bool importHfConfig(const QString& path);
+    /// Applies a training config (a torchtune or axolotl YAML, a DeepSpeed JSON; issue 32) to the scenario as one
+    /// undo step, and lists what it set, ignored and did not model in the banner; on any error shows it and keeps
+    /// the current scenario.
+    bool openTrainingConfig(const QString& path);
+    /// Reads a memory readout file (what the GPU showed) and draws it beside the prediction; errors go to the banner.
+    bool openMeasured(const QString& path);
+    /// What the GPU showed, beside the prediction (nullopt removes it); kept across scenario changes.
+    void setMeasured(const std::optional<MeasuredMemory>& measured);
     /// Writes the scenario as a user preset (`dir` defaults to PresetLibrary::userPresetDir()).
     bool saveUserPreset(const QString& dir = QString());
     bool exportTo(const QString& path, ChartKind kind, const ExportOptions& options);
@@ -69,6 +77,8 @@ protected:
 
 private:
     void createActions();
+    void openTrainingConfigDialog();
+    void pasteMeasuredDialog();
     void applyEdit(const Scenario& s, ControlPanel::Control control, bool continuous);
     void pushScenario(const Scenario& s, int mergeId, const QString& text);
     void setScenario(const Scenario& s);
@@ -93,6 +103,7 @@ private:
     Dashboard* m_dashboard = nullptr;
     ErrorBanner* m_banner = nullptr;
     TeachingDocks* m_teaching = nullptr;
+    QString m_lastMeasuredText; ///< the paste dialog reopens with it
     PeersPanel* m_peers = nullptr;
     QDockWidget* m_peersDock = nullptr;
     RanksPanel* m_ranks = nullptr;
