@@ -543,7 +543,8 @@ std::string whyTerm(SegmentKind k, bool above)
     case SegmentKind::Activations:
         return above ? "the tape depends on the attention kernel, what is checkpointed and the sequence lengths the "
                        "batches really have"
-                     : "a run that checkpoints more, or whose packed sequences are shorter, keeps a smaller tape";
+                     : "a run that checkpoints more, or whose packed sequences are shorter, keeps a smaller tape; a "
+                       "readout taken before the first forward pass has none";
     case SegmentKind::Logits:
         return above ? "the loss may upcast the logits to float32 and keep their gradient whole"
                      : "a chunked or fused cross-entropy never holds the logits whole";

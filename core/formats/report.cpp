@@ -174,10 +174,15 @@ std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
         return out;
     }
 
+    // Offloaded model state is named where it went (issue 31 §1: "model state (0 B) fits" read as none at all).
+    const bool offloaded = b.perGpuHost.total() > 0;
     if (b.fits) {
         return "Fits: " + formatBytes(g.total()) + " of " + capText + " on " +
                (gpus == 1 ? where : "each of " + where) + " (" + percent(g.total() / cap) + "), " +
-               formatBytes(cap - g.total()) + " to spare. Model state " + formatBytes(g.modelState()) +
+               formatBytes(cap - g.total()) + " to spare. Model state " +
+               (!offloaded           ? formatBytes(g.modelState())
+                : g.modelState() > 0 ? "on the GPU " + formatBytes(g.modelState()) + " (the rest in host memory)"
+                                     : "all in host memory") +
                ", activations and logits " + formatBytes(g.activations + g.logits) + "." + hostClause(b);
     }
     // Offload (issue 9 §3): the GPUs fit, the host that holds their offloaded state does not.
@@ -196,9 +201,13 @@ std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
         out = "Dies: " + formatBytes(state) + " of model state" + (gpus == 1 ? "" : " per GPU") + " is " +
               times(state / cap) + " " + (gpus == 1 ? "one " : "one ") + gpu.id + " (" + capText + ")";
     } else {
-        out = "Dies: model state (" + formatBytes(state) + ") fits, but activations and logits add " +
-              formatBytes(g.activations + g.logits) + ": " + formatBytes(g.total()) + " per GPU is " +
-              times(g.total() / cap) + " one " + gpu.id + " (" + capText + ")";
+        out = "Dies: model state (" +
+              (!offloaded  ? formatBytes(state)
+               : state > 0 ? formatBytes(state) + " on the GPU, the rest offloaded to host memory"
+                           : "all offloaded to host memory") +
+              ") fits, but activations and logits add " + formatBytes(g.activations + g.logits) + ": " +
+              formatBytes(g.total()) + " per GPU is " + times(g.total() / cap) + " one " + gpu.id + " (" + capText +
+              ")";
     }
     if (b.minGpusToFit > 0) {
         if (state > cap && b.minGpusForModelState == b.minGpusToFit)

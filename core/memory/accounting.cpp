@@ -205,6 +205,23 @@ double bytesPerParamOf(const ResolvedModel& m, const Scenario& s, const StateRec
     return total > 0 ? singleGpu.modelState() / total : 0;
 }
 
+// What one parameter keeps on the GPU under the ZeRO-3 the fit search assumes, with the scenario's offload (issue 31
+// §1: the search honours the recipe the verdict does). ZeRO-Offload moves the fp32 gradients, the master weights and
+// the optimizer state to host memory, leaving the 16-bit weights; ZeRO-Infinity (optimizer+params) moves those too
+// (the one gathered layer stays, in the working set). LoRA's adapters stay on the GPU (core/memory/terms.cpp).
+double residentBytesPerParam(const ResolvedModel& m, const Scenario& s, const StateRecipe& recipe,
+                             const Segments& singleGpu)
+{
+    const Offload offload = s.hardware.offload;
+    if (offload == Offload::None)
+        return bytesPerParamOf(m, s, recipe, singleGpu);
+    if (!s.training.adapters())
+        return offload == Offload::OptimizerParams ? 0.0 : recipe.weights;
+    const double total = dbl(m.params.total);
+    const double base = offload == Offload::OptimizerParams ? 0.0 : singleGpu.modelState() - singleGpu.adapters;
+    return total > 0 ? (base + singleGpu.adapters) / total : 0;
+}
+
 Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu);
 
 } // namespace
@@ -233,7 +250,7 @@ GpusToFit gpusToFit(const ResolvedModel& m, const Scenario& s, const GpuSpec& gp
         one = evaluateTerms(single);
     }
     const Zero3Fit f = zero3Fit(m, par, pg, peak.gathersLayer() ? zero3Gather : 0, zero3Gather,
-                                bytesPerParamOf(m, s, peak.recipe, one), s, gpu);
+                                residentBytesPerParam(m, s, peak.recipe, one), s, gpu);
     out.gpus = f.gpus;
     out.never = f.workingExceeds;
     return out;
@@ -379,7 +396,9 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
     if (!training)
         r.minGpusToFit = minInferenceGpus(m, s, gpu);
     else
-        r.minGpusToFit = zero3Fit(m, par, r.perGpu, r.gatheredLayerBytes, zero3Gather, r.bytesPerParam, s, gpu).gpus;
+        r.minGpusToFit = zero3Fit(m, par, r.perGpu, r.gatheredLayerBytes, zero3Gather,
+                                  residentBytesPerParam(m, s, r.recipe, r.singleGpu), s, gpu)
+                             .gpus;
     return r;
 }
 

@@ -460,27 +460,48 @@ void FitMapPanel::recompute()
     const FitMapChartData d = fitMapChartData(m_scenario, m_gpu);
     m_chart->setData(d);
 
-    // The sentence: where one GPU stops at this context, and what the scenario itself needs.
+    // The sentence: where one GPU (or the layout's smallest group: tp · pp · cp GPUs) stops at this context, and what
+    // the scenario itself needs (issue 31 §1: a tp 8 · pp 4 launch is not measured against one GPU).
     const FitMap& fm = d.map;
+    const HardwareSetup& hw = m_scenario.hardware;
+    const int64_t unit = std::max<int64_t>(1, hw.tp * hw.pp * hw.cp);
+    const QString one = unit == 1 ? tr("one %1").arg(d.gpuName)
+                                  : tr("one group of %1 × %2 (tp %3 · pp %4 · cp %5)")
+                                        .arg(unit)
+                                        .arg(d.gpuName)
+                                        .arg(hw.tp)
+                                        .arg(hw.pp)
+                                        .arg(hw.cp);
     QString text;
     if (fm.rows() > 0 && fm.columns() > 0) {
         const size_t row = nearestOnLog(fm.axes.seq, static_cast<double>(d.currentSeq));
-        size_t fits = 0; // columns that fit one GPU at this row
-        while (fits < fm.columns() && fm.bandAt(fits, row) == FitBand::One)
+        size_t fits = 0; // columns that fit one GPU (one group) at this row
+        auto fitsOne = [&](size_t column) {
+            const int64_t g = fm.gpusAt(column, row);
+            return fm.bandAt(column, row) != FitBand::Never && g >= 1 && g <= unit;
+        };
+        while (fits < fm.columns() && fitsOne(fits))
             ++fits;
         const QString at = context(fm.axes.seq[row]);
         if (fits == 0)
-            text = tr("At %1 tokens not even %2 parameters fit on one %3.")
-                       .arg(at, count(static_cast<double>(fm.axes.params.front())), d.gpuName);
+            text = tr("At %1 tokens not even %2 parameters fit on %3.")
+                       .arg(at, count(static_cast<double>(fm.axes.params.front())), one);
         else if (fits == fm.columns())
-            text = tr("At %1 tokens every size up to %2 fits on one %3.")
-                       .arg(at, count(static_cast<double>(fm.axes.params.back())), d.gpuName);
+            text = tr("At %1 tokens every size up to %2 fits on %3.")
+                       .arg(at, count(static_cast<double>(fm.axes.params.back())), one);
         else
-            text = tr("At %1 tokens one %2 holds up to about %3 parameters.")
-                       .arg(at, d.gpuName, count(static_cast<double>(fm.axes.params[fits - 1])));
+            text = tr("At %1 tokens %2 holds up to about %3 parameters.")
+                       .arg(at, one, count(static_cast<double>(fm.axes.params[fits - 1])));
     }
-    text += QLatin1Char(' ') +
-            tr("This scenario (%1) needs %2.").arg(count(d.currentParams), gpusText(d.current.gpus, d.current.never));
+    text +=
+        QLatin1Char(' ') +
+        (d.current.never && m_scenario.training.mode == Mode::Training
+             ? tr("This scenario (%1) never fits: its working set alone (activations, logits, workspace) exceeds "
+                  "one %2.")
+                   .arg(count(d.currentParams), d.gpuName)
+         : d.current.never
+             ? tr("This scenario (%1) never fits: no split of its weights and cache fits.").arg(count(d.currentParams))
+             : tr("This scenario (%1) needs %2.").arg(count(d.currentParams), gpusText(d.current.gpus, false)));
     summary()->setText(text);
 }
 

@@ -151,6 +151,52 @@ private Q_SLOTS:
         QVERIFY(validateScenario(chapter7b(3, Offload::OptimizerParams), "s.json").empty());
     }
 
+    // Issue 31 §1: the GPU count the fit search gives honours the offload the verdict does. The chapter's 70B at 8k
+    // with full checkpointing on ZeRO-3: with optimizer+params offload it fits on 8 H100s (the verdict), so the
+    // search cannot ask for more (it asked 21 before); and for every recipe the count it gives fits while one GPU
+    // fewer does not, when accounted whole.
+    void theGpuCountHonoursTheOffload_data()
+    {
+        QTest::addColumn<int>("offload");
+        QTest::addColumn<int>("finetune");
+        QTest::newRow("none") << int(Offload::None) << int(FineTune::Full);
+        QTest::newRow("optimizer") << int(Offload::Optimizer) << int(FineTune::Full);
+        QTest::newRow("optimizer+params") << int(Offload::OptimizerParams) << int(FineTune::Full);
+        QTest::newRow("LoRA, optimizer+params") << int(Offload::OptimizerParams) << int(FineTune::Lora);
+    }
+    void theGpuCountHonoursTheOffload()
+    {
+        QFETCH(int, offload);
+        QFETCH(int, finetune);
+        Scenario s = testdata::preset("chapter-70b");
+        s.training.seqLen = 8192;
+        s.training.checkpointing = Checkpointing::Full;
+        s.training.fineTune = static_cast<FineTune>(finetune);
+        s.hardware.zeroStage = 3;
+        s.hardware.offload = static_cast<Offload>(offload);
+        s = withGpuCount(s, 8);
+        QVERIFY(validateScenario(s, "").empty());
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        const int64_t n = b.minGpusToFit;
+        QVERIFY(n >= 1);
+        if (b.fits)
+            QVERIFY2(n <= 8, qPrintable(QString::number(n)));
+        QVERIFY2(account(withGpuCount(s, n), testdata::gpu("H100")).fits, qPrintable(QString::number(n)));
+        if (n > 1)
+            QVERIFY2(!account(withGpuCount(s, n - 1), testdata::gpu("H100")).fits, qPrintable(QString::number(n)));
+        if (s.hardware.offload == Offload::OptimizerParams && s.training.fineTune == FineTune::Full) {
+            QCOMPARE(n, qint64(1)); // nothing but the working set and one gathered layer stays on the GPU
+            // The verdict names where the model state went, not "Model state 0 B".
+            const std::string v = verdict(b, s, testdata::gpu("H100"));
+            QVERIFY2(v.find("Model state all in host memory") != std::string::npos, v.c_str());
+        }
+        if (s.hardware.offload == Offload::Optimizer && s.training.fineTune == FineTune::Full) {
+            const std::string v = verdict(b, s, testdata::gpu("H100"));
+            QVERIFY2(v.find("Model state on the GPU 17.5 GB (the rest in host memory)") != std::string::npos,
+                     v.c_str()); // its eighth of the bf16 weights: 2 B × 70B / 8
+        }
+    }
+
     void scenarioFilesKeepTheOffload()
     {
         Scenario s = chapter7b(3, Offload::OptimizerParams);

@@ -255,6 +255,36 @@ private Q_SLOTS:
         QCOMPARE(chart.data().map.bandAt(60, 44), FitBand::Never);
     }
 
+    // Issue 31 §1: the sentence is grammatical when nothing fits, and measures a model-parallel launch against its
+    // smallest group, not one GPU (a tp 8 · pp 4 Megatron launch read "not even 1B parameters fit on one H100").
+    void sentenceSaysNeverAndTheLayoutsGroup()
+    {
+        Scenario never = preset(QStringLiteral("llama2-7b"));
+        never.training.seqLen = 1'048'576;
+        never.training.flashAttention = false;
+        never.hardware.gpu = "RTX4090";
+        FitMapPanel panel;
+        panel.setScenario(never, gpuOf(never));
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QString text = panel.summary()->text();
+        QVERIFY2(text.contains(QStringLiteral("never fits: its working set alone")), qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("needs never")), qPrintable(text));
+
+        Scenario grid = preset(QStringLiteral("llama2-7b"));
+        grid.hardware.tp = 8;
+        grid.hardware.pp = 4;
+        grid = withGpuCount(grid, 32);
+        QVERIFY(validateScenario(grid, "").empty());
+        panel.setScenario(grid, gpuOf(grid));
+        QCoreApplication::processEvents();
+        text = panel.summary()->text();
+        QVERIFY2(text.startsWith(QStringLiteral("At 4k tokens one group of 32 × H100 (tp 8 · pp 4 · cp 1) holds up to "
+                                                "about")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("This scenario (6.7B) needs 32 GPUs")), qPrintable(text));
+    }
+
     void windowOffersTheDockHiddenAndFollowsEdits()
     {
         MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("llama2-7b")));
