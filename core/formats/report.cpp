@@ -409,4 +409,90 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     return out;
 }
 
+namespace {
+
+// The setup in one line, as the text report's first line says it.
+std::string setupLine(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
+{
+    const ParallelLayout& p = b.layout;
+    std::string t = formatCount(static_cast<double>(b.model.params.total)) + " parameters";
+    if (b.model.params.active != b.model.params.total)
+        t += " (" + formatCount(static_cast<double>(b.model.params.active)) + " active)";
+    t += ", " + std::string(toString(s.training.mode)) + ", " + toString(s.training.precision) + " + " +
+         toString(s.training.optimizer) + ", context " + formatContext(s.training.seqLen) + ", micro-batch " +
+         std::to_string(s.training.microBatch) + "; " + std::to_string(p.gpus) + " × " + gpu.id + ", ZeRO-" +
+         std::to_string(p.zero) + ", tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + ", dp " +
+         std::to_string(p.dp);
+    return t;
+}
+
+std::string wholeBytes(double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", std::isfinite(v) ? v : 0.0);
+    return buf;
+}
+
+// A CSV field: quoted when it holds a comma, a quote or a line break, quotes doubled (RFC 4180).
+std::string csvField(const std::string& v)
+{
+    if (v.find_first_of(",\"\r\n") == std::string::npos)
+        return v;
+    std::string out = "\"";
+    for (char c : v)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+// A Markdown table cell: a "|" would end it.
+std::string mdCell(std::string v)
+{
+    for (size_t i = v.find('|'); i != std::string::npos; i = v.find('|', i + 2))
+        v.replace(i, 1, "\\|");
+    return v;
+}
+
+} // namespace
+
+std::string breakdownToMarkdown(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
+{
+    const Segments& g = b.perGpu;
+    const double total = g.total();
+    std::string out = "**" + mdCell(s.name.empty() ? std::string("Scenario") : s.name) +
+                      "**: " + mdCell(setupLine(b, s, gpu)) + "\n\n";
+    out += std::string("| Term | ") + (b.stages.size() > 1 ? "Per GPU (busiest stage)" : "Per GPU") +
+           " | Share |\n|---|---:|---:|\n";
+    for (SegmentKind k : kAllSegmentKinds) {
+        const TermInfo& t = termInfo(k);
+        const double v = g.*t.field;
+        if (t.textWhenZero || v > 0)
+            out += "| " + mdCell(termLabel(k, s)) + " | " + formatBytes(v) + " | " +
+                   (total > 0 ? formatPercent(v / total) : std::string("—")) + " |\n";
+    }
+    out += "| **Total** | **" + formatBytes(total) + "** | 100% |\n";
+    out += "| GPU memory (" + mdCell(gpu.id) + ") | " + formatBytes(gpu.memoryBytes) + " | |\n\n";
+    out += mdCell(verdict(b, s, gpu)) + "\n";
+    return out;
+}
+
+std::string breakdownToCsv(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
+{
+    const Segments& g = b.perGpu;
+    const double total = g.total();
+    std::string out = "term,label,bytes,share\r\n";
+    auto row = [&](const std::string& id, const std::string& label, double v, bool share) {
+        char pct[32] = "";
+        if (share && total > 0)
+            std::snprintf(pct, sizeof pct, "%.4f", v / total);
+        out += csvField(id) + "," + csvField(label) + "," + wholeBytes(v) + "," + pct + "\r\n";
+    };
+    for (SegmentKind k : kAllSegmentKinds) {
+        const TermInfo& t = termInfo(k);
+        row(t.key, termLabel(k, s), g.*t.field, true);
+    }
+    row("total", "Total", total, true);
+    row("gpu_memory", "GPU memory (" + gpu.id + ")", gpu.memoryBytes, false);
+    return out;
+}
+
 } // namespace trainmem

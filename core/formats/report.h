@@ -18,5 +18,12 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
 
 /// \brief A short human-readable table of the breakdown, for the terminal.
 std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec& gpu);
+/// \brief The same breakdown as a Markdown table (issue 31 §3: Edit ▸ Copy breakdown as Markdown): a heading line
+/// with the model and setup, one row per term of the busiest GPU with its bytes and share, the total, the GPU, and the
+/// verdict under it.
+std::string breakdownToMarkdown(const Breakdown& b, const Scenario& s, const GpuSpec& gpu);
+/// \brief The busiest GPU's terms as CSV (RFC 4180): `term,label,bytes,share`, one row per term, then `total` and
+/// `gpu_memory`; bytes are whole numbers.
+std::string breakdownToCsv(const Breakdown& b, const Scenario& s, const GpuSpec& gpu);
 
 } // namespace trainmem

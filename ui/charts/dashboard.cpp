@@ -123,7 +123,8 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent)
     m_settle->setInterval(kSettleMs);
     connect(m_settle, &QTimer::timeout, this, &Dashboard::settle);
     auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 8, 4, 8);
+    layout->setContentsMargins(
+        0, 8, 0, 8); // no side margins: a 1024 px screen with a window frame has room for the least width (issue 31 §2)
     m_verdict = new VerdictLabel(this);
     m_warnings = new QLabel(this);
     m_warnings->setObjectName(QStringLiteral("warnings"));

@@ -184,7 +184,7 @@ void MainWindow::createActions()
                            tr("Save the scenario to a new JSON file"));
     QAction* exportAct = make(QStringLiteral("export"), tr("&Export chart…"), QKeySequence(tr("Ctrl+E")),
                               tr("Export a chart or the dashboard as PNG or PDF for slides"));
-    QAction* copy = make(QStringLiteral("copy"), tr("&Copy dashboard image"), QKeySequence(tr("Ctrl+Shift+C")),
+    QAction* copy = make(QStringLiteral("copy"), tr("&Copy dashboard image"), QKeySequence(tr("Ctrl+Alt+C")),
                          tr("Copy the dashboard as an image, in the slide theme"));
     QAction* quit = make(QStringLiteral("quit"), tr("&Quit"), QKeySequence::Quit, tr("Quit TrainMem"));
     QAction* importHf =
@@ -235,6 +235,18 @@ void MainWindow::createActions()
     redo->setShortcuts({QKeySequence(tr("Ctrl+Shift+Z")), QKeySequence::Redo});
     redo->setIcon(style()->standardIcon(QStyle::SP_ArrowForward));
     edit->addActions({undo, redo});
+    edit->addSeparator();
+    // Issue 31 §3: the breakdown as text for a chat, a Markdown table for notes, CSV for a spreadsheet.
+    QAction* copyText = make(QStringLiteral("copyBreakdownText"), tr("Copy breakdown as &text"),
+                             QKeySequence(tr("Ctrl+Shift+C")), tr("Copy the breakdown as the --text table"));
+    QAction* copyMarkdown = make(QStringLiteral("copyBreakdownMarkdown"), tr("Copy breakdown as Mark&down"), {},
+                                 tr("Copy the breakdown as a Markdown table"));
+    QAction* copyCsv = make(QStringLiteral("copyBreakdownCsv"), tr("Copy breakdown as CS&V"), {},
+                            tr("Copy the busiest GPU's terms as CSV, bytes as whole numbers"));
+    edit->addActions({copyText, copyMarkdown, copyCsv});
+    connect(copyText, &QAction::triggered, this, [this] { copyBreakdown(BreakdownFormat::Text); });
+    connect(copyMarkdown, &QAction::triggered, this, [this] { copyBreakdown(BreakdownFormat::Markdown); });
+    connect(copyCsv, &QAction::triggered, this, [this] { copyBreakdown(BreakdownFormat::Csv); });
     edit->addSeparator();
     QAction* pasteMeasured =
         make(QStringLiteral("pasteMeasured"), tr("Paste &measured memory…"), QKeySequence(tr("Ctrl+Shift+M")),
@@ -557,6 +569,24 @@ void MainWindow::setMeasured(const std::optional<MeasuredMemory>& measured)
     action(QStringLiteral("clearMeasured"))->setEnabled(measured.has_value());
 }
 
+void MainWindow::copyBreakdown(BreakdownFormat format)
+{
+    const DashboardState& st = m_dashboard->state();
+    const GpuSpec& gpu = m_library.gpuFor(m_scenario);
+    const std::string text = format == BreakdownFormat::Markdown ? breakdownToMarkdown(st.current, m_scenario, gpu)
+                             : format == BreakdownFormat::Csv    ? breakdownToCsv(st.current, m_scenario, gpu)
+                                                                 : breakdownToText(st.current, m_scenario, gpu);
+    auto* mime = new QMimeData;
+    mime->setText(QString::fromStdString(text));
+    if (format == BreakdownFormat::Csv) // a spreadsheet takes text/csv; an editor the plain text
+        mime->setData(QStringLiteral("text/csv"), QByteArray::fromStdString(text));
+    QApplication::clipboard()->setMimeData(mime);
+    statusBar()->showMessage(format == BreakdownFormat::Markdown ? tr("Copied the breakdown as a Markdown table")
+                             : format == BreakdownFormat::Csv    ? tr("Copied the breakdown as CSV")
+                                                                 : tr("Copied the breakdown as text"),
+                             4000);
+}
+
 bool MainWindow::openMeasured(const QString& path)
 {
     QByteArray bytes;
@@ -795,7 +825,9 @@ void MainWindow::restoreSettings()
 {
     const QByteArray geometry = m_settings.geometry();
     if (geometry.isEmpty() || !restoreGeometry(geometry))
-        resize(1500, 920);
+        resize(kFirstSize);
+    if (const QScreen* sc = screen())
+        fitToScreen(sc->availableGeometry());
     restoreState(m_settings.windowState(), Settings::kWindowStateVersion);
     m_dashboard->splitter()->restoreState(m_settings.splitterState());
     const UnitSystem units = m_settings.units();
@@ -805,6 +837,24 @@ void MainWindow::restoreSettings()
     m_dashboard->setAxisScale(scale);
     for (QAction* a : m_axisGroup->actions())
         a->setChecked(a->data().toInt() == static_cast<int>(scale));
+}
+
+void MainWindow::fitToScreen(const QRect& available)
+{
+    // Issue 31 §2: the first start (1500 × 920) or a size saved on a larger screen must not run off a 1024 × 768
+    // projector; the window takes the room there is, down to its least size.
+    if (available.isEmpty())
+        return;
+    const QSize frame = frameGeometry().size() - size(); // the title bar and borders, where there are any
+    const QSize room = (available.size() - frame).expandedTo(QSize(1, 1));
+    const QSize fitted = size().boundedTo(room).expandedTo(minimumSizeHint().expandedTo(minimumSize()));
+    if (fitted != size())
+        resize(fitted);
+    const QRect outer = frameGeometry();
+    if (!available.contains(outer)) // move() places the frame
+        move(
+            std::clamp(outer.x(), available.left(), std::max(available.left(), available.right() - outer.width() + 1)),
+            std::clamp(outer.y(), available.top(), std::max(available.top(), available.bottom() - outer.height() + 1)));
 }
 
 void MainWindow::saveSettings()

@@ -53,7 +53,14 @@ public:
     /// The chapter tour as slides into `dir` (exportTour); false with the error shown.
     bool exportTourTo(const QString& dir, const ExportOptions& options);
     void copyToClipboard();
+    enum class BreakdownFormat { Text, Markdown, Csv };
+    /// The breakdown on the clipboard: the --text table, a Markdown table, or CSV (also as text/csv).
+    void copyBreakdown(BreakdownFormat format);
     void setPresentationMode(bool on);
+    /// The size of a first start, before fitToScreen().
+    static constexpr QSize kFirstSize{1500, 920};
+    /// Shrinks and moves the window into `available` (a screen's available geometry), down to its least size.
+    void fitToScreen(const QRect& available);
     bool presentationMode() const { return m_presentation; }
     /// false: errors go to the banner only, never a modal box (tests, kiosk use).
     void setModalErrors(bool on) { m_modalErrors = on; }

@@ -8,6 +8,8 @@
 #include "mainwindow.h"
 #include "settings.h"
 
+#include <QClipboard>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -32,6 +34,8 @@ private Q_SLOTS:
     void lastStateRestoredOnStart();
     void presentationModeEnlargesFonts();
     void exportFailureIsReported();
+    void breakdownCopiesAsTextMarkdownAndCsv();
+    void firstStartFitsTheScreen();
 
 private:
     QTemporaryDir m_dir;
@@ -229,6 +233,70 @@ void TestUiMainWindow::exportFailureIsReported()
     QFile f(good);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.read(5) == "%PDF-");
+}
+
+// Issue 31 §3: Edit ▸ Copy breakdown as text (Ctrl+Shift+C), Markdown and CSV, the chapter's 7B on one H100: 14 GB of
+// bf16 weights, 112 GB of model state, the same total in all three.
+void TestUiMainWindow::breakdownCopiesAsTextMarkdownAndCsv()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    QCOMPARE(w.action(QStringLiteral("copyBreakdownText"))->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+C")));
+    const Segments& g = w.dashboard()->state().current.perGpu;
+    const QString total = QString::fromStdString(formatBytes(g.total()));
+
+    w.action(QStringLiteral("copyBreakdownText"))->trigger();
+    const QString text = QApplication::clipboard()->text();
+    QVERIFY2(text.startsWith(QStringLiteral("The chapter's 7B: 7B parameters, training")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Model state: 112 GB")), qPrintable(text));
+
+    w.action(QStringLiteral("copyBreakdownMarkdown"))->trigger();
+    const QString md = QApplication::clipboard()->text();
+    QVERIFY2(md.contains(QStringLiteral("| Term | Per GPU | Share |\n|---|---:|---:|\n")), qPrintable(md));
+    QVERIFY2(md.contains(QStringLiteral("| weights | 14.0 GB |")), qPrintable(md));
+    QVERIFY2(md.contains(QStringLiteral("| **Total** | **%1** | 100% |").arg(total)), qPrintable(md));
+    QVERIFY2(md.contains(QStringLiteral("| GPU memory (H100) | 80.0 GB | |")), qPrintable(md));
+
+    w.action(QStringLiteral("copyBreakdownCsv"))->trigger();
+    const QMimeData* mime = QApplication::clipboard()->mimeData();
+    QVERIFY(mime->hasFormat(QStringLiteral("text/csv")));
+    const QStringList rows =
+        QString::fromUtf8(mime->data(QStringLiteral("text/csv"))).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+    QCOMPARE(rows.front(), QStringLiteral("term,label,bytes,share"));
+    QVERIFY2(rows.filter(QStringLiteral("weights,weights,14000000000,")).size() == 1, qPrintable(rows.join('\n')));
+    double sum = 0, listed = 0;
+    for (const QString& r : rows.mid(1)) {
+        const QStringList f = r.split(QLatin1Char(','));
+        if (f[0] == QLatin1String("total"))
+            listed = f[2].toDouble();
+        else if (f[0] != QLatin1String("gpu_memory"))
+            sum += f[2].toDouble();
+    }
+    QCOMPARE(listed, std::round(g.total()));
+    QVERIFY(std::fabs(sum - listed) <= 11); // each term rounded to a byte
+}
+
+// Issue 31 §2: the first start opens at 1500 × 920 only where that fits (the offscreen screen is 800 × 600: the window
+// takes its least size there); moved to a 1024 × 768 projector it takes that screen, inside it.
+void TestUiMainWindow::firstStartFitsTheScreen()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QSize least = w.minimumSizeHint().expandedTo(w.minimumSize());
+    const QSize screen = w.screen()->availableGeometry().size();
+    QCOMPARE(w.size(), MainWindow::kFirstSize.boundedTo(screen).expandedTo(least));
+    const QRect projector(1920, 0, 1024, 768);
+    w.fitToScreen(projector);
+    QVERIFY2(w.frameGeometry().width() <= 1024 && w.frameGeometry().height() <= 768,
+             qPrintable(QStringLiteral("%1×%2, least %3×%4")
+                            .arg(w.width())
+                            .arg(w.height())
+                            .arg(least.width())
+                            .arg(least.height())));
+    QVERIFY2(
+        projector.contains(w.frameGeometry()),
+        qPrintable(
+            QStringLiteral("%1,%2 %3×%4").arg(w.geometry().x()).arg(w.geometry().y()).arg(w.width()).arg(w.height())));
 }
 
 QTEST_MAIN(TestUiMainWindow)
