@@ -545,6 +545,9 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(tourSlideName(0, tour[0])), QStringLiteral("01-7b-inference"));
         QVERIFY(md.contains(QStringLiteral("Model state (16 B per parameter): 112 GB"))); // the 7B training step
         QVERIFY(md.contains(QStringLiteral("So far: 28.0 GB"))); // weights + gradients of the 7B
+        // Issue 31 §1: each slide's verdict line under its number, as the speaker's notes.
+        QCOMPARE(md.count(QRegularExpression(QStringLiteral("\n> (Fits|Dies): "))), qsizetype(tour.size()));
+        QVERIFY(md.contains(QStringLiteral("\n> Dies: 112 GB of model state is 1.4× one H100 (80.0 GB)")));
 
         QCOMPARE(parse({"--export-tour", out, "--export-png", "x.png"}).error,
                  QStringLiteral("--export-tour: writes the tour's own slides; give it or --export-png, not both"));

@@ -51,6 +51,10 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
     sc.theme =
         o.slideTheme ? ChartTheme::slide(o.width, o.height) : ChartTheme::fromPalette(QGuiApplication::palette());
     sc.title = !x.title.isEmpty() ? x.title : QString::fromStdString(s.name.empty() ? s.id : s.name);
+    // A preset edited since it was loaded is no longer the preset its name says (issue 31 §2).
+    if (x.title.isEmpty() && !s.id.empty() && PresetLibrary::instance().find(QString::fromStdString(s.id)) &&
+        !PresetLibrary::instance().isUnedited(s))
+        sc.title = tr("%1 (changed)").arg(sc.title);
     const bool single = kind != ChartKind::Dashboard;
     if (kind == ChartKind::Peers) {
         sc.peers = std::make_unique<PeersChart>();
@@ -131,6 +135,33 @@ void drawChart(QCPPainter& p, QCustomPlot* chart, const QRect& r)
     p.restore();
 }
 
+} // namespace
+
+QString footerText(const Breakdown& b, const Scenario& s)
+{
+    QString text =
+        tr("%1 parameters · %2 · %3 · %4 · context %5 · micro-batch %6 · checkpointing %7")
+            .arg(QString::fromStdString(formatCount(static_cast<double>(b.model.params.total))),
+                 QString::fromLatin1(toString(s.training.mode)), QString::fromLatin1(toString(s.training.precision)),
+                 QString::fromLatin1(toString(s.training.optimizer)),
+                 QString::fromStdString(formatContext(s.training.seqLen)))
+            .arg(s.training.microBatch)
+            .arg(QString::fromLatin1(toString(s.training.checkpointing)));
+    // The layout that makes it fit (issue 31 §2): GPUs, ZeRO, offload and the model-parallel cuts.
+    const ParallelLayout& p = b.layout;
+    QStringList layout{tr("%1 × %2").arg(p.gpus).arg(QString::fromStdString(s.hardware.gpu))};
+    if (s.training.mode == Mode::Training && p.zero > 0)
+        layout << tr("ZeRO-%1").arg(p.zero);
+    if (s.training.mode == Mode::Training && s.hardware.offload != Offload::None)
+        layout << tr("offload %1").arg(QString::fromLatin1(toString(s.hardware.offload)));
+    for (const auto& [name, n] : {std::pair{"tp", p.tp}, {"pp", p.pp}, {"cp", p.cp}, {"ep", p.ep}})
+        if (n > 1)
+            layout << QStringLiteral("%1 %2").arg(QLatin1String(name)).arg(n);
+    return text + QStringLiteral(" · ") + layout.join(QStringLiteral(" · ")) + tr(" · made with TrainMem");
+}
+
+namespace {
+
 /// A slide: the scenario's name, the verdict, the two charts and a footer with the inputs.
 void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
 {
@@ -160,7 +191,10 @@ void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
     y = band.bottom() + qRound(t.fontPx * 0.8);
 
     const QFont footerFont = t.font(0.8);
-    const int footerH = QFontMetrics(footerFont).height() + qRound(t.fontPx * 0.4);
+    const QString footer = footerText(sc.state.current, s);
+    const int footerFlags = Qt::AlignRight | Qt::AlignBottom | Qt::TextWordWrap;
+    const int footerH = QFontMetrics(footerFont).boundingRect(QRect(0, 0, w - 2 * m, h), footerFlags, footer).height() +
+                        qRound(t.fontPx * 0.4);
     int chartsH = h - y - m - footerH;
     const int gap = qRound(t.fontPx);
     QRect film; // a tour step's film under the two charts, a third of their height
@@ -181,20 +215,11 @@ void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
     if (sc.timeline)
         drawChart(p, sc.timeline.get(), film);
 
-    const Breakdown& b = sc.state.current;
-    const QString footer =
-        tr("%1 parameters · %2 · %3 · %4 · context %5 · micro-batch %6 · checkpointing %7 · made with TrainMem")
-            .arg(QString::fromStdString(formatCount(static_cast<double>(b.model.params.total))),
-                 QString::fromLatin1(toString(s.training.mode)), QString::fromLatin1(toString(s.training.precision)),
-                 QString::fromLatin1(toString(s.training.optimizer)),
-                 QString::fromStdString(formatContext(s.training.seqLen)))
-            .arg(s.training.microBatch)
-            .arg(QString::fromLatin1(toString(s.training.checkpointing)));
     p.setFont(footerFont);
     QColor grey = t.foreground;
     grey.setAlpha(150);
     p.setPen(grey);
-    p.drawText(QRect(m, h - m - footerH, w - 2 * m, footerH), Qt::AlignRight | Qt::AlignBottom, footer);
+    p.drawText(QRect(m, h - m - footerH, w - 2 * m, footerH), footerFlags, footer);
 }
 
 void paintScene(QCPPainter& p, Scene& sc, const Scenario& s, ChartKind kind, int w, int h)
@@ -347,9 +372,12 @@ bool exportTour(const QString& dir, const ExportOptions& o, QStringList* written
             return false;
         if (written)
             written->append(path);
-        index += QStringLiteral("## %1\n\n![%2](%3)\n\n**%4**\n\n%5\n\n")
-                     .arg(x.title, QString::fromStdString(tour[i].title), name,
-                          QString::fromStdString(x.picture->callout), QString::fromStdString(stage->highlight.text));
+        // The slide's verdict line under its number, as the speaker's notes (issue 31 §1).
+        const std::string said = verdict(account(stage->scenario, stage->gpu), stage->scenario, stage->gpu);
+        index +=
+            QStringLiteral("## %1\n\n![%2](%3)\n\n**%4**\n\n> %5\n\n%6\n\n")
+                .arg(x.title, QString::fromStdString(tour[i].title), name, QString::fromStdString(x.picture->callout),
+                     QString::fromStdString(said), QString::fromStdString(stage->highlight.text));
     }
     const QString indexPath = out.filePath(QStringLiteral("index.md"));
     if (const QString failure = saveUserFile(indexPath, index.toUtf8()); !failure.isEmpty())

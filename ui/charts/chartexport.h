@@ -37,6 +37,9 @@ struct ChartExtras {
 
 enum class ExportFormat { Png, Pdf };
 
+/// The slide's footer: the inputs and the layout (GPUs, ZeRO, offload, tp/pp/cp/ep) the verdict is for.
+QString footerText(const Breakdown& b, const Scenario& s);
+
 /// Renders `kind` for the scenario to a PNG file. Needs a QApplication (any platform,
 /// "offscreen" included). Returns false with a message naming the file on failure.
 bool exportChartPng(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file,

@@ -230,10 +230,14 @@ void MainWindow::createActions()
     undo->setObjectName(QStringLiteral("undo"));
     undo->setShortcut(QKeySequence::Undo);
     undo->setIcon(style()->standardIcon(QStyle::SP_ArrowBack));
+    // The tool bar shows a fixed label: "Undo Load preset The chapter's 70B" grew and pushed the buttons after it
+    // under the pointer (issue 31 §2); the menu keeps the full text.
+    undo->setIconText(tr("Undo"));
     QAction* redo = m_undo->createRedoAction(this, tr("&Redo"));
     redo->setObjectName(QStringLiteral("redo"));
     redo->setShortcuts({QKeySequence(tr("Ctrl+Shift+Z")), QKeySequence::Redo});
     redo->setIcon(style()->standardIcon(QStyle::SP_ArrowForward));
+    redo->setIconText(tr("Redo"));
     edit->addActions({undo, redo});
     edit->addSeparator();
     // Issue 31 §3: the breakdown as text for a chat, a Markdown table for notes, CSV for a spreadsheet.
@@ -340,6 +344,12 @@ void MainWindow::createActions()
     film->setShortcut(QKeySequence(tr("Ctrl+T")));
     film->setToolTip(tr("Show or hide one training step as a film (Ctrl+T)"));
     bar->addAction(film);
+    // A dock an action opens comes to the front, not as a background tab (issue 31 §2).
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        connect(d->toggleViewAction(), &QAction::triggered, d, [d](bool shown) {
+            if (shown)
+                d->raise();
+        });
     // Presentation mode hides the menu bar and the tool bar, and a shortcut works only while a
     // widget showing its action is visible: the window shows them all.
     for (QAction* a : findChildren<QAction*>())

@@ -1,6 +1,7 @@
 // The window around the charts: scenario files, undo/redo, pins, remembered state, presentation mode.
 #include "uitestutil.h"
 
+#include "chartexport.h"
 #include "controlpanel.h"
 #include "dashboard.h"
 #include "errorbanner.h"
@@ -9,11 +10,13 @@
 #include "settings.h"
 
 #include <QClipboard>
+#include <QDockWidget>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QToolBar>
 #include <QUndoStack>
 
 using namespace trainmem;
@@ -36,6 +39,8 @@ private Q_SLOTS:
     void exportFailureIsReported();
     void breakdownCopiesAsTextMarkdownAndCsv();
     void firstStartFitsTheScreen();
+    void toolBarButtonsStayPut();
+    void slideFooterNamesTheLayout();
 
 private:
     QTemporaryDir m_dir;
@@ -297,6 +302,55 @@ void TestUiMainWindow::firstStartFitsTheScreen()
         projector.contains(w.frameGeometry()),
         qPrintable(
             QStringLiteral("%1,%2 %3×%4").arg(w.geometry().x()).arg(w.geometry().y()).arg(w.width()).arg(w.height())));
+}
+
+// Issue 31 §2: the tool bar's Undo keeps its label as the undo text grows, so the buttons after it stay where they
+// were; a dock that an action opens comes to the front of its tab group (Ctrl+T opened the film behind the fit map).
+void TestUiMainWindow::toolBarButtonsStayPut()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* bar = w.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+    QVERIFY(bar);
+    QWidget* pin = bar->widgetForAction(w.action(QStringLiteral("pin")));
+    QVERIFY(pin);
+    const int before = pin->x();
+    w.controlPanel()->setScenario(preset(QStringLiteral("chapter-70b")));
+    Q_EMIT w.controlPanel()->scenarioEdited(preset(QStringLiteral("chapter-70b")), ControlPanel::Control::Preset,
+                                            false);
+    QCoreApplication::processEvents();
+    QVERIFY(w.action(QStringLiteral("undo"))->text().size() > 8); // "&Undo Load preset The chapter's 70B"
+    QCOMPARE(pin->x(), before);
+
+    auto* fitMap = w.findChild<QDockWidget*>(QStringLiteral("fitMapDock"));
+    auto* film = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+    fitMap->toggleViewAction()->trigger();
+    QCoreApplication::processEvents();
+    QVERIFY(!fitMap->visibleRegion().isEmpty());
+    film->toggleViewAction()->trigger(); // Ctrl+T
+    QCoreApplication::processEvents();
+    QVERIFY(!film->visibleRegion().isEmpty());
+    QVERIFY(fitMap->visibleRegion().isEmpty()); // behind it, in the same tab group
+}
+
+// Issue 31 §2: an exported slide's footer names the layout the verdict is for.
+void TestUiMainWindow::slideFooterNamesTheLayout()
+{
+    Scenario s = preset(QStringLiteral("chapter-70b"));
+    s.training.seqLen = 8192;
+    s.training.checkpointing = Checkpointing::Full;
+    s.hardware.zeroStage = 3;
+    s.hardware.offload = Offload::OptimizerParams;
+    s.hardware.tp = 2;
+    s = withGpuCount(s, 8);
+    QVERIFY(validateScenario(s, "").empty());
+    const GpuSpec& gpu = PresetLibrary::instance().gpuFor(s);
+    const QString footer = footerText(account(s, gpu), s);
+    QVERIFY2(
+        footer.endsWith(QStringLiteral("checkpointing full · 8 × H100 · ZeRO-3 · offload optimizer+params · tp 2 · "
+                                       "made with TrainMem")),
+        qPrintable(footer));
 }
 
 QTEST_MAIN(TestUiMainWindow)
