@@ -278,7 +278,13 @@ void SequenceChart::rebuild()
         // Flash attention already drops the s² scores selective recompute would drop, so the two
         // curves lie on each other: the legend says so rather than listing a curve one cannot see (issue 14).
         if (mode == static_cast<int>(Checkpointing::Selective)) {
-            const bool same = !m_data.inference && sw.totalPerGpu[0] == v;
+            // Within half a percent at every context the two lines are one on the log axis (issue 31 §1: with
+            // ZeRO-3 and full offload selective lay a hair above none and hid it, both still listed).
+            const std::vector<double>& none = sw.totalPerGpu[0];
+            const bool same = !m_data.inference && none.size() == v.size() &&
+                              std::equal(v.begin(), v.end(), none.begin(), [](double a, double b) {
+                                  return std::fabs(a - b) <= 0.005 * std::max(std::fabs(a), std::fabs(b));
+                              });
             const QString name = same ? tr("Selective = none with flash attention") : curveName(mode);
             if (g->name() != name)
                 g->setName(name);
@@ -296,6 +302,12 @@ void SequenceChart::rebuild()
     fitTicksTo(m_fitWidth > 0 ? m_fitWidth : width());
     m_floor->setName(m_data.inference ? tr("Weights (the floor)") : tr("Model state (the floor)"));
     m_floor->setData({kSweepMinSeq / 2, kSweepMaxSeq * 2}, {sw.modelStatePerGpu, sw.modelStatePerGpu}, true);
+    // No floor to draw when the model state is all in host memory (offload): a log axis has no 0, and the legend
+    // lists only what is drawn (issue 31 §1).
+    const bool floor = sw.modelStatePerGpu > 0;
+    m_floor->setVisible(floor);
+    if (floor != (legend->itemWithPlottable(m_floor) != nullptr))
+        floor ? addCachedLegendItem(legend, m_floor) : static_cast<void>(m_floor->removeFromLegend());
     m_current->setData({m_data.currentSeq}, {m_data.currentTotal}, true);
     if (m_data.currentTotal > 0) {
         lo = std::min(lo, m_data.currentTotal);

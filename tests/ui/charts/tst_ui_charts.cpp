@@ -22,6 +22,7 @@ private Q_SLOTS:
     void sequenceChartMatchesSweep();
     void hoverShowsSegmentValue();
     void inferenceShowsOneCurve();
+    void legendListsOnlyWhatIsDrawn();
     void antialiasingReturnsAfterDrag();
 };
 
@@ -136,6 +137,34 @@ void TestUiCharts::inferenceShowsOneCurve()
     QVERIFY(!d.sequenceChart()->curve(Checkpointing::Selective)->visible());
     QVERIFY(!d.sequenceChart()->curve(Checkpointing::Full)->visible());
     QCOMPARE(d.barChart()->columns()[2].label.section(QLatin1Char('\n'), 0, 0), QStringLiteral("Inference per GPU"));
+}
+
+// Issue 31 §1: with ZeRO-3 and the parameters offloaded the model state on the GPU is 0 (no floor on a log axis: not
+// listed), and selective lies within half a percent of none (one line on the log axis: the legend says so).
+void TestUiCharts::legendListsOnlyWhatIsDrawn()
+{
+    Scenario s = preset(QStringLiteral("chapter-70b"));
+    s.training.seqLen = 8192;
+    s.training.checkpointing = Checkpointing::Full;
+    s.hardware.zeroStage = 3;
+    s.hardware.offload = Offload::OptimizerParams;
+    s = withGpuCount(s, 8);
+    Dashboard d;
+    d.showScenario(s, gpuOf(s));
+    SequenceChart* seq = d.sequenceChart();
+    QCOMPARE(d.state().sweep.modelStatePerGpu, 0.0);
+    QStringList listed;
+    for (int i = 0; i < seq->legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(seq->legend->item(i))) {
+            QVERIFY2(item->plottable()->visible(), qPrintable(item->plottable()->name()));
+            listed << item->plottable()->name();
+        }
+    QVERIFY2(!listed.contains(QStringLiteral("Model state (the floor)")), qPrintable(listed.join(", ")));
+    QVERIFY2(listed.contains(QStringLiteral("Selective = none with flash attention")), qPrintable(listed.join(", ")));
+    // Back to a scenario with model state on the GPU: the floor is drawn and listed again.
+    d.showScenario(preset(QStringLiteral("chapter-7b")), gpuOf(s));
+    QVERIFY(seq->floorGraph()->visible());
+    QVERIFY(seq->legend->hasItemWithPlottable(seq->floorGraph()));
 }
 
 // Regression: the live preview drops antialiasing while edits come in; QCustomPlot's
