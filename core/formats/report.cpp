@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "lora.h"
+#include "measured.h"
 #include "scenarioio.h"
 #include "terms.h"
 #include "timeline.h"
@@ -276,6 +277,12 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"optimizer_slots", b.recipe.slotCount}}},
         {"model_state_bytes", b.modelStateBytes},
         {"per_gpu_bytes", segmentsJson(b.perGpu)},
+        // Issue 30 §1: the three figures as the tools name them, for the busiest GPU: what
+        // torch.cuda.max_memory_allocated() and max_memory_reserved() report, and the device's view (nvidia-smi),
+        // which is per_gpu_bytes.total and what the verdict checks.
+        {"peak_allocated_bytes", predictedFor(b.perGpu, MemoryStatistic::PeakAllocated)},
+        {"peak_reserved_bytes", predictedFor(b.perGpu, MemoryStatistic::PeakReserved)},
+        {"device_bytes", predictedFor(b.perGpu, MemoryStatistic::DeviceUsed)},
         {"single_gpu_bytes", segmentsJson(b.singleGpu)},
         {"per_node_host_bytes",
          {{"weights", b.perNodeHost.weights},
@@ -393,6 +400,10 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     }
     line("total", g.total());
     line("GPU memory", gpu.memoryBytes);
+    out += "As the tools report it: peak allocated " + formatBytes(predictedFor(g, MemoryStatistic::PeakAllocated)) +
+           " (torch.cuda.max_memory_allocated), peak reserved " +
+           formatBytes(predictedFor(g, MemoryStatistic::PeakReserved)) + " (max_memory_reserved), on the device " +
+           formatBytes(g.total()) + " (nvidia-smi; the verdict's figure)\n";
     if (s.hardware.offloadsOptimizer() && s.training.mode == Mode::Training) {
         const HostBytes& h = b.perNodeHost;
         out += "Host memory per node (" + std::to_string(b.gpusOnNode) + " GPU" + (b.gpusOnNode == 1 ? "" : "s") +

@@ -1,7 +1,9 @@
 // What the GPU showed (issue 32): real readouts from public threads and repositories (tests/data/readouts/, each
 // with its source in SOURCES.md) read into the statistic they measure, the figure compared, and the comparison with
 // the prediction of the same statistic; and bad input.
+#include "cost.h"
 #include "measured.h"
+#include "report.h"
 #include "testdata.h"
 
 #include <QtTest>
@@ -260,6 +262,12 @@ private Q_SLOTS:
         QCOMPARE(predictedFor(g, MemoryStatistic::PeakReserved), tensors + g.fragmentation);
         QCOMPARE(predictedFor(g, MemoryStatistic::DeviceUsed), g.total());
         QVERIFY(g.framework > 0 && g.fragmentation > 0);
+        // --json names the three (issue 30 §1); the device's view is the total the verdict checks.
+        const nlohmann::json j = breakdownToJson(b, s, testdata::gpu(s.hardware.gpu),
+                                                 computeCost(b.model, s, testdata::gpu(s.hardware.gpu)));
+        QCOMPARE(j["peak_allocated_bytes"].get<double>(), tensors);
+        QCOMPARE(j["peak_reserved_bytes"].get<double>(), tensors + g.fragmentation);
+        QCOMPARE(j["device_bytes"].get<double>(), j["per_gpu_bytes"]["total"].get<double>());
     }
 
     // A readout far below the prediction: the 8 × A100 table's busiest GPU (57828 MiB) against the chapter's 7B on
