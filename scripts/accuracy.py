@@ -119,12 +119,12 @@ def svg(points, path):
          '<rect width="100%" height="100%" fill="white"/>',
          '<text x="%d" y="24" font-size="15" font-weight="bold">TrainMem against published measured peaks</text>' % m]
     band = [(lo, lo * 0.9), (hi, hi * 0.9), (hi, hi * 1.1), (lo, lo * 1.1)]
-    s.append('<polygon fill="#2e7d3222" points="%s"/>' % " ".join("%.1f,%.1f" % (x(a), y(b)) for a, b in band))
+    s.append('<polygon fill="#dcefdc" stroke="none" points="%s"/>' % " ".join("%.1f,%.1f" % (x(a), y(b)) for a, b in band))
     s.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#555" stroke-dasharray="4 3"/>' %
              (x(lo), y(lo), x(hi), y(hi)))
-    g = 2 ** math.floor(math.log2(lo / 2 ** 30))
-    while g * 2 ** 30 <= hi:
-        v = g * 2 ** 30
+    g = 2 ** math.floor(math.log2(lo))  # ticks at powers of two GiB
+    while g <= hi:
+        v = g
         if v >= lo:
             s.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ccc"/>' % (x(v), h - m, x(v), h - m + 5))
             s.append('<text x="%.1f" y="%d" text-anchor="middle">%g</text>' % (x(v), h - m + 18, g))
@@ -134,9 +134,9 @@ def svg(points, path):
     s.append('<text x="16" y="%d" transform="rotate(-90 16 %d)" text-anchor="middle">predicted, same statistic (GiB)'
              '</text>' % (h / 2, h / 2))
     for meas, pred, label in points:
-        s.append('<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>' %
-                 (x(meas), y(pred), "#2e7d32" if 0.9 <= pred / meas <= 1.1 else "#c0392b", label))
-    s.append('<text x="%d" y="%d" fill="#2e7d32">green: within ±10%%</text>' % (m + 8, m + 14))
+        s.append('<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="none"/>' %
+                 (x(meas), y(pred), "#2e7d32" if 0.9 <= pred / meas <= 1.1 else "#c0392b"))
+    s.append('<text x="%d" y="%d" fill="#2e7d32">green: within ±10%% (the band); red: outside</text>' % (m + 8, m + 14))
     s.append('</svg>')
     with open(path, "w") as f:
         f.write("\n".join(s) + "\n")
