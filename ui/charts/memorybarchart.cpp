@@ -61,6 +61,47 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     m_measuredBars->setVisible(false);
     m_predictedMark = new QCPItemLine(this);
     m_predictedMark->setVisible(false);
+    // The per-GPU bar zoomed (issue 31 §2): an axis rect in the plot's inset layout, on a layer above the legend so
+    // that the main plot's grid and items do not cross it.
+    addLayer(QStringLiteral("inset"), layer(QStringLiteral("legend")), QCustomPlot::limAbove);
+    m_insetPanel = new QCPItemRect(this); // first on the layer: drawn under the inset
+    m_insetPanel->setLayer(QStringLiteral("inset"));
+    m_insetPanel->setClipToAxisRect(false);
+    m_insetPanel->topLeft->setType(QCPItemPosition::ptAbsolute);
+    m_insetPanel->bottomRight->setType(QCPItemPosition::ptAbsolute);
+    m_insetPanel->setVisible(false);
+    m_inset = new QCPAxisRect(this, true);
+    m_inset->setLayer(QStringLiteral("inset"));
+    m_inset->setRangeDrag(Qt::Orientations());
+    m_inset->setRangeZoom(Qt::Orientations());
+    for (QCPAxis* a : m_inset->axes()) {
+        a->setLayer(QStringLiteral("inset"));
+        a->grid()->setVisible(false);
+        a->setSubTicks(false);
+    }
+    m_inset->axis(QCPAxis::atTop)->setVisible(false);
+    m_inset->axis(QCPAxis::atRight)->setVisible(false);
+    m_insetTicker.reset(new BytesTicker);
+    m_insetTicker->setTickCount(3);
+    m_inset->axis(QCPAxis::atLeft)->setTicker(m_insetTicker);
+    m_insetKeyTicker.reset(new QCPAxisTickerText); // no ticks: the bar is named under the axis, clear of "0 B"
+    m_inset->axis(QCPAxis::atBottom)->setTicker(m_insetKeyTicker);
+    m_inset->axis(QCPAxis::atBottom)->setTickLabels(false);
+    m_inset->axis(QCPAxis::atBottom)->setTicks(false);
+    m_inset->axis(QCPAxis::atBottom)->setLabel(tr("per GPU, zoomed"));
+    m_inset->axis(QCPAxis::atBottom)->setRange(-0.7, 0.7);
+    axisRect()->insetLayout()->addElement(m_inset, QRectF(0.70, 0.04, 0.28, 0.44));
+    m_insetBars = addSegmentBars(m_inset->axis(QCPAxis::atBottom), m_inset->axis(QCPAxis::atLeft), kBarWidth);
+    for (QCPBars* b : m_insetBars) {
+        b->setLayer(QStringLiteral("inset"));
+        b->setStackingGap(0);
+        b->setAntialiased(false);
+    }
+    m_insetCapacity = new QCPItemLine(this);
+    m_insetCapacity->setLayer(QStringLiteral("inset"));
+    m_insetCapacity->setClipAxisRect(m_inset);
+    for (QCPItemPosition* p : {m_insetCapacity->start, m_insetCapacity->end})
+        p->setAxes(m_inset->axis(QCPAxis::atBottom), m_inset->axis(QCPAxis::atLeft));
     m_predictedText = new CachedTextItem(this);
     m_predictedText->position->setType(QCPItemPosition::ptPlotCoords);
     m_predictedText->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
@@ -120,6 +161,21 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
     m_measuredBars->setBrush(QBrush(measured, Qt::BDiagPattern));
     m_measuredBars->setPen(QPen(theme.foreground, std::max(1.0, theme.fontPx / 9)));
     m_predictedMark->setPen(QPen(theme.foreground, std::max(2.0, theme.fontPx / 6)));
+    m_inset->setBackground(QBrush(theme.background));
+    m_insetPanel->setBrush(QBrush(theme.background));
+    m_insetPanel->setPen(QPen(theme.grid, 1));
+    for (QCPAxis* a : m_inset->axes()) {
+        a->setBasePen(QPen(theme.foreground, 1));
+        a->setTickPen(QPen(theme.foreground, 1));
+        a->setTickLabelColor(theme.foreground);
+        a->setTickLabelFont(theme.font(0.85));
+        a->setLabelFont(theme.font(0.85));
+        a->setLabelColor(theme.foreground);
+        a->setLabelPadding(qRound(theme.fontPx * 0.2));
+    }
+    m_insetCapacity->setPen(QPen(theme.capacity, std::max(2.0, theme.fontPx / 7), Qt::DashLine));
+    for (QCPBars* b : m_insetBars)
+        b->setPen(QPen(theme.background, 1));
     m_predictedText->setFont(theme.font(0.9));
     m_predictedText->setColor(theme.foreground);
     m_predictedText->setBrush(totalHalo);
@@ -299,6 +355,12 @@ void MemoryBarChart::placeTotals()
     taken.push_back(m_title->rect());
     if (m_callout->visible()) // and the tour step's number, top left
         taken.push_back(m_callout->pixelBox());
+    if (m_inset->visible()) { // and the zoomed per-GPU bar, top right, on its panel
+        const QRect panel = m_inset->outerRect().adjusted(-2, -2, 2, 2);
+        m_insetPanel->topLeft->setCoords(panel.topLeft());
+        m_insetPanel->bottomRight->setCoords(panel.bottomRight());
+        taken.push_back(panel);
+    }
     if (m_predictedText->visible()) { // and the prediction on a readout's bar: a total meeting it is lifted
         m_predictedText->setSkipped(false);
         taken.push_back(m_predictedText->pixelBox());
@@ -541,9 +603,42 @@ void MemoryBarChart::rebuildRanges()
     // On a log axis the stack starts at 1 byte (below the visible range) instead of at 0.
     m_bars[0]->setBaseValue(log ? 1.0 : 0.0);
     xAxis->setRange(-0.6, std::max<double>(1, static_cast<double>(m_columns.size())) - 0.4);
+    updateInset(log ? 0 : top * (1 + head));
     m_capacityLine->point1->setCoords(-1, m_capacity);
     m_capacityLine->point2->setCoords(1, m_capacity);
     m_capacityText->setVisible(!m_capacityLabel.isEmpty());
+}
+
+void MemoryBarChart::updateInset(double axisTop)
+{
+    // The scenario's own per-GPU bar (column 2), when on the linear axis it would be a sliver.
+    const bool perGpu = m_columns.size() > 2 && !m_columns[2].measured && !m_columns[2].pinned;
+    const double total = perGpu ? m_columns[2].segments.total() : 0;
+    const bool shown = axisTop > 0 && total > 0 && total < kInsetShare * axisTop;
+    m_inset->setVisible(shown);
+    for (QCPAxis* a : {m_inset->axis(QCPAxis::atLeft), m_inset->axis(QCPAxis::atBottom)})
+        a->setVisible(shown);
+    m_insetCapacity->setVisible(shown);
+    m_insetPanel->setVisible(shown);
+    for (int i = 0; i < kSegmentCount; ++i) {
+        QCPBars* b = m_insetBars[static_cast<size_t>(i)];
+        b->setVisible(shown);
+        if (shown)
+            b->setData({0.0}, {segmentBytes(m_columns[2].segments, static_cast<SegmentKind>(i))}, true);
+    }
+    if (!shown)
+        return;
+    m_insetTicker->units = m_units;
+    // Under a tour step's number (top left, m_calloutFraction of the plot), which can run wide.
+    const double top = m_callout->visible() ? std::min(0.5, m_calloutFraction + 0.03) : 0.04;
+    const QRectF place(0.70, top, 0.28, std::min(0.44, 0.96 - top));
+    QCPLayoutInset* layout = axisRect()->insetLayout();
+    for (int i = 0; i < layout->elementCount(); ++i)
+        if (layout->elementAt(i) == m_inset && layout->insetRect(i) != place)
+            layout->setInsetRect(i, place);
+    m_inset->axis(QCPAxis::atLeft)->setRange(0, std::max(total, m_capacity) * 1.15);
+    m_insetCapacity->start->setCoords(-0.7, m_capacity);
+    m_insetCapacity->end->setCoords(0.7, m_capacity);
 }
 
 int MemoryBarChart::columnAt(const QPointF& pos) const

@@ -73,6 +73,11 @@ public:
     QCPBars* measuredBars() const { return m_measuredBars; }
     QCPItemLine* predictedMark() const { return m_predictedMark; }     ///< across the measured bar, at the prediction
     CachedTextItem* predictedLabel() const { return m_predictedText; } ///< "TrainMem 138 GB" on the mark
+    /// The per-GPU bar to its own scale, top right (issue 31 §2), shown when on the linear axis it is under
+    /// kInsetShare of the axis (DeepSeek-V3's 76 GB per GPU on a 12.5 TB axis); its bars stack the same segments.
+    QCPAxisRect* inset() const { return m_inset; }
+    QCPBars* insetBars(SegmentKind s) const { return m_insetBars[static_cast<size_t>(s)]; }
+    static constexpr double kInsetShare = 0.04;
     CachedTextItem* totalLabel(int column) const { return m_totals[static_cast<size_t>(column)]; }
     CachedTextItem* capacityText() const { return m_capacityText; }
     bool isLogarithmic() const { return m_log; }
@@ -108,6 +113,13 @@ private:
     std::array<QCPBars*, kSegmentCount> m_bars{};
     QCPBars* m_measuredBars = nullptr;
     QCPItemLine* m_predictedMark = nullptr;
+    QCPAxisRect* m_inset = nullptr;
+    std::array<QCPBars*, kSegmentCount> m_insetBars{};
+    QCPItemLine* m_insetCapacity = nullptr;
+    QCPItemRect* m_insetPanel = nullptr; ///< behind the inset and its tick labels, so the main grid does not cross them
+    QSharedPointer<BytesTicker> m_insetTicker;
+    QSharedPointer<QCPAxisTickerText> m_insetKeyTicker;
+    void updateInset(double axisTop);
     CachedTextItem* m_predictedText = nullptr;
     std::array<CachedTextItem*, kMaxColumns> m_totals{};
     QCPItemStraightLine* m_capacityLine = nullptr;

@@ -28,11 +28,16 @@ void FastBars::draw(QCPPainter* painter)
 
 std::array<QCPBars*, kSegmentCount> addSegmentBars(QCustomPlot* plot, double width)
 {
+    return addSegmentBars(plot->xAxis, plot->yAxis, width);
+}
+
+std::array<QCPBars*, kSegmentCount> addSegmentBars(QCPAxis* key, QCPAxis* value, double width)
+{
     std::array<QCPBars*, kSegmentCount> bars{};
     QCPBars* below = nullptr;
     for (int i = 0; i < kSegmentCount; ++i) {
         const auto seg = static_cast<SegmentKind>(i);
-        auto* b = new FastBars(plot->xAxis, plot->yAxis);
+        auto* b = new FastBars(key, value);
         b->setName(segmentName(seg));
         b->setWidth(width);
         b->setBrush(ChartTheme::segmentColor(seg));

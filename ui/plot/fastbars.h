@@ -26,5 +26,7 @@ protected:
 /// One FastBars per memory segment on `plot`'s axes, stacked in segment order (weights at the
 /// bottom), each named and coloured for its segment, `width` wide. Pens are the caller's.
 std::array<QCPBars*, kSegmentCount> addSegmentBars(QCustomPlot* plot, double width);
+/// The same on the axes `key` and `value` (another axis rect of the plot: an inset).
+std::array<QCPBars*, kSegmentCount> addSegmentBars(QCPAxis* key, QCPAxis* value, double width);
 
 } // namespace trainmem

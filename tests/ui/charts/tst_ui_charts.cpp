@@ -23,6 +23,7 @@ private Q_SLOTS:
     void hoverShowsSegmentValue();
     void inferenceShowsOneCurve();
     void legendListsOnlyWhatIsDrawn();
+    void aSliverBarIsZoomed();
     void antialiasingReturnsAfterDrag();
 };
 
@@ -165,6 +166,46 @@ void TestUiCharts::legendListsOnlyWhatIsDrawn()
     d.showScenario(preset(QStringLiteral("chapter-7b")), gpuOf(s));
     QVERIFY(seq->floorGraph()->visible());
     QVERIFY(seq->legend->hasItemWithPlottable(seq->floorGraph()));
+}
+
+// Issue 31 §2: DeepSeek-V3's 76 GB per GPU on a 10 TB axis is a sliver; the chart draws it again to its own scale, top
+// right, stacking the same segments, with the GPU's capacity; where the bar is tall enough, or on the log axis, not.
+void TestUiCharts::aSliverBarIsZoomed()
+{
+    const Scenario s = preset(QStringLiteral("deepseek-v3"));
+    Dashboard d;
+    d.resize(1024, 700);
+    d.showScenario(s, gpuOf(s));
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    MemoryBarChart* bars = d.barChart();
+    bars->grab();
+    const Segments& g = d.state().current.perGpu;
+    QVERIFY(g.total() < MemoryBarChart::kInsetShare * d.state().training.singleGpu.total());
+    QVERIFY(bars->inset()->visible());
+    for (SegmentKind k : kAllSegmentKinds) {
+        QCPBars* b = bars->insetBars(k);
+        QVERIFY(b->visible());
+        QCOMPARE(b->data()->size(), 1);
+        QCOMPARE(b->data()->constBegin()->value, segmentBytes(g, k));
+    }
+    const QCPRange r = bars->inset()->axis(QCPAxis::atLeft)->range();
+    QVERIFY(r.upper >= g.total() && r.upper >= gpuOf(s).memoryBytes);
+    QVERIFY2(bars->inset()->outerRect().height() >= 120,
+             qPrintable(QString::number(bars->inset()->outerRect().height())));
+    // Inside the plot, and no total meets it.
+    QVERIFY(bars->axisRect()->rect().contains(bars->inset()->outerRect()));
+    for (int k = 0; k < static_cast<int>(bars->columns().size()); ++k)
+        if (!bars->totalLabel(k)->skipped())
+            QVERIFY(!bars->totalLabel(k)->pixelBox().intersects(bars->inset()->outerRect()));
+
+    bars->setAxisScale(AxisScale::Logarithmic); // the log axis shows every total already
+    QVERIFY(!bars->inset()->visible());
+    bars->setAxisScale(AxisScale::Linear);
+    QVERIFY(bars->inset()->visible());
+    d.showScenario(preset(QStringLiteral("chapter-7b")), gpuOf(s)); // the per-GPU bar is the training bar
+    QVERIFY(!bars->inset()->visible());
+    QVERIFY(!bars->insetBars(SegmentKind::Weights)->visible());
 }
 
 // Regression: the live preview drops antialiasing while edits come in; QCustomPlot's
