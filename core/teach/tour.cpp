@@ -67,7 +67,10 @@ TourStep shardingStep()
     st.id = "sharding-tax";
     st.title = "You cut it up: every cut has a tax";
     st.presetId = "chapter-70b";
+    // Issue 31 §1: the layout the sentence describes must fit, or the slide says "Dies" under "every cut has a tax":
+    // at 8k the 70B's activations alone (no checkpointing) exceed one GPU, so each GPU recomputes them (step 9).
     st.configure = [](Scenario& s) {
+        s.training.checkpointing = Checkpointing::Full;
         s.hardware.gpus = 32;
         s.hardware.zeroStage = 3;
         s.hardware.tp = 1;
@@ -84,10 +87,10 @@ TourStep shardingStep()
         h.figures = {{"Sent per GPU per step", b.tax.total()},
                      {"Model state per GPU (1/" + n + ")", b.perGpu.modelState()},
                      {"Everything per GPU", b.perGpu.total()}};
-        h.text = "You cut it up. Every cut has a tax. The tax is communication. ZeRO-3 over " + n + " " + gpu.id +
-                 "s leaves each GPU 1/" + n + " of the " + formatBytes(b.modelStateBytes) + " model state (" +
-                 formatBytes(b.perGpu.modelState()) + "), but every step each GPU sends " +
-                 formatBytes(b.tax.dataParallel) +
+        h.text = "The tax is communication. ZeRO-3 over " + n + " " + gpu.id +
+                 "s, each recomputing its activations in backward, leaves each GPU 1/" + n + " of the " +
+                 formatBytes(b.modelStateBytes) + " model state (" + formatBytes(b.perGpu.modelState()) +
+                 "), but every step each GPU sends " + formatBytes(b.tax.dataParallel) +
                  ": the weights all-gathered for forward and again for backward and the gradients reduce-scattered, "
                  "1.5× a plain data-parallel all-reduce (ZeRO paper §7). Tensor, pipeline and expert cuts each add "
                  "their own traffic: the scale-out ladder shows every rung.";
@@ -227,6 +230,9 @@ std::vector<TourStep> makeTour()
     big.id = "70b-training";
     big.title = "70B is about 1.1 TB";
     big.presetId = "chapter-70b";
+    // The verdict must tell the narration's story (issue 31 §1): without checkpointing the 70B's activations alone
+    // exceed one GPU and the verdict said "more GPUs cannot fix it" under "14 H100s just to hold it".
+    big.configure = [](Scenario& s) { s.training.checkpointing = Checkpointing::Full; };
     big.revealed = kEverything;
     big.highlight = [](const Scenario&, const Breakdown& b, const GpuSpec& gpu) {
         TourHighlight h;
@@ -234,7 +240,10 @@ std::vector<TourStep> makeTour()
         h.bytes = b.modelStateBytes;
         h.figures = {{"Model state", b.modelStateBytes}, {gpu.id, gpu.memoryBytes}};
         h.text = "70B × 16 B = " + formatBytes(b.modelStateBytes) + ": " + std::to_string(b.minGpusForModelState) +
-                 " " + gpu.id + "s just to hold the model state, before activations.";
+                 " " + gpu.id +
+                 "s just to hold the model state, before activations; with them (recomputed in "
+                 "backward) and the overhead, ZeRO-3 needs " +
+                 std::to_string(b.minGpusToFit) + ".";
         return h;
     };
     t.push_back(big);

@@ -1,4 +1,5 @@
 // The chapter tour: each step sets its scenario and highlights the chapter's number, computed by the core.
+#include "report.h"
 #include "testdata.h"
 #include "tour.h"
 
@@ -142,7 +143,45 @@ private Q_SLOTS:
         const double allReduce = 2 * 2 * 70e9 * 31 / 32;
         testdata::compareBytes(st->breakdown.tax.dataParallel, 1.5 * allReduce);
         QCOMPARE(st->highlight.bytes, st->breakdown.tax.total());
-        QVERIFY(st->highlight.text.find("Every cut has a tax") != std::string::npos);
+        QVERIFY(st->highlight.text.find("The tax is communication") != std::string::npos);
+        // Issue 31 §1: the cut the sentence describes fits (it said "Dies … more GPUs cannot fix it" under it).
+        QVERIFY(st->breakdown.fits);
+        const std::string v = verdict(st->breakdown, st->scenario, st->gpu);
+        QVERIFY2(v.rfind("Fits: ", 0) == 0, v.c_str());
+    }
+
+    // Issue 31 §1: the 70B step's verdict and narration count the same GPUs, and no narration repeats its title.
+    void narrationAgreesWithTheVerdict()
+    {
+        const auto big = stage("70b-training");
+        QVERIFY(big);
+        const std::string v = verdict(big->breakdown, big->scenario, big->gpu);
+        QVERIFY2(v.find("more GPUs cannot fix it") == std::string::npos, v.c_str());
+        const std::string n = std::to_string(big->breakdown.minGpusForModelState);
+        QCOMPARE(n, std::string("14"));
+        QVERIFY2(v.find("needs " + n + " GPUs with ZeRO-3 for the model state, " +
+                        std::to_string(big->breakdown.minGpusToFit)) != std::string::npos,
+                 v.c_str());
+        QVERIFY2(big->highlight.text.find(n + " H100s just to hold the model state") != std::string::npos &&
+                     big->highlight.text.find("ZeRO-3 needs " + std::to_string(big->breakdown.minGpusToFit)) !=
+                         std::string::npos,
+                 big->highlight.text.c_str());
+        for (const TourStep& step : chapterTour()) {
+            const auto st = stage(step.id);
+            QVERIFY(st);
+            // The title's first three words do not open the narration ("You cut it up" did).
+            std::string words;
+            int count = 0;
+            for (char c : step.title) {
+                if (c == ' ' && ++count == 3)
+                    break;
+                words += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            }
+            std::string opening;
+            for (char c : st->highlight.text.substr(0, words.size()))
+                opening += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            QVERIFY2(opening != words, step.id.c_str());
+        }
     }
 
     void deepseekReceiptStep()
