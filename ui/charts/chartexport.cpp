@@ -94,7 +94,16 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.timeline->setTheme(sc.theme);
         sc.timeline->setUnits(x.units);
         sc.timeline->fitLabelsTo(o.width);
-        sc.timeline->setData(timelineChartData(s, gpu, sc.state.current, x.units));
+        TimelineChartData film = timelineChartData(s, gpu, sc.state.current, x.units);
+        if (isBuildUp(x.picture)) { // a build-up slide's film shows the bars' "so far" (issue 31 §1)
+            revealOnly(film, x.picture->revealed);
+            Segments shown = sc.state.current.perGpu;
+            for (SegmentKind k : kAllSegmentKinds)
+                if (std::find(x.picture->revealed.begin(), x.picture->revealed.end(), k) == x.picture->revealed.end())
+                    setSegmentBytes(shown, k, 0);
+            film.timeline.barsTotal = shown.total();
+        }
+        sc.timeline->setData(film);
         sc.timeline->setPlayedPhase(played);
         if (kind == ChartKind::Timeline) {
             const bool training = s.training.mode == Mode::Training;
@@ -109,13 +118,15 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.bars->setTheme(sc.theme);
         sc.bars->setUnits(x.units);
         sc.bars->setAxisScale(x.axisScale);
-        sc.bars->fitLabelsTo(single || o.width < o.height * 1.2 ? o.width : o.width / 2);
+        const bool wide = single || o.width < o.height * 1.2 || (kind == ChartKind::Dashboard && isBuildUp(x.picture));
+        sc.bars->fitLabelsTo(wide ? o.width : o.width / 2);
         sc.bars->setPicture(x.picture);
         sc.bars->setColumns(sc.state.columns, gpu.memoryBytes, sc.state.capacityLabel);
         if (single && !sc.title.isEmpty())
             sc.bars->setTitle(tr("Where the memory goes: %1").arg(sc.title));
     }
-    if (kind != ChartKind::Bars) {
+    // The context chart shows whole totals: a build-up slide, whose bars show "so far", leaves it out (issue 31 §1).
+    if (kind != ChartKind::Bars && !(kind == ChartKind::Dashboard && isBuildUp(x.picture))) {
         sc.seq = std::make_unique<SequenceChart>();
         sc.seq->setTheme(sc.theme);
         sc.seq->setUnits(x.units);
@@ -203,7 +214,9 @@ void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
         chartsH -= filmH + gap;
         film = QRect(m, y + chartsH + gap, w - 2 * m, filmH);
     }
-    if (w >= h * 1.2) {
+    if (!sc.seq) {
+        drawChart(p, sc.bars.get(), QRect(m, y, w - 2 * m, chartsH));
+    } else if (w >= h * 1.2) {
         const int cw = (w - 2 * m - gap) / 2;
         drawChart(p, sc.bars.get(), QRect(m, y, cw, chartsH));
         drawChart(p, sc.seq.get(), QRect(m + cw + gap, y, w - 2 * m - gap - cw, chartsH));

@@ -4,6 +4,7 @@
 
 #include "layoutfence.h"
 #include "narrationlabel.h"
+#include "timelinechart.h"
 #include "verdictlabel.h"
 
 #include <QEvent>
@@ -272,6 +273,8 @@ void Dashboard::setAxisScale(AxisScale scale)
 void Dashboard::setPicture(const std::optional<TourPicture>& picture)
 {
     m_bars->setPicture(picture);
+    // A build-up step's bars show "so far"; the context chart cannot, so it steps aside (issue 31 §1).
+    m_seq->setVisible(!isBuildUp(picture));
     redraw();
     Q_EMIT pictureChanged();
 }

@@ -458,6 +458,42 @@ QString TimelineChart::hoverText(const QPointF& pos) const
     return lines.join(QStringLiteral("<br>"));
 }
 
+void revealOnly(TimelineChartData& d, const std::vector<SegmentKind>& revealed)
+{
+    StepTimeline& t = d.timeline;
+    auto shown = [&](SegmentKind k) { return std::find(revealed.begin(), revealed.end(), k) != revealed.end(); };
+    t.peakBytes = 0;
+    for (size_t i = 0; i < t.samples.size(); ++i) {
+        TimelineSample& x = t.samples[i];
+        for (SegmentKind k : kAllSegmentKinds)
+            if (!shown(k))
+                setSegmentBytes(x.bytes, k, 0);
+        if (!shown(SegmentKind::Activations))
+            x.recompute = 0;
+        if (!shown(SegmentKind::Gradients))
+            x.gradientsWritten = 0;
+        if (x.total() > t.peakBytes) {
+            t.peakBytes = x.total();
+            t.peakSample = i;
+        }
+    }
+    for (TimelinePhase& p : t.phases) {
+        p.peakBytes = 0;
+        for (const TimelineSample& x : t.samples)
+            if (x.start >= p.start && x.end <= p.end)
+                p.peakBytes = std::max(p.peakBytes, x.total());
+    }
+    // Where the peak of what remains lies: its phase (the full film's "backward of layer 32" may no longer be it).
+    if (t.peakSample < t.samples.size() && t.samples[t.peakSample].phase < t.phases.size())
+        t.peakWhere = t.phases[t.samples[t.peakSample].phase].name;
+    t.differences.clear(); // of the whole bars; the caller sets barsTotal to the bars' "so far"
+}
+
+bool isBuildUp(const std::optional<TourPicture>& picture)
+{
+    return picture && picture->revealed.size() < kAllSegmentKinds.size();
+}
+
 TimelinePanel::TimelinePanel(QWidget* parent)
     : ChartPanel(QStringLiteral("timelinePanel"), QStringLiteral("timelineSummary"), parent)
 {
@@ -480,9 +516,23 @@ void TimelinePanel::applyTheme(const ChartTheme& theme)
     m_chart->setTheme(theme);
 }
 
+void TimelinePanel::setPicture(const std::optional<TourPicture>& picture)
+{
+    m_picture = picture;
+    invalidate();
+}
+
 void TimelinePanel::recompute()
 {
-    const TimelineChartData d = timelineChartData(m_scenario, m_gpu, m_breakdown, m_units);
+    TimelineChartData d = timelineChartData(m_scenario, m_gpu, m_breakdown, m_units);
+    if (isBuildUp(m_picture)) {
+        revealOnly(d, m_picture->revealed);
+        Segments shown = m_breakdown.perGpu; // the bars' "so far"
+        for (SegmentKind k : kAllSegmentKinds)
+            if (std::find(m_picture->revealed.begin(), m_picture->revealed.end(), k) == m_picture->revealed.end())
+                setSegmentBytes(shown, k, 0);
+        d.timeline.barsTotal = shown.total();
+    }
     m_chart->setUnits(m_units);
     m_chart->setData(d);
 

@@ -7,6 +7,7 @@
 #include "charttheme.h"
 #include "liveplot.h"
 #include "timeline.h"
+#include "tour.h"
 #include "units.h"
 
 #include <QWidget>
@@ -40,6 +41,13 @@ struct TimelineChartData {
 /// The film of scenario `s` on `gpu` (the dashboard's dock and the export use it).
 TimelineChartData timelineChartData(const Scenario& s, const GpuSpec& gpu, const Breakdown& b,
                                     UnitSystem units = UnitSystem::Decimal);
+
+/// \brief `d` with only the `revealed` segments (a tour build-up step's "so far", issue 31 §1): the others are 0 in
+/// every sample, and the peak and the bars' total are of what remains.
+void revealOnly(TimelineChartData& d, const std::vector<SegmentKind>& revealed);
+
+/// \brief Whether a tour picture hides some segments (a build-up step) rather than showing them all.
+bool isBuildUp(const std::optional<TourPicture>& picture);
 
 class TimelineChart : public LivePlot
 {
@@ -117,6 +125,8 @@ public:
 
     /// `b` is account(s, gpu), the dashboard's breakdown.
     void setScenario(const Scenario& s, const GpuSpec& gpu, const Breakdown& b, UnitSystem units);
+    /// A tour step's picture: a build-up step's film shows only what its bars show so far (nullopt: everything).
+    void setPicture(const std::optional<TourPicture>& picture);
     TimelineChart* chart() const { return m_chart; }
 
 protected:
@@ -129,6 +139,7 @@ private:
     GpuSpec m_gpu;
     Breakdown m_breakdown;
     UnitSystem m_units = UnitSystem::Decimal;
+    std::optional<TourPicture> m_picture;
 };
 
 } // namespace trainmem

@@ -121,6 +121,7 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     connect(m_dashboard, &Dashboard::pictureChanged, this, [this] {
         const std::optional<TourPicture>& picture = m_dashboard->barChart()->picture();
         const std::optional<StepPhaseKind> phase = picture ? picture->phase : std::nullopt;
+        m_timeline->setPicture(picture); // a build-up step's film shows the bars' "so far"
         m_timeline->chart()->setPlayedPhase(phase);
         m_timeline->chart()->refresh();
         // In the window the film comes up for it; a slide keeps the film only when the teacher had it open, so

@@ -4,6 +4,7 @@
 // the chart at the dock's and the slides' sizes, and the window must offer the dock hidden and follow edits.
 #include "chartexport.h"
 #include "controlpanel.h"
+#include "dashboard.h"
 #include "logsliderfield.h"
 #include "mainwindow.h"
 #include "teachingdocks.h"
@@ -164,6 +165,40 @@ private Q_SLOTS:
         QCOMPARE(plain.pixelColor(QPoint(int(chart.xAxis->coordToPixel((fwd.start + fwd.end) / 2) * dpr), int(y * dpr)))
                      .name(),
                  weights.name());
+    }
+
+    // Issue 31 §1: a build-up step ("+ a gradient per weight": weights and gradients so far, 28 GB of the 7B) shows the
+    // same "so far" on every visible chart: the film holds only the revealed segments and peaks at the bars' 28 GB,
+    // and the dashboard's context chart, which cannot show a partial state, steps aside.
+    void buildUpStepShowsSoFarEverywhere()
+    {
+        const Scenario s = preset(QStringLiteral("chapter-7b"));
+        const GpuSpec& gpu = gpuOf(s);
+        TourPicture picture;
+        picture.revealed = {SegmentKind::Weights, SegmentKind::Gradients};
+        picture.added = {SegmentKind::Gradients};
+        picture.callout = "So far: 28.0 GB";
+        QVERIFY(isBuildUp(picture));
+        TimelinePanel panel;
+        panel.setScenario(s, gpu, account(s, gpu), UnitSystem::Decimal);
+        panel.setPicture(picture);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const StepTimeline& t = panel.chart()->data().timeline;
+        QCOMPARE(t.peakBytes, 28e9); // 14 GB of bf16 weights + their 14 GB of bf16 gradients
+        QCOMPARE(t.barsTotal, 28e9);
+        for (const TimelineSample& x : t.samples)
+            QCOMPARE(x.bytes.optimizer + x.bytes.master + x.bytes.activations + x.bytes.logits, 0.0);
+        panel.setPicture(std::nullopt);
+        QCoreApplication::processEvents();
+        QVERIFY(panel.chart()->data().timeline.peakBytes > 112e9);
+
+        Dashboard d;
+        d.showScenario(s, gpu);
+        d.setPicture(picture);
+        QVERIFY(d.sequenceChart()->isHidden());
+        d.setPicture(std::nullopt);
+        QVERIFY(!d.sequenceChart()->isHidden());
     }
 
     // Labels inside the chart and apart, at the dock's, the window's and the slides' sizes.
