@@ -376,17 +376,56 @@ void MemoryBarChart::placeTotals()
     // first where no total is; where every spot has one, it goes right and that total yields.
     const double y = yAxis->coordToPixel(m_capacity);
     const int inset = qRound(m_theme.fontPx * 0.25);
-    const std::vector<LabelSpot> spots{{QPointF(plot.right() - inset, y), Qt::AlignRight | Qt::AlignBottom},
-                                       {QPointF(plot.left() + inset, y), Qt::AlignLeft | Qt::AlignBottom},
-                                       {QPointF(plot.right() - inset, y + 1), Qt::AlignRight | Qt::AlignTop},
-                                       {QPointF(plot.left() + inset, y + 1), Qt::AlignLeft | Qt::AlignTop}};
+    std::vector<LabelSpot> spots{{QPointF(plot.right() - inset, y), Qt::AlignRight | Qt::AlignBottom},
+                                 {QPointF(plot.left() + inset, y), Qt::AlignLeft | Qt::AlignBottom},
+                                 {QPointF(plot.right() - inset, y + 1), Qt::AlignRight | Qt::AlignTop},
+                                 {QPointF(plot.left() + inset, y + 1), Qt::AlignLeft | Qt::AlignTop}};
+    // Then in the gaps between bars, right to left, where the ends of the line are taken by bars.
+    for (int k = n - 2; k >= 0; --k) {
+        const double gapX = xAxis->coordToPixel(k + 0.5);
+        spots.push_back({QPointF(gapX, y), Qt::AlignHCenter | Qt::AlignBottom});
+        spots.push_back({QPointF(gapX, y + 1), Qt::AlignHCenter | Qt::AlignTop});
+    }
     CachedTextItem* capacity = m_capacityText;
+    // The bars themselves: the label never covers one (issue 31 §2: it sat on the 223 GB bar of a tour step).
+    std::vector<QRect> barRects;
+    for (int k = 0; k < n; ++k) {
+        const double h = m_columns[static_cast<size_t>(k)].height();
+        if (!(h > 0))
+            continue;
+        const double left = xAxis->coordToPixel(k - kBarWidth / 2), right = xAxis->coordToPixel(k + kBarWidth / 2);
+        const double top = yAxis->coordToPixel(h), bottom = yAxis->coordToPixel(m_log ? 1.0 : 0.0);
+        barRects.push_back(QRectF(QPointF(std::min(left, right), std::min(top, bottom)),
+                                  QPointF(std::max(left, right), std::max(top, bottom)))
+                               .toAlignedRect()
+                               .intersected(plot));
+    }
     std::vector<QRect> withTotals = taken;
     withTotals.insert(withTotals.end(), boxes.begin(), boxes.end());
-    if (placeLabel(capacity, spots, plot, m_theme.font(1.0, true), withTotals, 1.0))
-        taken.push_back(withTotals.back());
-    else
+    withTotals.insert(withTotals.end(), barRects.begin(), barRects.end());
+    std::vector<QRect> withBars = taken;
+    withBars.insert(withBars.end(), barRects.begin(), barRects.end());
+    // The GPU's name goes before a label covers a bar: "80.0 GB" fits a gap "H100 · 80.0 GB" does not.
+    const QString shortLabel = QString::fromStdString(formatBytes(m_capacity, m_units));
+    bool placed = false;
+    for (const QString& text : {m_capacityLabel, shortLabel}) {
+        if (capacity->text() != text)
+            capacity->setText(text);
+        std::vector<QRect> free = withTotals;
+        if ((placed = placeLabel(capacity, spots, plot, m_theme.font(1.0, true), free, 1.0))) {
+            taken.push_back(free.back());
+            break;
+        }
+        free = withBars;
+        if ((placed = placeLabel(capacity, spots, plot, m_theme.font(1.0, true), free))) {
+            taken.push_back(free.back());
+            break;
+        }
+    }
+    if (!placed) {
+        capacity->setText(m_capacityLabel);
         placeLabel(capacity, spots, plot, m_theme.font(1.0, true), taken);
+    }
     // Totals by importance: the scenario's own per-GPU bar, a readout beside it, training, inference, then the pins.
     std::vector<int> order;
     auto measured = [&](int k) { return m_columns[static_cast<size_t>(k)].measured.has_value(); };

@@ -24,6 +24,7 @@ private Q_SLOTS:
     void inferenceShowsOneCurve();
     void legendListsOnlyWhatIsDrawn();
     void aSliverBarIsZoomed();
+    void capacityLabelCoversNoBar();
     void antialiasingReturnsAfterDrag();
 };
 
@@ -206,6 +207,42 @@ void TestUiCharts::aSliverBarIsZoomed()
     d.showScenario(preset(QStringLiteral("chapter-7b")), gpuOf(s)); // the per-GPU bar is the training bar
     QVERIFY(!bars->inset()->visible());
     QVERIFY(!bars->insetBars(SegmentKind::Weights)->visible());
+}
+
+// Issue 31 §2: the capacity label sat on the 223 GB per-GPU bar (the 70B over 32 H100s with ZeRO-3 and no
+// checkpointing): where both ends of the line are taken by bars it goes into a gap between them.
+void TestUiCharts::capacityLabelCoversNoBar()
+{
+    Scenario s = preset(QStringLiteral("chapter-70b"));
+    s.hardware.zeroStage = 3;
+    s = withGpuCount(s, 32);
+    Dashboard d;
+    d.resize(1600, 700);
+    d.showScenario(s, gpuOf(s));
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    MemoryBarChart* bars = d.barChart();
+    bars->grab();
+    QVERIFY(!bars->capacityText()->skipped());
+    const QRect label = bars->capacityText()->pixelBox();
+    for (int k = 0; k < static_cast<int>(bars->columns().size()); ++k) {
+        const double h = bars->columns()[static_cast<size_t>(k)].height();
+        const QRect bar =
+            QRectF(QPointF(bars->xAxis->coordToPixel(k - MemoryBarChart::kBarWidth / 2), bars->yAxis->coordToPixel(h)),
+                   QPointF(bars->xAxis->coordToPixel(k + MemoryBarChart::kBarWidth / 2), bars->yAxis->coordToPixel(0)))
+                .toAlignedRect();
+        const QString where = QStringLiteral("bar %1 at %2,%3 %4×%5; label at %6,%7 %8×%9")
+                                  .arg(k)
+                                  .arg(bar.x())
+                                  .arg(bar.y())
+                                  .arg(bar.width())
+                                  .arg(bar.height())
+                                  .arg(label.x())
+                                  .arg(label.y())
+                                  .arg(label.width())
+                                  .arg(label.height());
+        QVERIFY2(!label.intersects(bar.adjusted(1, 1, -1, -1)), qPrintable(where));
+    }
 }
 
 // Regression: the live preview drops antialiasing while edits come in; QCustomPlot's
