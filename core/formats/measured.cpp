@@ -118,23 +118,20 @@ std::vector<Figure> figuresIn(std::string_view line)
     return out;
 }
 
-struct Lines {
-    std::vector<std::string_view> all;
-};
-
-Lines splitLines(std::string_view text)
+/// The lines of `text`, a "\r" before each "\n" dropped (a readout pasted from Windows).
+std::vector<std::string_view> splitLines(std::string_view text)
 {
-    Lines l;
+    std::vector<std::string_view> lines;
     size_t start = 0;
     for (size_t i = 0; i <= text.size(); ++i)
         if (i == text.size() || text[i] == '\n') {
             std::string_view line = text.substr(start, i - start);
             if (!line.empty() && line.back() == '\r')
                 line.remove_suffix(1);
-            l.all.push_back(line);
+            lines.push_back(line);
             start = i + 1;
         }
-    return l;
+    return lines;
 }
 
 std::vector<std::string_view> splitOn(std::string_view s, char sep)
@@ -187,7 +184,7 @@ public:
             text = text.substr(0, kMaxMeasuredText);
             m.notes.push_back("only the first 4 MB of the text are read");
         }
-        m_lines = splitLines(text).all;
+        m_lines = splitLines(text);
         m_lower.reserve(m_lines.size());
         for (std::string_view l : m_lines)
             m_lower.push_back(lower(l));
