@@ -70,15 +70,20 @@ void NarrationLabel::refit()
     if (width == m_fittedWidth)
         return;
     m_fittedWidth = width;
-    // The text's whole sentences, as many as fit; the whole text elided when not even the first one does.
+    // The text's whole sentences, as many as fit, with an ellipsis when some are left out (issue 31 §2: it stopped at
+    // "…= 16 bytes." as if that were all); the whole text elided when not even the first one does.
     std::vector<int> ends;
     QTextBoundaryFinder sentences(QTextBoundaryFinder::Sentence, m_text);
     while (sentences.toNextBoundary() > 0)
         ends.push_back(static_cast<int>(sentences.position()));
     QStringList lines;
     bool elided = true;
-    for (auto end = ends.rbegin(); end != ends.rend() && elided; ++end)
-        lines = wrapLines(joined(m_heading, m_text.left(*end).trimmed()), font(), width, kMaxLines, &elided);
+    const QString whole = m_text.trimmed();
+    for (auto end = ends.rbegin(); end != ends.rend() && elided; ++end) {
+        const QString shown = m_text.left(*end).trimmed();
+        lines = wrapLines(joined(m_heading, shown.size() < whole.size() ? shown + QStringLiteral(" …") : shown), font(),
+                          width, kMaxLines, &elided);
+    }
     if (elided)
         lines = wrapLines(narration(), font(), width, kMaxLines);
     const QString fitted = lines.join(QLatin1Char('\n'));
