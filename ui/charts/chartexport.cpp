@@ -95,14 +95,8 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.timeline->setUnits(x.units);
         sc.timeline->fitLabelsTo(o.width);
         TimelineChartData film = timelineChartData(s, gpu, sc.state.current, x.units);
-        if (isBuildUp(x.picture)) { // a build-up slide's film shows the bars' "so far" (issue 31 §1)
-            revealOnly(film, x.picture->revealed);
-            Segments shown = sc.state.current.perGpu;
-            for (SegmentKind k : kAllSegmentKinds)
-                if (std::find(x.picture->revealed.begin(), x.picture->revealed.end(), k) == x.picture->revealed.end())
-                    setSegmentBytes(shown, k, 0);
-            film.timeline.barsTotal = shown.total();
-        }
+        if (isBuildUp(x.picture)) // a build-up slide's film shows the bars' "so far" (issue 31 §1)
+            revealOnly(film, x.picture->revealed, sc.state.current.perGpu);
         sc.timeline->setData(film);
         sc.timeline->setPlayedPhase(played);
         if (kind == ChartKind::Timeline) {

@@ -458,10 +458,13 @@ QString TimelineChart::hoverText(const QPointF& pos) const
     return lines.join(QStringLiteral("<br>"));
 }
 
-void revealOnly(TimelineChartData& d, const std::vector<SegmentKind>& revealed)
+void revealOnly(TimelineChartData& d, const std::vector<SegmentKind>& revealed, const Segments& bars)
 {
     StepTimeline& t = d.timeline;
     auto shown = [&](SegmentKind k) { return std::find(revealed.begin(), revealed.end(), k) != revealed.end(); };
+    t.barsTotal = 0;
+    for (SegmentKind k : revealed)
+        t.barsTotal += segmentBytes(bars, k);
     t.peakBytes = 0;
     for (size_t i = 0; i < t.samples.size(); ++i) {
         TimelineSample& x = t.samples[i];
@@ -486,7 +489,7 @@ void revealOnly(TimelineChartData& d, const std::vector<SegmentKind>& revealed)
     // Where the peak of what remains lies: its phase (the full film's "backward of layer 32" may no longer be it).
     if (t.peakSample < t.samples.size() && t.samples[t.peakSample].phase < t.phases.size())
         t.peakWhere = t.phases[t.samples[t.peakSample].phase].name;
-    t.differences.clear(); // of the whole bars; the caller sets barsTotal to the bars' "so far"
+    t.differences.clear(); // of the whole bars
 }
 
 bool isBuildUp(const std::optional<TourPicture>& picture)
@@ -525,14 +528,8 @@ void TimelinePanel::setPicture(const std::optional<TourPicture>& picture)
 void TimelinePanel::recompute()
 {
     TimelineChartData d = timelineChartData(m_scenario, m_gpu, m_breakdown, m_units);
-    if (isBuildUp(m_picture)) {
-        revealOnly(d, m_picture->revealed);
-        Segments shown = m_breakdown.perGpu; // the bars' "so far"
-        for (SegmentKind k : kAllSegmentKinds)
-            if (std::find(m_picture->revealed.begin(), m_picture->revealed.end(), k) == m_picture->revealed.end())
-                setSegmentBytes(shown, k, 0);
-        d.timeline.barsTotal = shown.total();
-    }
+    if (isBuildUp(m_picture))
+        revealOnly(d, m_picture->revealed, m_breakdown.perGpu);
     m_chart->setUnits(m_units);
     m_chart->setData(d);
 

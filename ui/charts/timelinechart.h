@@ -43,8 +43,8 @@ TimelineChartData timelineChartData(const Scenario& s, const GpuSpec& gpu, const
                                     UnitSystem units = UnitSystem::Decimal);
 
 /// \brief `d` with only the `revealed` segments (a tour build-up step's "so far", issue 31 §1): the others are 0 in
-/// every sample, and the peak and the bars' total are of what remains.
-void revealOnly(TimelineChartData& d, const std::vector<SegmentKind>& revealed);
+/// every sample, the peak is of what remains, and the bars' total is that of `bars` (the per-GPU bar) so far.
+void revealOnly(TimelineChartData& d, const std::vector<SegmentKind>& revealed, const Segments& bars);
 
 /// \brief Whether a tour picture hides some segments (a build-up step) rather than showing them all.
 bool isBuildUp(const std::optional<TourPicture>& picture);
