@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the UI suites: presets by id, and reading values back from QCustomPlot objects.
 
+#include "cachedtext.h"
 #include "chartpanel.h"
 #include "coreapi.h"
 #include "liveplot.h"
@@ -65,6 +66,46 @@ inline int distinctColours(const QImage& image)
         for (int x = 0; x < image.width(); x += step)
             seen.insert(image.pixel(x, y));
     return static_cast<int>(seen.size());
+}
+
+/// A font's size in pixels (a point size at 96 dpi).
+inline double fontPx(const QFont& f)
+{
+    return f.pixelSize() > 0 ? f.pixelSize() : f.pointSizeF() * 96.0 / 72.0;
+}
+
+/// The texts a chart draws in a font smaller than `px` ("legend 10 px"); empty when none. Looks at the legend and
+/// its entries, the visible axes' tick labels and titles, the text elements of the layout and the text items.
+inline QStringList textsSmallerThan(const QCustomPlot* plot, double px)
+{
+    QStringList out;
+    auto check = [&](const QString& what, const QFont& f) {
+        if (fontPx(f) + 0.01 < px)
+            out << QStringLiteral("%1 %2 px").arg(what).arg(fontPx(f));
+    };
+    if (plot->legend && plot->legend->visible()) {
+        for (int i = 0; i < plot->legend->itemCount(); ++i)
+            if (plot->legend->item(i) && plot->legend->item(i)->visible())
+                check(QStringLiteral("legend entry %1").arg(i), plot->legend->item(i)->font());
+    }
+    for (QCPAxisRect* r : plot->axisRects())
+        for (QCPAxis* a : r->axes())
+            if (a->visible()) {
+                if (a->tickLabels())
+                    check(QStringLiteral("tick labels"), a->tickLabelFont());
+                if (!a->label().isEmpty())
+                    check(a->label(), a->labelFont());
+            }
+    for (QCPLayoutElement* e : plot->plotLayout()->elements(true))
+        if (auto* t = e ? qobject_cast<QCPTextElement*>(e) : nullptr; t && t->visible() && !t->text().isEmpty())
+            check(t->text(), t->font());
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->visible() && !t->text().isEmpty()) {
+            if (auto* c = qobject_cast<CachedTextItem*>(t); c && c->skipped())
+                continue; // not drawn
+            check(t->text(), t->font());
+        }
+    return out;
 }
 
 /// What is wrong with a chart's labels: one outside its bounds, or two that meet; empty when none.

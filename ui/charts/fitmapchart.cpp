@@ -399,7 +399,7 @@ bool FitMapChart::arrangeLabels()
     placeLabel(m_markerText,
                leftHalf ? std::vector<LabelSpot>{right, upRight, downRight, up, down, left, upLeft, downLeft}
                         : std::vector<LabelSpot>{left, upLeft, downLeft, up, down, right, upRight, downRight},
-               plot, m_theme.font(1.0, true), taken);
+               plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
     return false;
 }
 

@@ -412,19 +412,19 @@ void MemoryBarChart::placeTotals()
         if (capacity->text() != text)
             capacity->setText(text);
         std::vector<QRect> free = withTotals;
-        if ((placed = placeLabel(capacity, spots, plot, m_theme.font(1.0, true), free, 1.0))) {
+        if ((placed = placeLabel(capacity, spots, plot, m_theme.font(1.0, true), free, 1.0, m_theme.minFontPx))) {
             taken.push_back(free.back());
             break;
         }
         free = withBars;
-        if ((placed = placeLabel(capacity, spots, plot, m_theme.font(1.0, true), free))) {
+        if ((placed = placeLabel(capacity, spots, plot, m_theme.font(1.0, true), free, 0.8, m_theme.minFontPx))) {
             taken.push_back(free.back());
             break;
         }
     }
     if (!placed) {
         capacity->setText(m_capacityLabel);
-        placeLabel(capacity, spots, plot, m_theme.font(1.0, true), taken);
+        placeLabel(capacity, spots, plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
     }
     // Totals by importance: the scenario's own per-GPU bar, a readout beside it, training, inference, then the pins.
     std::vector<int> order;

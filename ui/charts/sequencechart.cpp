@@ -202,7 +202,7 @@ bool SequenceChart::arrangeLabels()
                     {QPointF(plot.right() - inset, capY + 1), Qt::AlignRight | Qt::AlignTop},
                     {QPointF(plot.left() + inset, capY), Qt::AlignLeft | Qt::AlignBottom},
                     {QPointF(plot.left() + inset, capY + 1), Qt::AlignLeft | Qt::AlignTop}},
-                   plot, m_theme.font(1.0, true), taken);
+                   plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
     const QPointF point(xAxis->coordToPixel(m_markerSeq), yAxis->coordToPixel(m_data.currentTotal));
     if (m_data.currentTotal > 0 && std::isfinite(point.y())) {
         // Beside the point, on the side with more room first, under it before over it.
@@ -215,7 +215,7 @@ bool SequenceChart::arrangeLabels()
         placeLabel(m_markerText,
                    leftHalf ? std::vector<LabelSpot>{right, rightUp, left, leftUp}
                             : std::vector<LabelSpot>{left, leftUp, right, rightUp},
-                   plot, m_theme.font(1.0, true), taken);
+                   plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
     } else {
         m_markerText->setSkipped(true);
     }
@@ -227,7 +227,7 @@ bool SequenceChart::arrangeLabels()
         placeLabel(m_diesText,
                    {{QPointF(plot.left() + gap.x(), plot.top() + gap.y()), Qt::AlignLeft | Qt::AlignTop},
                     {QPointF(plot.right() - gap.x(), plot.top() + gap.y()), Qt::AlignRight | Qt::AlignTop}},
-                   dies, m_theme.font(1.1, true), taken);
+                   dies, m_theme.font(1.1, true), taken, 0.8, m_theme.minFontPx);
     }
     if (m_crossText->visible()) {
         // Beside its line, at the bottom of the plot or else at the top; right of it first.
@@ -238,7 +238,7 @@ bool SequenceChart::arrangeLabels()
                     {QPointF(x, bottom), Qt::AlignRight | Qt::AlignBottom},
                     {QPointF(x, top), Qt::AlignLeft | Qt::AlignTop},
                     {QPointF(x, top), Qt::AlignRight | Qt::AlignTop}},
-                   plot, m_theme.font(0.95), taken);
+                   plot, m_theme.font(0.95), taken, 0.8, m_theme.minFontPx);
     }
     return false;
 }

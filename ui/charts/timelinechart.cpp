@@ -416,7 +416,7 @@ bool TimelineChart::arrangeLabels()
         placeLabel(m_peakText,
                    leftHalf ? std::vector<LabelSpot>{upRight, downRight, upLeft, downLeft, topCentre}
                             : std::vector<LabelSpot>{upLeft, downLeft, upRight, downRight, topCentre},
-                   plot, m_theme.font(1.05, true), taken);
+                   plot, m_theme.font(1.05, true), taken, 0.8, m_theme.minFontPx);
     }
     if (m_capacityText->visible()) {
         const double capY = yAxis->coordToPixel(t.capacity);
@@ -425,7 +425,7 @@ bool TimelineChart::arrangeLabels()
                     {QPointF(plot.left() + inset, capY), Qt::AlignLeft | Qt::AlignBottom},
                     {QPointF(plot.right() - inset, capY + 1), Qt::AlignRight | Qt::AlignTop},
                     {QPointF(plot.left() + inset, capY + 1), Qt::AlignLeft | Qt::AlignTop}},
-                   plot, m_theme.font(1.0, true), taken);
+                   plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
     }
     return false;
 }

@@ -37,6 +37,9 @@ QLabel* wrapped(QWidget* parent, bool mono = false)
 DrillDownPanel::DrillDownPanel(QWidget* parent) : QWidget(parent)
 {
     m_picker = new QComboBox(this);
+    // Narrow enough to share the controls' column on a 1024 px projector (issue 31 §2); the list shows names whole.
+    m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_picker->setMinimumContentsLength(16);
     for (SegmentKind k : kAllSegmentKinds)
         m_picker->addItem(tr("Segment: %1").arg(QString::fromStdString(segmentKindName(k))));
     const QString curveNames[kCurveRows] = {tr("Curve: no checkpointing"), tr("Curve: selective checkpointing"),
@@ -60,6 +63,7 @@ DrillDownPanel::DrillDownPanel(QWidget* parent) : QWidget(parent)
     m_source = wrapped(this);
 
     auto* form = new QFormLayout;
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->addRow(tr("Formula"), m_formula);
     form->addRow(tr("With the numbers"), m_substituted);
     form->addRow(tr("Result"), m_result);

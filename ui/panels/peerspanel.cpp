@@ -25,23 +25,27 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
     setObjectName(QStringLiteral("peersPanel"));
     auto* layout = new QVBoxLayout(this);
     auto* row = new QHBoxLayout;
-    m_paste = new QPushButton(tr("Paste Megatron-LM arguments…"), this);
+    m_paste = new QPushButton(tr("Paste Megatron-LM…"), this); // short: the controls' column at 1024 px
+    m_paste->setToolTip(tr("Paste the arguments of a Megatron-LM launch (pretrain_gpt.py …)"));
     m_paste->setObjectName(QStringLiteral("pasteMegatronButton"));
     row->addWidget(m_paste);
     row->addStretch(1);
+    layout->addLayout(row);
+    row = new QHBoxLayout; // two rows: narrow enough for the controls' column at 1024 px (issue 31 §2)
     row->addWidget(new QLabel(tr("DeepSpeed:"), this));
     m_stage = new QComboBox(this);
     m_stage->setObjectName(QStringLiteral("peersStage"));
     m_stage->addItem(tr("ZeRO-2"), 2);
     m_stage->addItem(tr("ZeRO-3"), 3);
     row->addWidget(m_stage);
+    row->addStretch(1);
     layout->addLayout(row);
     m_source = new QLabel(this);
     m_source->setObjectName(QStringLiteral("peersSource"));
     m_source->setWordWrap(true);
     layout->addWidget(m_source);
     m_chart = new PeersChart(this);
-    m_chart->setMinimumHeight(320);
+    m_chart->setMinimumHeight(220);
     layout->addWidget(m_chart, 3);
     m_printed = new QLabel(this);
     m_printed->setObjectName(QStringLiteral("peersPrinted"));
@@ -55,6 +59,9 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
     m_peer->addItem(tr("Megatron-LM"), QStringLiteral("megatron"));
     m_peer->addItem(tr("DeepSpeed ZeRO-2"), QStringLiteral("deepspeed_zero2"));
     m_peer->addItem(tr("DeepSpeed ZeRO-3"), QStringLiteral("deepspeed_zero3"));
+    row2->addStretch(1);
+    layout->addLayout(row2);
+    row2 = new QHBoxLayout;
     row2->addWidget(m_peer);
     row2->addStretch(1);
     layout->addLayout(row2);
@@ -74,7 +81,8 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
     m_why->setMinimumHeight(m_why->fontMetrics().lineSpacing() * 5);
     m_why->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     layout->addWidget(m_why);
-    setMinimumWidth(520);
+    // Narrow enough to share the left column with the controls on a 1024 px projector (issue 31 §2).
+    setMinimumWidth(200);
 
     connect(m_paste, &QPushButton::clicked, this, &PeersPanel::pasteDialog);
     connect(m_stage, &QComboBox::currentIndexChanged, this, [this] {

@@ -21,6 +21,7 @@ QLabel* result(QWidget* parent)
     auto* l = new QLabel(parent);
     l->setTextFormat(Qt::PlainText);
     l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    l->setWordWrap(true); // "$55.5M at $2.00 per GPU-hour" wraps in the controls' column at 1024 px
     QFont f = l->font();
     f.setBold(true);
     l->setFont(f);
@@ -51,6 +52,8 @@ ReceiptPanel::ReceiptPanel(QWidget* parent) : QWidget(parent)
     m_mfu->setDecimals(2);
     m_mfu->setSuffix(tr(" % MFU"));
     m_gpu = new QComboBox(this);
+    m_gpu->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_gpu->setMinimumContentsLength(12);
     m_count = new QSpinBox(this);
     m_count->setRange(1, 10'000'000);
     m_count->setSuffix(tr(" GPUs"));
@@ -73,6 +76,7 @@ ReceiptPanel::ReceiptPanel(QWidget* parent) : QWidget(parent)
     m_note->setWordWrap(true);
 
     auto* form = new QFormLayout(this);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // narrow enough for the controls' column at 1024 px
     form->addRow(tr("Training tokens"), m_tokens);
     form->addRow(tr("Model FLOPs utilisation"), m_mfu);
     form->addRow(tr("GPU"), m_gpu);

@@ -65,13 +65,17 @@ TourPanel::TourPanel(QWidget* parent) : QWidget(parent)
         addAction(a);
     }
 
+    // The buttons first: they stay where they are whatever the step's texts, the list or the dock's height do
+    // (issue 31 §2: Next jumped ~100 px when a step opened the film); the position under them, so the row is
+    // narrow enough for the controls' column on a 1024 px projector.
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_prevButton);
-    buttons->addWidget(m_position, 1, Qt::AlignCenter);
+    buttons->addStretch(1);
     buttons->addWidget(m_nextButton);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_list, 1);
     layout->addLayout(buttons);
+    layout->addWidget(m_position, 0, Qt::AlignHCenter);
+    layout->addWidget(m_list, 1);
     layout->addWidget(m_title);
     layout->addWidget(m_highlight);
     layout->addWidget(m_figures);

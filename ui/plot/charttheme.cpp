@@ -37,7 +37,7 @@ QColor ChartTheme::checkpointColor(int mode)
 QFont ChartTheme::font(double factor, bool bold) const
 {
     QFont f;
-    f.setPixelSize(std::max(6, qRound(fontPx * factor)));
+    f.setPixelSize(qRound(std::max(minFontPx, fontPx * factor)));
     f.setBold(bold);
     return f;
 }
@@ -56,6 +56,7 @@ ChartTheme ChartTheme::fromPalette(const QPalette& palette, double fontScale)
     const QFont app = QFont();
     const double px = app.pixelSize() > 0 ? app.pixelSize() : app.pointSizeF() * 96.0 / 72.0;
     t.fontPx = std::max(9.0, px) * fontScale;
+    t.minFontPx = fontScale > 1.0 ? 12.0 : 9.0;
     return t;
 }
 
@@ -65,6 +66,7 @@ ChartTheme ChartTheme::slide(int width, int height)
     // 16 px tick labels on a 1600×1000 slide, scaled with the smaller side so small exports stay legible.
     const double k = std::min(width / 1600.0, height / 1000.0);
     t.fontPx = std::clamp(17.0 * k, 9.0, 60.0);
+    t.minFontPx = width >= 1000 && height >= 700 ? 12.0 : 9.0;
     return t;
 }
 

@@ -38,6 +38,9 @@ struct ChartTheme {
     QColor fits = QColor(0x1b, 0x7f, 0x3a);
     QColor marker = QColor(0x20, 0x20, 0x20);
     double fontPx = 13; ///< tick labels; titles and labels scale from it
+    /// No text is smaller: 12 px on a slide of a 1024 × 768 projector or larger and in presentation mode (issue 31
+    /// §2: the legend was ~9 px and the footer ~8 px there), 9 px elsewhere.
+    double minFontPx = 9;
     bool dark = false;
 
     QFont font(double factor = 1.0, bool bold = false) const;

@@ -122,10 +122,10 @@ bool meetsAny(const QRect& r, const std::vector<QRect>& taken)
 }
 
 bool placeLabel(CachedTextItem* item, const std::vector<LabelSpot>& spots, const QRect& bounds, const QFont& font,
-                std::vector<QRect>& taken, double shrink)
+                std::vector<QRect>& taken, double shrink, double floorPx)
 {
     QFont smaller = font;
-    smaller.setPixelSize(std::max(6, qRound(font.pixelSize() * shrink)));
+    smaller.setPixelSize(std::min(font.pixelSize(), qRound(std::max(floorPx, font.pixelSize() * shrink))));
     for (const QFont& f : {font, smaller}) {
         if (item->font() != f) // only on change: a new font re-renders the cached text
             item->setFont(f);

@@ -45,10 +45,10 @@ struct LabelSpot {
 };
 
 /// Moves `item` (its position in absolute pixels) to the first of `spots` where its box lies in
-/// `bounds` and meets none of `taken`, at `font` and, failing that, at `shrink` times it; the box
+/// `bounds` and meets none of `taken`, at `font` and, failing that, at `shrink` times it (not below `floorPx`); the box
 /// is added to `taken`. No spot fits: the item is skipped (not drawn) and false returned.
 bool placeLabel(CachedTextItem* item, const std::vector<LabelSpot>& spots, const QRect& bounds, const QFont& font,
-                std::vector<QRect>& taken, double shrink = 0.8);
+                std::vector<QRect>& taken, double shrink = 0.8, double floorPx = 9);
 /// True when `r` meets one of `taken`.
 bool meetsAny(const QRect& r, const std::vector<QRect>& taken);
 

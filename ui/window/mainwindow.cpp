@@ -78,6 +78,10 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     m_dock->setWidget(scroll);
     m_dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, m_dock);
+    // The right column runs the window's height: a film or fit map opening under the charts leaves the tour's
+    // buttons where they were (issue 31 §2: Next jumped ~100 px). The bottom docks keep the width under the controls
+    // (the ladder and the fit map are wide).
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
@@ -93,7 +97,16 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
             [this](const Scenario& s) { pushScenario(s, -1, tr("Teaching: %1").arg(QString::fromStdString(s.name))); });
     // Issue 10: Megatron-LM's and DeepSpeed's own estimates beside TrainMem's.
     m_peers = new PeersPanel(this);
-    m_peersDock = addPanelDock(m_peers, tr("Compare with Megatron / DeepSpeed"), "peersDock", Qt::RightDockWidgetArea);
+    // In a scroll area: its chart, table and notes are taller than a 768 px screen leaves beside a bottom dock.
+    auto* peersScroll = new QScrollArea(this);
+    peersScroll->setWidget(m_peers);
+    peersScroll->setWidgetResizable(true);
+    peersScroll->setFrameShape(QFrame::NoFrame);
+    peersScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    peersScroll->setMinimumWidth(m_peers->minimumSizeHint().width() +
+                                 peersScroll->verticalScrollBar()->sizeHint().width());
+    m_peersDock =
+        addPanelDock(peersScroll, tr("Compare with Megatron / DeepSpeed"), "peersDock", Qt::RightDockWidgetArea);
     connect(m_peers, &PeersPanel::scenarioRequested, this,
             [this](const Scenario& s, const QString& text) { pushScenario(s, -1, text); });
     connect(this, &MainWindow::scenarioChanged, m_peers,
@@ -346,11 +359,18 @@ void MainWindow::createActions()
     film->setToolTip(tr("Show or hide one training step as a film (Ctrl+T)"));
     bar->addAction(film);
     // A dock an action opens comes to the front, not as a background tab (issue 31 §2).
-    for (QDockWidget* d : findChildren<QDockWidget*>())
+    for (QDockWidget* d : findChildren<QDockWidget*>()) {
         connect(d->toggleViewAction(), &QAction::triggered, d, [d](bool shown) {
             if (shown)
                 d->raise();
         });
+        // However it opens (View menu, tour, a bar clicked), after the layout has taken it in.
+        connect(d, &QDockWidget::visibilityChanged, this, [this, d](bool visible) {
+            if (visible && !d->isFloating())
+                QMetaObject::invokeMethod(
+                    this, [this, d] { keepDocksOnScreen(d); }, Qt::QueuedConnection);
+        });
+    }
     // Presentation mode hides the menu bar and the tool bar, and a shortcut works only while a
     // widget showing its action is visible: the window shows them all.
     for (QAction* a : findChildren<QAction*>())
@@ -840,6 +860,7 @@ void MainWindow::restoreSettings()
     if (const QScreen* sc = screen())
         fitToScreen(sc->availableGeometry());
     restoreState(m_settings.windowState(), Settings::kWindowStateVersion);
+    keepDocksOnScreen(); // docks saved on a larger screen
     m_dashboard->splitter()->restoreState(m_settings.splitterState());
     const UnitSystem units = m_settings.units();
     m_dashboard->setUnits(units);
@@ -866,6 +887,60 @@ void MainWindow::fitToScreen(const QRect& available)
         move(
             std::clamp(outer.x(), available.left(), std::max(available.left(), available.right() - outer.width() + 1)),
             std::clamp(outer.y(), available.top(), std::max(available.top(), available.bottom() - outer.height() + 1)));
+}
+
+void MainWindow::keepDocksOnScreen(QDockWidget* opened, bool refit)
+{
+    const QScreen* sc = screen();
+    if (!sc || m_presentation || m_keepingDocks)
+        return;
+    m_keepingDocks = true;
+    const QRect available = sc->availableGeometry();
+    const QSize room = available.size() - (frameGeometry().size() - size());
+    auto tooBig = [&] {
+        if (QLayout* l = layout())
+            l->invalidate();
+        const QSize least = minimumSizeHint().expandedTo(minimumSize());
+        return least.width() > room.width() || least.height() > room.height();
+    };
+    auto isOpen = [this](QDockWidget* d) { return d->isVisibleTo(this) && !d->isFloating(); };
+    QList<QDockWidget*> order;
+    if (opened && opened != m_dock && isOpen(opened))
+        order << opened;
+    for (QDockWidget* d : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly))
+        if (d != m_dock && d != opened && isOpen(d))
+            order << d;
+    bool moved = false;
+    for (QDockWidget* d : order) {
+        if (!tooBig())
+            break;
+        const Qt::DockWidgetArea area = dockWidgetArea(d);
+        const QList<QDockWidget*> group = tabifiedDockWidgets(d);
+        QDockWidget* target = nullptr;
+        for (QDockWidget* other : order)
+            if (other != d && !group.contains(other) && dockWidgetArea(other) == area) {
+                target = other;
+                break;
+            }
+        if (!target && (area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea) && isOpen(m_dock) &&
+            !group.contains(m_dock))
+            target = m_dock; // a side dock takes the controls' column, in front of them
+        if (!target)
+            continue;
+        tabifyDockWidget(target, d);
+        d->raise();
+        moved = true;
+    }
+    if (QLayout* l = layout(); l && moved) { // the window's least size follows the new tab groups
+        l->invalidate();
+        l->activate();
+    }
+    if (moved || refit) // a window the user made larger than the screen stays so; one the docks grew does not
+        fitToScreen(available);
+    if (moved) // a wrapped sentence in a moved dock refits to its new width after this pass: fit again then
+        QMetaObject::invokeMethod(
+            this, [this] { keepDocksOnScreen(nullptr, true); }, Qt::QueuedConnection);
+    m_keepingDocks = false;
 }
 
 void MainWindow::saveSettings()

@@ -61,6 +61,11 @@ public:
     static constexpr QSize kFirstSize{1500, 920};
     /// Shrinks and moves the window into `available` (a screen's available geometry), down to its least size.
     void fitToScreen(const QRect& available);
+    /// While the window's least size is larger than its screen, tabs an open dock with another open one (same
+    /// area first; a side dock with the controls), `opened` first; then fits the window to the screen. So no
+    /// combination of docks grows the window past the screen or draws one dock over another (issue 31 §2).
+    /// `refit`: fit the window to the screen even when its least size fits (after docks grew it).
+    void keepDocksOnScreen(QDockWidget* opened = nullptr, bool refit = false);
     bool presentationMode() const { return m_presentation; }
     /// false: errors go to the banner only, never a modal box (tests, kiosk use).
     void setModalErrors(bool on) { m_modalErrors = on; }
@@ -123,6 +128,7 @@ private:
     QActionGroup* m_axisGroup = nullptr;
     int m_mergeEpoch = 0; ///< bumped when a drag ends, so the next drag is its own undo step
     bool m_presentation = false;
+    bool m_keepingDocks = false; ///< keepDocksOnScreen() is tabbing docks (their visibility signals re-enter)
     bool m_modalErrors = true;
     bool m_wasMaximized = false;
     QByteArray m_beforePresentation;    ///< docks and tool bars as they were before F5

@@ -5,6 +5,7 @@
 // slide in one large line under the charts (issue 11 §2).
 #include "uitestutil.h"
 
+#include "charttheme.h"
 #include "controlpanel.h"
 #include "dashboard.h"
 #include "ladderchart.h"
@@ -51,7 +52,10 @@ private Q_SLOTS:
     void labelsStayInsideAndApart_data();
     void labelsStayInsideAndApart();
     void labelCheckSeesALabelOnAnother();
+    void slideTextIsAtLeast12Px();
     void windowFitsASmallProjector();
+    void everyDockCombinationStaysOnTheScreen_data();
+    void everyDockCombinationStaysOnTheScreen();
     void tourNarratesTheSlide_data();
     void tourNarratesTheSlide();
 };
@@ -201,6 +205,11 @@ void TestUiSlides::labelsStayInsideAndApart()
                                                 problems.join(QStringLiteral("; "))));
         // Not vacuous: the tick labels, the axis labels, the legend and the annotations are there.
         QVERIFY2(chart->labelRects().size() >= 8, qPrintable(chart->objectName()));
+        // Issue 31 §2: on a slide every text is at least 12 px (the legend was ~9 px at 1024×768).
+        if (presentation) {
+            const QStringList small = textsSmallerThan(chart, 12);
+            QVERIFY2(small.isEmpty(), qPrintable(chart->objectName() + QStringLiteral(": ") + small.join(", ")));
+        }
     }
     // Fewer context ticks at large fonts, but still several.
     int contextTicks = 0;
@@ -211,6 +220,24 @@ void TestUiSlides::labelsStayInsideAndApart()
     QVERIFY(!w.dashboard()->barChart()->totalLabel(2)->skipped());
     QVERIFY(!w.dashboard()->barChart()->capacityText()->skipped());
     QVERIFY(!w.dashboard()->sequenceChart()->capacityText()->skipped());
+}
+
+// Issue 31 §2: an exported slide for a 1024×768 projector draws no text under 12 px (its footer was ~8 px), nor
+// does a slide at 1920×1080; a thumbnail may go smaller.
+void TestUiSlides::slideTextIsAtLeast12Px()
+{
+    for (const QSize& size : {QSize(1024, 768), QSize(1920, 1080), QSize(1280, 720)}) {
+        const ChartTheme t = ChartTheme::slide(size.width(), size.height());
+        for (double factor : {0.5, 0.8, 0.85, 1.0})
+            QVERIFY2(t.font(factor).pixelSize() >= 12, qPrintable(QStringLiteral("%1×%2 at %3: %4 px")
+                                                                      .arg(size.width())
+                                                                      .arg(size.height())
+                                                                      .arg(factor)
+                                                                      .arg(t.font(factor).pixelSize())));
+    }
+    QVERIFY(ChartTheme::slide(480, 300).font(0.8).pixelSize() < 12);
+    // The window's own charts follow the desktop font; presentation mode (F5) keeps the floor of a slide.
+    QVERIFY(ChartTheme::fromPalette(QPalette(), 1.6).font(0.5).pixelSize() >= 12);
 }
 
 void TestUiSlides::labelCheckSeesALabelOnAnother()
@@ -262,6 +289,68 @@ void TestUiSlides::windowFitsASmallProjector()
     QVERIFY2(ladder->axisRect()->rect().height() >= 110, qPrintable(QStringLiteral("ladder plot %1×%2")
                                                                         .arg(ladder->axisRect()->rect().width())
                                                                         .arg(ladder->axisRect()->rect().height())));
+}
+
+void TestUiSlides::everyDockCombinationStaysOnTheScreen_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addRow("1024×768 projector") << QSize(1024, 768);
+    QTest::addRow("1920×1080 screen") << QSize(1920, 1080);
+}
+
+// Issue 31 §2: no combination of docks grows the window past the screen (opening the tour at 1024×768 made the
+// least width 1291 px; Peers + Ranks + Fit map made the least height 1232 px at 1920×1080), and no dock is drawn
+// over another (the Ranks dock covered the Peers table). Every one of the 2^9 combinations beside the controls, opened
+// one dock at a time as a user does, on each screen.
+void TestUiSlides::everyDockCombinationStaysOnTheScreen()
+{
+    QFETCH(QSize, size);
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("llama3.1-405b")));
+    w.setModalErrors(false);
+    QScreen* screen = screenOfSize(size);
+    QVERIFY2(screen, "the offscreen screens of tests/data/offscreen-screens.json");
+    w.setGeometry(QRect(screen->availableGeometry().topLeft(), size));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.fitToScreen(screen->availableGeometry()); // the frame inside the screen
+    QList<QDockWidget*> docks = w.findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly);
+    docks.removeIf([](QDockWidget* d) { return d->objectName() == QLatin1String("controlsDock"); }); // always there
+    QCOMPARE(docks.size(), 9);
+    const QRect room = screen->availableGeometry();
+    int checked = 0;
+    for (int mask = 0; mask < (1 << docks.size()); ++mask) {
+        for (int i = 0; i < docks.size(); ++i) {
+            const bool on = (mask >> i) & 1;
+            if (docks[i]->isVisibleTo(&w) != on)
+                docks[i]->toggleViewAction()->trigger();
+        }
+        for (int settle = 0; settle < 3; ++settle) // a wrapped sentence refits to its new width, then the window
+            QCoreApplication::processEvents();
+        QStringList open;
+        for (QDockWidget* d : docks)
+            if (d->isVisibleTo(&w))
+                open << d->objectName();
+        w.layout()->invalidate(); // the hint is cached across a dock moving between tab groups
+        const QSize least = w.minimumSizeHint().expandedTo(w.minimumSize());
+        QVERIFY2(
+            least.width() <= room.width() && least.height() <= room.height(),
+            qPrintable(
+                QStringLiteral("least %1×%2 with %3").arg(least.width()).arg(least.height()).arg(open.join(", "))));
+        QVERIFY2(
+            w.frameGeometry().width() <= room.width() && w.frameGeometry().height() <= room.height(),
+            qPrintable(QStringLiteral("window %1×%2 with %3").arg(w.width()).arg(w.height()).arg(open.join(", "))));
+        // Docks side by side or tabbed, never one over another.
+        for (int a = 0; a < docks.size(); ++a)
+            for (int b = a + 1; b < docks.size(); ++b) {
+                if (docks[a]->visibleRegion().isEmpty() || docks[b]->visibleRegion().isEmpty())
+                    continue;
+                QVERIFY2(!docks[a]->geometry().intersects(docks[b]->geometry()),
+                         qPrintable(docks[a]->objectName() + QStringLiteral(" over ") + docks[b]->objectName() +
+                                    QStringLiteral(" with ") + open.join(", ")));
+            }
+        ++checked;
+    }
+    QCOMPARE(checked, 512);
 }
 
 void TestUiSlides::tourNarratesTheSlide_data()
