@@ -11,6 +11,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -78,7 +79,7 @@ ControlPanel::ControlPanel(const PresetLibrary& library, QWidget* parent) : QWid
 {
     setObjectName(QStringLiteral("controlPanel"));
     build();
-    // A combo box is as wide as its longest entry at least ("None (keep the whole tape)"): it
+    // A combo box is as wide as its longest entry at least ("Selective (recompute attention)"): it
     // keeps that as its preferred width but may be narrower, eliding, so the panel's least width
     // is its labels', not its longest entry's (a set minimum overrides the minimum size hint).
     for (QComboBox* box : findChildren<QComboBox*>())
@@ -87,6 +88,28 @@ ControlPanel::ControlPanel(const PresetLibrary& library, QWidget* parent) : QWid
     for (LogSliderField* field : findChildren<LogSliderField*>())
         field->setMinimumWidth(fontMetrics().averageCharWidth() * 24);
     setScenario(m_scenario);
+}
+
+void ControlPanel::resizeEvent(QResizeEvent* e)
+{
+    QWidget::resizeEvent(e);
+    for (QFormLayout* form : findChildren<QFormLayout*>()) {
+        int labels = 0, fields = 0;
+        for (int row = 0; row < form->rowCount(); ++row) {
+            QLayoutItem* label = form->itemAt(row, QFormLayout::LabelRole);
+            QLayoutItem* field = form->itemAt(row, QFormLayout::FieldRole);
+            if (label && field && label->widget() && field->widget()) {
+                labels = std::max(labels, label->sizeHint().width());
+                fields = std::max(fields, field->widget()->sizeHint().width());
+            }
+        }
+        const QMargins m = form->contentsMargins();
+        const int box = form->parentWidget() ? form->parentWidget()->width() : width();
+        const bool sideBySide = labels + form->horizontalSpacing() + fields + m.left() + m.right() <= box;
+        const auto policy = sideBySide ? QFormLayout::WrapLongRows : QFormLayout::WrapAllRows;
+        if (form->rowWrapPolicy() != policy)
+            form->setRowWrapPolicy(policy);
+    }
 }
 
 QString ControlPanel::controlName(Control c)
@@ -218,7 +241,7 @@ void ControlPanel::build()
     m_precision->addItem(tr("bf16 mixed (2+2+4 B)"), static_cast<int>(Precision::BF16Mixed));
     m_precision->addItem(tr("fp16 mixed (2+2+4 B)"), static_cast<int>(Precision::FP16Mixed));
     m_precision->addItem(tr("pure bf16 (2+2 B)"), static_cast<int>(Precision::BF16));
-    m_precision->addItem(tr("fp8 mixed (DeepSeek-V3)"), static_cast<int>(Precision::FP8Mixed));
+    m_precision->addItem(tr("fp8 mixed (DeepSeek)"), static_cast<int>(Precision::FP8Mixed));
     m_precision->setToolTip(tr("How weights, gradients and the master copy are stored. Mixed precision keeps "
                                "16-bit weights and gradients plus an fp32 master copy: with Adam, 16 bytes per "
                                "parameter."));
@@ -228,7 +251,7 @@ void ControlPanel::build()
     m_optimizer->addItem(tr("AdamW (2 slots)"), static_cast<int>(Optimizer::AdamW));
     m_optimizer->addItem(tr("Adam (2 slots)"), static_cast<int>(Optimizer::Adam));
     m_optimizer->addItem(tr("SGD (no state)"), static_cast<int>(Optimizer::SGD));
-    m_optimizer->addItem(tr("SGD + momentum (1 slot)"), static_cast<int>(Optimizer::SGDMomentum));
+    m_optimizer->addItem(tr("Momentum (1 slot)"), static_cast<int>(Optimizer::SGDMomentum));
     m_optimizer->addItem(tr("Lion (1 slot)"), static_cast<int>(Optimizer::Lion));
     m_optimizer->addItem(tr("Adafactor (factored)"), static_cast<int>(Optimizer::Adafactor));
     m_optimizer->addItem(tr("8-bit Adam"), static_cast<int>(Optimizer::Adam8bit));
@@ -252,9 +275,9 @@ void ControlPanel::build()
     form->addRow(tr("Micro-batch"), m_microBatch);
     m_checkpointing = new QComboBox(this);
     m_checkpointing->setObjectName(QStringLiteral("checkpointing"));
-    m_checkpointing->addItem(tr("None (keep the whole tape)"), static_cast<int>(Checkpointing::None));
-    m_checkpointing->addItem(tr("Selective (recompute attention)"), static_cast<int>(Checkpointing::Selective));
-    m_checkpointing->addItem(tr("Full (keep layer inputs)"), static_cast<int>(Checkpointing::Full));
+    m_checkpointing->addItem(tr("None (whole tape)"), static_cast<int>(Checkpointing::None));
+    m_checkpointing->addItem(tr("Selective (attention)"), static_cast<int>(Checkpointing::Selective));
+    m_checkpointing->addItem(tr("Full (layer inputs)"), static_cast<int>(Checkpointing::Full));
     m_checkpointing->setToolTip(tr("Activation checkpointing throws parts of the tape away and recomputes them in "
                                    "the backward pass: compute spent to buy memory (Korthikanti et al. 2022)."));
     form->addRow(tr("Checkpointing"), m_checkpointing);
@@ -265,9 +288,9 @@ void ControlPanel::build()
     form->addRow(m_flash);
     m_fineTune = new QComboBox(this);
     m_fineTune->setObjectName(QStringLiteral("fineTune"));
-    m_fineTune->addItem(tr("Full (every parameter)"), static_cast<int>(FineTune::Full));
+    m_fineTune->addItem(tr("Full (all weights)"), static_cast<int>(FineTune::Full));
     m_fineTune->addItem(tr("LoRA (frozen base)"), static_cast<int>(FineTune::Lora));
-    m_fineTune->addItem(tr("QLoRA (4-bit NF4 base)"), static_cast<int>(FineTune::QLora));
+    m_fineTune->addItem(tr("QLoRA (NF4 base)"), static_cast<int>(FineTune::QLora));
     m_fineTune->setToolTip(tr("LoRA freezes the base model and trains small low-rank adapters: the base keeps its "
                               "weights only, no gradients, master copy or optimizer state. QLoRA also stores the "
                               "base in 4 bits. The activations still flow through the whole model."));
@@ -307,18 +330,18 @@ void ControlPanel::build()
     form->addRow(tr("GPU count"), m_gpuCount);
     m_zero = new QComboBox(this);
     m_zero->setObjectName(QStringLiteral("zero"));
-    m_zero->addItem(tr("0: replicate everything"), 0);
-    m_zero->addItem(tr("1: shard optimizer state"), 1);
-    m_zero->addItem(tr("2: + shard gradients"), 2);
-    m_zero->addItem(tr("3: + shard weights (FSDP)"), 3);
+    m_zero->addItem(tr("0: replicate all"), 0);
+    m_zero->addItem(tr("1: shard optimizer"), 1);
+    m_zero->addItem(tr("2: + gradients"), 2);
+    m_zero->addItem(tr("3: + weights (FSDP)"), 3);
     m_zero->setToolTip(tr("ZeRO data parallelism (Rajbhandari et al. 2019) splits the model state across the GPUs "
                           "instead of copying it: stage 1 the optimizer, 2 also gradients, 3 also weights."));
     form->addRow(tr("ZeRO stage"), m_zero);
     m_offload = new QComboBox(this);
     m_offload->setObjectName(QStringLiteral("offload"));
-    m_offload->addItem(tr("None: all on the GPU"), static_cast<int>(Offload::None));
-    m_offload->addItem(tr("Optimizer to CPU (ZeRO-Offload)"), static_cast<int>(Offload::Optimizer));
-    m_offload->addItem(tr("Optimizer + weights to CPU (ZeRO-3)"), static_cast<int>(Offload::OptimizerParams));
+    m_offload->addItem(tr("None (all on GPU)"), static_cast<int>(Offload::None));
+    m_offload->addItem(tr("Optimizer to CPU"), static_cast<int>(Offload::Optimizer));
+    m_offload->addItem(tr("Optimizer + weights"), static_cast<int>(Offload::OptimizerParams));
     m_offload->setToolTip(
         tr("ZeRO-Offload (Ren et al. 2021) keeps the fp32 master weights, the optimizer state and the fp32 gradients "
            "in the host's memory and runs the optimizer step on the CPU; with the weights offloaded too "

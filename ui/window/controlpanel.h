@@ -86,6 +86,11 @@ Q_SIGNALS:
     /// A drag or a typed edit ended.
     void editFinished();
 
+protected:
+    /// Below the width where every label and its field's full text fit side by side, each label goes above its
+    /// field, so that a 1024 px window shows "bf16 mixed (2+2+4 B)" whole instead of "bf16 mixe" (issue 31 §2).
+    void resizeEvent(QResizeEvent* e) override;
+
 private:
     void build();
     void edit(Control c, bool continuous, const std::function<void(Scenario&)>& change);

@@ -14,6 +14,7 @@
 #include "teachingdocks.h"
 #include "tourpanel.h"
 
+#include <QComboBox>
 #include <QDockWidget>
 #include <QMenuBar>
 #include <QScreen>
@@ -284,6 +285,16 @@ void TestUiSlides::windowFitsASmallProjector()
         QVERIFY2(plot.width() >= 300 && plot.height() >= 200,
                  qPrintable(chart->objectName() + QStringLiteral(": plot %1×%2").arg(plot.width()).arg(plot.height())));
     }
+    // Issue 31 §2: the controls' texts are whole ("bf16 mixe", "AdamW (2" were cut): each combo box is as wide as
+    // its longest entry, the label above it where the two do not fit side by side.
+    QStringList cut;
+    for (QComboBox* box : w.controlPanel()->findChildren<QComboBox*>())
+        if (box->isVisible() && box->objectName() != QLatin1String("preset") && box->width() < box->sizeHint().width())
+            cut << QStringLiteral("%1 (%2 < %3 px)")
+                       .arg(box->currentText())
+                       .arg(box->width())
+                       .arg(box->sizeHint().width());
+    QVERIFY2(cut.isEmpty(), qPrintable(cut.join(", ")));
     LadderChart* ladder = w.teaching()->ladder();
     paint(ladder);
     QVERIFY2(ladder->axisRect()->rect().height() >= 110, qPrintable(QStringLiteral("ladder plot %1×%2")
