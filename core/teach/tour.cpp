@@ -386,6 +386,40 @@ std::vector<TourStep> makeTour()
     t.push_back(pictureStep("picture-workspace", "+ a workspace for the current matmul", kEverything,
                             {K::Workspace, K::Framework, K::Fragmentation}, StepPhaseKind::Loss,
                             "Finally the current matmul's workspace, the CUDA context and the allocator's reserve."));
+
+    // Issue 31 §3: the tour ends on what to remember, with the 7B made to fit (the chapter's first failure, fixed).
+    TourStep recap;
+    recap.id = "recap";
+    recap.title = "What to remember";
+    recap.presetId = "chapter-7b";
+    recap.configure = [](Scenario& s) {
+        s.hardware.gpus = 8;
+        s.hardware.zeroStage = 3;
+        s.name = "The chapter's 7B on 8 GPUs with ZeRO-3";
+    };
+    recap.revealed = kEverything;
+    recap.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
+        TourHighlight h;
+        h.label = "Model state per parameter";
+        h.bytes = b.modelStateBytes;
+        h.valueText = formatCount(b.bytesPerParam) + " bytes";
+        const double perParam = b.bytesPerParam;
+        h.figures = {{"Model state of 7B", b.modelStateBytes},
+                     {"Of 70B", perParam * 70e9},
+                     {"Of 2.4T", perParam * 2.4e12},
+                     {"Per GPU on " + std::to_string(s.hardware.gpus) + " " + gpu.id, b.perGpu.total()}};
+        h.text = "Training keeps " + formatCount(perParam) + " bytes per parameter before a single activation (" +
+                 formatBytes(b.modelStateBytes) + " for 7B, " + formatBytes(perParam * 70e9) + " for 70B, " +
+                 formatBytes(perParam * 2.4e12) +
+                 " for 2.4T), and the tape of activations grows with the context and the batch. Each way back costs "
+                 "something: checkpointing costs compute, sharding (ZeRO, FSDP, tensor and pipeline parallelism) "
+                 "costs communication, offloading costs host memory and time, LoRA and QLoRA train fewer weights. "
+                 "Sharded with ZeRO-3 over " +
+                 std::to_string(s.hardware.gpus) + " " + gpu.id + "s, the 7B needs " + formatBytes(b.perGpu.total()) +
+                 " on each: it " + (b.fits ? "fits." : "still does not fit.");
+        return h;
+    };
+    t.push_back(recap);
     return t;
 }
 

@@ -65,9 +65,22 @@ TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, 
     // The window applies a request synchronously, so setScenario() knows the tour's own scenario
     // from any other (a preset, a drag, undo), which leaves the tour.
     connect(m_tour, &TourPanel::scenarioRequested, this, [this](const Scenario& s) {
+        if (!m_touring) { // the tour takes over: remember what to go back to
+            m_beforeTour = m_scenario;
+            m_touring = true;
+            m_tour->setTouring(true);
+        }
         m_fromTour = true;
         Q_EMIT scenarioRequested(s);
         m_fromTour = false;
+    });
+    // Leaving the tour: the scenario before it, as one undo step, and the dock closes.
+    connect(m_tour, &TourPanel::leaveRequested, this, [this] {
+        if (!m_touring)
+            return;
+        const Scenario before = m_beforeTour;
+        Q_EMIT tourLeft(before); // setScenario() below leaves the tour and clears its picture
+        m_docks[TourDock]->hide();
     });
     connect(m_ladder, &LadderChart::scenarioRequested, this, &TeachingDocks::scenarioRequested);
     connect(m_receipt, &ReceiptPanel::scenarioRequested, this, &TeachingDocks::scenarioRequested);
@@ -145,6 +158,8 @@ void TeachingDocks::setScenario(const Scenario& s, const GpuSpec& gpu, const Bre
     m_gpu = gpu;
     m_breakdown = b;
     if (!m_fromTour) {
+        m_touring = false;
+        m_tour->setTouring(false);
         m_tour->leave();
         if (m_dashboard->barChart()->picture()) // leaving the tour shows every segment again
             m_dashboard->setPicture(std::nullopt);
@@ -221,7 +236,7 @@ QList<QAction*> TeachingDocks::actions() const
     QList<QAction*> list;
     for (QDockWidget* d : m_docks)
         list << d->toggleViewAction();
-    list << m_tour->previousAction() << m_tour->nextAction();
+    list << m_tour->previousAction() << m_tour->nextAction() << m_tour->leaveAction();
     return list;
 }
 

@@ -49,12 +49,14 @@ public:
     FixesPanel* fixes() const { return m_fixes; }
     QDockWidget* dock(int i) const { return m_docks[static_cast<size_t>(i)]; }
     static constexpr int kDockCount = 5;
-    /// Show/hide actions for the View menu, then the tour's previous/next.
+    /// Show/hide actions for the View menu, then the tour's previous, next and leave.
     QList<QAction*> actions() const;
 
 Q_SIGNALS:
     /// A panel asks the window to switch to this scenario (through undo).
     void scenarioRequested(const trainmem::Scenario& s);
+    /// The teacher left the tour: the window goes back to `before` (the scenario before the tour) as one undo step.
+    void tourLeft(const trainmem::Scenario& before);
 
 private:
     QDockWidget* addDock(QMainWindow* window, int index, QWidget* content, const QString& title, const char* objectName,
@@ -75,6 +77,8 @@ private:
     Breakdown m_breakdown;
     Dashboard* m_dashboard = nullptr;
     bool m_fromTour = false;       ///< the scenario being applied is the tour's own
+    bool m_touring = false;        ///< the window shows a tour step's scenario
+    Scenario m_beforeTour;         ///< what the window showed when the tour took over
     bool m_presenting = false;     ///< presentation mode: the tour narrates under the charts
     bool m_steppedOnSlide = false; ///< the tour moved on while presenting (its dock was not shown)
 };

@@ -55,6 +55,15 @@ TourPanel::TourPanel(QWidget* parent) : QWidget(parent)
     m_position = new QLabel(this);
     m_prevButton = new QPushButton(tr("Previous"), this);
     m_nextButton = new QPushButton(tr("Next"), this);
+    m_leaveAction = new QAction(tr("Leave the tour"), this);
+    m_leaveAction->setObjectName(QStringLiteral("leaveTour"));
+    m_leaveAction->setToolTip(tr("Back to the scenario you had before the tour, in one step (undo brings the tour's "
+                                 "step back)"));
+    m_leaveAction->setEnabled(false);
+    m_leaveButton = new QPushButton(tr("Leave"), this);
+    m_leaveButton->setObjectName(QStringLiteral("leaveTourButton"));
+    m_leaveButton->setToolTip(m_leaveAction->toolTip());
+    m_leaveButton->setEnabled(false);
 
     m_next = new QAction(tr("Next tour step"), this);
     m_next->setShortcuts({QKeySequence(Qt::Key_PageDown), QKeySequence(Qt::ALT | Qt::Key_Right)});
@@ -72,9 +81,12 @@ TourPanel::TourPanel(QWidget* parent) : QWidget(parent)
     buttons->addWidget(m_prevButton);
     buttons->addStretch(1);
     buttons->addWidget(m_nextButton);
+    auto* where = new QHBoxLayout;
+    where->addWidget(m_position, 1);
+    where->addWidget(m_leaveButton);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
-    layout->addWidget(m_position, 0, Qt::AlignHCenter);
+    layout->addLayout(where);
     layout->addWidget(m_list, 1);
     layout->addWidget(m_title);
     layout->addWidget(m_highlight);
@@ -85,6 +97,8 @@ TourPanel::TourPanel(QWidget* parent) : QWidget(parent)
     connect(m_previous, &QAction::triggered, this, &TourPanel::previousStep);
     connect(m_nextButton, &QPushButton::clicked, this, &TourPanel::nextStep);
     connect(m_prevButton, &QPushButton::clicked, this, &TourPanel::previousStep);
+    connect(m_leaveButton, &QPushButton::clicked, m_leaveAction, &QAction::trigger);
+    connect(m_leaveAction, &QAction::triggered, this, &TourPanel::leaveRequested);
     // A row chosen with the mouse or the keys is selected too. The list's focus alone makes its first row current
     // without selecting it: that starts nothing (it did at F5, which passed the focus to the list and so replaced
     // the scenario on the slide).
@@ -133,6 +147,12 @@ void TourPanel::setStep(int index)
     if (m_stage)
         Q_EMIT scenarioRequested(m_stage->scenario);
     Q_EMIT stepChanged(m_step);
+}
+
+void TourPanel::setTouring(bool on)
+{
+    m_leaveAction->setEnabled(on);
+    m_leaveButton->setEnabled(on);
 }
 
 void TourPanel::nextStep()

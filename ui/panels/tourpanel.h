@@ -34,6 +34,10 @@ public:
 
     QAction* nextAction() const { return m_next; }
     QAction* previousAction() const { return m_previous; }
+    /// "Leave the tour": back to the scenario before it, in one step (issue 31 §3); enabled while the tour runs.
+    QAction* leaveAction() const { return m_leaveAction; }
+    /// The window now shows the tour's scenario (true) or the tour was left or not begun (false).
+    void setTouring(bool on);
 
     // Read-back for tests.
     QString highlightText() const;
@@ -53,6 +57,8 @@ Q_SIGNALS:
     void scenarioRequested(const trainmem::Scenario& scenario);
     /// The step changed; revealedSegments() and currentStage() describe it.
     void stepChanged(int index);
+    /// The teacher leaves the tour: the window goes back to the scenario it showed before the tour.
+    void leaveRequested();
 
 protected:
     void changeEvent(QEvent* e) override;
@@ -70,6 +76,8 @@ private:
     QLabel* m_position = nullptr;
     QPushButton* m_prevButton = nullptr;
     QPushButton* m_nextButton = nullptr;
+    QPushButton* m_leaveButton = nullptr;
+    QAction* m_leaveAction = nullptr;
     QAction* m_next = nullptr;
     QAction* m_previous = nullptr;
     std::optional<TourStage> m_stage;

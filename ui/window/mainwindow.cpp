@@ -95,6 +95,8 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     m_teaching = new TeachingDocks(this, library, m_dashboard);
     connect(m_teaching, &TeachingDocks::scenarioRequested, this,
             [this](const Scenario& s) { pushScenario(s, -1, tr("Teaching: %1").arg(QString::fromStdString(s.name))); });
+    connect(m_teaching, &TeachingDocks::tourLeft, this,
+            [this](const Scenario& s) { pushScenario(s, -1, tr("Leave the tour")); });
     // Issue 10: Megatron-LM's and DeepSpeed's own estimates beside TrainMem's.
     m_peers = new PeersPanel(this);
     // In a scroll area: its chart, table and notes are taller than a 768 px screen leaves beside a bottom dock.

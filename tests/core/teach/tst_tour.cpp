@@ -37,7 +37,7 @@ private Q_SLOTS:
         QCOMPARE(ids, (QStringList{"7b-inference", "7b-training", "70b-training", "sharding-tax", "2.4t-moe",
                                    "deepseek-v3", "deepseek-v3-receipt", "context-8k-128k", "checkpointing",
                                    "70b-qlora", "picture-weights", "picture-gradients", "picture-master",
-                                   "picture-adam", "picture-activations", "picture-workspace"}));
+                                   "picture-adam", "picture-activations", "picture-workspace", "recap"}));
     }
 
     void highlightedNumber_data()
@@ -53,6 +53,8 @@ private Q_SLOTS:
         QTest::newRow("picture: + gradients = 28 GB") << "picture-gradients" << 28e9 << false;
         QTest::newRow("picture: + fp32 master = 14 + 14 + 28 = 56 GB") << "picture-master" << 56e9 << false;
         QTest::newRow("picture: + Adam's m and v = 112 GB") << "picture-adam" << 112e9 << false;
+        // Issue 31 §3: the closing step, 16 B × 7B again, now sharded with ZeRO-3 over 8 H100s so that it fits.
+        QTest::newRow("recap: 16 B × 7B = 112 GB, fits on 8 H100s with ZeRO-3") << "recap" << 112e9 << true;
     }
     void highlightedNumber()
     {
@@ -73,6 +75,20 @@ private Q_SLOTS:
         QVERIFY(st);
         QVERIFY2(st->highlight.text.find("112 GB") != std::string::npos, st->highlight.text.c_str());
         QVERIFY2(st->highlight.text.find("1.4× one H100") != std::string::npos, st->highlight.text.c_str());
+    }
+
+    void recapSaysWhatToRemember()
+    {
+        const auto st = stage("recap");
+        QVERIFY(st);
+        QCOMPARE(tourPicture(*st).callout, std::string("Model state per parameter: 16 bytes"));
+        // 16 B × 70e9 = 1.12e12 B; 16 B × 2.4e12 = 38.4e12 B (the chapter's "about 1.1 TB" and "about 38 TB").
+        QCOMPARE(st->highlight.figures.at(1).bytes, 1.12e12);
+        QCOMPARE(st->highlight.figures.at(2).bytes, 38.4e12);
+        for (const char* said : {"112 GB for 7B", "1.12 TB for 70B", "38.4 TB for 2.4T", "it fits."})
+            QVERIFY2(st->highlight.text.find(said) != std::string::npos, st->highlight.text.c_str());
+        QCOMPARE(st->scenario.hardware.gpus, int64_t{8});
+        QCOMPARE(st->breakdown.perGpu.modelState(), 14e9); // 112 GB / 8 with ZeRO-3
     }
 
     void moeShowsTotalAndActiveSideBySide()

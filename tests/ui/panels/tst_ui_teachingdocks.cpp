@@ -16,6 +16,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTreeWidget>
@@ -157,6 +158,45 @@ private Q_SLOTS:
         QVERIFY(tour->highlightText().isEmpty());
         tour->nextAction()->trigger(); // back on the tour: the step's own numbers again
         QVERIFY(!tour->hasLeft());
+    }
+
+    // Issue 31 §3: leaving the tour goes back to the scenario before it in one step (one click, one undo step), the
+    // tour's dock closes and the bars show every segment again; undo brings the tour's step back.
+    void leavingTheTourReturnsToTheScenarioBeforeIt()
+    {
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("llama3-8b")));
+        w.setModalErrors(false);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        TourPanel* tour = w.teaching()->tour();
+        QAction* leave = tour->leaveAction();
+        QVERIFY(!leave->isEnabled()); // nothing to leave yet
+        tour->nextAction()->trigger();
+        tour->nextAction()->trigger();
+        tour->setStep(static_cast<int>(*tourStepIndex("picture-master"))); // a build-up step: a partial picture
+        QCOMPARE(w.scenario().id, std::string("chapter-7b"));
+        QVERIFY(w.dashboard()->barChart()->picture().has_value());
+        QVERIFY(leave->isEnabled());
+        const int undoSteps = w.undoStack()->count();
+        auto* leaveButton = tour->findChild<QPushButton*>(QStringLiteral("leaveTourButton"));
+        QVERIFY(leaveButton && leaveButton->isEnabled());
+        QTest::mouseClick(leaveButton, Qt::LeftButton);
+        QCoreApplication::processEvents();
+        QCOMPARE(w.scenario().id, std::string("llama3-8b"));
+        QCOMPARE(w.undoStack()->count(), undoSteps + 1);
+        QCOMPARE(w.undoStack()->undoText(), QStringLiteral("Leave the tour"));
+        QVERIFY(!w.dashboard()->barChart()->picture().has_value());
+        QVERIFY(!w.teaching()->dock(0)->isVisible());
+        QVERIFY(tour->hasLeft());
+        QVERIFY(!leave->isEnabled());
+        w.undoStack()->undo(); // the tour's step again
+        QCOMPARE(w.scenario().id, std::string("chapter-7b"));
+        // Started again from a preset the teacher chose meanwhile, the tour goes back to that one.
+        w.undoStack()->redo();
+        tour->nextAction()->trigger();
+        QVERIFY(leave->isEnabled());
+        leave->trigger();
+        QCOMPARE(w.scenario().id, std::string("llama3-8b"));
     }
 
     void presetBoxSaysCustomAfterAnEdit()
