@@ -1,5 +1,7 @@
 #include "verdictlabel.h"
 
+#include <QApplication>
+
 #include <QAction>
 #include <QClipboard>
 #include <QEvent>
@@ -84,7 +86,9 @@ void VerdictLabel::changeEvent(QEvent* e)
 void VerdictLabel::restyle()
 {
     m_restyling = true;
-    const QPalette pal = parentWidget() ? parentWidget()->palette() : palette();
+    // The application's palette, not the parent's: on a theme switch the parent may get its PaletteChange after this
+    // label (the verdict kept dark text on the dark theme), and the label's own palette carries the style sheet.
+    const QPalette pal = QApplication::palette(this);
     const bool dark = pal.color(QPalette::Window).lightnessF() < 0.5;
     const QColor accent = m_fits ? (dark ? QColor(0x6b, 0xd3, 0x8a) : QColor(0x1b, 0x7f, 0x3a))
                                  : (dark ? QColor(0xff, 0x6b, 0x6b) : QColor(0xb0, 0x1e, 0x1e));

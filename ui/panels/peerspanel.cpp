@@ -46,6 +46,7 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_source);
     m_chart = new PeersChart(this);
     m_chart->setMinimumHeight(220);
+    m_chart->setTheme(ChartTheme::fromPalette(palette())); // the desktop's dark mode too
     layout->addWidget(m_chart, 3);
     m_printed = new QLabel(this);
     m_printed->setObjectName(QStringLiteral("peersPrinted"));
@@ -137,6 +138,15 @@ void PeersPanel::setScenario(const Scenario& s, const GpuSpec& gpu)
     m_dirty = true;
     if (isVisible())
         recompute();
+}
+
+void PeersPanel::changeEvent(QEvent* e)
+{
+    if (e->type() == QEvent::PaletteChange) {
+        m_chart->setTheme(ChartTheme::fromPalette(palette()));
+        m_chart->refresh();
+    }
+    QWidget::changeEvent(e);
 }
 
 void PeersPanel::showEvent(QShowEvent* e)

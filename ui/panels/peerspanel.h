@@ -50,6 +50,8 @@ Q_SIGNALS:
 
 protected:
     void showEvent(QShowEvent* e) override;
+    /// A theme switch (View ▸ Theme, the desktop's dark mode): the chart paints its own background, so recolour it.
+    void changeEvent(QEvent* e) override;
 
 private:
     void recompute();

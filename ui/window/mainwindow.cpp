@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "apptheme.h"
+
 #include "teachingdocks.h"
 
 #include "chartpanel.h"
@@ -320,6 +322,24 @@ void MainWindow::createActions()
                            "different sizes, but a segment's height no longer is its share"));
         m_axisGroup->addAction(a);
     }
+    // Issue 31 §3: the system's palette (dark mode included), or light or dark whatever the desktop says.
+    QMenu* theme = view->addMenu(tr("&Theme"));
+    m_themeGroup = new QActionGroup(this);
+    const std::pair<ThemeChoice, QString> themes[] = {
+        {ThemeChoice::System, tr("&System")}, {ThemeChoice::Light, tr("&Light")}, {ThemeChoice::Dark, tr("&Dark")}};
+    for (const auto& [choice, text] : themes) {
+        QAction* a = theme->addAction(text);
+        a->setObjectName(QStringLiteral("theme-") + themeName(choice));
+        a->setCheckable(true);
+        a->setData(static_cast<int>(choice));
+        a->setStatusTip(tr("The window's colours: the desktop's, or light or dark (exported slides stay white)"));
+        m_themeGroup->addAction(a);
+    }
+    connect(m_themeGroup, &QActionGroup::triggered, this, [this](QAction* a) {
+        const auto choice = static_cast<ThemeChoice>(a->data().toInt());
+        applyTheme(choice);
+        m_settings.setTheme(choice);
+    });
     view->addSeparator();
     view->addAction(m_dock->toggleViewAction());
     view->addAction(m_peersDock->toggleViewAction());
@@ -867,6 +887,11 @@ void MainWindow::restoreSettings()
     const UnitSystem units = m_settings.units();
     m_dashboard->setUnits(units);
     action(QStringLiteral("binaryUnits"))->setChecked(units == UnitSystem::Binary);
+    const ThemeChoice theme = m_settings.theme();
+    if (theme != ThemeChoice::System)
+        applyTheme(theme);
+    for (QAction* a : m_themeGroup->actions())
+        a->setChecked(a->data().toInt() == static_cast<int>(theme));
     const AxisScale scale = m_settings.axisScale();
     m_dashboard->setAxisScale(scale);
     for (QAction* a : m_axisGroup->actions())

@@ -126,7 +126,8 @@ private:
     QDockWidget* m_timelineDock = nullptr;
     QUndoStack* m_undo = nullptr;
     QActionGroup* m_axisGroup = nullptr;
-    int m_mergeEpoch = 0; ///< bumped when a drag ends, so the next drag is its own undo step
+    QActionGroup* m_themeGroup = nullptr; ///< View ▸ Theme
+    int m_mergeEpoch = 0;                 ///< bumped when a drag ends, so the next drag is its own undo step
     bool m_presentation = false;
     bool m_keepingDocks = false; ///< keepDocksOnScreen() is tabbing docks (their visibility signals re-enter)
     bool m_modalErrors = true;

@@ -20,7 +20,8 @@ enum class Key {
     ExportWidth,
     ExportHeight,
     ExportScale,
-    ExportChart
+    ExportChart,
+    Theme
 };
 
 QString key(Key k)
@@ -40,6 +41,8 @@ QString key(Key k)
         return QStringLiteral("view/units");
     case Key::AxisScale:
         return QStringLiteral("view/memoryAxis");
+    case Key::Theme:
+        return QStringLiteral("view/theme");
     case Key::LastDirectory:
         return QStringLiteral("files/lastDirectory");
     case Key::ExportWidth:
@@ -128,6 +131,16 @@ AxisScale Settings::axisScale() const
 void Settings::setAxisScale(AxisScale a)
 {
     m_s->setValue(key(Key::AxisScale), a == AxisScale::Logarithmic ? QStringLiteral("log") : QStringLiteral("linear"));
+}
+
+ThemeChoice Settings::theme() const
+{
+    return parseThemeName(m_s->value(key(Key::Theme)).toString()).value_or(ThemeChoice::System);
+}
+
+void Settings::setTheme(ThemeChoice t)
+{
+    m_s->setValue(key(Key::Theme), themeName(t));
 }
 
 QString Settings::lastDirectory() const

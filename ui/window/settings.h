@@ -2,6 +2,7 @@
 // Every remembered setting, each key defined once (keys in settings.cpp). Backed by QSettings
 // with the organisation and application names main() sets.
 
+#include "apptheme.h"
 #include "chartexport.h"
 #include "memorybarchart.h"
 #include "scenario.h"
@@ -41,6 +42,9 @@ public:
     void setUnits(UnitSystem u);
     AxisScale axisScale() const;
     void setAxisScale(AxisScale a);
+    /// View ▸ Theme; System when unset or unknown.
+    ThemeChoice theme() const;
+    void setTheme(ThemeChoice t);
 
     QString lastDirectory() const;
     void setLastDirectory(const QString& dir);

@@ -1,6 +1,8 @@
 // The window around the charts: scenario files, undo/redo, pins, remembered state, presentation mode.
 #include "uitestutil.h"
 
+#include "verdictlabel.h"
+
 #include "chartexport.h"
 #include "controlpanel.h"
 #include "dashboard.h"
@@ -41,6 +43,7 @@ private Q_SLOTS:
     void firstStartFitsTheScreen();
     void toolBarButtonsStayPut();
     void slideFooterNamesTheLayout();
+    void themeFollowsTheChoice();
 
 private:
     QTemporaryDir m_dir;
@@ -351,6 +354,57 @@ void TestUiMainWindow::slideFooterNamesTheLayout()
         footer.endsWith(QStringLiteral("checkpointing full · 8 × H100 · ZeRO-3 · offload optimizer+params · tp 2 · "
                                        "made with TrainMem")),
         qPrintable(footer));
+}
+
+// Issue 31 §3: View ▸ Theme. Dark recolours the window and every chart (each paints its own background), light
+// brings them back, the choice is remembered; System restores the palette the platform gave.
+void TestUiMainWindow::themeFollowsTheChoice()
+{
+    const QPalette system = QApplication::palette();
+    {
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-70b")));
+        w.setModalErrors(false);
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        for (const char* dock : {"fitMapDock", "ranksDock", "peersDock", "ladderDock"})
+            w.findChild<QDockWidget*>(QLatin1String(dock))->show();
+        QCoreApplication::processEvents();
+        auto backgrounds = [&w] {
+            QList<double> out;
+            for (LivePlot* chart : w.findChildren<LivePlot*>())
+                if (chart->isVisible())
+                    out << chart->grab().toImage().pixelColor(3, 3).lightnessF();
+            return out;
+        };
+        QVERIFY(backgrounds().size() >= 6); // bars, context, fit map, ranks, peers, ladder
+        QAction* dark = w.findChild<QAction*>(QStringLiteral("theme-dark"));
+        QAction* light = w.findChild<QAction*>(QStringLiteral("theme-light"));
+        QVERIFY(dark && light && w.findChild<QAction*>(QStringLiteral("theme-system"))->isChecked());
+        dark->trigger();
+        QCoreApplication::processEvents();
+        QVERIFY(QApplication::palette().color(QPalette::Window).lightnessF() < 0.25);
+        for (double l : backgrounds())
+            QVERIFY2(l < 0.25, qPrintable(QString::number(l)));
+        // The verdict's text on its tint stays readable: light text on the dark window.
+        QVERIFY(QApplication::palette().color(QPalette::WindowText).lightnessF() > 0.6);
+        QVERIFY2(w.dashboard()->verdictLabel()->styleSheet().contains(
+                     QApplication::palette().color(QPalette::WindowText).name()),
+                 qPrintable(w.dashboard()->verdictLabel()->styleSheet()));
+        light->trigger();
+        QCoreApplication::processEvents();
+        for (double l : backgrounds())
+            QVERIFY2(l > 0.85, qPrintable(QString::number(l)));
+        dark->trigger();
+        w.close(); // saves the settings
+    }
+    {
+        MainWindow again(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        QVERIFY(again.findChild<QAction*>(QStringLiteral("theme-dark"))->isChecked());
+        QVERIFY(QApplication::palette().color(QPalette::Base).lightnessF() < 0.25);
+        again.findChild<QAction*>(QStringLiteral("theme-system"))->trigger();
+        QCOMPARE(QApplication::palette().color(QPalette::Base), system.color(QPalette::Base));
+    }
 }
 
 QTEST_MAIN(TestUiMainWindow)
