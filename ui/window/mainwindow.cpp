@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "apptheme.h"
+#include "userguide.h"
 
 #include "teachingdocks.h"
 
@@ -360,6 +361,10 @@ void MainWindow::createActions()
             [this](QAction* a) { m_dashboard->setAxisScale(static_cast<AxisScale>(a->data().toInt())); });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = make(QStringLiteral("userGuide"), tr("&User guide"), QKeySequence::HelpContents,
+                          tr("The README's sections and the accounting, built in: works offline"));
+    connect(guide, &QAction::triggered, this, &MainWindow::showUserGuide);
+    help->addAction(guide);
     help->addAction(tr("&About TrainMem"), this, [this] {
         QMessageBox::about(this, tr("About TrainMem"),
                            tr("<h3>TrainMem %1</h3><p>Why training a large model does not fit on one GPU: the memory "
@@ -914,6 +919,16 @@ void MainWindow::fitToScreen(const QRect& available)
         move(
             std::clamp(outer.x(), available.left(), std::max(available.left(), available.right() - outer.width() + 1)),
             std::clamp(outer.y(), available.top(), std::max(available.top(), available.bottom() - outer.height() + 1)));
+}
+
+UserGuide* MainWindow::showUserGuide()
+{
+    if (!m_guide)
+        m_guide = new UserGuide(this);
+    m_guide->show();
+    m_guide->raise();
+    m_guide->activateWindow();
+    return m_guide;
 }
 
 void MainWindow::keepDocksOnScreen(QDockWidget* opened, bool refit)

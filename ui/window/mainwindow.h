@@ -16,6 +16,8 @@ class QUndoStack;
 
 namespace trainmem {
 
+class UserGuide;
+
 class Dashboard;
 class ErrorBanner;
 class PeersPanel;
@@ -57,6 +59,8 @@ public:
     /// The breakdown on the clipboard: the --text table, a Markdown table, or CSV (also as text/csv).
     void copyBreakdown(BreakdownFormat format);
     void setPresentationMode(bool on);
+    /// Help ▸ User guide (F1): the built-in guide, one window reused.
+    UserGuide* showUserGuide();
     /// The size of a first start, before fitToScreen().
     static constexpr QSize kFirstSize{1500, 920};
     /// Shrinks and moves the window into `available` (a screen's available geometry), down to its least size.
@@ -127,7 +131,8 @@ private:
     QUndoStack* m_undo = nullptr;
     QActionGroup* m_axisGroup = nullptr;
     QActionGroup* m_themeGroup = nullptr; ///< View ▸ Theme
-    int m_mergeEpoch = 0;                 ///< bumped when a drag ends, so the next drag is its own undo step
+    UserGuide* m_guide = nullptr;
+    int m_mergeEpoch = 0; ///< bumped when a drag ends, so the next drag is its own undo step
     bool m_presentation = false;
     bool m_keepingDocks = false; ///< keepDocksOnScreen() is tabbing docks (their visibility signals re-enter)
     bool m_modalErrors = true;

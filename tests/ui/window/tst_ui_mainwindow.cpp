@@ -1,6 +1,7 @@
 // The window around the charts: scenario files, undo/redo, pins, remembered state, presentation mode.
 #include "uitestutil.h"
 
+#include "userguide.h"
 #include "verdictlabel.h"
 
 #include "chartexport.h"
@@ -13,11 +14,15 @@
 
 #include <QClipboard>
 #include <QDockWidget>
+#include <QListWidget>
 #include <QMimeData>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QTextBlock>
+#include <QTextBrowser>
 #include <QToolBar>
 #include <QUndoStack>
 
@@ -44,6 +49,7 @@ private Q_SLOTS:
     void toolBarButtonsStayPut();
     void slideFooterNamesTheLayout();
     void themeFollowsTheChoice();
+    void userGuideWorksOffline();
 
 private:
     QTemporaryDir m_dir;
@@ -405,6 +411,45 @@ void TestUiMainWindow::themeFollowsTheChoice()
         again.findChild<QAction*>(QStringLiteral("theme-system"))->trigger();
         QCOMPARE(QApplication::palette().color(QPalette::Base), system.color(QPalette::Base));
     }
+}
+
+// Issue 31 §3: Help ▸ User guide (F1) is built in: the README's sections in a contents list, a click on one shows
+// it, a link to docs/accounting.md opens that page inside the guide (no network, no files beside the program).
+void TestUiMainWindow::userGuideWorksOffline()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QAction* guideAction = w.action(QStringLiteral("userGuide"));
+    QVERIFY(guideAction);
+    QCOMPARE(guideAction->shortcut(), QKeySequence(QKeySequence::HelpContents));
+    guideAction->trigger();
+    auto* guide = w.findChild<UserGuide*>(QStringLiteral("userGuide"));
+    QVERIFY(guide && guide->isVisible());
+    QStringList sections;
+    for (int i = 0; i < guide->contents()->count(); ++i)
+        sections << guide->contents()->item(i)->text();
+    for (const char* s :
+         {"Quick start (Debian 12, as root or with sudo)", "The window", "Command line", "Known limits"})
+        QVERIFY2(sections.contains(QLatin1String(s)), qPrintable(sections.join(" | ")));
+    const QString text = guide->browser()->toPlainText();
+    QVERIFY2(text.contains(QStringLiteral("Presentation mode (F5)")), qPrintable(text.left(300)));
+    QVERIFY(!text.contains(QStringLiteral("## "))); // read as Markdown, not shown as source
+
+    const int before = guide->browser()->verticalScrollBar()->value();
+    QListWidgetItem* commandLine = guide->contents()->findItems(QStringLiteral("Command line"), Qt::MatchExactly).at(0);
+    QTest::mouseClick(guide->contents()->viewport(), Qt::LeftButton, {},
+                      guide->contents()->visualItemRect(commandLine).center());
+    QCOMPARE(guide->browser()->textCursor().block().text(), QStringLiteral("Command line"));
+    QVERIFY(guide->browser()->verticalScrollBar()->value() > before);
+
+    Q_EMIT guide->browser()->anchorClicked(QUrl(QStringLiteral("docs/accounting.md")));
+    QVERIFY2(guide->browser()->source().toString().endsWith(QStringLiteral("docs/accounting.md")),
+             qPrintable(guide->browser()->source().toString()));
+    QVERIFY(guide->browser()->toPlainText().contains(QStringLiteral("Korthikanti")));
+    // A second F1 raises the same guide.
+    guideAction->trigger();
+    QCOMPARE(w.findChildren<UserGuide*>().size(), 1);
 }
 
 QTEST_MAIN(TestUiMainWindow)
