@@ -226,6 +226,7 @@ bool Dashboard::addPin()
     if (static_cast<int>(m_pins.size()) >= MemoryBarChart::kMaxPinned)
         return false;
     m_pins.push_back(pinColumn(m_scenario, m_state.current));
+    m_pinScenarios.push_back(m_scenario);
     showScenario(m_scenario, m_gpu);
     Q_EMIT pinsChanged(static_cast<int>(m_pins.size()));
     return true;
@@ -236,8 +237,20 @@ void Dashboard::removePin(int index)
     if (index < 0 || index >= static_cast<int>(m_pins.size()))
         return;
     m_pins.erase(m_pins.begin() + index);
+    m_pinScenarios.erase(m_pinScenarios.begin() + index);
     showScenario(m_scenario, m_gpu);
     Q_EMIT pinsChanged(static_cast<int>(m_pins.size()));
+}
+
+bool Dashboard::pinScenario(const Scenario& s, const GpuSpec& gpu)
+{
+    if (static_cast<int>(m_pins.size()) >= MemoryBarChart::kMaxPinned)
+        return false;
+    m_pins.push_back(pinColumn(s, account(s, gpu)));
+    m_pinScenarios.push_back(s);
+    showScenario(m_scenario, m_gpu);
+    Q_EMIT pinsChanged(static_cast<int>(m_pins.size()));
+    return true;
 }
 
 void Dashboard::clearPins()
@@ -245,6 +258,7 @@ void Dashboard::clearPins()
     if (m_pins.empty())
         return;
     m_pins.clear();
+    m_pinScenarios.clear();
     showScenario(m_scenario, m_gpu);
     Q_EMIT pinsChanged(0);
 }

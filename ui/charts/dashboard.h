@@ -60,6 +60,10 @@ public:
     void removePin(int index);
     void clearPins();
     const std::vector<BarColumn>& pins() const { return m_pins; }
+    /// The scenario of each pinned bar, left to right (a session file keeps them).
+    const std::vector<Scenario>& pinnedScenarios() const { return m_pinScenarios; }
+    /// Pins `s` computed on `gpu` (a session's pins); false when kMaxPinned are pinned.
+    bool pinScenario(const Scenario& s, const GpuSpec& gpu);
     /// What the GPU showed (Edit ▸ Paste measured memory…), kept across scenario changes so that an edit shows
     /// whether it explains the gap; nullopt removes it.
     void setMeasured(const std::optional<MeasuredMemory>& measured);
@@ -118,6 +122,7 @@ private:
     Scenario m_sweepScenario; ///< the scenario the cached sweep was made for, its context set to 0
     GpuSpec m_sweepGpu;       ///< and its GPU
     std::vector<BarColumn> m_pins;
+    std::vector<Scenario> m_pinScenarios; ///< m_pins' scenarios
     UnitSystem m_units = UnitSystem::Decimal;
     AxisScale m_axisScale = AxisScale::Linear;
     double m_fontScale = 1.0;

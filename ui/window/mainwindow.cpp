@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "apptheme.h"
+#include "session.h"
 #include "userguide.h"
 
 #include "teachingdocks.h"
@@ -214,7 +215,11 @@ void MainWindow::createActions()
              tr("Apply a torchtune or axolotl YAML or a DeepSpeed JSON to the scenario (or drop one on the window)"));
     QAction* savePreset = make(QStringLiteral("saveUserPreset"), tr("Save as &user preset"), {},
                                tr("Keep the scenario in your presets folder, listed with the built-in presets"));
-    file->addActions({open, save, saveAs});
+    QAction* saveSessionAct =
+        make(QStringLiteral("saveSession"), tr("Save se&ssion…"), {},
+             tr("Keep the scenario with the pinned bars, the open docks and the layout in one file (File ▸ Open "
+                "scenario reopens it)"));
+    file->addActions({open, save, saveAs, saveSessionAct});
     file->addSeparator();
     file->addActions({importHf, openTraining, savePreset});
     file->addSeparator();
@@ -237,6 +242,14 @@ void MainWindow::createActions()
             saveFile(m_file);
     });
     connect(saveAs, &QAction::triggered, this, &MainWindow::saveAsDialog);
+    connect(saveSessionAct, &QAction::triggered, this, [this] {
+        QString filter = tr("TrainMem session (*.session.json)");
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save session"), m_settings.lastDirectory() + QStringLiteral("/lecture.session.json"), filter,
+            &filter);
+        if (!path.isEmpty())
+            saveSession(path.endsWith(QLatin1String(".json")) ? path : path + QStringLiteral(".session.json"));
+    });
     connect(importHf, &QAction::triggered, this, &MainWindow::importHfDialog);
     connect(openTraining, &QAction::triggered, this, &MainWindow::openTrainingConfigDialog);
     connect(savePreset, &QAction::triggered, this, [this] { saveUserPreset(); });
@@ -464,6 +477,9 @@ void MainWindow::showError(const QString& title, const QStringList& details, boo
 
 bool MainWindow::openFile(const QString& path)
 {
+    if (QByteArray bytes; !readUserFile(path, "a scenario", bytes) && looksLikeSession(bytes.toStdString()))
+        return openSession(path); // a session is a scenario with the window around it
+
     const ScenarioParse parsed = PresetLibrary::loadFile(path);
     if (!parsed.ok()) {
         QStringList lines;
@@ -502,6 +518,87 @@ bool MainWindow::saveFile(const QString& path)
     updateTitle();
     m_settings.setLastDirectory(QFileInfo(path).absolutePath());
     statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+bool MainWindow::saveSession(const QString& path)
+{
+    Session s;
+    s.scenario = m_scenario;
+    s.pins = m_dashboard->pinnedScenarios();
+    for (QDockWidget* d : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly))
+        if (d->isVisibleTo(this) && d != m_dock)
+            s.docks.push_back(d->objectName().toStdString());
+    s.windowState = saveState(Settings::kWindowStateVersion).toBase64().toStdString();
+    if (const QString failure = saveUserFile(path, QByteArray::fromStdString(sessionToText(s))); !failure.isEmpty()) {
+        showError(tr("Could not save the session"), {failure}, true);
+        return false;
+    }
+    m_settings.setLastDirectory(QFileInfo(path).absolutePath());
+    statusBar()->showMessage(tr("Saved the session %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+bool MainWindow::openSession(const QString& path)
+{
+    const QString cannot =
+        tr("Could not open the session %1; the window is kept as it was.").arg(QFileInfo(path).fileName());
+    QByteArray bytes;
+    if (std::optional<FieldError> e = readUserFile(path, "a session", bytes)) {
+        showError(cannot, {toQString(*e)}, false);
+        return false;
+    }
+    const SessionParse parsed = parseSession(bytes.toStdString(), path.toStdString());
+    QStringList lines;
+    for (const FieldError& e : parsed.errors)
+        lines << toQString(e);
+    if (parsed.ok()) {
+        // The scenarios as any opened scenario: valid, on a GPU of the catalog.
+        auto check = [&](const Scenario& s, const std::string& prefix) {
+            FieldErrors semantic = validateScenario(s, path.toStdString());
+            if (std::optional<FieldError> e = m_library.unknownGpu(s, path))
+                semantic.push_back(std::move(*e));
+            for (FieldError& e : semantic) {
+                e.path = prefix + e.path;
+                lines << toQString(e);
+            }
+        };
+        check(parsed.session.scenario, "/scenario");
+        for (size_t i = 0; i < parsed.session.pins.size(); ++i)
+            check(parsed.session.pins[i], "/pins/" + std::to_string(i));
+        if (parsed.session.pins.size() > static_cast<size_t>(MemoryBarChart::kMaxPinned))
+            lines << tr("%1: /pins: at most %2 pinned bars, got %3")
+                         .arg(path)
+                         .arg(MemoryBarChart::kMaxPinned)
+                         .arg(parsed.session.pins.size());
+    }
+    QStringList known;
+    for (QDockWidget* d : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly))
+        known << d->objectName();
+    for (size_t i = 0; i < parsed.session.docks.size(); ++i)
+        if (!known.contains(QString::fromStdString(parsed.session.docks[i])))
+            lines << tr("%1: /docks/%2: no dock \"%3\" (the docks are %4)")
+                         .arg(path)
+                         .arg(i)
+                         .arg(QString::fromStdString(parsed.session.docks[i]), known.join(QStringLiteral(", ")));
+    if (!lines.isEmpty()) {
+        showError(cannot, lines, false);
+        return false;
+    }
+    const Session& s = parsed.session;
+    m_banner->hide();
+    pushScenario(s.scenario, -1, tr("Open session %1").arg(QFileInfo(path).fileName()));
+    m_file.clear(); // Save writes a scenario file: a session is saved with Save session
+    m_dashboard->clearPins();
+    for (const Scenario& pin : s.pins)
+        m_dashboard->pinScenario(pin, m_library.gpuFor(pin));
+    if (!s.windowState.empty())
+        restoreState(QByteArray::fromBase64(QByteArray::fromStdString(s.windowState)), Settings::kWindowStateVersion);
+    for (QDockWidget* d : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly))
+        if (d != m_dock)
+            d->setVisible(std::find(s.docks.begin(), s.docks.end(), d->objectName().toStdString()) != s.docks.end());
+    keepDocksOnScreen(); // saved on a larger screen
+    m_settings.setLastDirectory(QFileInfo(path).absolutePath());
     return true;
 }
 
@@ -773,7 +870,7 @@ void MainWindow::copyToClipboard()
 void MainWindow::openDialog()
 {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), m_settings.lastDirectory(),
-                                                      tr("Scenario (*.json);;All files (*)"));
+                                                      tr("Scenario or session (*.json);;All files (*)"));
     if (!path.isEmpty())
         openFile(path);
 }

@@ -49,6 +49,10 @@ public:
     bool openMeasured(const QString& path);
     /// What the GPU showed, beside the prediction (nullopt removes it); kept across scenario changes.
     void setMeasured(const std::optional<MeasuredMemory>& measured);
+    /// A session file (issue 31 §3): the scenario, the pinned bars, the open docks and the window's layout.
+    bool saveSession(const QString& path);
+    /// Opens a session as saved; on any error shows it (file, field) and keeps everything as it was.
+    bool openSession(const QString& path);
     /// Writes the scenario as a user preset (`dir` defaults to PresetLibrary::userPresetDir()).
     bool saveUserPreset(const QString& dir = QString());
     bool exportTo(const QString& path, ChartKind kind, const ExportOptions& options);

@@ -50,6 +50,7 @@ private Q_SLOTS:
     void slideFooterNamesTheLayout();
     void themeFollowsTheChoice();
     void userGuideWorksOffline();
+    void sessionKeepsPinsAndDocks();
 
 private:
     QTemporaryDir m_dir;
@@ -450,6 +451,73 @@ void TestUiMainWindow::userGuideWorksOffline()
     // A second F1 raises the same guide.
     guideAction->trigger();
     QCOMPARE(w.findChildren<UserGuide*>().size(), 1);
+}
+
+// Issue 31 §3: a session file keeps the pins and the open docks with the scenario; File ▸ Open reopens it in another
+// window as it was; a bad session (a pin with a bad field, an unknown dock) is named in the banner and changes nothing.
+void TestUiMainWindow::sessionKeepsPinsAndDocks()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("lecture.session.json"));
+    {
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.setModalErrors(false);
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.action(QStringLiteral("pin"))->trigger();
+        w.controlPanel()->setScenario(preset(QStringLiteral("chapter-70b")));
+        Q_EMIT w.controlPanel()->scenarioEdited(preset(QStringLiteral("chapter-70b")), ControlPanel::Control::Preset,
+                                                false);
+        w.action(QStringLiteral("pin"))->trigger();
+        w.controlPanel()->setScenario(preset(QStringLiteral("deepseek-v3")));
+        Q_EMIT w.controlPanel()->scenarioEdited(preset(QStringLiteral("deepseek-v3")), ControlPanel::Control::Preset,
+                                                false);
+        w.findChild<QDockWidget*>(QStringLiteral("fitMapDock"))->show();
+        w.findChild<QDockWidget*>(QStringLiteral("ranksDock"))->show();
+        QCoreApplication::processEvents();
+        QVERIFY(w.saveSession(path));
+    }
+    MainWindow again(PresetLibrary::instance(), preset(QStringLiteral("gpt2-small")));
+    again.setModalErrors(false);
+    again.resize(1600, 1000);
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QVERIFY(!again.findChild<QDockWidget*>(QStringLiteral("ranksDock"))->isVisible());
+    QVERIFY(again.openFile(path)); // File ▸ Open tells a session from a scenario
+    QCoreApplication::processEvents();
+    QCOMPARE(again.scenario().id, std::string("deepseek-v3"));
+    const std::vector<Scenario>& pins = again.dashboard()->pinnedScenarios();
+    QCOMPARE(pins.size(), size_t{2});
+    QCOMPARE(pins[0].id, std::string("chapter-7b"));
+    QCOMPARE(pins[1].id, std::string("chapter-70b"));
+    QCOMPARE(again.dashboard()->pins().size(), size_t{2});
+    // The pinned bars are the pinned scenarios' totals: 7B at 4k is 138 GB, as on the chapter's slide.
+    QVERIFY(std::fabs(again.dashboard()->pins()[0].segments.total() - 138e9) < 1e9);
+    QVERIFY(again.findChild<QDockWidget*>(QStringLiteral("ranksDock"))->isVisible());
+    QVERIFY(again.findChild<QDockWidget*>(QStringLiteral("fitMapDock"))->isVisible());
+    QVERIFY(!again.findChild<QDockWidget*>(QStringLiteral("peersDock"))->isVisible());
+    QCOMPARE(again.undoStack()->undoText(), QStringLiteral("Open session lecture.session.json"));
+
+    // A bad pin and an unknown dock: both named, nothing changes.
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QByteArray text = f.readAll();
+    f.close();
+    text.replace("\"ranksDock\"", "\"nosuchDock\"");
+    const QString bad = dir.filePath(QStringLiteral("bad.session.json"));
+    QFile out(bad);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(text.replace("\"gpus\": 1,", "\"gpus\": -3,"));
+    out.close();
+    again.dashboard()->clearPins();
+    QVERIFY(!again.openFile(bad));
+    QVERIFY(again.errorBanner()->isVisible());
+    const QString shown = again.errorBanner()->text();
+    QVERIFY2(shown.contains(QStringLiteral("nosuchDock")) && shown.contains(QStringLiteral("/hardware/gpus")),
+             qPrintable(shown));
+    QVERIFY(again.dashboard()->pins().empty());
+    QCOMPARE(again.scenario().id, std::string("deepseek-v3"));
 }
 
 QTEST_MAIN(TestUiMainWindow)
