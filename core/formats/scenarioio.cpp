@@ -428,8 +428,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
             if (const std::optional<uint32_t> m = loraModulesFromList(it->get<std::string>(), &why))
                 t.loraModules = *m;
             else
-                r.error(p + "/lora_targets",
-                        "must be " + loraTargetsNames() + " or a list of modules (" + loraModuleNames() + "): " + why);
+                r.error(p + "/lora_targets", "must be " + loraTargetsNames() + " or a list of modules: " + why);
         } else {
             r.choice(*training, "lora_targets", p, t.loraTargets, loraTargetsFromString, loraTargetsNames());
         }
