@@ -291,6 +291,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
                                                               : "default"},
           {"expandable_segments", effectiveExpandableSegments(s)},
           {"framework", s.framework ? toString(*s.framework) : "none"},
+          {"framework_source", s.framework ? frameworkDefaults(*s.framework).source : ""},
           {"lora_targets", !s.training.adapters()        ? std::string()
                            : s.training.loraModules != 0 ? loraModulesList(s.training.loraModules)
                                                          : std::string(toString(s.training.loraTargets))}}},

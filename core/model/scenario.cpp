@@ -207,7 +207,9 @@ std::optional<Framework> frameworkFromString(const std::string& s)
 //    the vocab-parallel cross-entropy (tensor_parallel/cross_entropy.py, or fusions/fused_cross_entropy.py with
 //    --cross-entropy-loss-fusion); nothing in megatron/ sets PYTORCH_CUDA_ALLOC_CONF
 //    (distributed_data_parallel_config.py only reads it to warn about expandable segments).
-//  - DeepSpeed: the engine runs the module it wraps, so the loss is the model's own; it sets no allocator option.
+//  - DeepSpeed at edaa7221267243c7be7fb49c5d5f5c4fb97b4641: runtime/engine.py DeepSpeedEngine.forward calls
+//    self.module(*inputs, **kwargs), so the loss is the wrapped model's own; nothing in deepspeed/ sets
+//    PYTORCH_CUDA_ALLOC_CONF (it is only mentioned in comments).
 //  - torchtitan at b5bcd76c66d0acb1a08b176d9639425bc55e0b2a: components/loss.py cross_entropy_loss is
 //    torch.nn.functional.cross_entropy(pred.float(), …), eager on fp32-upcast logits; run_train.sh launches with
 //    PYTORCH_ALLOC_CONF="expandable_segments:True".
@@ -225,7 +227,8 @@ FrameworkDefaults frameworkDefaults(Framework f)
                 "no PYTORCH_CUDA_ALLOC_CONF set"};
     case Framework::DeepSpeed:
         return {std::nullopt, false,
-                "DeepSpeed runs the model it wraps: the loss is the model's own; no PYTORCH_CUDA_ALLOC_CONF set"};
+                "DeepSpeed edaa722: runtime/engine.py forward calls self.module (the loss is the model's own); no "
+                "PYTORCH_CUDA_ALLOC_CONF set"};
     case Framework::Torchtitan:
         return {LossKind::Eager, true,
                 "torchtitan b5bcd76: components/loss.py cross_entropy_loss (cross_entropy on pred.float()); "
