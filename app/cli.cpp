@@ -3,6 +3,7 @@
 #include "accounting.h"
 #include "chartkind.h"
 #include "clitrainconfig.h"
+#include "lora.h"
 #include "report.h"
 #include "units.h"
 
@@ -83,8 +84,27 @@ struct Options {
     QCommandLineOption loraTargets{
         QStringLiteral("lora-targets"),
         QStringLiteral(
-            "Layers with adapters: attn (q, k, v, o) or all (every linear of attention and MLP, experts included)."),
-        QStringLiteral("attn|all")};
+            "Layers with adapters: attn (q, k, v, o), all (every linear of attention and MLP, experts included) or a "
+            "list of modules as PEFT names them, e.g. q_proj,v_proj (q_proj k_proj v_proj o_proj gate_proj up_proj "
+            "down_proj, and MLA's q_a_proj q_b_proj kv_a_proj_with_mqa kv_b_proj)."),
+        QStringLiteral("attn|all|LIST")};
+    QCommandLineOption loss{
+        QStringLiteral("loss"),
+        QStringLiteral("How the cross-entropy is computed: eager (PyTorch on fp32-upcast logits, as transformers and "
+                       "torchtitan), chunked (torchtune, 8 chunks), fused (Liger's fused linear cross-entropy) or "
+                       "vocab-parallel (Megatron-LM). Default: the framework's, else the chapter's e + 4 B per logit."),
+        QStringLiteral("eager|chunked|fused|vocab-parallel")};
+    QCommandLineOption framework{
+        QStringLiteral("framework"),
+        QStringLiteral("Take a framework's defaults (its cross-entropy, its allocator setting) for what is not set "
+                       "otherwise: megatron, deepspeed, torchtitan, torchtune or hf."),
+        QStringLiteral("megatron|deepspeed|torchtitan|torchtune|hf")};
+    QCommandLineOption expandableSegments{
+        QStringLiteral("expandable-segments"),
+        QStringLiteral("PyTorch's caching allocator with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the "
+                       "reserve over allocated memory is at most a 20 MiB and a 2 MiB page. Default: the framework's, "
+                       "else off."),
+        QStringLiteral("on|off")};
     QCommandLineOption flash{QStringLiteral("flash"), QStringLiteral("Fused (flash) attention: on or off."),
                              QStringLiteral("on|off")};
     QCommandLineOption gpu{QStringLiteral("gpu"), QStringLiteral("GPU type (see --list-gpus)."), QStringLiteral("id")};
@@ -149,13 +169,30 @@ struct Options {
 
     void addTo(QCommandLineParser& p) const
     {
-        p.addOptions({json,        text,        preset,      scenario, hfConfig, exportPng,     exportTour,
-                      chart,       width,       height,      scale,    params,   activeParams,  mode,
-                      precision,   optimizer,   weights,     seq,      batch,    checkpointing, finetune,
-                      loraRank,    loraTargets, flash,       gpu,      gpus,     zero,          offload,
-                      gpusPerNode, tp,          pp,          ep,       etp,      vpp,           sp,
-                      cp,          gradAccum,   globalBatch, tokens,   mfu,      price,         megatron,
-                      listPresets, listGpus,    measured});
+        p.addOptions({json,         text,
+                      preset,       scenario,
+                      hfConfig,     exportPng,
+                      exportTour,   chart,
+                      width,        height,
+                      scale,        params,
+                      activeParams, mode,
+                      precision,    optimizer,
+                      weights,      seq,
+                      batch,        checkpointing,
+                      finetune,     loraRank,
+                      loraTargets,  loss,
+                      framework,    expandableSegments,
+                      flash,        gpu,
+                      gpus,         zero,
+                      offload,      gpusPerNode,
+                      tp,           pp,
+                      ep,           etp,
+                      vpp,          sp,
+                      cp,           gradAccum,
+                      globalBatch,  tokens,
+                      mfu,          price,
+                      megatron,     listPresets,
+                      listGpus,     measured});
         p.addOptions(training.all());
     }
 };
@@ -453,7 +490,43 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.choice(o.checkpointing, s.training.checkpointing, checkpointingFromString, checkpointingNames());
     ov.choice(o.finetune, s.training.fineTune, fineTuneFromString, fineTuneNames());
     ov.count(o.loraRank, 1, kMaxLoraRank, [&](int64_t n) { s.training.loraRank = n; });
-    ov.choice(o.loraTargets, s.training.loraTargets, loraTargetsFromString, loraTargetsNames());
+    // attn or all, or a PEFT module list (issue 30 §2): the list replaces the named set, a name clears the list.
+    if (ov.error.isEmpty() && p.isSet(o.loraTargets)) {
+        const std::string v = p.value(o.loraTargets).toStdString();
+        std::string why;
+        if (const std::optional<LoraTargets> t = loraTargetsFromString(v)) {
+            s.training.loraTargets = *t;
+            s.training.loraModules = 0;
+        } else if (const std::optional<uint32_t> m = loraModulesFromList(v, &why)) {
+            s.training.loraModules = *m;
+        } else {
+            ov.error = fail(QStringLiteral("lora-targets"),
+                            QStringLiteral("must be attn, all or a list of modules such as q_proj,v_proj: %1")
+                                .arg(QString::fromStdString(why)));
+        }
+    }
+    if (ov.error.isEmpty() && p.isSet(o.loss)) {
+        LossKind loss{};
+        ov.choice(o.loss, loss, lossKindFromString, lossKindNames());
+        if (ov.error.isEmpty())
+            s.training.loss = loss;
+    }
+    if (ov.error.isEmpty() && p.isSet(o.framework)) {
+        Framework f{};
+        ov.choice(o.framework, f, frameworkFromString, frameworkNames());
+        if (ov.error.isEmpty())
+            s.framework = f;
+    }
+    if (ov.error.isEmpty() && p.isSet(o.expandableSegments)) {
+        const QString v = p.value(o.expandableSegments).toLower();
+        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
+            s.hardware.expandableSegments = true;
+        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
+            s.hardware.expandableSegments = false;
+        else
+            ov.error = fail(QStringLiteral("expandable-segments"),
+                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.expandableSegments)));
+    }
     ov.count(
         o.seq, 1, kMaxSeq, [&](int64_t n) { s.training.seqLen = n; }, true);
     ov.count(o.batch, 1, kMaxMicroBatch, [&](int64_t n) { s.training.microBatch = n; });
@@ -527,6 +600,11 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     for (const QCommandLineOption* lora : {&o.loraRank, &o.loraTargets})
         if (ov.error.isEmpty() && p.isSet(*lora) && s.training.fineTune == FineTune::Full)
             ov.error = fail(lora->names().constFirst(), QStringLiteral("applies only with --finetune lora or qlora"));
+    // Serving computes no loss: a loss named for it contradicts the mode (issue 30, "Bad input": both named).
+    if (ov.error.isEmpty() && s.training.mode == Mode::Inference && p.isSet(o.loss))
+        ov.error = QStringLiteral("--loss %1 and --mode inference: serving computes no loss; give --mode training or "
+                                  "leave out --loss")
+                       .arg(p.value(o.loss));
     if (!ov.error.isEmpty()) {
         out.ok = false;
         out.error = ov.error;
@@ -570,12 +648,17 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
                         .arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
         return out;
     }
-    for (const QCommandLineOption* override :
-         {&o.params, &o.activeParams,  &o.mode,     &o.precision,   &o.optimizer,   &o.weights,     &o.seq,
-          &o.batch,  &o.checkpointing, &o.finetune, &o.loraRank,    &o.loraTargets, &o.flash,       &o.gpu,
-          &o.gpus,   &o.zero,          &o.offload,  &o.gpusPerNode, &o.tp,          &o.pp,          &o.ep,
-          &o.etp,    &o.vpp,           &o.sp,       &o.cp,          &o.gradAccum,   &o.globalBatch, &o.tokens,
-          &o.mfu,    &o.price})
+    for (const QCommandLineOption* override : {&o.params,    &o.activeParams, &o.mode,
+                                               &o.precision, &o.optimizer,    &o.weights,
+                                               &o.seq,       &o.batch,        &o.checkpointing,
+                                               &o.finetune,  &o.loraRank,     &o.loraTargets,
+                                               &o.loss,      &o.framework,    &o.expandableSegments,
+                                               &o.flash,     &o.gpu,          &o.gpus,
+                                               &o.zero,      &o.offload,      &o.gpusPerNode,
+                                               &o.tp,        &o.pp,           &o.ep,
+                                               &o.etp,       &o.vpp,          &o.sp,
+                                               &o.cp,        &o.gradAccum,    &o.globalBatch,
+                                               &o.tokens,    &o.mfu,          &o.price})
         r.scenarioGiven = r.scenarioGiven || p.isSet(*override);
 
     if (p.isSet(o.exportPng) && p.isSet(o.exportTour)) {

@@ -9,8 +9,12 @@ and writes docs/accuracy.md (the table, and for every other case what TrainMem c
     python3 scripts/accuracy.py build/release/app/trainmem
 
 Nothing here is fitted: the arguments follow from each case's `run`, and a case whose run uses something TrainMem does
-not model (a chunked loss, torch.compile, activation offloading, Float8, sequences padded to an unstated length, ...)
-is listed as not expressible with the reason, never approximated silently.
+not model (LitGPT's chunked loss, torch.compile, activation offloading, Float8, sequences padded to an unstated
+length, ...) is listed as not expressible with the reason, never approximated silently.
+
+With --check it also exits 1 unless every expressible case is within ±10% (and not below 0.9), bar the cases of
+OUTSIDE, each with the reason it stays outside; a case of OUTSIDE that comes within fails too, so the list stays true
+(the CTest `accuracy`).
 """
 import glob
 import json
@@ -34,6 +38,49 @@ MODELS = {
 STATISTIC = {"peak_allocated": "peak_allocated_bytes", "peak_active": "peak_allocated_bytes",
              "peak_reserved": "peak_reserved_bytes", "device_used": "device_bytes"}
 UNITS = {"GiB": 2 ** 30, "GB": 1e9, "MiB": 2 ** 20}
+# LoRA target names as PEFT writes them, which --lora-targets takes as a list (issue 30 §2).
+LORA_MODULES = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}
+
+# How each source's run computes its cross-entropy, as --loss names it (docs/accounting.md, "The loss as computed"):
+#  - fsdp_qlora's train.py calls the transformers model with labels and uses output.loss: LlamaForCausalLM upcasts the
+#    logits with .float() before CrossEntropyLoss (transformers' ForCausalLMLoss): eager.
+#  - torchtune's rows with loss=torch.nn.CrossEntropyLoss: its TransformerDecoder returns self.output(h).float() (the
+#    cases' notes, torchtune/modules/transformer.py at the README's commit), then cross_entropy: eager. Its chunked
+#    rows use CEWithChunkedOutputLoss (8 chunks): chunked.
+#  - torchtitan: components/loss.py cross_entropy(pred.float(), ...): eager.
+#  - LitGPT's chunked_cross_entropy runs cross_entropy on bf16 logits in 128-token chunks, without an fp32 upcast:
+#    none of the modelled kinds (not expressible).
+def loss_of(case):
+    r = case["run"]
+    fw = (r.get("framework") or "").lower()
+    loss = (r.get("loss") or "").lower()
+    if fw.startswith("litgpt"):
+        return None
+    if "chunk" in loss:
+        return "chunked" if fw == "torchtune" else None
+    if "fused" in loss:
+        return None
+    return "eager"
+
+
+# Expressible cases that stay outside ±10%, each with why (docs/accounting.md and docs/accuracy.md say more). Kept
+# in step with the table by --check: nothing here is a tuned constant, only a list of what the model misses.
+_RESERVED = ("peak reserved under the classic caching allocator: TrainMem's reserve is the fixed 5% of "
+             "/hardware/fragmentation, while in these runs reserved exceeds allocated by 12-24% (issue 30); the source's "
+             "own peak allocated figures (batch 1, contexts 512 and 2048) are within ±10%. How segments fragment depends "
+             "on the order of allocations and is not modelled (docs/accounting.md, Workspace and overhead)")
+OUTSIDE = {
+    "fsdp_qlora-llama2-7b-lora-ctx2048-bs4": _RESERVED,
+    "fsdp_qlora-llama2-7b-lora-ctx2048-bs6": _RESERVED,
+    "fsdp_qlora-llama2-7b-lora-ctx512-bs1": _RESERVED + "; its allocated twin is 0.92, reserved/allocated measured 1.24",
+    "fsdp_qlora-llama2-7b-qlora-ctx2048-bs1": _RESERVED,
+    "fsdp_qlora-llama2-7b-qlora-ctx2048-bs4": _RESERVED,
+    "fsdp_qlora-llama2-7b-qlora-ctx2048-bs8-ddp": _RESERVED,
+    "fsdp_qlora-llama2-7b-qlora-ctx512-bs1": _RESERVED + "; 1.7 GiB apart at the smallest run: train.py resets the peak "
+                                             "statistics before the loop without emptying the cache, so segments cached "
+                                             "while the base was loaded and quantised may count (a likely cause, not "
+                                             "verified)",
+}
 
 
 def not_expressible(case):
@@ -49,8 +96,12 @@ def not_expressible(case):
         return "sequences padded to each batch's longest sample: the length is not stated"
     if r.get("compile"):
         return "torch.compile (fused activations) is not modelled"
-    if "chunk" in loss or "fused" in loss:
-        return "a chunked or fused cross-entropy is not modelled"
+    if loss_of(case) is None:
+        return ("LitGPT's chunked_cross_entropy (bf16 logits in 128-token chunks, no fp32 upcast) is none of the "
+                "modelled losses" if (r.get("framework") or "").lower().startswith("litgpt")
+                else "this cross-entropy is none of the modelled losses")
+    if "lm_head" in (r.get("lora_targets") or []):
+        return "LoRA on the output head (lm_head) is not modelled"
     if "offload" in other and "activation" in other:
         return "activation offloading to host memory is not modelled"
     if "optimizer_in_bwd" in other or "optimizer step fused" in other:
@@ -77,9 +128,8 @@ def arguments(case):
     sharding = (r.get("sharding") or "none").lower()
     if r["finetune"] in ("lora", "qlora"):
         args += ["--finetune", r["finetune"], "--lora-rank", str(r["lora_rank"])]
-        targets = set(r.get("lora_targets") or [])
-        mlp = targets & {"gate_proj", "up_proj", "down_proj"}
-        args += ["--lora-targets", "all" if mlp else "attn"]
+        targets = [t for t in (r.get("lora_targets") or []) if t in LORA_MODULES]
+        args += ["--lora-targets", ",".join(targets)]
     args += ["--gpu", "H100" if "H100" in (r.get("gpu") or "") else
              "A100-80GB" if "A100" in (r.get("gpu") or "") else "RTX4090", "--gpus", str(gpus)]
     if gpus > 1:
@@ -87,6 +137,7 @@ def arguments(case):
     tp = int(r.get("tp") or 1)
     if tp > 1:
         args += ["--tp", str(tp)]
+    args += ["--loss", loss_of(case)]
     return args
 
 
@@ -96,11 +147,6 @@ def notes_of(case):
     out = []
     if r.get("checkpointing") == "per-op selective":
         out.append("per-op selective checkpointing run as selective")
-    targets = set(r.get("lora_targets") or [])
-    if targets and targets != {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"} and \
-            targets != {"q_proj", "k_proj", "v_proj", "o_proj"}:
-        out.append("LoRA on %s counted as %s" % (", ".join(sorted(targets)),
-                                                 "all" if targets & {"gate_proj", "up_proj", "down_proj"} else "attn"))
     if "RTX 3090" in (r.get("gpu") or ""):
         out.append("RTX 3090 as the 24 GB RTX4090 (the capacity only decides the verdict)")
     if case["statistic"] == "peak_active":
@@ -143,7 +189,9 @@ def svg(points, path):
 
 
 def main():
-    exe = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "release", "app", "trainmem")
+    argv = [a for a in sys.argv[1:] if a != "--check"]
+    check = "--check" in sys.argv[1:]
+    exe = argv[0] if argv else os.path.join(ROOT, "build", "release", "app", "trainmem")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     rows, skipped, points = [], [], []
     for path in sorted(glob.glob(os.path.join(ROOT, "tests", "data", "measured", "*.json"))):
@@ -171,25 +219,45 @@ def main():
           "[tests/data/measured](../tests/data/measured/README.md) (each a published figure with its source at a commit, "
           "the statistic it reports and the run's configuration). Each row compares the figure with TrainMem's "
           "prediction of the same statistic on the busiest GPU (`peak_allocated_bytes`, `peak_reserved_bytes` or "
-          "`device_bytes` of `--json`; docs/scenario-format.md, \"Measured memory\").", "",
+          "`device_bytes` of `--json`; docs/scenario-format.md, \"Measured memory\"). Each case's `--loss` is the "
+          "cross-entropy its source's code computes and its `--lora-targets` the modules it lists (`loss_of` in "
+          "scripts/accuracy.py; docs/accounting.md, \"The loss as computed\"); nothing is fitted to a case.", "",
           "**%d of %d cases can be expressed; predicted / measured: median %.2f, %d of %d within ±10%%, %d below 0.9.** "
           "An under-estimate is an out-of-memory crash: issue 30 asks for every expressible case within ±10%% and never "
-          "below 0.9, which TrainMem does not meet yet." % (
+          "below 0.9.%s" % (
               len(rows), len(rows) + len(skipped), median, sum(0.9 <= r <= 1.1 for r in ratios), len(ratios),
-              sum(r < 0.9 for r in ratios)), "",
+              sum(r < 0.9 for r in ratios),
+              "" if all(0.9 <= r <= 1.1 for r in ratios) else
+              " TrainMem does not meet it yet: the cases outside are listed below with what the model misses."), "",
           "![predicted against measured](accuracy.svg)", "",
           "| case | statistic | measured | predicted | ratio | TrainMem's arguments | approximated |",
           "|---|---|---:|---:|---:|---|---|"]
     for name, stat, meas, pred, ratio, args, notes in rows:
         md.append("| %s | %s | %.2f GiB | %.2f GiB | %.2f | `%s` | %s |" % (
             name, stat, meas / 2 ** 30, pred / 2 ** 30, ratio, args.replace(ROOT + "/", ""), notes))
+    outside = [(n, ratio) for n, _, _, _, ratio, _, _ in rows if not 0.9 <= ratio <= 1.1]
+    if outside:
+        md += ["", "## Expressible cases outside ±10%", "", "| case | ratio | why |", "|---|---:|---|"]
+        md += ["| %s | %.3f | %s |" % (n, ratio, OUTSIDE.get(n, "not explained yet")) for n, ratio in outside]
     md += ["", "## Cases TrainMem cannot express yet", "", "| case | what is missing |", "|---|---|"]
     md += ["| %s | %s |" % s for s in skipped]
-    with open(os.path.join(ROOT, "docs", "accuracy.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    if points:
-        svg(points, os.path.join(ROOT, "docs", "accuracy.svg"))
+    if not check:  # the test reads, it never rewrites the docs
+        with open(os.path.join(ROOT, "docs", "accuracy.md"), "w") as f:
+            f.write("\n".join(md) + "\n")
+        if points:
+            svg(points, os.path.join(ROOT, "docs", "accuracy.svg"))
     print("%d expressible, %d not; median predicted/measured %.2f" % (len(rows), len(skipped), median))
+    if check:
+        failed = False
+        for n, ratio in outside:
+            if n not in OUTSIDE:
+                print("FAIL %s: predicted/measured %.2f is outside ±10%%" % (n, ratio))
+                failed = True
+        for n in OUTSIDE:
+            if n not in dict(outside):
+                print("FAIL %s is listed in OUTSIDE but is within ±10%% (or no longer expressible)" % n)
+                failed = True
+        sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

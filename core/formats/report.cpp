@@ -247,8 +247,8 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
     }
     // What the optimizer updates: the adapters under LoRA/QLoRA (PEFT's print_trainable_parameters), else everything
     // (with the multi-token-prediction modules).
-    params["trainable"] = s.training.adapters() ? loraParams(a, s.training.loraRank, s.training.loraTargets).total
-                                                : b.model.params.total + trainedMtpParams(b.model, s);
+    params["trainable"] =
+        s.training.adapters() ? loraParams(a, s.training).total : b.model.params.total + trainedMtpParams(b.model, s);
     if (s.model.publishedTotal)
         params["published_total"] = *s.model.publishedTotal;
     if (s.model.publishedActive)
@@ -283,6 +283,18 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
         {"peak_allocated_bytes", predictedFor(b.perGpu, MemoryStatistic::PeakAllocated)},
         {"peak_reserved_bytes", predictedFor(b.perGpu, MemoryStatistic::PeakReserved)},
         {"device_bytes", predictedFor(b.perGpu, MemoryStatistic::DeviceUsed)},
+        // Issue 30 §2–§3: the recipe the figures assume, after the framework profile filled what was unset.
+        {"recipe",
+         {{"loss", effectiveLoss(s) ? toString(*effectiveLoss(s)) : "default"},
+          {"loss_set_by", s.training.loss                     ? "scenario"
+                          : (s.framework && effectiveLoss(s)) ? "framework"
+                                                              : "default"},
+          {"expandable_segments", effectiveExpandableSegments(s)},
+          {"framework", s.framework ? toString(*s.framework) : "none"},
+          {"framework_source", s.framework ? frameworkDefaults(*s.framework).source : ""},
+          {"lora_targets", !s.training.adapters()        ? std::string()
+                           : s.training.loraModules != 0 ? loraModulesList(s.training.loraModules)
+                                                         : std::string(toString(s.training.loraTargets))}}},
         {"single_gpu_bytes", segmentsJson(b.singleGpu)},
         {"per_node_host_bytes",
          {{"weights", b.perNodeHost.weights},

@@ -1,6 +1,7 @@
 #include "scenarioio.h"
 
 #include "accounting.h"
+#include "lora.h"
 #include "params.h"
 #include "units.h"
 
@@ -333,7 +334,14 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.error("", "must be a JSON object, got " + describe(doc));
         return out;
     }
-    r.onlyKeys(doc, "", {"schema", "id", "name", "description", "source", "model", "training", "hardware", "cost"});
+    r.onlyKeys(doc, "",
+               {"schema", "id", "name", "description", "source", "framework", "model", "training", "hardware", "cost"});
+    if (doc.contains("framework")) {
+        Framework f{};
+        r.choice(doc, "framework", "", f, frameworkFromString, frameworkNames());
+        if (frameworkFromString(doc.at("framework").is_string() ? doc.at("framework").get<std::string>() : ""))
+            s.framework = f;
+    }
     if (!doc.contains("schema"))
         r.error("/schema", std::string("is required and must be \"") + kScenarioSchema + "\"");
     else if (!doc.at("schema").is_string() || doc.at("schema").get<std::string>() != kScenarioSchema)
@@ -393,7 +401,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.onlyKeys(*training, p,
                    {"mode", "precision", "optimizer", "seq_len", "micro_batch", "grad_accum", "global_batch",
                     "checkpointing", "flash_attention", "sequence_parallel", "inference_weights", "finetune",
-                    "lora_rank", "lora_targets"});
+                    "lora_rank", "lora_targets", "loss"});
         r.choice(*training, "mode", p, t.mode, modeFromString, modeNames());
         r.choice(*training, "precision", p, t.precision, precisionFromString, precisionNames());
         r.choice(*training, "optimizer", p, t.optimizer, optimizerFromString, optimizerNames());
@@ -413,7 +421,23 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
                  inferenceWeightsNames());
         r.choice(*training, "finetune", p, t.fineTune, fineTuneFromString, fineTuneNames());
         r.integer(*training, "lora_rank", p, t.loraRank, 1, kMaxLoraRank);
-        r.choice(*training, "lora_targets", p, t.loraTargets, loraTargetsFromString, loraTargetsNames());
+        // attn or all, or a PEFT module list such as "q_proj,v_proj" (issue 30 §2).
+        if (const auto it = training->find("lora_targets");
+            it != training->end() && it->is_string() && !loraTargetsFromString(it->get<std::string>())) {
+            std::string why;
+            if (const std::optional<uint32_t> m = loraModulesFromList(it->get<std::string>(), &why))
+                t.loraModules = *m;
+            else
+                r.error(p + "/lora_targets", "must be " + loraTargetsNames() + " or a list of modules: " + why);
+        } else {
+            r.choice(*training, "lora_targets", p, t.loraTargets, loraTargetsFromString, loraTargetsNames());
+        }
+        if (training->contains("loss")) {
+            LossKind loss{};
+            r.choice(*training, "loss", p, loss, lossKindFromString, lossKindNames());
+            if (training->at("loss").is_string() && lossKindFromString(training->at("loss").get<std::string>()))
+                t.loss = loss;
+        }
     }
 
     const json* hardware = nullptr;
@@ -423,7 +447,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.onlyKeys(*hardware, p,
                    {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "expert_tensor_parallel", "context_parallel",
                     "offload", "gpus_per_node", "framework_bytes", "fragmentation", "first_stage_layers",
-                    "last_stage_layers", "embedding_in_pipeline_split", "loss_in_pipeline_split", "pipeline_layout"});
+                    "last_stage_layers", "embedding_in_pipeline_split", "loss_in_pipeline_split", "pipeline_layout",
+                    "expandable_segments"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
@@ -437,6 +462,12 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.integer(*hardware, "gpus_per_node", p, h.gpusPerNode, 1, kMaxGpusPerNode);
         r.number(*hardware, "framework_bytes", p, h.frameworkBytes, 0, 1e12);
         r.number(*hardware, "fragmentation", p, h.fragmentation, 0, 1);
+        if (hardware->contains("expandable_segments")) {
+            bool on = false;
+            r.boolean(*hardware, "expandable_segments", p, on);
+            if (hardware->at("expandable_segments").is_boolean())
+                h.expandableSegments = on;
+        }
         r.integer(*hardware, "first_stage_layers", p, h.split.firstLayers, 1, kMaxLayers);
         r.integer(*hardware, "last_stage_layers", p, h.split.lastLayers, 1, kMaxLayers);
         r.boolean(*hardware, "embedding_in_pipeline_split", p, h.split.embedding);
@@ -582,11 +613,16 @@ json scenarioToJson(const Scenario& s)
                      {"inference_weights", toString(t.inferenceWeights)}};
     // Written only when they differ from the defaults, so that a full fine-tune's file is what it
     // was before LoRA existed, and every value still round-trips.
-    if (t.fineTune != FineTune::Full || t.loraRank != kDefaultLoraRank || t.loraTargets != LoraTargets::Attention) {
+    if (t.fineTune != FineTune::Full || t.loraRank != kDefaultLoraRank || t.loraTargets != LoraTargets::Attention ||
+        t.loraModules != 0) {
         j["training"]["finetune"] = toString(t.fineTune);
         j["training"]["lora_rank"] = t.loraRank;
-        j["training"]["lora_targets"] = toString(t.loraTargets);
+        j["training"]["lora_targets"] = t.loraModules != 0 ? loraModulesList(t.loraModules) : toString(t.loraTargets);
     }
+    if (t.loss)
+        j["training"]["loss"] = toString(*t.loss); // left out when unset: the framework's, or the chapter's
+    if (s.framework)
+        j["framework"] = toString(*s.framework);
     const HardwareSetup& h = s.hardware;
     j["hardware"] = {{"gpu", h.gpu},
                      {"gpus", h.gpus},
@@ -605,6 +641,8 @@ json scenarioToJson(const Scenario& s)
         j["hardware"]["offload"] = toString(h.offload); // left out, it is none
     if (h.gpusPerNode != kDefaultGpusPerNode)
         j["hardware"]["gpus_per_node"] = h.gpusPerNode; // left out, it is 8
+    if (h.expandableSegments)
+        j["hardware"]["expandable_segments"] = *h.expandableSegments; // left out when unset
     // The pipeline split only when it is not the even one.
     if (h.split.firstLayers > 0)
         j["hardware"]["first_stage_layers"] = h.split.firstLayers;

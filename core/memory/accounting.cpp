@@ -179,7 +179,9 @@ Zero3Fit zero3Fit(const ResolvedModel& m, const ParallelLayout& par, const Segme
     const double frag = std::clamp(s.hardware.fragmentation, 0.0, 1.0);
     const double framework = std::clamp(s.hardware.frameworkBytes, 0.0, 1e12);
     const double cap = std::max(gpu.memoryBytes, 1.0);
-    const double usable = (cap - framework) / (1 + frag);
+    // The reserve with expandable segments is at most kExpandableSegmentsReserve, else a fraction of the rest.
+    const double usable =
+        effectiveExpandableSegments(s) ? cap - framework - kExpandableSegmentsReserve : (cap - framework) / (1 + frag);
     // The search assumes ZeRO-3, so it counts the gathered layer even when this layout has none.
     const double rest = pg.activations + pg.logits + pg.workspace + (gatheredLayerBytes > 0 ? 0 : zero3Gather);
     const double shardable = (denseShare + expertShare * dbl(par.ep)) * bytesPerParam;

@@ -1,6 +1,7 @@
 #include "terms.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -429,7 +430,8 @@ template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
     n.assume([&] {
         const double share = c.model->params.total > 0 ? dbl(c.adapterParams.total) / dbl(c.model->params.total) : 0;
         return "Rank r = " + std::to_string(s.training.loraRank) + " on " +
-               (s.training.loraTargets == LoraTargets::All
+               (s.training.loraModules != 0 ? loraModulesList(s.training.loraModules)
+                : s.training.loraTargets == LoraTargets::All
                     ? std::string("every linear of attention and MLP (experts included)")
                     : std::string("the attention projections (q, k, v, o)")) +
                ": each adapted d_in → d_out linear gains A (r × d_in) and B (d_out × r), r·(d_in + d_out) parameters. "
@@ -641,10 +643,70 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
         n.assume("The logits live on the last pipeline stage; this view is another stage.");
         return X::text("s · b · V · (e + 4 B) on the last stage", "0 on this pipeline stage", 0);
     }
-    n.assume("One score per vocabulary entry per token in 16 bits, plus an fp32 copy for the softmax cross-entropy. "
-             "At long context and large vocabularies this rivals the weights.");
-    const X perEntry = X::bytes("e", c.in.elementBytes) + X::bytes("4 B", 4);
-    const X one = tensorSplit<X>(c, dot(dot(dot(tokens<X>(c.in), b), V), perEntry));
+    const X e = X::bytes("e", c.in.elementBytes);
+    const X sbV = dot(dot(tokens<X>(c.in), b), V);
+    X one = X(0);
+    // The loss as computed (issue 30 §2): the bytes per logit at the loss's peak, read from each implementation.
+    switch (effectiveLoss(*c.scenario).value_or(LossKind::VocabParallel)) {
+    case LossKind::VocabParallel:
+        // Megatron-LM d98e8a6 tensor_parallel/cross_entropy.py: the logits are upcast with .float() and the softmax
+        // is computed in place on that copy (torch.exp(…, out=…), exp_logits.div_), which is saved and turned into
+        // the gradient in place in backward: the 16-bit logits and one fp32 copy, split by tp. The chapter's
+        // accounting (theoretical_memory_usage.py) charges the same when no loss is named.
+        if (c.scenario->training.loss || c.scenario->framework)
+            n.assume("Megatron-LM's vocab-parallel cross-entropy: the 16-bit logits and one fp32 copy in which the "
+                     "softmax and then its gradient are computed in place, split by tp.");
+        else
+            n.assume("One score per vocabulary entry per token in 16 bits, plus an fp32 copy for the softmax "
+                     "cross-entropy. At long context and large vocabularies this rivals the weights.");
+        one = tensorSplit<X>(c, dot(sbV, e + X::bytes("4 B", 4)));
+        break;
+    case LossKind::Eager:
+        // transformers d0fed63 loss/loss_utils.py ForCausalLMLoss and torchtitan b5bcd76 components/loss.py call
+        // cross_entropy(logits.float(), …). PyTorch's cross_entropy is log_softmax then nll_loss; log_softmax saves
+        // its fp32 output for backward. Forward holds the 16-bit logits, the fp32 copy and the fp32 log-probabilities
+        // (e + 8 B); backward, once the trainer has dropped the logits (torchtitan's `del pred`, the Trainer's
+        // outputs going out of scope), holds the saved log-probabilities, nll_loss's dense fp32 gradient and
+        // log_softmax's fp32 input gradient: 12 B, the larger for e ≤ 4 B.
+        n.assume("Eager cross-entropy on fp32-upcast logits (transformers' ForCausalLMLoss, torchtitan): in "
+                 "backward the saved fp32 log-probabilities, their gradient and the logits' fp32 gradient, 12 B per "
+                 "logit, more than forward's e + 8 B.");
+        one = tensorSplit<X>(c, dot(sbV, X::bytes("12 B", 12)));
+        break;
+    case LossKind::Chunked: {
+        // torchtune bd2a0fc modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss (num_output_chunks=8): each
+        // chunk of tokens is projected and upcast on its own, cross_entropy(logits.float(), …); what stays is
+        // every chunk's saved fp32 log-probabilities (4 B per logit) and, in flight, one chunk's 16-bit logits, fp32
+        // copy and fp32 gradient (e + 8 B over 8 chunks). Compiling compute_cross_entropy, as torchtune offers,
+        // can keep less; this is the eager bound.
+        n.assume("Chunked cross-entropy (torchtune, 8 chunks): every chunk's saved fp32 log-probabilities, plus one "
+                 "chunk at a time upcast: its 16-bit logits, fp32 copy and gradient.");
+        const X chunk = over(e + X::bytes("8 B", 8), X::sym("n_chunks", 8));
+        one = tensorSplit<X>(c, dot(sbV, X::bytes("4 B", 4) + chunk));
+        break;
+    }
+    case LossKind::Fused: {
+        // Liger-Kernel 00eba63 ops/fused_linear_cross_entropy.py fused_linear_cross_entropy_forward: the tokens BT
+        // are cut into chunks of next_power_of_2(⌈BT / ⌈V/H⌉⌉) (at most BT) so that a chunk's logits are about BT·H
+        // elements in the input's dtype; the kernel writes the logits' gradient in place over them, and grad_input
+        // (BT·H, the input's dtype) is computed in forward and kept for backward. The head's weight gradient is the
+        // gradients term's.
+        const double bt = c.in.seq / std::max(c.in.cp, 1.0) * c.in.microBatch;
+        const double h = dbl(c.model->arch.hidden);
+        const double vocab = dbl(c.model->arch.vocab);
+        const double inc = h > 0 ? std::ceil(vocab / h) : 1;
+        double chunkTokens = 1;
+        while (chunkTokens < std::ceil(bt / std::max(inc, 1.0)))
+            chunkTokens *= 2;
+        chunkTokens = std::min(chunkTokens, std::max(bt, 1.0));
+        n.assume("Fused linear cross-entropy (Liger): the logits exist one chunk of tokens at a time, about s·b·h "
+                 "elements, and the hidden states' gradient (s·b·h) is computed in forward and kept.");
+        const X chunkLogits = dot(X::sym("c_tokens", chunkTokens), V);
+        const X gradInput = dot(dot(tokens<X>(c.in), b), X::sym("h", h));
+        one = dot(chunkLogits + gradInput, e);
+        break;
+    }
+    }
     if (!c.holdsMtp())
         return one;
     // Each multi-token-prediction module scores the vocabulary again through the shared head, for its own loss.
@@ -728,6 +790,19 @@ template <class X> X framework(const TermContext& c, TermNotes<X>& n)
 template <class X> X fragmentation(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Fragmentation reserve");
+    if (effectiveExpandableSegments(*c.scenario)) {
+        // c10/cuda/CUDACachingAllocator.cpp at 001074d: with expandable_segments:True one segment per stream and
+        // pool grows by pages of 2 MiB (small pool) and 20 MiB (large pool); only the last page of each is part-used.
+        n.assume("Expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True): the allocator maps pages of "
+                 "20 MiB (large pool) and 2 MiB (small pool) as it grows, so at most one part-used page of each is "
+                 "reserved beyond what is allocated.");
+        n.source("PyTorch c10/cuda/CUDACachingAllocator.cpp at 001074d25084fdb87a799823e395a50f5ec044d3 (Note "
+                 "[Expandable Segments]); docs/accounting.md, Workspace and overhead");
+        return X::text(
+            "min(in use, 20 MiB + 2 MiB)",
+            [&] { return formatNumber(allocatorReserve(*c.scenario, reservedBytes(c.bytes))) + " B"; },
+            allocatorReserve(*c.scenario, reservedBytes(c.bytes)));
+    }
     n.assume("The caching allocator cannot use every byte it reserves; a fixed fraction is set aside.");
     n.source(
         "docs/accounting.md, Workspace and overhead (/hardware/fragmentation); PyTorch CUDA caching allocator notes");
@@ -847,7 +922,7 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         c.recipe.weights = full.weights;
         const int64_t rank = std::clamp<int64_t>(s.training.loraRank, 1, kMaxLoraRank);
         c.adapterRecipe = trainingRecipe(s.training.precision, s.training.optimizer, 2 * dbl(rank));
-        c.adapterParams = loraParams(a, rank, s.training.loraTargets);
+        c.adapterParams = loraParams(a, s.training);
         if (c.fineTune == FineTune::QLora) {
             // A size-only model's shape is made up: everything but the embeddings counts as linear.
             c.quantized = m.fromSize ? LinearCount{std::max<int64_t>(0, m.params.total - m.params.embedding),
@@ -959,6 +1034,14 @@ TermText explainHostTerm(SegmentKind k, const TermContext& c)
         break;
     }
     return t;
+}
+
+double allocatorReserve(const Scenario& s, double inUse)
+{
+    inUse = std::max(inUse, 0.0);
+    if (effectiveExpandableSegments(s))
+        return std::min(inUse, kExpandableSegmentsReserve);
+    return std::clamp(s.hardware.fragmentation, 0.0, 1.0) * inUse;
 }
 
 double reservedBytes(const Segments& g)

@@ -152,6 +152,16 @@ double zero3GatheredLayer(const TermContext& c);
 /// \brief What the fragmentation reserve is a share of: every term but the framework and the reserve itself.
 double reservedBytes(const Segments& g);
 
+/// \brief PyTorch's caching allocator with expandable segments maps its segments in pages of 20 MiB (large pool)
+/// and 2 MiB (small pool) (c10/cuda/CUDACachingAllocator.cpp at 001074d25084fdb87a799823e395a50f5ec044d3, Note
+/// [Expandable Segments] and ExpandableSegment: "2MB for small pool, 20MB for large pool"): what it reserves beyond
+/// what is allocated is at most the unused tail of the last page of each pool.
+inline constexpr double kExpandableSegmentsReserve = 20.0 * 1048576 + 2.0 * 1048576;
+
+/// \brief The allocator's reserve over `inUse` allocated bytes: at most kExpandableSegmentsReserve with
+/// expandable segments (effectiveExpandableSegments()), else the fraction /hardware/fragmentation of them.
+double allocatorReserve(const Scenario& s, double inUse);
+
 /// \brief The activation term of view `c` split by when its bytes live (the step timeline, core/memory/timeline.h):
 /// activations = perLayer · stageLayers · inflight + recomputeInBars + mtp, to the byte.
 struct TapeParts {

@@ -31,7 +31,7 @@ constexpr int64_t kMaxPasses = 400;
 // the other terms at every moment.
 void reserve(Segments& g, const Scenario& s)
 {
-    g.fragmentation = std::clamp(s.hardware.fragmentation, 0.0, 1.0) * reservedBytes(g);
+    g.fragmentation = allocatorReserve(s, reservedBytes(g));
 }
 
 // Model state and the framework live through the whole step: every term outside the working group (a new one

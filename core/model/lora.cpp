@@ -1,7 +1,9 @@
 #include "lora.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 namespace trainmem {
 namespace {
@@ -21,15 +23,36 @@ int64_t toCount(double v)
 // The linear layers of the whole model, d_in → d_out, `count` of each, grouped the way the two
 // target sets and expert parallelism need them. The shapes are the Hugging Face modules' (the
 // same ones core/model/params.cpp counts).
+constexpr std::array<std::pair<uint32_t, const char*>, 11> kModuleNames{{{kLoraQ, "q_proj"},
+                                                                         {kLoraK, "k_proj"},
+                                                                         {kLoraV, "v_proj"},
+                                                                         {kLoraO, "o_proj"},
+                                                                         {kLoraGate, "gate_proj"},
+                                                                         {kLoraUp, "up_proj"},
+                                                                         {kLoraDown, "down_proj"},
+                                                                         {kLoraQA, "q_a_proj"},
+                                                                         {kLoraQB, "q_b_proj"},
+                                                                         {kLoraKvA, "kv_a_proj_with_mqa"},
+                                                                         {kLoraKvB, "kv_b_proj"}}};
+
+std::string trimmed(const std::string& s)
+{
+    const size_t b = s.find_first_not_of(" \t");
+    if (b == std::string::npos)
+        return {};
+    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
 struct Linears {
     double rank = 0;
-    bool adaptMlp = false;
-    bool lora = true; // accumulate r·(d_in + d_out), or d_in·d_out
+    uint32_t modules = 0; // the adapted LoraModule bits
+    bool lora = true;     // accumulate r·(d_in + d_out), or d_in·d_out
     double total = 0, routed = 0;
 
-    void add(double in, double out, double count, bool adapted, bool routedExpert = false)
+    // `module` is the linear's LoraModule bit, 0 for one LoRA never adapts (the router).
+    void add(double in, double out, double count, uint32_t module, bool routedExpert = false)
     {
-        if (lora && !adapted)
+        if (lora && (modules & module) == 0)
             return;
         const double v = count * (lora ? rank * (in + out) : in * out);
         total += v;
@@ -41,9 +64,9 @@ struct Linears {
     {
         const double h = dbl(a.hidden);
         if (a.ffnKind == FfnKind::SwiGLU)
-            add(h, f, count, adaptMlp, routedExpert); // gate
-        add(h, f, count, adaptMlp, routedExpert);     // up
-        add(f, h, count, adaptMlp, routedExpert);     // down
+            add(h, f, count, kLoraGate, routedExpert); // gate
+        add(h, f, count, kLoraUp, routedExpert);       // up
+        add(f, h, count, kLoraDown, routedExpert);     // down
     }
 
     void walk(const Architecture& a)
@@ -57,21 +80,21 @@ struct Linears {
             const MlaConfig& m = a.mla;
             const double qk = dbl(m.qkNopeHeadDim + m.qkRopeHeadDim);
             if (m.qLoraRank > 0) {
-                add(h, dbl(m.qLoraRank), L, true);
-                add(dbl(m.qLoraRank), heads * qk, L, true);
+                add(h, dbl(m.qLoraRank), L, kLoraQA);
+                add(dbl(m.qLoraRank), heads * qk, L, kLoraQB);
             } else {
-                add(h, heads * qk, L, true);
+                add(h, heads * qk, L, kLoraQ);
             }
-            add(h, dbl(m.kvLoraRank + m.qkRopeHeadDim), L, true);
-            add(dbl(m.kvLoraRank), heads * dbl(m.qkNopeHeadDim + m.vHeadDim), L, true);
-            add(heads * dbl(m.vHeadDim), h, L, true);
+            add(h, dbl(m.kvLoraRank + m.qkRopeHeadDim), L, kLoraKvA);
+            add(dbl(m.kvLoraRank), heads * dbl(m.qkNopeHeadDim + m.vHeadDim), L, kLoraKvB);
+            add(heads * dbl(m.vHeadDim), h, L, kLoraO);
         } else {
             const double hd = dbl(a.headDimOrDefault());
             const double q = heads * hd, kv = dbl(a.kvHeadsOrDefault()) * hd;
-            add(h, q, L, true);  // q_proj
-            add(h, kv, L, true); // k_proj
-            add(h, kv, L, true); // v_proj
-            add(q, h, L, true);  // o_proj
+            add(h, q, L, kLoraQ);  // q_proj
+            add(h, kv, L, kLoraK); // k_proj
+            add(h, kv, L, kLoraV); // v_proj
+            add(q, h, L, kLoraO);  // o_proj
         }
         if (!a.isMoe()) {
             ffn(a, dbl(a.ffn), L);
@@ -84,9 +107,9 @@ struct Linears {
         ffn(a, dbl(m.expertFfn), moe * dbl(m.experts), true);
         ffn(a, dbl(m.expertFfn), moe * dbl(m.sharedExperts));
         // The router (and Qwen2-MoE's shared-expert gate) are linears too: quantised, not adapted.
-        add(h, dbl(m.experts), moe, false);
+        add(h, dbl(m.experts), moe, 0);
         if (m.sharedExpertGate)
-            add(h, 1, moe, false);
+            add(h, 1, moe, 0);
     }
 };
 
@@ -94,11 +117,67 @@ struct Linears {
 
 LinearCount loraParams(const Architecture& a, int64_t rank, LoraTargets targets)
 {
+    return loraParams(a, rank, loraModulesOf(targets));
+}
+
+LinearCount loraParams(const Architecture& a, int64_t rank, uint32_t modules)
+{
     Linears l;
     l.rank = dbl(std::clamp<int64_t>(rank, 1, kMaxLoraRank));
-    l.adaptMlp = targets == LoraTargets::All;
+    l.modules = modules;
     l.walk(a);
     return {toCount(l.total), toCount(l.routed)};
+}
+
+LinearCount loraParams(const Architecture& a, const TrainingSetup& t)
+{
+    return loraParams(a, t.loraRank, t.loraModules != 0 ? t.loraModules : loraModulesOf(t.loraTargets));
+}
+
+uint32_t loraModulesOf(LoraTargets t)
+{
+    const uint32_t attn = kLoraQ | kLoraK | kLoraV | kLoraO | kLoraQA | kLoraQB | kLoraKvA | kLoraKvB;
+    return t == LoraTargets::All ? attn | kLoraGate | kLoraUp | kLoraDown : attn;
+}
+
+std::optional<uint32_t> loraModulesFromList(const std::string& list, std::string* why)
+{
+    uint32_t modules = 0;
+    size_t start = 0;
+    while (start <= list.size()) {
+        const size_t comma = std::min(list.find(',', start), list.size());
+        const std::string name = trimmed(list.substr(start, comma - start));
+        uint32_t bit = 0;
+        for (const auto& [b, n] : kModuleNames)
+            if (name == n)
+                bit = b;
+        if (bit == 0) {
+            if (why)
+                *why = name.empty() ? "an empty module name in \"" + list + "\""
+                                    : "unknown module \"" + name + "\" (known: " + loraModuleNames() + ")";
+            return std::nullopt;
+        }
+        modules |= bit;
+        start = comma + 1;
+    }
+    return modules;
+}
+
+std::string loraModulesList(uint32_t modules)
+{
+    std::string out;
+    for (const auto& [b, n] : kModuleNames)
+        if (modules & b)
+            out += (out.empty() ? "" : ",") + std::string(n);
+    return out;
+}
+
+std::string loraModuleNames()
+{
+    std::string out;
+    for (const auto& [b, n] : kModuleNames)
+        out += (out.empty() ? "" : "|") + std::string(n);
+    return out;
 }
 
 LinearCount linearWeights(const Architecture& a)

@@ -5,6 +5,8 @@
 #include "scenario.h"
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace trainmem {
 
@@ -26,6 +28,36 @@ struct LinearCount {
 /// q, k and v count as separate projections, as in Llama; a model that fuses them (GPT-2's c_attn)
 /// has one adapter of r·(h + q + 2·kv) instead.
 LinearCount loraParams(const Architecture& a, int64_t rank, LoraTargets targets);
+
+/// \brief The projections LoRA can adapt, named as PEFT's target_modules names them on Llama-style models and
+/// DeepSeek's MLA (issue 30 §2, --lora-targets q_proj,v_proj), as bits of TrainingSetup::loraModules. gate_proj,
+/// up_proj and down_proj cover dense, shared and routed experts alike; a gelu MLP has up_proj and down_proj only.
+enum LoraModule : uint32_t {
+    kLoraQ = 1u << 0, ///< q_proj (MLA without a query rank too)
+    kLoraK = 1u << 1,
+    kLoraV = 1u << 2,
+    kLoraO = 1u << 3,
+    kLoraGate = 1u << 4,
+    kLoraUp = 1u << 5,
+    kLoraDown = 1u << 6,
+    kLoraQA = 1u << 7,  ///< q_a_proj (MLA)
+    kLoraQB = 1u << 8,  ///< q_b_proj (MLA)
+    kLoraKvA = 1u << 9, ///< kv_a_proj_with_mqa (MLA)
+    kLoraKvB = 1u << 10 ///< kv_b_proj (MLA)
+};
+/// \brief The modules of attn (every attention projection) and all (those and the MLP's).
+uint32_t loraModulesOf(LoraTargets t);
+/// \brief Reads "q_proj,v_proj" (commas, spaces allowed around them); nullopt with `why` naming the first unknown
+/// module or an empty list.
+std::optional<uint32_t> loraModulesFromList(const std::string& list, std::string* why);
+/// \brief The modules as a list in the order of LoraModule: "q_proj,v_proj".
+std::string loraModulesList(uint32_t modules);
+/// \brief The accepted module names, "q_proj|k_proj|…", for messages.
+std::string loraModuleNames();
+/// \brief loraParams() of exactly the given modules: r·(d_in + d_out) for each adapted matrix.
+LinearCount loraParams(const Architecture& a, int64_t rank, uint32_t modules);
+/// \brief The adapter parameters of a training setup: its module list when it has one, else its loraTargets.
+LinearCount loraParams(const Architecture& a, const TrainingSetup& t);
 
 /// \brief The weights of every linear layer of the transformer blocks (routers included): what
 /// QLoRA quantises to NF4. Embeddings, the output head, norms and biases stay in 16 bits

@@ -40,6 +40,15 @@ constexpr Names<FineTune, 3> kFineTunes{
 constexpr Names<LoraTargets, 2> kLoraTargets{{{LoraTargets::Attention, "attn"}, {LoraTargets::All, "all"}}};
 constexpr Names<Offload, 3> kOffloads{
     {{Offload::None, "none"}, {Offload::Optimizer, "optimizer"}, {Offload::OptimizerParams, "optimizer+params"}}};
+constexpr Names<LossKind, 4> kLossKinds{{{LossKind::Eager, "eager"},
+                                         {LossKind::Chunked, "chunked"},
+                                         {LossKind::Fused, "fused"},
+                                         {LossKind::VocabParallel, "vocab-parallel"}}};
+constexpr Names<Framework, 5> kFrameworks{{{Framework::Megatron, "megatron"},
+                                           {Framework::DeepSpeed, "deepspeed"},
+                                           {Framework::Torchtitan, "torchtitan"},
+                                           {Framework::Torchtune, "torchtune"},
+                                           {Framework::HF, "hf"}}};
 constexpr Names<QkNorm, 3> kQkNorms{{{QkNorm::None, "none"}, {QkNorm::PerHead, "head"}, {QkNorm::Full, "full"}}};
 
 template <typename E, size_t N> const char* nameOf(const Names<E, N>& names, E v)
@@ -123,6 +132,14 @@ const char* toString(Offload v)
 {
     return nameOf(kOffloads, v);
 }
+const char* toString(LossKind v)
+{
+    return nameOf(kLossKinds, v);
+}
+const char* toString(Framework v)
+{
+    return nameOf(kFrameworks, v);
+}
 
 std::optional<Mode> modeFromString(const std::string& s)
 {
@@ -175,6 +192,73 @@ std::optional<LoraTargets> loraTargetsFromString(const std::string& s)
 std::optional<Offload> offloadFromString(const std::string& s)
 {
     return valueOf(kOffloads, s);
+}
+std::optional<LossKind> lossKindFromString(const std::string& s)
+{
+    return valueOf(kLossKinds, s);
+}
+std::optional<Framework> frameworkFromString(const std::string& s)
+{
+    return valueOf(kFrameworks, s);
+}
+
+// Each framework's defaults, read from its code (docs/accounting.md, "Framework profiles"):
+//  - Megatron-LM at d98e8a64ddf34856e74b24714e3bedb2f5a39553: language_module.py compute_language_model_loss calls
+//    the vocab-parallel cross-entropy (tensor_parallel/cross_entropy.py, or fusions/fused_cross_entropy.py with
+//    --cross-entropy-loss-fusion); nothing in megatron/ sets PYTORCH_CUDA_ALLOC_CONF
+//    (distributed_data_parallel_config.py only reads it to warn about expandable segments).
+//  - DeepSpeed at edaa7221267243c7be7fb49c5d5f5c4fb97b4641: runtime/engine.py DeepSpeedEngine.forward calls
+//    self.module(*inputs, **kwargs), so the loss is the wrapped model's own; nothing in deepspeed/ sets
+//    PYTORCH_CUDA_ALLOC_CONF (it is only mentioned in comments).
+//  - torchtitan at b5bcd76c66d0acb1a08b176d9639425bc55e0b2a: components/loss.py cross_entropy_loss is
+//    torch.nn.functional.cross_entropy(pred.float(), …), eager on fp32-upcast logits; run_train.sh launches with
+//    PYTORCH_ALLOC_CONF="expandable_segments:True".
+//  - torchtune at bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1: the recipes' configs (llama3_2/3B_full_single_device.yaml,
+//    llama2/7B_lora_single_device.yaml) use modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss, 8 chunks;
+//    torchtune/__init__.py sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True unless it is set.
+//  - Hugging Face transformers at d0fed636753eeb35d790126c4496d06847983d60: loss/loss_utils.py ForCausalLMLoss upcasts
+//    with logits.float() and calls nn.functional.cross_entropy; the library sets no allocator option.
+FrameworkDefaults frameworkDefaults(Framework f)
+{
+    switch (f) {
+    case Framework::Megatron:
+        return {LossKind::VocabParallel, false,
+                "Megatron-LM d98e8a6: language_module.py compute_language_model_loss (vocab-parallel cross-entropy); "
+                "no PYTORCH_CUDA_ALLOC_CONF set"};
+    case Framework::DeepSpeed:
+        return {std::nullopt, false,
+                "DeepSpeed edaa722: runtime/engine.py forward calls self.module (the loss is the model's own); no "
+                "PYTORCH_CUDA_ALLOC_CONF set"};
+    case Framework::Torchtitan:
+        return {LossKind::Eager, true,
+                "torchtitan b5bcd76: components/loss.py cross_entropy_loss (cross_entropy on pred.float()); "
+                "run_train.sh sets expandable_segments:True"};
+    case Framework::Torchtune:
+        return {LossKind::Chunked, true,
+                "torchtune bd2a0fc: recipe configs use LinearCrossEntropyLoss (8 chunks); torchtune/__init__.py sets "
+                "expandable_segments:True"};
+    case Framework::HF:
+        return {LossKind::Eager, false,
+                "transformers d0fed63: loss/loss_utils.py ForCausalLMLoss (logits.float(), then cross_entropy); no "
+                "PYTORCH_CUDA_ALLOC_CONF set"};
+    }
+    return {};
+}
+
+std::optional<LossKind> effectiveLoss(const Scenario& s)
+{
+    if (s.training.loss)
+        return s.training.loss;
+    if (s.framework)
+        return frameworkDefaults(*s.framework).loss;
+    return std::nullopt;
+}
+
+bool effectiveExpandableSegments(const Scenario& s)
+{
+    if (s.hardware.expandableSegments)
+        return *s.hardware.expandableSegments;
+    return s.framework && frameworkDefaults(*s.framework).expandableSegments;
 }
 
 Scenario withGpuCount(Scenario s, int64_t gpus)
@@ -537,6 +621,14 @@ std::string loraTargetsNames()
 std::string offloadNames()
 {
     return joined(kOffloads);
+}
+std::string lossKindNames()
+{
+    return joined(kLossKinds);
+}
+std::string frameworkNames()
+{
+    return joined(kFrameworks);
 }
 
 } // namespace trainmem

@@ -38,6 +38,15 @@ enum class LoraTargets { Attention, All };
 /// 2021): nothing; the optimizer (fp32 master weights, optimizer state and fp32 gradients, DeepSpeed's
 /// zero_optimization.offload_optimizer); or that and the 16-bit weights too (offload_param, ZeRO-3 only).
 enum class Offload { None, Optimizer, OptimizerParams };
+/// How the loss's cross-entropy is computed over the logits (issue 30 §2; docs/accounting.md, "The loss as
+/// computed"): eager PyTorch on fp32-upcast logits (transformers' ForCausalLMLoss, torchtitan's cross_entropy_loss),
+/// chunked over the tokens with one chunk upcast at a time (torchtune's LinearCrossEntropyLoss and
+/// CEWithChunkedOutputLoss, 8 chunks), fused with the output projection so the logits exist one chunk at a time
+/// (Liger's LigerFusedLinearCrossEntropy), or Megatron-LM's vocab-parallel cross-entropy (logits split by tp,
+/// softmax computed in place).
+enum class LossKind { Eager, Chunked, Fused, VocabParallel };
+/// A training framework whose defaults a scenario takes where it sets nothing itself (issue 30 §2, --framework).
+enum class Framework { Megatron, DeepSpeed, Torchtitan, Torchtune, HF };
 enum class FfnKind { Gelu, SwiGLU };
 enum class NormKind { LayerNorm, RMSNorm };
 enum class AttentionKind { MHA, GQA, MLA };
@@ -146,6 +155,12 @@ struct TrainingSetup {
     FineTune fineTune = FineTune::Full;  ///< training only: serving ignores it (adapters merge into the weights)
     int64_t loraRank = kDefaultLoraRank; ///< r, 1 … kMaxLoraRank
     LoraTargets loraTargets = LoraTargets::Attention;
+    /// Adapted modules named as PEFT's target_modules (issue 30 §2, --lora-targets q_proj,v_proj): a set of
+    /// LoraModule bits (core/model/lora.h). 0 means loraTargets decides; otherwise it replaces loraTargets.
+    uint32_t loraModules = 0;
+    /// How the cross-entropy is computed; unset: the framework profile's, and without one the chapter's e + 4 B
+    /// per logit (Megatron-LM's theoretical_memory_usage.py, the same bytes as VocabParallel).
+    std::optional<LossKind> loss;
 
     /// Training with adapters on a frozen base (LoRA or QLoRA).
     bool adapters() const { return mode == Mode::Training && fineTune != FineTune::Full; }
@@ -220,6 +235,10 @@ struct HardwareSetup {
     PipelineSplit split;            ///< uneven pipeline stages (issue 33); the default is ⌈L/p⌉ layers on each
     double frameworkBytes = 0.75e9; ///< CUDA context + framework (PyTorch) resident memory
     double fragmentation = 0.05;    ///< allocator reserve as a fraction of everything else
+    /// PyTorch's caching allocator with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (issue 30 §3): segments
+    /// grow by 2 MiB (small pool) and 20 MiB (large pool) pages, so the reserve is at most one page of each pool
+    /// and `fragmentation` does not apply. Unset: the framework profile's, and without one PyTorch's default (off).
+    std::optional<bool> expandableSegments;
 
     bool operator==(const HardwareSetup&) const = default;
 };
@@ -252,9 +271,24 @@ struct Scenario {
     TrainingSetup training;
     HardwareSetup hardware;
     CostSetup cost;
+    /// The framework whose defaults fill what the scenario leaves unset (loss, allocator); never what it sets.
+    std::optional<Framework> framework;
 
     bool operator==(const Scenario&) const = default;
 };
+
+/// \brief What a framework does unless told otherwise (issue 30 §2): each default cited from its code at a commit in
+/// core/model/scenario.cpp and docs/accounting.md, "Framework profiles".
+struct FrameworkDefaults {
+    std::optional<LossKind> loss; ///< unset: the framework leaves the loss to the model it wraps
+    bool expandableSegments = false;
+    const char* source = "";
+};
+FrameworkDefaults frameworkDefaults(Framework f);
+/// \brief The loss the scenario computes: its own, else its framework's, else unset (the chapter's accounting).
+std::optional<LossKind> effectiveLoss(const Scenario& s);
+/// \brief Whether the caching allocator uses expandable segments: the scenario's setting, else its framework's.
+bool effectiveExpandableSegments(const Scenario& s);
 
 /// \brief The scenario on `gpus` GPUs, its tensor/pipeline/expert degrees kept as far as they still
 /// divide it: the scenario format (docs/scenario-format.md) requires gpus to be a multiple of tp·pp and
@@ -318,6 +352,8 @@ const char* toString(QkNorm v);
 const char* toString(FineTune v);
 const char* toString(LoraTargets v);
 const char* toString(Offload v);
+const char* toString(LossKind v);
+const char* toString(Framework v);
 
 std::optional<Mode> modeFromString(const std::string& s);
 std::optional<Precision> precisionFromString(const std::string& s);
@@ -332,6 +368,8 @@ std::optional<QkNorm> qkNormFromString(const std::string& s);
 std::optional<FineTune> fineTuneFromString(const std::string& s);
 std::optional<LoraTargets> loraTargetsFromString(const std::string& s);
 std::optional<Offload> offloadFromString(const std::string& s);
+std::optional<LossKind> lossKindFromString(const std::string& s);
+std::optional<Framework> frameworkFromString(const std::string& s);
 
 /// The accepted names of each enumeration, "a|b|c", for messages and --help.
 std::string precisionNames();
@@ -342,5 +380,7 @@ std::string inferenceWeightsNames();
 std::string fineTuneNames();
 std::string loraTargetsNames();
 std::string offloadNames();
+std::string lossKindNames();
+std::string frameworkNames();
 
 } // namespace trainmem

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "accounting.h"
+#include "lora.h"
 #include "tour.h"
 
 #include <QImage>
@@ -72,6 +73,53 @@ private Q_SLOTS:
         QCOMPARE(s.hardware.gpus, qint64(64));
         QCOMPARE(s.hardware.zeroStage, 3);
         QCOMPARE(s.hardware.tp, qint64(8));
+    }
+
+    // Issue 30 §2: a framework profile fills what is unset and never overrides an explicit option; --json echoes the
+    // loss and allocator setting the figures assume and who chose them.
+    void frameworkProfileNeverOverridesExplicitOptions()
+    {
+        CliOutcome o = parse({"--json", "--framework", "torchtitan"});
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QCOMPARE(o.request.scenario.framework, std::optional<Framework>(Framework::Torchtitan));
+        QVERIFY(!o.request.scenario.training.loss);
+        QCOMPARE(effectiveLoss(o.request.scenario), std::optional<LossKind>(LossKind::Eager));
+        QVERIFY(effectiveExpandableSegments(o.request.scenario));
+
+        o = parse({"--json", "--framework", "torchtitan", "--loss", "chunked", "--expandable-segments", "off"});
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QCOMPARE(effectiveLoss(o.request.scenario), std::optional<LossKind>(LossKind::Chunked));
+        QVERIFY(!effectiveExpandableSegments(o.request.scenario));
+
+        // Llama 2 7B, s = 4096, b = 1, bf16: torchtune's chunked loss is 131,072,000 logits · 5.25 B = 688,128,000 B
+        // and its expandable segments reserve 22 MiB = 23,068,672 B.
+        const nlohmann::json j = runJson({"--json", "--preset", "llama2-7b", "--seq", "4096", "--batch", "1",
+                                          "--precision", "bf16-mixed", "--framework", "torchtune"});
+        QCOMPARE(j["recipe"]["loss"].get<std::string>(), std::string("chunked"));
+        QCOMPARE(j["recipe"]["loss_set_by"].get<std::string>(), std::string("framework"));
+        QCOMPARE(j["recipe"]["expandable_segments"].get<bool>(), true);
+        QCOMPARE(j["per_gpu_bytes"]["logits"].get<double>(), 688128000.0);
+        QCOMPARE(j["per_gpu_bytes"]["fragmentation"].get<double>(), 23068672.0);
+        QCOMPARE(j["peak_reserved_bytes"].get<double>() - j["peak_allocated_bytes"].get<double>(), 23068672.0);
+        const nlohmann::json e = runJson({"--json", "--preset", "llama2-7b", "--loss", "eager"});
+        QCOMPARE(e["recipe"]["loss"].get<std::string>(), std::string("eager"));
+        QCOMPARE(e["recipe"]["loss_set_by"].get<std::string>(), std::string("scenario"));
+        QCOMPARE(e["scenario"]["training"]["loss"].get<std::string>(), std::string("eager"));
+    }
+
+    // Issue 30 §2: a PEFT module list is counted exactly. Llama 2 7B, q_proj and v_proj at r = 8:
+    // 32 · 8 · (8192 + 8192) = 4,194,304 trainable parameters.
+    void loraModuleList()
+    {
+        const CliOutcome o =
+            parse({"--json", "--preset", "llama2-7b", "--finetune", "lora", "--lora-targets", "q_proj,v_proj"});
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QCOMPARE(o.request.scenario.training.loraModules, uint32_t(kLoraQ | kLoraV));
+        const nlohmann::json j = runJson({"--json", "--preset", "llama2-7b", "--finetune", "lora", "--lora-rank", "8",
+                                          "--lora-targets", "q_proj,v_proj"});
+        QCOMPARE(j["params"]["trainable"].get<int64_t>(), int64_t(4194304));
+        QCOMPARE(j["recipe"]["lora_targets"].get<std::string>(), std::string("q_proj,v_proj"));
+        QCOMPARE(j["scenario"]["training"]["lora_targets"].get<std::string>(), std::string("q_proj,v_proj"));
     }
 
     void sizeOverrideReplacesArchitecture()
@@ -194,7 +242,27 @@ private Q_SLOTS:
         QTest::newRow("unknown fine-tuning method") << QStringList{"--json", "--finetune", "dora"}
                                                     << "--finetune: must be one of full|lora|qlora, got \"dora\"";
         QTest::newRow("unknown LoRA target") << QStringList{"--json", "--finetune", "lora", "--lora-targets", "mlp"}
-                                             << "--lora-targets: must be one of attn|all, got \"mlp\"";
+                                             << "--lora-targets: must be attn, all or a list of modules such as "
+                                                "q_proj,v_proj: unknown module \"mlp\" (known: "
+                                                "q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj|q_a_proj|q_b_"
+                                                "proj|kv_a_proj_with_mqa|kv_b_proj)";
+        QTest::newRow("unknown module in a LoRA list")
+            << QStringList{"--json", "--finetune", "lora", "--lora-targets", "q_proj,query"}
+            << "--lora-targets: must be attn, all or a list of modules such as q_proj,v_proj: unknown module \"query\" "
+               "(known: "
+               "q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj|q_a_proj|q_b_proj|kv_a_proj_with_mqa|kv_b_"
+               "proj)";
+        // Issue 30, bad input: options that contradict each other are refused with both named.
+        QTest::newRow("a loss while serving") << QStringList{"--json", "--mode", "inference", "--loss", "eager"}
+                                              << "--loss eager and --mode inference: serving computes no loss; give "
+                                                 "--mode training or leave out --loss";
+        QTest::newRow("unknown loss") << QStringList{"--json", "--loss", "liger"}
+                                      << "--loss: must be one of eager|chunked|fused|vocab-parallel, got \"liger\"";
+        QTest::newRow("unknown framework")
+            << QStringList{"--json", "--framework", "jax"}
+            << "--framework: must be one of megatron|deepspeed|torchtitan|torchtune|hf, got \"jax\"";
+        QTest::newRow("bad expandable-segments value") << QStringList{"--json", "--expandable-segments", "yes"}
+                                                       << "--expandable-segments: must be on or off, got \"yes\"";
         QTest::newRow("LoRA while serving")
             << QStringList{"--json", "--mode", "inference", "--finetune", "qlora"}
             << "--finetune: qlora applies to training; serving reads the merged weights (add --mode training)";

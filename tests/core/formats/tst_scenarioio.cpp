@@ -39,12 +39,12 @@ private Q_SLOTS:
         QTest::newRow("flash_attention must be boolean")
             << withTraining(QStringLiteral(R"("flash_attention": "yes")"))
             << R"(bad.json: /training/flash_attention: must be true or false, got "yes")";
-        // Issue 13 added global_batch (sequences per step, setting grad_accum) to the known fields.
+        // Issue 13 added global_batch (sequences per step, setting grad_accum) to the known fields, issue 30 loss.
         QTest::newRow("typo in a field name")
             << withTraining(QStringLiteral(R"("seqlen": 4096)"))
             << "bad.json: /training/seqlen: unknown field (known: mode, precision, optimizer, seq_len, micro_batch, "
                "grad_accum, global_batch, checkpointing, flash_attention, sequence_parallel, inference_weights, "
-               "finetune, lora_rank, lora_targets)";
+               "finetune, lora_rank, lora_targets, loss)";
         QTest::newRow("not JSON names line and column")
             << QStringLiteral("{\"schema\": ")
             << "bad.json: not valid JSON: at line 1, column 12: syntax error while parsing value - unexpected end of "

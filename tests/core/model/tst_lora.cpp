@@ -65,6 +65,60 @@ private Q_SLOTS:
             << qint64(16LL * 61 *
                       ((7168 + 1536) + (1536 + 128 * 192) + (7168 + 576) + (512 + 128 * 256) + (128 * 128 + 7168)));
     }
+    // Issue 30 §2: PEFT module lists, counted exactly: r·(d_in + d_out) per listed matrix and layer.
+    void moduleLists_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("list");
+        QTest::addColumn<int>("rank");
+        QTest::addColumn<qint64>("count");
+        // PEFT's default for Llama, q_proj and v_proj: 32 layers · 8 · ((4096 + 4096) + (4096 + 4096)) = 4,194,304.
+        QTest::newRow("Llama-2-7B q_proj,v_proj r=8: 4,194,304") << "llama2-7b"
+                                                                 << "q_proj,v_proj" << 8 << qint64(4194304);
+        // The four attention projections are attn: 16,777,216 at r = 16 (PEFT's count above).
+        QTest::newRow("Llama-2-7B q,k,v,o list = attn") << "llama2-7b"
+                                                        << "q_proj,k_proj,v_proj,o_proj" << 16 << qint64(16777216);
+        // All seven are all: 39,976,960 at r = 16.
+        QTest::newRow("Llama-2-7B seven modules = all")
+            << "llama2-7b"
+            << "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj" << 16 << qint64(39976960);
+        // Answer.AI's fsdp_qlora targets (no o_proj) at r = 64: q, k, v 4096 + 4096 each, gate, up, down
+        // 4096 + 11008 each: 32·64·(3·8192 + 3·15104) = 2048 · (24,576 + 45,312) = 143,130,624.
+        QTest::newRow("Llama-2-7B q,k,v,gate,up,down r=64")
+            << "llama2-7b"
+            << "q_proj,k_proj,v_proj,gate_proj,up_proj,down_proj" << 64 << qint64(143130624);
+        // Grouped-query attention: v_proj projects 4096 -> 1024. 16 · 32 · (8192 + 5120) = 6,815,744.
+        QTest::newRow("Llama-3-8B q_proj,v_proj r=16 with GQA") << "llama3-8b"
+                                                                << " v_proj , q_proj " << 16 << qint64(6815744);
+    }
+    void moduleLists()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QString, list);
+        QFETCH(int, rank);
+        QFETCH(qint64, count);
+        std::string why;
+        const std::optional<uint32_t> m = loraModulesFromList(list.toStdString(), &why);
+        QVERIFY2(m, why.c_str());
+        Scenario s = fineTuned(preset.toStdString(), FineTune::Lora, LoraTargets::Attention, rank);
+        s.training.loraModules = *m;
+        QCOMPARE(loraParams(s.model.architecture, s.training).total, count);
+        QCOMPARE(loraParams(s.model.architecture, rank, *m).total, count);
+    }
+    void moduleListErrors()
+    {
+        std::string why;
+        QVERIFY(!loraModulesFromList("q_proj,query", &why));
+        QCOMPARE(QString::fromStdString(why),
+                 QStringLiteral("unknown module \"query\" (known: q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|"
+                                "down_proj|q_a_proj|q_b_proj|kv_a_proj_with_mqa|kv_b_proj)"));
+        QVERIFY(!loraModulesFromList("q_proj,,v_proj", &why));
+        QCOMPARE(QString::fromStdString(why), QStringLiteral("an empty module name in \"q_proj,,v_proj\""));
+        // Written back in a fixed order, whatever the order given.
+        QCOMPARE(QString::fromStdString(loraModulesList(*loraModulesFromList("v_proj,q_proj", &why))),
+                 QStringLiteral("q_proj,v_proj"));
+    }
+
     void adapterCounts()
     {
         QFETCH(QString, preset);
@@ -273,8 +327,11 @@ private Q_SLOTS:
                                 << "bad.json: /training/lora_rank: must be a positive integer, got 0";
         QTest::newRow("rank above 4096") << R"("finetune": "lora", "lora_rank": 5000)"
                                          << "bad.json: /training/lora_rank: must be between 1 and 4096, got 5000";
-        QTest::newRow("unknown target") << R"("finetune": "lora", "lora_targets": "mlp")"
-                                        << R"(bad.json: /training/lora_targets: must be one of attn|all, got "mlp")";
+        QTest::newRow("unknown target")
+            << R"("finetune": "lora", "lora_targets": "mlp")"
+            << R"(bad.json: /training/lora_targets: must be attn|all or a list of modules: unknown module "mlp" (known: )"
+               R"(q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj|q_a_proj|q_b_proj|)"
+               R"(kv_a_proj_with_mqa|kv_b_proj))";
         QTest::newRow("unknown method")
             << R"("finetune": "dora")"
             << R"(bad.json: /training/finetune: must be one of full|lora|qlora, got "dora")";

@@ -1,0 +1,157 @@
+// The loss as computed, framework profiles and the caching allocator (issue 30 §2–§3): the logits term of each
+// cross-entropy kind, a profile filling only what the scenario leaves unset, and the expandable-segments reserve.
+// Every expected number is worked by hand in the comments from docs/accounting.md, "The loss as computed".
+#include "testdata.h"
+
+#include "scenarioio.h"
+#include "terms.h"
+
+#include <QtTest>
+
+using namespace trainmem;
+
+namespace {
+
+// Llama 2 7B (V = 32000, h = 4096) at s = 4096, b = 1 in bf16 mixed precision (e = 2 B): s·b·V = 131,072,000 logits.
+Scenario llama2(std::optional<LossKind> loss, std::optional<Framework> framework = std::nullopt)
+{
+    Scenario s = testdata::preset("llama2-7b");
+    s.training.mode = Mode::Training;
+    s.training.precision = Precision::BF16Mixed;
+    s.training.seqLen = 4096;
+    s.training.microBatch = 1;
+    s.training.loss = loss;
+    s.framework = framework;
+    return s;
+}
+
+double logitsOf(const Scenario& s)
+{
+    return account(s, testdata::gpu("H100")).perGpu.logits;
+}
+
+} // namespace
+
+class TestLoss : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void logitsByLoss_data()
+    {
+        QTest::addColumn<int>("loss"); // -1: unset
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<double>("bytes");
+        // The chapter's e + 4 B per logit: 131,072,000 · 6 = 786,432,000 B, unchanged without --loss.
+        QTest::newRow("no loss named: the chapter's 6 B per logit") << -1 << 1 << 786432000.0;
+        // Megatron-LM's in-place softmax on one fp32 copy: the same 6 B.
+        QTest::newRow("vocab-parallel: e + 4 B = 6 B") << int(LossKind::VocabParallel) << 1 << 786432000.0;
+        // Eager on fp32-upcast logits: backward's saved log-probabilities, their gradient and the input gradient,
+        // 3 × 4 B = 12 B: 131,072,000 · 12 = 1,572,864,000 B.
+        QTest::newRow("eager fp32 upcast: 12 B per logit") << int(LossKind::Eager) << 1 << 1572864000.0;
+        // Chunked, 8 chunks: 4 B + (2 + 8)/8 B = 5.25 B: 131,072,000 · 5.25 = 688,128,000 B.
+        QTest::newRow("chunked (torchtune, 8 chunks): 5.25 B per logit") << int(LossKind::Chunked) << 1 << 688128000.0;
+        // Liger: chunk = next_pow2(⌈4096 / ⌈32000/4096⌉⌉) = next_pow2(512) = 512 tokens; 2 B · (512·32000 + 4096·4096)
+        // = 2 · (16,384,000 + 16,777,216) = 66,322,432 B.
+        QTest::newRow("fused (Liger): one chunk and grad_input") << int(LossKind::Fused) << 1 << 66322432.0;
+        // Tensor parallel 2 splits the vocabulary: 1,572,864,000 / 2.
+        QTest::newRow("eager at tp 2: half") << int(LossKind::Eager) << 2 << 786432000.0;
+        QTest::newRow("vocab-parallel at tp 2: half") << int(LossKind::VocabParallel) << 2 << 393216000.0;
+    }
+    void logitsByLoss()
+    {
+        QFETCH(int, loss);
+        QFETCH(int, tp);
+        QFETCH(double, bytes);
+        Scenario s = llama2(loss < 0 ? std::nullopt : std::optional<LossKind>(static_cast<LossKind>(loss)));
+        s.hardware.gpus = tp;
+        s.hardware.tp = tp;
+        QCOMPARE(logitsOf(s), bytes);
+    }
+
+    void frameworkFillsWhatIsUnset_data()
+    {
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<double>("bytes");
+        QTest::addColumn<bool>("expandable");
+        QTest::newRow("megatron: vocab-parallel, classic allocator")
+            << int(Framework::Megatron) << 786432000.0 << false;
+        QTest::newRow("deepspeed: the model's loss (default 6 B)") << int(Framework::DeepSpeed) << 786432000.0 << false;
+        QTest::newRow("torchtitan: eager, expandable segments") << int(Framework::Torchtitan) << 1572864000.0 << true;
+        QTest::newRow("torchtune: chunked, expandable segments") << int(Framework::Torchtune) << 688128000.0 << true;
+        QTest::newRow("hf: eager, classic allocator") << int(Framework::HF) << 1572864000.0 << false;
+    }
+    void frameworkFillsWhatIsUnset()
+    {
+        QFETCH(int, framework);
+        QFETCH(double, bytes);
+        QFETCH(bool, expandable);
+        const Scenario s = llama2(std::nullopt, static_cast<Framework>(framework));
+        QCOMPARE(logitsOf(s), bytes);
+        QCOMPARE(effectiveExpandableSegments(s), expandable);
+    }
+
+    // A profile never overrides what the scenario sets: an explicit loss or allocator setting wins.
+    void explicitSettingsWinOverTheProfile()
+    {
+        Scenario s = llama2(LossKind::Fused, Framework::Torchtitan); // torchtitan's own loss is eager
+        QCOMPARE(effectiveLoss(s), std::optional<LossKind>(LossKind::Fused));
+        QCOMPARE(logitsOf(s), 66322432.0);
+        s.hardware.expandableSegments = false; // torchtitan's run_train.sh turns it on
+        QVERIFY(!effectiveExpandableSegments(s));
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        QCOMPARE(b.perGpu.fragmentation, 0.05 * reservedBytes(b.perGpu));
+        Scenario hf = llama2(LossKind::Chunked, Framework::HF);
+        hf.hardware.expandableSegments = true;
+        QCOMPARE(logitsOf(hf), 688128000.0);
+        QVERIFY(effectiveExpandableSegments(hf));
+    }
+
+    // With expandable segments the allocator maps 20 MiB (large pool) and 2 MiB (small pool) pages: the reserve is
+    // at most 22 MiB = 23,068,672 B, whatever the 5% fraction would have been (here several GB).
+    void expandableSegmentsReserve()
+    {
+        Scenario s = llama2(std::nullopt);
+        const Breakdown classic = account(s, testdata::gpu("H100"));
+        QCOMPARE(classic.perGpu.fragmentation, 0.05 * reservedBytes(classic.perGpu));
+        s.hardware.expandableSegments = true;
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        QCOMPARE(b.perGpu.fragmentation, 23068672.0);
+        QCOMPARE(kExpandableSegmentsReserve, 23068672.0);
+        // Everything else is the same: only the reserve changed.
+        QCOMPARE(b.perGpu.total() - b.perGpu.fragmentation, classic.perGpu.total() - classic.perGpu.fragmentation);
+    }
+
+    // The three keys round-trip through a scenario file; an unknown value names its field.
+    void scenarioFileKeys()
+    {
+        Scenario s = llama2(LossKind::Chunked, Framework::Torchtune);
+        s.hardware.expandableSegments = false;
+        const ScenarioParse p = parseScenario(scenarioToText(s), "s.json");
+        QVERIFY(p.ok());
+        QCOMPARE(p.scenario.training.loss, std::optional<LossKind>(LossKind::Chunked));
+        QCOMPARE(p.scenario.framework, std::optional<Framework>(Framework::Torchtune));
+        QCOMPARE(p.scenario.hardware.expandableSegments, std::optional<bool>(false));
+        // The training and hardware setups come back field for field (the preset's model is not this test's).
+        QVERIFY(p.scenario.training == s.training);
+        QVERIFY(p.scenario.hardware == s.hardware);
+        // Unset stays unset (and is not written).
+        const Scenario plain = llama2(std::nullopt);
+        const std::string text = scenarioToText(plain);
+        QVERIFY(text.find("\"loss\"") == std::string::npos);
+        QVERIFY(text.find("expandable_segments") == std::string::npos);
+        const ScenarioParse back = parseScenario(text, "s.json");
+        QVERIFY(!back.scenario.training.loss && !back.scenario.framework && !back.scenario.hardware.expandableSegments);
+        QVERIFY(back.scenario.training == plain.training);
+
+        std::string bad = scenarioToText(s);
+        bad.replace(bad.find("\"chunked\""), 9, "\"liger\"");
+        const ScenarioParse e = parseScenario(bad, "bad.json");
+        QVERIFY(!e.ok());
+        QCOMPARE(QString::fromStdString(e.errors.front().toString()),
+                 QStringLiteral("bad.json: /training/loss: must be one of eager|chunked|fused|vocab-parallel, got "
+                                "\"liger\""));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLoss)
+#include "tst_loss.moc"
