@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <set>
 
 // Each family below reads the fields its transformers configuration class defines and builds the
@@ -38,9 +40,114 @@ namespace {
 using nlohmann::json;
 
 // At most 40 characters of the value, written without dump()'s unbounded recursion (jsontext.h).
+// dump() writes a non-finite number as null; the file wrote Infinity or NaN.
 std::string describe(const json& v)
 {
+    if (v.is_number_float() && !std::isfinite(v.get<double>()))
+        return std::isnan(v.get<double>()) ? "NaN" : (v.get<double>() > 0 ? "Infinity" : "-Infinity");
     return jsonSnippet(v, 40);
+}
+
+// Python's json module writes float('inf') and float('nan') as the bare words Infinity, -Infinity and NaN, and
+// transformers reads config.json with it (PretrainedConfig._dict_from_json_file: json.loads), so configs hold
+// them: nvidia's Nemotron-H files have "time_step_limit": [0.0, Infinity]. nlohmann/json refuses the words (and
+// reports 1e999 as an overflow). Outside strings each word becomes a placeholder string, padded with spaces to
+// the word's width so every later column in an error message stays where it was, and the placeholders are
+// turned into the numbers after parsing. Words inside strings are left alone.
+struct NonFinite {
+    std::string_view word;
+    double value;
+};
+const NonFinite kNonFinite[] = {{"NaN", std::numeric_limits<double>::quiet_NaN()},
+                                {"Infinity", std::numeric_limits<double>::infinity()},
+                                {"-Infinity", -std::numeric_limits<double>::infinity()}};
+constexpr size_t kNonFiniteKinds = 3;
+
+// Rewrites the words outside strings; placeholders[k] stands for kNonFinite[k]. Returns how many of each.
+std::array<size_t, kNonFiniteKinds> rewriteNonFinite(std::string& text,
+                                                     const std::array<std::string, kNonFiniteKinds>& placeholders)
+{
+    std::array<size_t, kNonFiniteKinds> counts{};
+    bool inString = false;
+    auto isWordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    auto wordAt = [&](size_t at, std::string_view word) {
+        return text.compare(at, word.size(), word) == 0 &&
+               (at + word.size() == text.size() || !isWordChar(text[at + word.size()])) &&
+               (at == 0 || !isWordChar(text[at - 1]));
+    };
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i; // the escaped character, a quote included
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (c == '"') {
+            inString = true;
+            continue;
+        }
+        for (size_t k = 0; k < kNonFiniteKinds; ++k) {
+            const std::string_view word = kNonFinite[k].word;
+            if (!wordAt(i, word))
+                continue;
+            std::string quoted = "\"" + placeholders[k] + "\"";
+            if (quoted.size() < word.size())
+                quoted.append(word.size() - quoted.size(), ' ');
+            text.replace(i, word.size(), quoted);
+            i += quoted.size() - 1;
+            ++counts[k];
+            break;
+        }
+    }
+    return counts;
+}
+
+// Turns the placeholder strings into their numbers when each occurs exactly as often as it was written (else a
+// string of the file itself equals a placeholder and the caller tries others). Iterative: a config nests a few
+// levels, a hostile file thousands.
+bool restoreNonFinite(json& doc, const std::array<std::string, kNonFiniteKinds>& placeholders,
+                      const std::array<size_t, kNonFiniteKinds>& expected)
+{
+    std::array<std::vector<json*>, kNonFiniteKinds> found;
+    std::vector<json*> stack{&doc};
+    while (!stack.empty()) {
+        json* j = stack.back();
+        stack.pop_back();
+        if (j->is_string()) {
+            for (size_t k = 0; k < kNonFiniteKinds; ++k)
+                if (j->get_ref<const std::string&>() == placeholders[k])
+                    found[k].push_back(j);
+        } else if (j->is_structured()) {
+            for (auto& child : *j)
+                stack.push_back(&child);
+        }
+    }
+    for (size_t k = 0; k < kNonFiniteKinds; ++k)
+        if (found[k].size() != expected[k])
+            return false;
+    for (size_t k = 0; k < kNonFiniteKinds; ++k)
+        for (json* j : found[k])
+            *j = kNonFinite[k].value;
+    return true;
+}
+
+// Parses config.json as Python's json.loads does (NaN, Infinity and -Infinity allowed); throws json::exception.
+json parsePythonJson(std::string_view text)
+{
+    // Placeholders no wider than the words ("N", "I", "M" in quotes), unless the file has such a string already.
+    for (int attempt = 0;; ++attempt) {
+        std::array<std::string, kNonFiniteKinds> placeholders{"N", "I", "M"};
+        if (attempt > 0)
+            for (auto& p : placeholders)
+                p += std::to_string(attempt) + "-trainmem-nonfinite";
+        std::string copy(text);
+        const auto counts = rewriteNonFinite(copy, placeholders);
+        json doc = json::parse(copy);
+        if (counts == std::array<size_t, kNonFiniteKinds>{} || restoreNonFinite(doc, placeholders, counts))
+            return doc;
+    }
 }
 
 // Reads the fields of one config object; `base` prefixes every JSON pointer ("" or "/text_config").
@@ -418,7 +525,7 @@ HfImport parseHfConfig(std::string_view text, const std::string& file)
     HfImport out;
     json doc;
     try {
-        doc = json::parse(text.begin(), text.end());
+        doc = parsePythonJson(text);
     } catch (const json::exception& e) {
         out.errors.push_back({file, "", "not valid JSON: " + jsonErrorText(e)});
         return out;

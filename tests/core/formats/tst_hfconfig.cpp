@@ -367,6 +367,62 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(firstError(text.toStdString())), error);
     }
 
+    // Python's json writes float('inf') and float('nan') as Infinity and NaN, and transformers reads them back
+    // (json.loads): nvidia's Nemotron-H configs hold "time_step_limit": [0.0, Infinity]. The importer reads them
+    // outside strings and leaves them alone inside strings.
+    void pythonNonFiniteNumbersAreRead_data()
+    {
+        QTest::addColumn<QString>("extra");
+        QTest::newRow("Infinity in a list (Nemotron-H's time_step_limit)") << R"(, "time_step_limit": [0.0, Infinity])";
+        QTest::newRow("-Infinity and NaN as values") << R"(, "a": -Infinity, "b": NaN, "c": [NaN, -Infinity])";
+        QTest::newRow("the words inside strings stay text") << R"(, "note": "NaN, Infinity and -Infinity")";
+        QTest::newRow("a string \"N\" beside a NaN keeps both") << R"(, "n": "N", "m": NaN, "o": {"p": "N"})";
+        // A plain literal: moc misreads a backslash inside a raw string.
+        QTest::newRow("an escaped quote before the word") << ", \"q\": \"say \\\"NaN\\\"\", \"r\": Infinity";
+    }
+    void pythonNonFiniteNumbersAreRead()
+    {
+        QFETCH(QString, extra);
+        const std::string llama = R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256)";
+        const HfImport imp = parseHfConfig(llama + extra.toStdString() + "}", "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(countParams(imp.architecture).total, qint64(8030261248)); // Llama 3.1 8B's shape
+    }
+    void pythonNonFiniteNumbersAreNamedWhereAnIntegerIsNeeded_data()
+    {
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("NaN heads") << "NaN"
+                                   << "config.json: /num_attention_heads: must be a positive integer, got NaN";
+        QTest::newRow("Infinity heads")
+            << "Infinity"
+            << "config.json: /num_attention_heads: must be a positive integer, got Infinity";
+        QTest::newRow("-Infinity heads")
+            << "-Infinity"
+            << "config.json: /num_attention_heads: must be a positive integer, got -Infinity";
+        QTest::newRow("a bare word that is not Python's stays invalid JSON")
+            << "Infinityx"
+            << "config.json: not valid JSON: at line 1, column";
+    }
+    void pythonNonFiniteNumbersAreNamedWhereAnIntegerIsNeeded()
+    {
+        QFETCH(QString, value);
+        QFETCH(QString, error);
+        const std::string text = R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, )"
+                                 R"("intermediate_size": 14336, "vocab_size": 128256, "num_attention_heads": )" +
+                                 value.toStdString() + "}";
+        const QString got = QString::fromStdString(firstError(text));
+        QVERIFY2(got.startsWith(error), qPrintable(got));
+    }
+    // Infinity is rewritten in place with the same width, so a later syntax error keeps its column.
+    void syntaxErrorAfterInfinityKeepsItsColumn()
+    {
+        const std::string plain = firstError(R"({"a": 12345678, "b": })");
+        const std::string inf = firstError(R"({"a": Infinity, "b": })");
+        QCOMPARE(QString::fromStdString(inf), QString::fromStdString(plain));
+    }
+
     void notJsonNamesTheFile()
     {
         const std::string e = firstError("{\"model_type\": ");
