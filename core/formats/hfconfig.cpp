@@ -252,6 +252,45 @@ public:
         return out;
     }
 
+    /// layer_types (transformers' per-layer attention kinds, configuration_utils.py layer_type_validation):
+    /// one of `allowed` for each of the `layers` layers. Returns how many layers have each kind, in the
+    /// order of `allowed` (all zero when the file has no list, or a wrong one).
+    std::vector<int64_t> layerKinds(const char* key, int64_t layers, const std::vector<std::string>& allowed)
+    {
+        std::vector<int64_t> counts(allowed.size(), 0);
+        if (!has(key))
+            return counts;
+        if (!at(key).is_array()) {
+            error(key, "must be a list of layer kinds, got " + describe(at(key)));
+            return counts;
+        }
+        const json& list = at(key);
+        if (static_cast<int64_t>(list.size()) != layers) {
+            error(key, "has " + std::to_string(list.size()) + (list.size() == 1 ? " entry" : " entries") + " for " +
+                           std::to_string(layers) + " layers (num_hidden_layers); it needs one a layer");
+            return counts;
+        }
+        std::string known;
+        for (const std::string& k : allowed)
+            known += (known.empty() ? "" : ", ") + k;
+        std::vector<int64_t> seen(allowed.size(), 0);
+        bool bad = false;
+        for (size_t i = 0; i < list.size(); ++i) {
+            const json& v = list[i];
+            const auto it =
+                v.is_string() ? std::find(allowed.begin(), allowed.end(), v.get<std::string>()) : allowed.end();
+            if (it == allowed.end()) {
+                m_errors.push_back({m_file, m_base + "/" + key + "/" + std::to_string(i),
+                                    "unknown layer kind " + describe(v) + " at layer " + std::to_string(i) +
+                                        " (known: " + known + ")"});
+                bad = true;
+                continue;
+            }
+            ++seen[static_cast<size_t>(it - allowed.begin())];
+        }
+        return bad ? counts : seen;
+    }
+
 private:
     const json& m_j;
     std::string m_base;
@@ -275,18 +314,29 @@ enum class Family {
     GptNeoX,
     Olmo2,
     DeepseekV2,
-    DeepseekV3
+    DeepseekV3,
+    GptOss
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
 {
-    static const std::vector<std::pair<std::string, Family>> list{
-        {"llama", Family::Llama},           {"mistral", Family::Mistral},    {"mixtral", Family::Mixtral},
-        {"qwen2", Family::Qwen2},           {"qwen2_moe", Family::Qwen2Moe}, {"qwen3", Family::Qwen3},
-        {"qwen3_moe", Family::Qwen3Moe},    {"gemma", Family::Gemma},        {"gemma2", Family::Gemma2},
-        {"gemma3_text", Family::Gemma3},    {"phi3", Family::Phi3},          {"gpt2", Family::Gpt2},
-        {"gpt_neox", Family::GptNeoX},      {"olmo2", Family::Olmo2},        {"deepseek_v2", Family::DeepseekV2},
-        {"deepseek_v3", Family::DeepseekV3}};
+    static const std::vector<std::pair<std::string, Family>> list{{"llama", Family::Llama},
+                                                                  {"mistral", Family::Mistral},
+                                                                  {"mixtral", Family::Mixtral},
+                                                                  {"qwen2", Family::Qwen2},
+                                                                  {"qwen2_moe", Family::Qwen2Moe},
+                                                                  {"qwen3", Family::Qwen3},
+                                                                  {"qwen3_moe", Family::Qwen3Moe},
+                                                                  {"gemma", Family::Gemma},
+                                                                  {"gemma2", Family::Gemma2},
+                                                                  {"gemma3_text", Family::Gemma3},
+                                                                  {"phi3", Family::Phi3},
+                                                                  {"gpt2", Family::Gpt2},
+                                                                  {"gpt_neox", Family::GptNeoX},
+                                                                  {"olmo2", Family::Olmo2},
+                                                                  {"deepseek_v2", Family::DeepseekV2},
+                                                                  {"deepseek_v3", Family::DeepseekV3},
+                                                                  {"gpt_oss", Family::GptOss}};
     return list;
 }
 
@@ -355,7 +405,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
     // (GemmaConfig, Gemma2Config, Gemma3TextConfig: 256; Qwen3Config: 128; Qwen3MoeConfig has none.)
-    const int64_t defaultHeadDim = gemma ? 256 : f == Family::Qwen3 ? 128 : 0;
+    const int64_t defaultHeadDim = gemma ? 256 : f == Family::Qwen3 ? 128 : f == Family::GptOss ? 64 : 0;
     if (!gpt2 && !deepseek && r.has("head_dim"))
         a.headDim = r.integer("head_dim", false, 0, 1, 65536);
     else if (defaultHeadDim > 0)
@@ -413,6 +463,13 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
             r.error("attention_bias",
                     "true is not supported for MLA attention (every published DeepSeek config has false)");
         break;
+    case Family::GptOss:
+        // GptOssConfig.attention_bias defaults to True: q/k/v/o with bias; the experts' gate_up_proj and
+        // down_proj carry biases too (gate_up_proj_bias, down_proj_bias).
+        a.attentionBias = r.flag("attention_bias", true) ? AttentionBias::All : AttentionBias::None;
+        a.mlpBias = true;
+        a.attentionSinks = true;
+        break;
     case Family::Mistral:
     case Family::Mixtral:
     case Family::Phi3:
@@ -455,6 +512,19 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
             if (a.ffn <= 0)
                 a.ffn = a.moe.expertFfn;
         }
+    } else if (f == Family::GptOss) {
+        // Every layer is MoE: num_local_experts experts of intermediate_size (GptOssExperts holds them as
+        // two stacked parameters, gate_up_proj [E, h, 2f] and down_proj [E, f, h], with their biases), and a
+        // router Linear(h, E) with a bias (GptOssTopKRouter): one per expert, counted as the router bias
+        // (MoeConfig::scoreCorrectionBias, the same E parameters a layer).
+        a.moe.experts =
+            r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", false, 128, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 4, 1, 65536);
+        a.moe.expertFfn = a.ffn;
+        a.moe.scoreCorrectionBias = true;
+        // layer_types: sliding_attention (a 128-token window) and full_attention; GptOssConfig fills
+        // alternating ones when absent. The weights are the same for both kinds.
+        r.layerKinds("layer_types", a.layers, {"sliding_attention", "full_attention"});
     } else if (f == Family::Mixtral) {
         a.moe.experts = r.integer("num_local_experts", true, 0, 1, 65536);
         a.moe.activeExperts = r.integer("num_experts_per_tok", true, 0, 1, 65536);
@@ -481,6 +551,10 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
                 a.moe.sharedExperts = shared / a.moe.expertFfn;
         }
     }
+    // Per-layer attention kinds of the attention-only families (Qwen3, Gemma 3, Mistral write layer_types
+    // in their newer configs): checked, the weights are the same for both.
+    if (f != Family::GptOss)
+        r.layerKinds("layer_types", a.layers, {"full_attention", "sliding_attention"});
     if (a.isMoe() && a.moe.activeExperts > a.moe.experts)
         r.error("num_experts_per_tok", "must not exceed the number of experts (" + std::to_string(a.moe.experts) +
                                            "), got " + std::to_string(a.moe.activeExperts));

@@ -188,29 +188,11 @@ private:
 
 void readArchitecture(Reader& r, const json& j, const std::string& p, Architecture& a)
 {
-    r.onlyKeys(j, p,
-               {"layers",
-                "hidden",
-                "heads",
-                "kv_heads",
-                "head_dim",
-                "ffn",
-                "ffn_kind",
-                "vocab",
-                "max_positions",
-                "learned_positions",
-                "tied_embeddings",
-                "bias",
-                "attention_bias",
-                "mlp_bias",
-                "norm",
-                "norms_per_layer",
-                "qk_norm",
-                "attention",
-                "mla",
-                "moe",
-                "dropout",
-                "mtp_layers"});
+    r.onlyKeys(
+        j, p, {"layers",         "hidden",   "heads",         "kv_heads",          "head_dim",        "ffn",
+               "ffn_kind",       "vocab",    "max_positions", "learned_positions", "tied_embeddings", "bias",
+               "attention_bias", "mlp_bias", "norm",          "norms_per_layer",   "qk_norm",         "attention_sinks",
+               "attention",      "mla",      "moe",           "dropout",           "mtp_layers"});
     for (const char* required : {"layers", "hidden", "heads"})
         if (!j.contains(required))
             r.error(p + "/" + required, "is required in an architecture");
@@ -244,6 +226,7 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     r.integer(j, "norms_per_layer", p, a.normsPerLayer, 0, 8);
     r.choice(j, "qk_norm", p, a.qkNorm, qkNormFromString, "none|head|full");
     r.integer(j, "mtp_layers", p, a.mtpLayers, 0, kMaxLayers);
+    r.boolean(j, "attention_sinks", p, a.attentionSinks);
     bool dropout = false;
     if (j.contains("dropout")) {
         r.boolean(j, "dropout", p, dropout);
@@ -559,6 +542,8 @@ json scenarioToJson(const Scenario& s)
                            {"shared_expert_gate", a.moe.sharedExpertGate}};
         if (a.mtpLayers > 0)
             arch["mtp_layers"] = a.mtpLayers;
+        if (a.attentionSinks) // written only when set: files of the models without sinks stay as they were
+            arch["attention_sinks"] = true;
         model["architecture"] = arch;
     } else {
         model["params"] = s.model.params;

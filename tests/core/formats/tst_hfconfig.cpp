@@ -81,6 +81,15 @@ private Q_SLOTS:
         QTest::newRow("gemma3_text: Gemma 3 1B = 999,885,952 exactly")
             << "gemma-3-1b.json"
             << "gemma3_text" << qint64(999885952) << qint64(999885952) << qint64(999885952) << 0.0;
+        // gpt-oss-20b (modeling_gpt_oss.py): h=2880, 24 layers, 64 heads and 8 KV heads of 64, untied V=201088.
+        // A layer: attention h·4096 + 4096 + 2·(h·512 + 512) + 4096·h + h (all four with bias) + 64 sinks
+        // = 26,550,144; two norms 2h; 32 experts of gate_up h·2f + 2f and down f·h + h with f=2880
+        // (24,891,840 each); router h·32 + 32. Total 24·823,186,976 + 2·V·h + h = 20,914,757,184; active 4 of
+        // 32 experts: 4,187,440,704. OpenAI's model card (arXiv 2508.10925, Table 1): 20.91B total, 3.61B
+        // active, which leaves out the unembedding: 4,187,440,704 − V·h = 3,608,307,264.
+        QTest::newRow("gpt_oss: gpt-oss-20b = 20.91B total (sinks, biased experts)")
+            << "gpt-oss-20b.json"
+            << "gpt_oss" << qint64(20914757184) << qint64(4187440704) << qint64(20910000000) << 0.00024;
     }
     void familyMatchesPublishedCount()
     {
@@ -196,6 +205,17 @@ private Q_SLOTS:
                   "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
                   "first_k_dense_replace": 3, "moe_layer_freq": 1, "num_nextn_predict_layers": 1, "tie_word_embeddings": false})"
             << qint64(671026404352) << qint64(37552282624) << qint64(671000000000) << 0.0008;
+        // gpt-oss-120b: no real config.json found in a named public file; OpenAI's model card (arXiv
+        // 2508.10925, Table 1) gives its 36 layers and 128 experts beside the 20b's shared widths (the fields
+        // of tests/data/hf/gpt-oss-20b.json otherwise). A layer: 26,550,144 attention + 2h + 128·24,891,840 +
+        // router h·128 + 128 = 3,213,080,192; ·36 + 2·V·h + h = 116,829,156,672. Published 116.83B total,
+        // 5.13B active (ours 5,711,982,912 with the unembedding V·h = 579,133,440; 5,132,849,472 without).
+        QTest::newRow("gpt_oss: gpt-oss-120b = 116.83B total")
+            << R"({"model_type": "gpt_oss", "hidden_size": 2880, "num_hidden_layers": 36, "num_attention_heads": 64,
+                  "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880, "vocab_size": 201088,
+                  "num_local_experts": 128, "num_experts_per_tok": 4, "attention_bias": true,
+                  "tie_word_embeddings": false})"
+            << qint64(116829156672) << qint64(5711982912) << qint64(116830000000) << 0.00001;
     }
     void familyFromPublishedFields()
     {
@@ -229,6 +249,7 @@ private Q_SLOTS:
         QTest::newRow("qwen3 per-head q/k norms round-trip") << "Qwen3-8B.json";
         QTest::newRow("gemma3 four norms round-trip") << "gemma-3-1b.json";
         QTest::newRow("qwen3_moe round-trips") << "Qwen3-30B-A3B.json";
+        QTest::newRow("gpt_oss sinks, router and expert biases round-trip") << "gpt-oss-20b.json";
     }
     void importSavesAsScenarioFile()
     {
@@ -274,6 +295,7 @@ private Q_SLOTS:
         QTest::newRow("per-head q/k norms add 2·16") << R"("qk_norm": "head")" << qint64(32);
         QTest::newRow("full-width q/k norms add 64+64") << R"("qk_norm": "full")" << qint64(128);
         QTest::newRow("four norms a layer add 2·64") << R"("norms_per_layer": 4)" << qint64(128);
+        QTest::newRow("attention sinks add one a head = 4") << R"("attention_sinks": true)" << qint64(4);
     }
     void newArchitectureFieldsCount()
     {
@@ -317,7 +339,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
-            "gpt_neox, olmo2, deepseek_v2, deepseek_v3");
+            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, gpt_oss");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
@@ -352,6 +374,24 @@ private Q_SLOTS:
         QTest::newRow("an mlp_only_layers index past the last layer")
             << R"({"model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 4, "intermediate_size": 6144, "vocab_size": 151936, "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 768, "mlp_only_layers": [1, 4]})"
             << QStringLiteral("config.json: /mlp_only_layers/1: must be a layer index from 0 to 3, got 4");
+        const QString oss = QStringLiteral(R"("model_type": "gpt_oss", "hidden_size": 2880, "num_hidden_layers": 4,
+            "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880,
+            "vocab_size": 201088, "num_local_experts": 32, "num_experts_per_tok": 4)");
+        QTest::newRow("layer_types shorter than the layers is refused with both numbers")
+            << QStringLiteral(R"({%1, "layer_types": ["sliding_attention", "full_attention", "sliding_attention"]})")
+                   .arg(oss)
+            << QStringLiteral("config.json: /layer_types: has 3 entries for 4 layers (num_hidden_layers); it needs "
+                              "one a layer");
+        QTest::newRow("an unknown layer kind is named with its index")
+            << QStringLiteral(R"({%1, "layer_types": ["sliding_attention", "full_attention", "mamba",)"
+                              R"( "full_attention"]})")
+                   .arg(oss)
+            << QStringLiteral("config.json: /layer_types/2: unknown layer kind \"mamba\" at layer 2 (known: "
+                              "sliding_attention, full_attention)");
+        QTest::newRow("a llama's layer_types of the wrong length")
+            << QStringLiteral(R"({%1, "num_attention_heads": 32, "layer_types": ["full_attention"]})").arg(llama)
+            << QStringLiteral("config.json: /layer_types: has 1 entry for 32 layers (num_hidden_layers); it needs "
+                              "one a layer");
         // dump() recursed once per level to describe the value: 300000 levels overflowed the stack.
         // The description is the first 37 characters and "...".
         QTest::newRow("a model_type nested 300000 deep is described, not a stack overflow")
