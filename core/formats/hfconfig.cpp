@@ -33,6 +33,11 @@
 //     router keeps e_score_correction_bias as a buffer (register_buffer), not a parameter, so it is
 //     not counted; its num_nextn_predict_layers multi-token-prediction modules are not built by transformers
 //     either: they become Architecture::mtpLayers, outside the count, trained only in full training.
+//   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
+//     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
+//     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
+//     e_score_correction_bias as a buffer. (DeepSeek's remote modeling_deepseek.py, which Kimi's repository ships,
+//     makes it a parameter: 384 a MoE layer, 23,040 in all, not counted here.)
 
 namespace trainmem {
 namespace {
@@ -336,6 +341,9 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"olmo2", Family::Olmo2},
                                                                   {"deepseek_v2", Family::DeepseekV2},
                                                                   {"deepseek_v3", Family::DeepseekV3},
+                                                                  // Moonshot's Kimi K2 (and Kimi K2.5's
+                                                                  // text_config): DeepSeek-V3 under its own name.
+                                                                  {"kimi_k2", Family::DeepseekV3},
                                                                   {"gpt_oss", Family::GptOss}};
     return list;
 }

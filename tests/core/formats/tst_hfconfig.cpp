@@ -205,6 +205,22 @@ private Q_SLOTS:
                   "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
                   "first_k_dense_replace": 3, "moe_layer_freq": 1, "num_nextn_predict_layers": 1, "tie_word_embeddings": false})"
             << qint64(671026404352) << qint64(37552282624) << qint64(671000000000) << 0.0008;
+        // Kimi K2 (no real config.json found in a named public file). Fields: MoonshotAI/Kimi-K2 README.md
+        // @ 11062d119a82873f7f786cd2733c57d42ee65b79 §2 (61 layers with 1 dense, h 7168, experts of 2048, 64 heads,
+        // 384 experts, 8 selected, 1 shared, MLA); vocabulary 163840 and dense width 18432 from the config of
+        // Kimi-K2-Instruct-0905 as ParagEkbote/hf-model-inspector model_inspection_report.md lists it; the MLA
+        // ranks are DeepSeek-V3's (the deploy guidance: "Kimi-K2 reuses the DeepSeekV3CausalLM architecture").
+        // A layer's MLA: h·1536 + 1536 + 1536·64·192 + h·576 + 512 + 512·64·256 + 64·128·h = 101,124,096, plus 2h;
+        // layer 0 dense 3·h·18432; 60 MoE layers of 385 experts of 3·h·2048 and a router h·384; 2·V·h + h.
+        // Total 1,026,408,209,408; active (8 routed + the shared) 32,861,477,888. Moonshot: 1T total, 32B
+        // activated (31,687,072,768 without the input embedding).
+        QTest::newRow("kimi_k2: Kimi K2 = 1T total, 32B active")
+            << R"({"model_type": "kimi_k2", "hidden_size": 7168, "num_hidden_layers": 61, "num_attention_heads": 64,
+                  "num_key_value_heads": 64, "intermediate_size": 18432, "vocab_size": 163840, "q_lora_rank": 1536,
+                  "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+                  "n_routed_experts": 384, "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
+                  "first_k_dense_replace": 1, "moe_layer_freq": 1, "tie_word_embeddings": false})"
+            << qint64(1026408209408) << qint64(32861477888) << qint64(1000000000000) << 0.027;
         // gpt-oss-120b: no real config.json found in a named public file; OpenAI's model card (arXiv
         // 2508.10925, Table 1) gives its 36 layers and 128 experts beside the 20b's shared widths (the fields
         // of tests/data/hf/gpt-oss-20b.json otherwise). A layer: 26,550,144 attention + 2h + 128·24,891,840 +
@@ -264,6 +280,26 @@ private Q_SLOTS:
         QCOMPARE(got.total, want.total);
         QCOMPARE(got.active, want.active);
         QCOMPARE(scenarioToText(back.scenario), scenarioToText(s));
+    }
+
+    // Kimi K2.5's config.json wraps the language model: {"model_type": "kimi_k25", "text_config": {"model_type":
+    // "kimi_k2", …}, "vision_config": {…}}. The text_config is read (the vision tower is not counted).
+    void kimiK25WrapperReadsItsTextConfig()
+    {
+        const std::string text = R"({"model_type": "kimi_k25", "vision_config": {"vt_num_hidden_layers": 27},
+            "text_config": {"model_type": "kimi_k2", "hidden_size": 7168, "num_hidden_layers": 61,
+            "num_attention_heads": 64, "num_key_value_heads": 64, "intermediate_size": 18432, "vocab_size": 163840,
+            "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+            "v_head_dim": 128, "n_routed_experts": 384, "n_shared_experts": 1, "num_experts_per_tok": 8,
+            "moe_intermediate_size": 2048, "first_k_dense_replace": 1, "tie_word_embeddings": false}})";
+        const HfImport imp = parseHfConfig(text, "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(QString::fromStdString(imp.modelType), QStringLiteral("kimi_k2"));
+        QCOMPARE(countParams(imp.architecture).total, qint64(1026408209408)); // as the row above
+        // An error inside it is named under /text_config.
+        const std::string bad = R"({"model_type": "kimi_k25", "text_config": {"model_type": "kimi_k2",
+            "hidden_size": 7168, "num_hidden_layers": 61, "num_attention_heads": 64, "vocab_size": "big"}})";
+        QVERIFY(QString::fromStdString(firstError(bad)).startsWith(QLatin1String("config.json: /text_config/")));
     }
 
     void importKeepsTheSetupAndRecordsDtype()
@@ -339,7 +375,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
-            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, gpt_oss");
+            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
