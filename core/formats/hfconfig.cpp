@@ -33,6 +33,9 @@
 //     router keeps e_score_correction_bias as a buffer (register_buffer), not a parameter, so it is
 //     not counted; its num_nextn_predict_layers multi-token-prediction modules are not built by transformers
 //     either: they become Architecture::mtpLayers, outside the count, trained only in full training.
+//   phi (modeling_phi.py @ 0faeaf39a9176bb1581969e51565851bfcc2dc98): parallel attention and MLP on one
+//     input_layernorm (LayerNorm), q/k/v/dense and fc1/fc2 with biases, optional q/k LayerNorms of head_dim
+//     (qk_layernorm), final_layernorm, untied lm_head with a bias;
 //   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
 //     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
@@ -320,7 +323,8 @@ enum class Family {
     Olmo2,
     DeepseekV2,
     DeepseekV3,
-    GptOss
+    GptOss,
+    Phi
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -344,7 +348,8 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   // Moonshot's Kimi K2 (and Kimi K2.5's
                                                                   // text_config): DeepSeek-V3 under its own name.
                                                                   {"kimi_k2", Family::DeepseekV3},
-                                                                  {"gpt_oss", Family::GptOss}};
+                                                                  {"gpt_oss", Family::GptOss},
+                                                                  {"phi", Family::Phi}};
     return list;
 }
 
@@ -435,9 +440,12 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     const bool tiedDefault = gemma || gpt2;
     a.tiedEmbeddings = r.flag("tie_word_embeddings", tiedDefault);
 
-    a.norm = (gpt2 || f == Family::GptNeoX) ? NormKind::LayerNorm : NormKind::RMSNorm;
-    a.ffnKind = (gpt2 || f == Family::GptNeoX) ? FfnKind::Gelu : FfnKind::SwiGLU;
-    a.normsPerLayer = (f == Family::Gemma2 || f == Family::Gemma3) ? 4 : 2;
+    const bool layerNorm = gpt2 || f == Family::GptNeoX || f == Family::Phi;
+    a.norm = layerNorm ? NormKind::LayerNorm : NormKind::RMSNorm;
+    a.ffnKind = layerNorm ? FfnKind::Gelu : FfnKind::SwiGLU;
+    // Gemma 2/3 norm before and after attention and FFN; Phi runs attention and MLP in parallel on one
+    // input_layernorm (PhiDecoderLayer).
+    a.normsPerLayer = (f == Family::Gemma2 || f == Family::Gemma3) ? 4 : f == Family::Phi ? 1 : 2;
     a.learnedPositions = gpt2;
 
     // Biases, as each modeling file builds them.
@@ -478,6 +486,12 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.mlpBias = true;
         a.attentionSinks = true;
         break;
+    case Family::Phi:
+        // modeling_phi.py: q/k/v/dense Linear(bias=True), fc1/fc2 with bias, lm_head Linear(h, V, bias=True).
+        a.attentionBias = AttentionBias::All;
+        a.mlpBias = true;
+        a.headBias = true;
+        break;
     case Family::Mistral:
     case Family::Mixtral:
     case Family::Phi3:
@@ -488,12 +502,16 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.qkNorm = QkNorm::PerHead;
     else if (f == Family::Olmo2)
         a.qkNorm = QkNorm::Full;
+    else if (f == Family::Phi && r.flag("qk_layernorm", false))
+        a.qkNorm = QkNorm::PerHead; // q_layernorm, k_layernorm: LayerNorm(head_dim) with bias
 
     // Dropout: GPT-2 trains with resid_pdrop 0.1 by default, GPT-NeoX with hidden_dropout 0.
     if (gpt2)
         a.dropout = r.fraction("resid_pdrop", 0.1) > 0;
     else if (f == Family::GptNeoX)
         a.dropout = r.fraction("hidden_dropout", 0.0) > 0;
+    else if (f == Family::Phi)
+        a.dropout = r.fraction("resid_pdrop", 0.0) > 0; // PhiConfig's default 0.0, phi-2 trains with 0.1
 
     a.attention = a.kvHeadsOrDefault() == a.heads ? AttentionKind::MHA : AttentionKind::GQA;
 

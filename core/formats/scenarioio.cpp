@@ -188,11 +188,31 @@ private:
 
 void readArchitecture(Reader& r, const json& j, const std::string& p, Architecture& a)
 {
-    r.onlyKeys(
-        j, p, {"layers",         "hidden",   "heads",         "kv_heads",          "head_dim",        "ffn",
-               "ffn_kind",       "vocab",    "max_positions", "learned_positions", "tied_embeddings", "bias",
-               "attention_bias", "mlp_bias", "norm",          "norms_per_layer",   "qk_norm",         "attention_sinks",
-               "attention",      "mla",      "moe",           "dropout",           "mtp_layers"});
+    r.onlyKeys(j, p,
+               {"layers",
+                "hidden",
+                "heads",
+                "kv_heads",
+                "head_dim",
+                "ffn",
+                "ffn_kind",
+                "vocab",
+                "max_positions",
+                "learned_positions",
+                "tied_embeddings",
+                "bias",
+                "attention_bias",
+                "mlp_bias",
+                "norm",
+                "norms_per_layer",
+                "qk_norm",
+                "attention_sinks",
+                "head_bias",
+                "attention",
+                "mla",
+                "moe",
+                "dropout",
+                "mtp_layers"});
     for (const char* required : {"layers", "hidden", "heads"})
         if (!j.contains(required))
             r.error(p + "/" + required, "is required in an architecture");
@@ -227,6 +247,7 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     r.choice(j, "qk_norm", p, a.qkNorm, qkNormFromString, "none|head|full");
     r.integer(j, "mtp_layers", p, a.mtpLayers, 0, kMaxLayers);
     r.boolean(j, "attention_sinks", p, a.attentionSinks);
+    r.boolean(j, "head_bias", p, a.headBias);
     bool dropout = false;
     if (j.contains("dropout")) {
         r.boolean(j, "dropout", p, dropout);
@@ -544,6 +565,8 @@ json scenarioToJson(const Scenario& s)
             arch["mtp_layers"] = a.mtpLayers;
         if (a.attentionSinks) // written only when set: files of the models without sinks stay as they were
             arch["attention_sinks"] = true;
+        if (a.headBias)
+            arch["head_bias"] = true;
         model["architecture"] = arch;
     } else {
         model["params"] = s.model.params;

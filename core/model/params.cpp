@@ -87,6 +87,8 @@ ParamCount countParams(const Architecture& a)
         embedding += static_cast<double>(a.maxPositions) * h;
     if (!a.tiedEmbeddings)
         embedding += V * h; // separate output head
+    if (a.headBias)
+        embedding += V;
     const double finalNorm = normParams(a, h);
 
     const double perLayerCommon = attentionParams(a) + static_cast<double>(a.normsPerLayer) * normParams(a, h);

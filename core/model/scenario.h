@@ -94,6 +94,8 @@ struct Architecture {
     /// A learned logit per attention head that every query's softmax also weighs (gpt-oss's `sinks`,
     /// modeling_gpt_oss.py GptOssAttention): heads parameters a layer.
     bool attentionSinks = false;
+    /// A bias on the output head (lm_head Linear(h, V, bias=True): Phi, modeling_phi.py PhiForCausalLM).
+    bool headBias = false;
     AttentionKind attention = AttentionKind::GQA;
     MlaConfig mla;
     MoeConfig moe;

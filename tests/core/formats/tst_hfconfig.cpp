@@ -90,6 +90,13 @@ private Q_SLOTS:
         QTest::newRow("gpt_oss: gpt-oss-20b = 20.91B total (sinks, biased experts)")
             << "gpt-oss-20b.json"
             << "gpt_oss" << qint64(20914757184) << qint64(4187440704) << qint64(20910000000) << 0.00024;
+        // phi-2 (modeling_phi.py): h=2560, 32 layers, 32 heads of 80, fc 10240, V=51200, untied. A layer: q/k/v/dense
+        // 4·h² + 4h with biases, fc1/fc2 2·h·10240 + 10240 + h, one LayerNorm 2h = 78,671,360; ·32 = 2,517,483,520;
+        // embed_tokens V·h, lm_head V·h + V (its bias), final_layernorm 2h: 2,779,683,840. Microsoft's model card:
+        // 2.7 billion parameters.
+        QTest::newRow("phi: phi-2 (parallel block, head bias) = 2.7B")
+            << "phi-2.json"
+            << "phi" << qint64(2779683840) << qint64(2779683840) << qint64(2700000000) << 0.03;
     }
     void familyMatchesPublishedCount()
     {
@@ -266,6 +273,7 @@ private Q_SLOTS:
         QTest::newRow("gemma3 four norms round-trip") << "gemma-3-1b.json";
         QTest::newRow("qwen3_moe round-trips") << "Qwen3-30B-A3B.json";
         QTest::newRow("gpt_oss sinks, router and expert biases round-trip") << "gpt-oss-20b.json";
+        QTest::newRow("phi one LayerNorm a layer and the head bias round-trip") << "phi-2.json";
     }
     void importSavesAsScenarioFile()
     {
@@ -332,6 +340,7 @@ private Q_SLOTS:
         QTest::newRow("full-width q/k norms add 64+64") << R"("qk_norm": "full")" << qint64(128);
         QTest::newRow("four norms a layer add 2·64") << R"("norms_per_layer": 4)" << qint64(128);
         QTest::newRow("attention sinks add one a head = 4") << R"("attention_sinks": true)" << qint64(4);
+        QTest::newRow("a head bias adds the vocabulary = 100") << R"("head_bias": true)" << qint64(100);
     }
     void newArchitectureFieldsCount()
     {
@@ -375,7 +384,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
-            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss");
+            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
