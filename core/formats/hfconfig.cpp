@@ -36,6 +36,9 @@
 //   phi (modeling_phi.py @ 0faeaf39a9176bb1581969e51565851bfcc2dc98): parallel attention and MLP on one
 //     input_layernorm (LayerNorm), q/k/v/dense and fc1/fc2 with biases, optional q/k LayerNorms of head_dim
 //     (qk_layernorm), final_layernorm, untied lm_head with a bias;
+//   smollm3 (modeling_smollm3.py; defaults from configuration_smollm3.py @
+//     008e574391258935f3ecc3035c882e73bbcac419): llama's modules (its NoPE layers only skip the rotation, no
+//     weights), tied by default, num_key_value_heads default 4;
 //   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
 //     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
@@ -324,7 +327,8 @@ enum class Family {
     DeepseekV2,
     DeepseekV3,
     GptOss,
-    Phi
+    Phi,
+    SmolLM3
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -349,7 +353,8 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   // text_config): DeepSeek-V3 under its own name.
                                                                   {"kimi_k2", Family::DeepseekV3},
                                                                   {"gpt_oss", Family::GptOss},
-                                                                  {"phi", Family::Phi}};
+                                                                  {"phi", Family::Phi},
+                                                                  {"smollm3", Family::SmolLM3}};
     return list;
 }
 
@@ -413,8 +418,9 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         // DeepSeek's intermediate_size is the dense layers' width; an all-MoE model may leave it out.
         a.ffn = r.integer("intermediate_size", !(deepseek && r.has("n_routed_experts")), 0, 1, 16 * kMaxHidden);
     }
+    // SmolLM3Config's num_key_value_heads defaults to 4 (configuration_smollm3.py), the others' to the heads.
     if (!gpt2 && !deepseek)
-        a.kvHeads = r.integer("num_key_value_heads", false, a.heads, 1, 65536);
+        a.kvHeads = r.integer("num_key_value_heads", false, f == Family::SmolLM3 ? 4 : a.heads, 1, 65536);
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
     // (GemmaConfig, Gemma2Config, Gemma3TextConfig: 256; Qwen3Config: 128; Qwen3MoeConfig has none.)
@@ -437,7 +443,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
                 "must divide num_attention_heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));
 
     // Embedding tying: each configuration class's default.
-    const bool tiedDefault = gemma || gpt2;
+    const bool tiedDefault = gemma || gpt2 || f == Family::SmolLM3;
     a.tiedEmbeddings = r.flag("tie_word_embeddings", tiedDefault);
 
     const bool layerNorm = gpt2 || f == Family::GptNeoX || f == Family::Phi;
@@ -462,6 +468,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.attentionBias = r.flag("qkv_bias", true) ? AttentionBias::Qkv : AttentionBias::None;
         break;
     case Family::Llama:
+    case Family::SmolLM3:
         a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::All : AttentionBias::None;
         a.mlpBias = r.flag("mlp_bias", false);
         break;

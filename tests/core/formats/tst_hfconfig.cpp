@@ -97,6 +97,13 @@ private Q_SLOTS:
         QTest::newRow("phi: phi-2 (parallel block, head bias) = 2.7B")
             << "phi-2.json"
             << "phi" << qint64(2779683840) << qint64(2779683840) << qint64(2700000000) << 0.03;
+        // SmolLM3-3B (modeling_smollm3.py, llama's modules): no tie_word_embeddings in the file, so
+        // SmolLM3Config's default true; h=2048, 36 layers, 16 heads and 4 KV heads of 128, MLP 11008, V=128256.
+        // A layer: h·2048 + 2·h·512 + 2048·h + 3·h·11008 + 2h = 78,123,008; V·h + 36·78,123,008 + h =
+        // 3,075,098,624. Hugging Face's SmolLM3 blog: a 3B model.
+        QTest::newRow("smollm3: SmolLM3-3B (tied by default) = 3B")
+            << "SmolLM3-3B.json"
+            << "smollm3" << qint64(3075098624) << qint64(3075098624) << qint64(3000000000) << 0.026;
     }
     void familyMatchesPublishedCount()
     {
@@ -384,7 +391,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
-            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi");
+            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
