@@ -39,6 +39,9 @@
 //   smollm3 (modeling_smollm3.py; defaults from configuration_smollm3.py @
 //     008e574391258935f3ecc3035c882e73bbcac419): llama's modules (its NoPE layers only skip the rotation, no
 //     weights), tied by default, num_key_value_heads default 4;
+//   olmoe (modeling_olmoe.py, the OlmoeAttention of 008e574391258935f3ecc3035c882e73bbcac419): q_norm over
+//     hidden_size and k_norm over kv_heads·head_dim (OLMo 2's full-width norms), every layer MoE of
+//     intermediate_size experts, router without bias, untied;
 //   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
 //     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
@@ -328,7 +331,8 @@ enum class Family {
     DeepseekV3,
     GptOss,
     Phi,
-    SmolLM3
+    SmolLM3,
+    Olmoe
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -354,7 +358,8 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"kimi_k2", Family::DeepseekV3},
                                                                   {"gpt_oss", Family::GptOss},
                                                                   {"phi", Family::Phi},
-                                                                  {"smollm3", Family::SmolLM3}};
+                                                                  {"smollm3", Family::SmolLM3},
+                                                                  {"olmoe", Family::Olmoe}};
     return list;
 }
 
@@ -395,18 +400,38 @@ int64_t deepseekMoeLayers(int64_t layers, int64_t firstDense, int64_t freq)
     return n;
 }
 
+// The sizes a family's configuration class defaults, for the families whose config.json may leave them out
+// (transformers fills them in: PreTrainedConfig subclasses are dataclasses with these defaults). 0: required.
+struct SizeDefaults {
+    int64_t hidden = 0, layers = 0, heads = 0, vocab = 0, ffn = 0;
+};
+SizeDefaults sizeDefaults(Family f)
+{
+    switch (f) {
+    case Family::GptOss: // configuration_gpt_oss.py @ 02b8f42b4240dddea1b27c45d2dc95fb2682f841 (gpt-oss-120b)
+        return {2880, 36, 64, 201088, 2880};
+    case Family::Olmoe: // configuration_olmoe.py @ 008e574391258935f3ecc3035c882e73bbcac419
+        return {2048, 16, 16, 50304, 2048};
+    case Family::SmolLM3: // configuration_smollm3.py @ 008e574391258935f3ecc3035c882e73bbcac419 (SmolLM3-3B)
+        return {2048, 36, 16, 128256, 11008};
+    default:
+        return {};
+    }
+}
+
 void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
 {
+    const SizeDefaults d = sizeDefaults(f);
     const bool gpt2 = f == Family::Gpt2;
     const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3;
     const bool gemma = f == Family::Gemma || f == Family::Gemma2 || f == Family::Gemma3;
     const bool qwenMoe = f == Family::Qwen2Moe || f == Family::Qwen3Moe;
 
     // Sizes: GPT-2 names them n_embd/n_layer/n_head/n_inner/n_positions (configuration_gpt2.py).
-    a.hidden = r.integer(gpt2 ? "n_embd" : "hidden_size", true, 0, 1, kMaxHidden);
-    a.layers = r.integer(gpt2 ? "n_layer" : "num_hidden_layers", true, 0, 1, kMaxLayers);
-    a.heads = r.integer(gpt2 ? "n_head" : "num_attention_heads", true, 0, 1, 65536);
-    a.vocab = r.integer("vocab_size", true, 0, 1, 100'000'000);
+    a.hidden = r.integer(gpt2 ? "n_embd" : "hidden_size", d.hidden == 0, d.hidden, 1, kMaxHidden);
+    a.layers = r.integer(gpt2 ? "n_layer" : "num_hidden_layers", d.layers == 0, d.layers, 1, kMaxLayers);
+    a.heads = r.integer(gpt2 ? "n_head" : "num_attention_heads", d.heads == 0, d.heads, 1, 65536);
+    a.vocab = r.integer("vocab_size", d.vocab == 0, d.vocab, 1, 100'000'000);
     // Only GPT-2 learns a table of positions; for rotary models the context limit is recorded, capped
     // at the longest context the accounting takes.
     a.maxPositions = gpt2 ? r.integer("n_positions", false, 1024, 1, kMaxSeq)
@@ -416,11 +441,16 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.ffn = r.integer("n_inner", false, 4 * a.hidden, 1, 16 * kMaxHidden);
     } else {
         // DeepSeek's intermediate_size is the dense layers' width; an all-MoE model may leave it out.
-        a.ffn = r.integer("intermediate_size", !(deepseek && r.has("n_routed_experts")), 0, 1, 16 * kMaxHidden);
+        a.ffn = r.integer("intermediate_size", d.ffn == 0 && !(deepseek && r.has("n_routed_experts")), d.ffn, 1,
+                          16 * kMaxHidden);
     }
-    // SmolLM3Config's num_key_value_heads defaults to 4 (configuration_smollm3.py), the others' to the heads.
+    // SmolLM3Config's num_key_value_heads defaults to 4, GptOssConfig's to 8, the others' to the heads.
     if (!gpt2 && !deepseek)
-        a.kvHeads = r.integer("num_key_value_heads", false, f == Family::SmolLM3 ? 4 : a.heads, 1, 65536);
+        a.kvHeads = r.integer("num_key_value_heads", false,
+                              f == Family::SmolLM3  ? 4
+                              : f == Family::GptOss ? 8
+                                                    : a.heads,
+                              1, 65536);
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
     // (GemmaConfig, Gemma2Config, Gemma3TextConfig: 256; Qwen3Config: 128; Qwen3MoeConfig has none.)
@@ -474,6 +504,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         break;
     case Family::Qwen3:
     case Family::Qwen3Moe:
+    case Family::Olmoe:
     case Family::Gemma:
     case Family::Gemma2:
     case Family::Gemma3:
@@ -507,7 +538,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
 
     if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3)
         a.qkNorm = QkNorm::PerHead;
-    else if (f == Family::Olmo2)
+    else if (f == Family::Olmo2 || f == Family::Olmoe)
         a.qkNorm = QkNorm::Full;
     else if (f == Family::Phi && r.flag("qk_layernorm", false))
         a.qkNorm = QkNorm::PerHead; // q_layernorm, k_layernorm: LayerNorm(head_dim) with bias
@@ -558,6 +589,13 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         // layer_types: sliding_attention (a 128-token window) and full_attention; GptOssConfig fills
         // alternating ones when absent. The weights are the same for both kinds.
         r.layerKinds("layer_types", a.layers, {"sliding_attention", "full_attention"});
+    } else if (f == Family::Olmoe) {
+        // Every layer MoE: num_experts experts of intermediate_size (OlmoeSparseMoeBlock), a router h·E without
+        // bias, no shared expert; OlmoeConfig's defaults 64 experts, 8 a token.
+        a.moe.experts =
+            r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", false, 64, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 8, 1, 65536);
+        a.moe.expertFfn = a.ffn;
     } else if (f == Family::Mixtral) {
         a.moe.experts = r.integer("num_local_experts", true, 0, 1, 65536);
         a.moe.activeExperts = r.integer("num_experts_per_tok", true, 0, 1, 65536);

@@ -235,6 +235,14 @@ private Q_SLOTS:
                   "n_routed_experts": 384, "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
                   "first_k_dense_replace": 1, "moe_layer_freq": 1, "tie_word_embeddings": false})"
             << qint64(1026408209408) << qint64(32861477888) << qint64(1000000000000) << 0.027;
+        // OLMoE-1B-7B (no real config.json found in a named public file): OlmoeConfig's defaults
+        // (configuration_olmoe.py @ 008e574391258935f3ecc3035c882e73bbcac419: h 2048, 16 layers, 16 heads, 64
+        // experts, 8 a token, V=50304, untied) with the model's expert width 1024. A layer: 4·h² + q_norm h +
+        // k_norm h + 2h + 64·3·h·1024 + router h·64 = 419,569,664; ·16 + 2·V·h + h = 6,919,161,856; active 8 of
+        // 64 experts: 1,282,017,280. The OLMoE paper (arXiv 2409.02060): 7B total, 1B active (6.9B and 1.3B).
+        QTest::newRow("olmoe: OLMoE-1B-7B (full-width q/k norms, config defaults) = 6.9B total, 1.3B active")
+            << R"({"model_type": "olmoe", "intermediate_size": 1024})" << qint64(6919161856) << qint64(1282017280)
+            << qint64(6900000000) << 0.003;
         // gpt-oss-120b: no real config.json found in a named public file; OpenAI's model card (arXiv
         // 2508.10925, Table 1) gives its 36 layers and 128 experts beside the 20b's shared widths (the fields
         // of tests/data/hf/gpt-oss-20b.json otherwise). A layer: 26,550,144 attention + 2h + 128·24,891,840 +
@@ -317,6 +325,28 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(firstError(bad)).startsWith(QLatin1String("config.json: /text_config/")));
     }
 
+    // A config.json that leaves out sizes gets the configuration class's defaults, as transformers fills them:
+    // GptOssConfig's are gpt-oss-120b's (36 layers, 128 experts; configuration_gpt_oss.py @
+    // 02b8f42b4240dddea1b27c45d2dc95fb2682f841), SmolLM3Config's SmolLM3-3B's (configuration_smollm3.py @
+    // 008e574391258935f3ecc3035c882e73bbcac419). Families without such defaults still require the fields.
+    void missingSizesTakeTheConfigClassDefaults_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<qint64>("total");
+        QTest::newRow("gpt_oss with no sizes is gpt-oss-120b = 116,829,156,672")
+            << R"({"model_type": "gpt_oss"})" << qint64(116829156672);
+        QTest::newRow("smollm3 with no sizes is SmolLM3-3B = 3,075,098,624")
+            << R"({"model_type": "smollm3"})" << qint64(3075098624);
+    }
+    void missingSizesTakeTheConfigClassDefaults()
+    {
+        QFETCH(QString, json);
+        QFETCH(qint64, total);
+        const HfImport imp = parseHfConfig(json.toStdString(), "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(countParams(imp.architecture).total, total);
+    }
+
     void importKeepsTheSetupAndRecordsDtype()
     {
         Scenario base = testdata::preset("deepseek-v3"); // ep 64 on 2048 H800s
@@ -391,7 +421,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
-            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3");
+            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
