@@ -408,6 +408,9 @@ struct SizeDefaults {
 SizeDefaults sizeDefaults(Family f)
 {
     switch (f) {
+    case Family::Gemma3: // Gemma3TextConfig, configuration_gemma3.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4;
+                         // the multimodal gemma3 files' text_config leaves most of these out
+        return {2304, 26, 8, 262208, 9216};
     case Family::GptOss: // configuration_gpt_oss.py @ 02b8f42b4240dddea1b27c45d2dc95fb2682f841 (gpt-oss-120b)
         return {2880, 36, 64, 201088, 2880};
     case Family::Olmoe: // configuration_olmoe.py @ 008e574391258935f3ecc3035c882e73bbcac419
@@ -444,12 +447,13 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.ffn = r.integer("intermediate_size", d.ffn == 0 && !(deepseek && r.has("n_routed_experts")), d.ffn, 1,
                           16 * kMaxHidden);
     }
-    // SmolLM3Config's num_key_value_heads defaults to 4, GptOssConfig's to 8, the others' to the heads.
+    // SmolLM3Config's and Gemma3TextConfig's num_key_value_heads default to 4, GptOssConfig's to 8, the others' to
+    // the heads.
     if (!gpt2 && !deepseek)
         a.kvHeads = r.integer("num_key_value_heads", false,
-                              f == Family::SmolLM3  ? 4
-                              : f == Family::GptOss ? 8
-                                                    : a.heads,
+                              f == Family::SmolLM3 || f == Family::Gemma3 ? 4
+                              : f == Family::GptOss                       ? 8
+                                                                          : a.heads,
                               1, 65536);
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.

@@ -337,6 +337,21 @@ private Q_SLOTS:
             << R"({"model_type": "gpt_oss"})" << qint64(116829156672);
         QTest::newRow("smollm3 with no sizes is SmolLM3-3B = 3,075,098,624")
             << R"({"model_type": "smollm3"})" << qint64(3075098624);
+        // Gemma3TextConfig's defaults (configuration_gemma3.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4): h 2304,
+        // 26 layers, 8 heads and 4 KV heads of 256, GeGLU 9216, V=262208, tied. A layer: h·2048 + 2·h·1024 +
+        // 2048·h + 2·256 + 3·h·9216 + 4h = 77,866,496; V·h + 26·77,866,496 + h = 2,628,658,432.
+        QTest::newRow("a gemma3 wrapper whose text_config has only its type takes Gemma3TextConfig's defaults")
+            << R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"}, "vision_config": {}})"
+            << qint64(2628658432);
+        // Gemma 3 4B's text_config as google/gemma-3-4b-it's config.json gives it: hidden_size 2560,
+        // intermediate_size 10240, num_hidden_layers 34, the heads, KV heads and vocabulary left to the defaults
+        // (8, 4, 262208). A layer: h·2048 + 2·h·1024 + 2048·h + 512 + 3·h·10240 + 4h = 94,382,592; V·h +
+        // 34·94,382,592 + h = 3,880,263,168, of which 3,209,010,688 not the embedding: the Gemma 3 report
+        // (arXiv 2503.19786, Table 1) gives the 4B 3,209M non-embedding parameters (its vision tower is not counted).
+        QTest::newRow("Gemma 3 4B's text_config with most sizes left out = 3,880,263,168")
+            << R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "hidden_size": 2560,
+                  "intermediate_size": 10240, "num_hidden_layers": 34}, "vision_config": {"model_type": "siglip_vision_model"}})"
+            << qint64(3880263168);
     }
     void missingSizesTakeTheConfigClassDefaults()
     {
