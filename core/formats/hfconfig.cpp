@@ -42,6 +42,8 @@
 //   olmoe (modeling_olmoe.py, the OlmoeAttention of 008e574391258935f3ecc3035c882e73bbcac419): q_norm over
 //     hidden_size and k_norm over kv_heads·head_dim (OLMo 2's full-width norms), every layer MoE of
 //     intermediate_size experts, router without bias, untied;
+//   starcoder2 (modeling_starcoder2.py: mistral's attention with bias=use_bias, a GELU MLP c_fc/c_proj with
+//     bias=use_bias, LayerNorms with bias, tied by default);
 //   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
 //     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
@@ -332,7 +334,8 @@ enum class Family {
     GptOss,
     Phi,
     SmolLM3,
-    Olmoe
+    Olmoe,
+    Starcoder2
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -359,7 +362,8 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"gpt_oss", Family::GptOss},
                                                                   {"phi", Family::Phi},
                                                                   {"smollm3", Family::SmolLM3},
-                                                                  {"olmoe", Family::Olmoe}};
+                                                                  {"olmoe", Family::Olmoe},
+                                                                  {"starcoder2", Family::Starcoder2}};
     return list;
 }
 
@@ -415,6 +419,8 @@ SizeDefaults sizeDefaults(Family f)
         return {2880, 36, 64, 201088, 2880};
     case Family::Olmoe: // configuration_olmoe.py @ 008e574391258935f3ecc3035c882e73bbcac419
         return {2048, 16, 16, 50304, 2048};
+    case Family::Starcoder2: // configuration_starcoder2.py @ 008e574391258935f3ecc3035c882e73bbcac419
+        return {3072, 30, 24, 49152, 12288};
     case Family::SmolLM3: // configuration_smollm3.py @ 008e574391258935f3ecc3035c882e73bbcac419 (SmolLM3-3B)
         return {2048, 36, 16, 128256, 11008};
     default:
@@ -453,6 +459,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.kvHeads = r.integer("num_key_value_heads", false,
                               f == Family::SmolLM3 || f == Family::Gemma3 ? 4
                               : f == Family::GptOss                       ? 8
+                              : f == Family::Starcoder2                   ? 2
                                                                           : a.heads,
                               1, 65536);
 
@@ -477,10 +484,10 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
                 "must divide num_attention_heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));
 
     // Embedding tying: each configuration class's default.
-    const bool tiedDefault = gemma || gpt2 || f == Family::SmolLM3;
+    const bool tiedDefault = gemma || gpt2 || f == Family::SmolLM3 || f == Family::Starcoder2;
     a.tiedEmbeddings = r.flag("tie_word_embeddings", tiedDefault);
 
-    const bool layerNorm = gpt2 || f == Family::GptNeoX || f == Family::Phi;
+    const bool layerNorm = gpt2 || f == Family::GptNeoX || f == Family::Phi || f == Family::Starcoder2;
     a.norm = layerNorm ? NormKind::LayerNorm : NormKind::RMSNorm;
     a.ffnKind = layerNorm ? FfnKind::Gelu : FfnKind::SwiGLU;
     // Gemma 2/3 norm before and after attention and FFN; Phi runs attention and MLP in parallel on one
@@ -534,6 +541,13 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.mlpBias = true;
         a.headBias = true;
         break;
+    case Family::Starcoder2: {
+        // use_bias (default true) on q/k/v/o (Starcoder2Attention) and on c_fc/c_proj (Starcoder2MLP).
+        const bool bias = r.flag("use_bias", true);
+        a.attentionBias = bias ? AttentionBias::All : AttentionBias::None;
+        a.mlpBias = bias;
+        break;
+    }
     case Family::Mistral:
     case Family::Mixtral:
     case Family::Phi3:
@@ -554,6 +568,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.dropout = r.fraction("hidden_dropout", 0.0) > 0;
     else if (f == Family::Phi)
         a.dropout = r.fraction("resid_pdrop", 0.0) > 0; // PhiConfig's default 0.0, phi-2 trains with 0.1
+    else if (f == Family::Starcoder2)
+        a.dropout = r.fraction("residual_dropout", 0.0) > 0;
 
     a.attention = a.kvHeadsOrDefault() == a.heads ? AttentionKind::MHA : AttentionKind::GQA;
 

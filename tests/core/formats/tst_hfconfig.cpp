@@ -337,6 +337,12 @@ private Q_SLOTS:
             << R"({"model_type": "gpt_oss"})" << qint64(116829156672);
         QTest::newRow("smollm3 with no sizes is SmolLM3-3B = 3,075,098,624")
             << R"({"model_type": "smollm3"})" << qint64(3075098624);
+        // Starcoder2Config's defaults (configuration_starcoder2.py @ 008e574391258935f3ecc3035c882e73bbcac419): h 3072,
+        // 30 layers, 24 heads and 2 KV heads of 128, GELU MLP 12288, V=49152, use_bias, tied; LayerNorms with bias.
+        // A layer: h·3072 + 3072 + 2·(h·256 + 256) + 3072·h + h + 2·h·12288 + 12288 + h + 2·2h = 95,979,008;
+        // V·h + 30·95,979,008 + 2h = 3,030,371,328 (StarCoder2-3B's size).
+        QTest::newRow("starcoder2 with no sizes (biases, LayerNorms, GELU MLP) = 3,030,371,328")
+            << R"({"model_type": "starcoder2"})" << qint64(3030371328);
         // Gemma3TextConfig's defaults (configuration_gemma3.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4): h 2304,
         // 26 layers, 8 heads and 4 KV heads of 256, GeGLU 9216, V=262208, tied. A layer: h·2048 + 2·h·1024 +
         // 2048·h + 2·256 + 3·h·9216 + 4h = 77,866,496; V·h + 26·77,866,496 + h = 2,628,658,432.
@@ -436,7 +442,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
-            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe");
+            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
