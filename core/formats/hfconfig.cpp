@@ -44,6 +44,8 @@
 //     intermediate_size experts, router without bias, untied;
 //   starcoder2 (modeling_starcoder2.py: mistral's attention with bias=use_bias, a GELU MLP c_fc/c_proj with
 //     bias=use_bias, LayerNorms with bias, tied by default);
+//   seed_oss (modeling_seed_oss.py): llama's modules with q/k/v biases (attention_bias) and the output
+//     projection's apart (attention_out_bias), head_dim default 128, untied;
 //   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
 //     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
@@ -335,7 +337,8 @@ enum class Family {
     Phi,
     SmolLM3,
     Olmoe,
-    Starcoder2
+    Starcoder2,
+    SeedOss
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -363,7 +366,8 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"phi", Family::Phi},
                                                                   {"smollm3", Family::SmolLM3},
                                                                   {"olmoe", Family::Olmoe},
-                                                                  {"starcoder2", Family::Starcoder2}};
+                                                                  {"starcoder2", Family::Starcoder2},
+                                                                  {"seed_oss", Family::SeedOss}};
     return list;
 }
 
@@ -419,6 +423,8 @@ SizeDefaults sizeDefaults(Family f)
         return {2880, 36, 64, 201088, 2880};
     case Family::Olmoe: // configuration_olmoe.py @ 008e574391258935f3ecc3035c882e73bbcac419
         return {2048, 16, 16, 50304, 2048};
+    case Family::SeedOss: // configuration_seed_oss.py @ 008e574391258935f3ecc3035c882e73bbcac419
+        return {4096, 64, 80, 155136, 27648};
     case Family::Starcoder2: // configuration_starcoder2.py @ 008e574391258935f3ecc3035c882e73bbcac419
         return {3072, 30, 24, 49152, 12288};
     case Family::SmolLM3: // configuration_smollm3.py @ 008e574391258935f3ecc3035c882e73bbcac419 (SmolLM3-3B)
@@ -457,15 +463,18 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     // the heads.
     if (!gpt2 && !deepseek)
         a.kvHeads = r.integer("num_key_value_heads", false,
-                              f == Family::SmolLM3 || f == Family::Gemma3 ? 4
-                              : f == Family::GptOss                       ? 8
-                              : f == Family::Starcoder2                   ? 2
-                                                                          : a.heads,
+                              f == Family::SmolLM3 || f == Family::Gemma3   ? 4
+                              : f == Family::GptOss || f == Family::SeedOss ? 8
+                              : f == Family::Starcoder2                     ? 2
+                                                                            : a.heads,
                               1, 65536);
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
     // (GemmaConfig, Gemma2Config, Gemma3TextConfig: 256; Qwen3Config: 128; Qwen3MoeConfig has none.)
-    const int64_t defaultHeadDim = gemma ? 256 : f == Family::Qwen3 ? 128 : f == Family::GptOss ? 64 : 0;
+    const int64_t defaultHeadDim = gemma                                        ? 256
+                                   : f == Family::Qwen3 || f == Family::SeedOss ? 128
+                                   : f == Family::GptOss                        ? 64
+                                                                                : 0;
     if (!gpt2 && !deepseek && r.has("head_dim"))
         a.headDim = r.integer("head_dim", false, 0, 1, 65536);
     else if (defaultHeadDim > 0)
@@ -548,6 +557,18 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.mlpBias = bias;
         break;
     }
+    case Family::SeedOss: {
+        // SeedOssAttention: q/k/v with bias=attention_bias (default true), o_proj with bias=attention_out_bias
+        // (default false); the MLP's bias is mlp_bias.
+        const bool qkv = r.flag("attention_bias", true);
+        const bool outBias = r.flag("attention_out_bias", false);
+        if (outBias && !qkv)
+            r.error("attention_out_bias",
+                    "true without attention_bias is not supported (no published Seed-OSS has it)");
+        a.attentionBias = outBias ? AttentionBias::All : qkv ? AttentionBias::Qkv : AttentionBias::None;
+        a.mlpBias = r.flag("mlp_bias", false);
+        break;
+    }
     case Family::Mistral:
     case Family::Mixtral:
     case Family::Phi3:
@@ -570,6 +591,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.dropout = r.fraction("resid_pdrop", 0.0) > 0; // PhiConfig's default 0.0, phi-2 trains with 0.1
     else if (f == Family::Starcoder2)
         a.dropout = r.fraction("residual_dropout", 0.0) > 0;
+    else if (f == Family::SeedOss)
+        a.dropout = r.fraction("residual_dropout", 0.1) > 0; // SeedOssConfig's default 0.1
 
     a.attention = a.kvHeadsOrDefault() == a.heads ? AttentionKind::MHA : AttentionKind::GQA;
 

@@ -343,6 +343,12 @@ private Q_SLOTS:
         // V·h + 30·95,979,008 + 2h = 3,030,371,328 (StarCoder2-3B's size).
         QTest::newRow("starcoder2 with no sizes (biases, LayerNorms, GELU MLP) = 3,030,371,328")
             << R"({"model_type": "starcoder2"})" << qint64(3030371328);
+        // SeedOssConfig's defaults (configuration_seed_oss.py @ 008e574391258935f3ecc3035c882e73bbcac419): h 4096,
+        // 64 layers, 80 heads and 8 KV heads of 128, MLP 27648, V=155136, q/k/v biases, untied. A layer:
+        // h·10240 + 2·h·1024 + 10240·h + 10240 + 2·1024 + 3·h·27648 + 2h = 432,033,792; 64·432,033,792 + 2·V·h + h
+        // = 28,921,040,896.
+        QTest::newRow("seed_oss with no sizes (q/k/v biases, head_dim 128) = 28,921,040,896")
+            << R"({"model_type": "seed_oss"})" << qint64(28921040896);
         // Gemma3TextConfig's defaults (configuration_gemma3.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4): h 2304,
         // 26 layers, 8 heads and 4 KV heads of 256, GeGLU 9216, V=262208, tied. A layer: h·2048 + 2·h·1024 +
         // 2048·h + 2·256 + 3·h·9216 + 4h = 77,866,496; V·h + 26·77,866,496 + h = 2,628,658,432.
@@ -442,7 +448,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
-            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2");
+            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
