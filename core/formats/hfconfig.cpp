@@ -46,6 +46,9 @@
 //     bias=use_bias, LayerNorms with bias, tied by default);
 //   seed_oss (modeling_seed_oss.py): llama's modules with q/k/v biases (attention_bias) and the output
 //     projection's apart (attention_out_bias), head_dim default 128, untied;
+//   cohere2 (modeling_cohere2.py): parallel attention and MLP on one input_layernorm, a CohereLayerNorm with a
+//     weight and no bias (counted as an RMSNorm: h weights), q/k/v/o with bias=attention_bias, SwiGLU without
+//     bias, tied; logit_scale is a number, not a parameter;
 //   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
 //     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
@@ -338,7 +341,8 @@ enum class Family {
     SmolLM3,
     Olmoe,
     Starcoder2,
-    SeedOss
+    SeedOss,
+    Cohere2
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -367,7 +371,8 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"smollm3", Family::SmolLM3},
                                                                   {"olmoe", Family::Olmoe},
                                                                   {"starcoder2", Family::Starcoder2},
-                                                                  {"seed_oss", Family::SeedOss}};
+                                                                  {"seed_oss", Family::SeedOss},
+                                                                  {"cohere2", Family::Cohere2}};
     return list;
 }
 
@@ -423,6 +428,8 @@ SizeDefaults sizeDefaults(Family f)
         return {2880, 36, 64, 201088, 2880};
     case Family::Olmoe: // configuration_olmoe.py @ 008e574391258935f3ecc3035c882e73bbcac419
         return {2048, 16, 16, 50304, 2048};
+    case Family::Cohere2: // configuration_cohere2.py @ 008e574391258935f3ecc3035c882e73bbcac419
+        return {8192, 40, 64, 256000, 22528};
     case Family::SeedOss: // configuration_seed_oss.py @ 008e574391258935f3ecc3035c882e73bbcac419
         return {4096, 64, 80, 155136, 27648};
     case Family::Starcoder2: // configuration_starcoder2.py @ 008e574391258935f3ecc3035c882e73bbcac419
@@ -493,7 +500,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
                 "must divide num_attention_heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));
 
     // Embedding tying: each configuration class's default.
-    const bool tiedDefault = gemma || gpt2 || f == Family::SmolLM3 || f == Family::Starcoder2;
+    const bool tiedDefault = gemma || gpt2 || f == Family::SmolLM3 || f == Family::Starcoder2 || f == Family::Cohere2;
     a.tiedEmbeddings = r.flag("tie_word_embeddings", tiedDefault);
 
     const bool layerNorm = gpt2 || f == Family::GptNeoX || f == Family::Phi || f == Family::Starcoder2;
@@ -501,7 +508,9 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     a.ffnKind = layerNorm ? FfnKind::Gelu : FfnKind::SwiGLU;
     // Gemma 2/3 norm before and after attention and FFN; Phi runs attention and MLP in parallel on one
     // input_layernorm (PhiDecoderLayer).
-    a.normsPerLayer = (f == Family::Gemma2 || f == Family::Gemma3) ? 4 : f == Family::Phi ? 1 : 2;
+    a.normsPerLayer = (f == Family::Gemma2 || f == Family::Gemma3) ? 4
+                      : (f == Family::Phi || f == Family::Cohere2) ? 1
+                                                                   : 2;
     a.learnedPositions = gpt2;
 
     // Biases, as each modeling file builds them.
@@ -525,6 +534,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     case Family::Qwen3:
     case Family::Qwen3Moe:
     case Family::Olmoe:
+    case Family::Cohere2:
     case Family::Gemma:
     case Family::Gemma2:
     case Family::Gemma3:

@@ -349,6 +349,12 @@ private Q_SLOTS:
         // = 28,921,040,896.
         QTest::newRow("seed_oss with no sizes (q/k/v biases, head_dim 128) = 28,921,040,896")
             << R"({"model_type": "seed_oss"})" << qint64(28921040896);
+        // Cohere2Config's defaults (configuration_cohere2.py @ 008e574391258935f3ecc3035c882e73bbcac419; the
+        // docstring's checkpoint CohereForAI/c4ai-command-r-v01): h 8192, 40 layers, 64 heads of 128 (KV heads default
+        // to the heads), SwiGLU 22528, V=256000, tied, one weight-only LayerNorm a layer. A layer: 4·h² + 3·h·22528 + h
+        // = 822,091,776; V·h + 40·822,091,776 + h = 34,980,831,232 (Command R, 35B).
+        QTest::newRow("cohere2 with no sizes (parallel block, one norm a layer) = 34,980,831,232")
+            << R"({"model_type": "cohere2"})" << qint64(34980831232);
         // Gemma3TextConfig's defaults (configuration_gemma3.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4): h 2304,
         // 26 layers, 8 heads and 4 KV heads of 256, GeGLU 9216, V=262208, tied. A layer: h·2048 + 2·h·1024 +
         // 2048·h + 2·256 + 3·h·9216 + 4h = 77,866,496; V·h + 26·77,866,496 + h = 2,628,658,432.
@@ -448,7 +454,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
-            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss");
+            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, "
+            "cohere2");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
