@@ -49,6 +49,8 @@
 //   cohere2 (modeling_cohere2.py): parallel attention and MLP on one input_layernorm, a CohereLayerNorm with a
 //     weight and no bias (counted as an RMSNorm: h weights), q/k/v/o with bias=attention_bias, SwiGLU without
 //     bias, tied; logit_scale is a number, not a parameter;
+//   exaone4 (modeling_exaone4.py): per-head q_norm/k_norm, the two norms after attention and after the MLP
+//     (post_attention_layernorm, post_feedforward_layernorm; no pre-norms, as olmo2), untied;
 //   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
 //     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
@@ -342,7 +344,8 @@ enum class Family {
     Olmoe,
     Starcoder2,
     SeedOss,
-    Cohere2
+    Cohere2,
+    Exaone4
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -372,7 +375,8 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"olmoe", Family::Olmoe},
                                                                   {"starcoder2", Family::Starcoder2},
                                                                   {"seed_oss", Family::SeedOss},
-                                                                  {"cohere2", Family::Cohere2}};
+                                                                  {"cohere2", Family::Cohere2},
+                                                                  {"exaone4", Family::Exaone4}};
     return list;
 }
 
@@ -428,6 +432,8 @@ SizeDefaults sizeDefaults(Family f)
         return {2880, 36, 64, 201088, 2880};
     case Family::Olmoe: // configuration_olmoe.py @ 008e574391258935f3ecc3035c882e73bbcac419
         return {2048, 16, 16, 50304, 2048};
+    case Family::Exaone4: // configuration_exaone4.py @ 008e574391258935f3ecc3035c882e73bbcac419
+        return {4096, 32, 32, 102400, 16384};
     case Family::Cohere2: // configuration_cohere2.py @ 008e574391258935f3ecc3035c882e73bbcac419
         return {8192, 40, 64, 256000, 22528};
     case Family::SeedOss: // configuration_seed_oss.py @ 008e574391258935f3ecc3035c882e73bbcac419
@@ -535,6 +541,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     case Family::Qwen3Moe:
     case Family::Olmoe:
     case Family::Cohere2:
+    case Family::Exaone4:
     case Family::Gemma:
     case Family::Gemma2:
     case Family::Gemma3:
@@ -585,7 +592,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         break;
     }
 
-    if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3)
+    if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3 || f == Family::Exaone4)
         a.qkNorm = QkNorm::PerHead;
     else if (f == Family::Olmo2 || f == Family::Olmoe)
         a.qkNorm = QkNorm::Full;

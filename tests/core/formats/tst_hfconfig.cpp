@@ -355,6 +355,11 @@ private Q_SLOTS:
         // = 822,091,776; V·h + 40·822,091,776 + h = 34,980,831,232 (Command R, 35B).
         QTest::newRow("cohere2 with no sizes (parallel block, one norm a layer) = 34,980,831,232")
             << R"({"model_type": "cohere2"})" << qint64(34980831232);
+        // Exaone4Config's defaults (configuration_exaone4.py @ 008e574391258935f3ecc3035c882e73bbcac419): h 4096, 32
+        // layers, 32 heads and 32 KV heads of 128, SwiGLU 16384, V=102400, untied. A layer: 4·h² + 2·128 (per-head
+        // q/k norms) + 3·h·16384 + 2h (post-norms) = 268,443,904; 32·268,443,904 + 2·V·h + h = 9,429,069,824.
+        QTest::newRow("exaone4 with no sizes (per-head q/k norms, post-norms) = 9,429,069,824")
+            << R"({"model_type": "exaone4"})" << qint64(9429069824);
         // Gemma3TextConfig's defaults (configuration_gemma3.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4): h 2304,
         // 26 layers, 8 heads and 4 KV heads of 256, GeGLU 9216, V=262208, tied. A layer: h·2048 + 2·h·1024 +
         // 2048·h + 2·256 + 3·h·9216 + 4h = 77,866,496; V·h + 26·77,866,496 + h = 2,628,658,432.
