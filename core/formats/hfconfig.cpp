@@ -51,6 +51,8 @@
 //     bias, tied; logit_scale is a number, not a parameter;
 //   exaone4 (modeling_exaone4.py): per-head q_norm/k_norm, the two norms after attention and after the MLP
 //     (post_attention_layernorm, post_feedforward_layernorm; no pre-norms, as olmo2), untied;
+//   gpt_bigcode (modeling_gpt_bigcode.py): gpt2's modules with multi-query attention (multi_query, default true):
+//     c_attn Linear(h, h + 2·head_dim) with bias, c_proj, c_fc/c_proj MLP with biases, LayerNorms, tied wte;
 //   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
 //     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
@@ -345,7 +347,8 @@ enum class Family {
     Starcoder2,
     SeedOss,
     Cohere2,
-    Exaone4
+    Exaone4,
+    GptBigCode
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -376,7 +379,8 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"starcoder2", Family::Starcoder2},
                                                                   {"seed_oss", Family::SeedOss},
                                                                   {"cohere2", Family::Cohere2},
-                                                                  {"exaone4", Family::Exaone4}};
+                                                                  {"exaone4", Family::Exaone4},
+                                                                  {"gpt_bigcode", Family::GptBigCode}};
     return list;
 }
 
@@ -432,6 +436,9 @@ SizeDefaults sizeDefaults(Family f)
         return {2880, 36, 64, 201088, 2880};
     case Family::Olmoe: // configuration_olmoe.py @ 008e574391258935f3ecc3035c882e73bbcac419
         return {2048, 16, 16, 50304, 2048};
+    case Family::GptBigCode: // configuration_gpt_bigcode.py @ 05ff2e98e4461ece6e706435e2a57834bb4f985f (n_inner
+                             // null: 4·n_embd, n_positions 1024)
+        return {768, 12, 12, 50257, 0};
     case Family::Exaone4: // configuration_exaone4.py @ 008e574391258935f3ecc3035c882e73bbcac419
         return {4096, 32, 32, 102400, 16384};
     case Family::Cohere2: // configuration_cohere2.py @ 008e574391258935f3ecc3035c882e73bbcac419
@@ -450,7 +457,9 @@ SizeDefaults sizeDefaults(Family f)
 void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
 {
     const SizeDefaults d = sizeDefaults(f);
-    const bool gpt2 = f == Family::Gpt2;
+    // GPTBigCode (SantaCoder, StarCoder 1) keeps GPT-2's names and modules (configuration_gpt_bigcode.py maps
+    // hidden_size to n_embd, …); its attention is multi-query by default: c_attn projects to h + 2·head_dim.
+    const bool gpt2 = f == Family::Gpt2 || f == Family::GptBigCode;
     const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3;
     const bool gemma = f == Family::Gemma || f == Family::Gemma2 || f == Family::Gemma3;
     const bool qwenMoe = f == Family::Qwen2Moe || f == Family::Qwen3Moe;
@@ -474,6 +483,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     }
     // SmolLM3Config's and Gemma3TextConfig's num_key_value_heads default to 4, GptOssConfig's to 8, the others' to
     // the heads.
+    if (f == Family::GptBigCode)
+        a.kvHeads = r.flag("multi_query", true) ? 1 : a.heads;
     if (!gpt2 && !deepseek)
         a.kvHeads = r.integer("num_key_value_heads", false,
                               f == Family::SmolLM3 || f == Family::Gemma3   ? 4
@@ -522,6 +533,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     // Biases, as each modeling file builds them.
     switch (f) {
     case Family::Gpt2:
+    case Family::GptBigCode:
         a.bias = true;
         break;
     case Family::GptNeoX:

@@ -752,10 +752,11 @@ private Q_SLOTS:
         QCOMPARE(p.exitCode(), 2);
         const QString err = QString::fromUtf8(p.readAllStandardError());
         QVERIFY2(err.contains(
-                     path + QStringLiteral(": /model_type: unsupported model type \"bert\" (supported: llama, mistral, "
-                                           "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, "
-                                           "phi3, gpt2, gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, "
-                                           "gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, cohere2, exaone4)")),
+                     path + QStringLiteral(
+                                ": /model_type: unsupported model type \"bert\" (supported: llama, mistral, "
+                                "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, "
+                                "phi3, gpt2, gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, "
+                                "gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, cohere2, exaone4, gpt_bigcode)")),
                  qPrintable(err));
         const CliOutcome missing = parse({"--json", "--hf-config", dir.filePath(QStringLiteral("nothing"))});
         QVERIFY(!missing.ok);

@@ -360,6 +360,15 @@ private Q_SLOTS:
         // q/k norms) + 3·h·16384 + 2h (post-norms) = 268,443,904; 32·268,443,904 + 2·V·h + h = 9,429,069,824.
         QTest::newRow("exaone4 with no sizes (per-head q/k norms, post-norms) = 9,429,069,824")
             << R"({"model_type": "exaone4"})" << qint64(9429069824);
+        // GPTBigCodeConfig's defaults (configuration_gpt_bigcode.py @ 05ff2e98e4461ece6e706435e2a57834bb4f985f): GPT-2
+        // small's sizes (n_embd 768, 12 layers, 12 heads, V=50257, 1024 learned positions, tied) with multi-query
+        // attention: c_attn h·(h + 2·64) + 896, c_proj h² + h, MLP 2·h·3072 + 3072 + h, two LayerNorms 4h =
+        // 6,005,120 a layer; 12·6,005,120 + V·h + 1024·h + 2h = 111,446,784.
+        QTest::newRow("gpt_bigcode with no sizes (multi-query) = 111,446,784")
+            << R"({"model_type": "gpt_bigcode"})" << qint64(111446784);
+        // Without multi-query it is GPT-2 small, 124,439,808 (the gpt2 row above).
+        QTest::newRow("gpt_bigcode without multi_query is GPT-2 small = 124,439,808")
+            << R"({"model_type": "gpt_bigcode", "multi_query": false})" << qint64(124439808);
         // Gemma3TextConfig's defaults (configuration_gemma3.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4): h 2304,
         // 26 layers, 8 heads and 4 KV heads of 256, GeGLU 9216, V=262208, tied. A layer: h·2048 + 2·h·1024 +
         // 2048·h + 2·256 + 3·h·9216 + 4h = 77,866,496; V·h + 26·77,866,496 + h = 2,628,658,432.
@@ -460,7 +469,7 @@ private Q_SLOTS:
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, "
-            "cohere2, exaone4");
+            "cohere2, exaone4, gpt_bigcode");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
