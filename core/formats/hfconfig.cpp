@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <set>
 
 // Each family below reads the fields its transformers configuration class defines and builds the
@@ -31,6 +33,31 @@
 //     router keeps e_score_correction_bias as a buffer (register_buffer), not a parameter, so it is
 //     not counted; its num_nextn_predict_layers multi-token-prediction modules are not built by transformers
 //     either: they become Architecture::mtpLayers, outside the count, trained only in full training.
+//   phi (modeling_phi.py @ 0faeaf39a9176bb1581969e51565851bfcc2dc98): parallel attention and MLP on one
+//     input_layernorm (LayerNorm), q/k/v/dense and fc1/fc2 with biases, optional q/k LayerNorms of head_dim
+//     (qk_layernorm), final_layernorm, untied lm_head with a bias;
+//   smollm3 (modeling_smollm3.py; defaults from configuration_smollm3.py @
+//     008e574391258935f3ecc3035c882e73bbcac419): llama's modules (its NoPE layers only skip the rotation, no
+//     weights), tied by default, num_key_value_heads default 4;
+//   olmoe (modeling_olmoe.py, the OlmoeAttention of 008e574391258935f3ecc3035c882e73bbcac419): q_norm over
+//     hidden_size and k_norm over kv_heads·head_dim (OLMo 2's full-width norms), every layer MoE of
+//     intermediate_size experts, router without bias, untied;
+//   starcoder2 (modeling_starcoder2.py: mistral's attention with bias=use_bias, a GELU MLP c_fc/c_proj with
+//     bias=use_bias, LayerNorms with bias, tied by default);
+//   seed_oss (modeling_seed_oss.py): llama's modules with q/k/v biases (attention_bias) and the output
+//     projection's apart (attention_out_bias), head_dim default 128, untied;
+//   cohere2 (modeling_cohere2.py): parallel attention and MLP on one input_layernorm, a CohereLayerNorm with a
+//     weight and no bias (counted as an RMSNorm: h weights), q/k/v/o with bias=attention_bias, SwiGLU without
+//     bias, tied; logit_scale is a number, not a parameter;
+//   exaone4 (modeling_exaone4.py): per-head q_norm/k_norm, the two norms after attention and after the MLP
+//     (post_attention_layernorm, post_feedforward_layernorm; no pre-norms, as olmo2), untied;
+//   gpt_bigcode (modeling_gpt_bigcode.py): gpt2's modules with multi-query attention (multi_query, default true):
+//     c_attn Linear(h, h + 2·head_dim) with bias, c_proj, c_fc/c_proj MLP with biases, LayerNorms, tied wte;
+//   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
+//     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
+//     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
+//     e_score_correction_bias as a buffer. (DeepSeek's remote modeling_deepseek.py, which Kimi's repository ships,
+//     makes it a parameter: 384 a MoE layer, 23,040 in all, not counted here.)
 
 namespace trainmem {
 namespace {
@@ -38,9 +65,114 @@ namespace {
 using nlohmann::json;
 
 // At most 40 characters of the value, written without dump()'s unbounded recursion (jsontext.h).
+// dump() writes a non-finite number as null; the file wrote Infinity or NaN.
 std::string describe(const json& v)
 {
+    if (v.is_number_float() && !std::isfinite(v.get<double>()))
+        return std::isnan(v.get<double>()) ? "NaN" : (v.get<double>() > 0 ? "Infinity" : "-Infinity");
     return jsonSnippet(v, 40);
+}
+
+// Python's json module writes float('inf') and float('nan') as the bare words Infinity, -Infinity and NaN, and
+// transformers reads config.json with it (PretrainedConfig._dict_from_json_file: json.loads), so configs hold
+// them: nvidia's Nemotron-H files have "time_step_limit": [0.0, Infinity]. nlohmann/json refuses the words (and
+// reports 1e999 as an overflow). Outside strings each word becomes a placeholder string, padded with spaces to
+// the word's width so every later column in an error message stays where it was, and the placeholders are
+// turned into the numbers after parsing. Words inside strings are left alone.
+struct NonFinite {
+    std::string_view word;
+    double value;
+};
+const NonFinite kNonFinite[] = {{"NaN", std::numeric_limits<double>::quiet_NaN()},
+                                {"Infinity", std::numeric_limits<double>::infinity()},
+                                {"-Infinity", -std::numeric_limits<double>::infinity()}};
+constexpr size_t kNonFiniteKinds = 3;
+
+// Rewrites the words outside strings; placeholders[k] stands for kNonFinite[k]. Returns how many of each.
+std::array<size_t, kNonFiniteKinds> rewriteNonFinite(std::string& text,
+                                                     const std::array<std::string, kNonFiniteKinds>& placeholders)
+{
+    std::array<size_t, kNonFiniteKinds> counts{};
+    bool inString = false;
+    auto isWordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    auto wordAt = [&](size_t at, std::string_view word) {
+        return text.compare(at, word.size(), word) == 0 &&
+               (at + word.size() == text.size() || !isWordChar(text[at + word.size()])) &&
+               (at == 0 || !isWordChar(text[at - 1]));
+    };
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i; // the escaped character, a quote included
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (c == '"') {
+            inString = true;
+            continue;
+        }
+        for (size_t k = 0; k < kNonFiniteKinds; ++k) {
+            const std::string_view word = kNonFinite[k].word;
+            if (!wordAt(i, word))
+                continue;
+            std::string quoted = "\"" + placeholders[k] + "\"";
+            if (quoted.size() < word.size())
+                quoted.append(word.size() - quoted.size(), ' ');
+            text.replace(i, word.size(), quoted);
+            i += quoted.size() - 1;
+            ++counts[k];
+            break;
+        }
+    }
+    return counts;
+}
+
+// Turns the placeholder strings into their numbers when each occurs exactly as often as it was written (else a
+// string of the file itself equals a placeholder and the caller tries others). Iterative: a config nests a few
+// levels, a hostile file thousands.
+bool restoreNonFinite(json& doc, const std::array<std::string, kNonFiniteKinds>& placeholders,
+                      const std::array<size_t, kNonFiniteKinds>& expected)
+{
+    std::array<std::vector<json*>, kNonFiniteKinds> found;
+    std::vector<json*> stack{&doc};
+    while (!stack.empty()) {
+        json* j = stack.back();
+        stack.pop_back();
+        if (j->is_string()) {
+            for (size_t k = 0; k < kNonFiniteKinds; ++k)
+                if (j->get_ref<const std::string&>() == placeholders[k])
+                    found[k].push_back(j);
+        } else if (j->is_structured()) {
+            for (auto& child : *j)
+                stack.push_back(&child);
+        }
+    }
+    for (size_t k = 0; k < kNonFiniteKinds; ++k)
+        if (found[k].size() != expected[k])
+            return false;
+    for (size_t k = 0; k < kNonFiniteKinds; ++k)
+        for (json* j : found[k])
+            *j = kNonFinite[k].value;
+    return true;
+}
+
+// Parses config.json as Python's json.loads does (NaN, Infinity and -Infinity allowed); throws json::exception.
+json parsePythonJson(std::string_view text)
+{
+    // Placeholders no wider than the words ("N", "I", "M" in quotes), unless the file has such a string already.
+    for (int attempt = 0;; ++attempt) {
+        std::array<std::string, kNonFiniteKinds> placeholders{"N", "I", "M"};
+        if (attempt > 0)
+            for (auto& p : placeholders)
+                p += std::to_string(attempt) + "-trainmem-nonfinite";
+        std::string copy(text);
+        const auto counts = rewriteNonFinite(copy, placeholders);
+        json doc = json::parse(copy);
+        if (counts == std::array<size_t, kNonFiniteKinds>{} || restoreNonFinite(doc, placeholders, counts))
+            return doc;
+    }
 }
 
 // Reads the fields of one config object; `base` prefixes every JSON pointer ("" or "/text_config").
@@ -145,6 +277,45 @@ public:
         return out;
     }
 
+    /// layer_types (transformers' per-layer attention kinds, configuration_utils.py layer_type_validation):
+    /// one of `allowed` for each of the `layers` layers. Returns how many layers have each kind, in the
+    /// order of `allowed` (all zero when the file has no list, or a wrong one).
+    std::vector<int64_t> layerKinds(const char* key, int64_t layers, const std::vector<std::string>& allowed)
+    {
+        std::vector<int64_t> counts(allowed.size(), 0);
+        if (!has(key))
+            return counts;
+        if (!at(key).is_array()) {
+            error(key, "must be a list of layer kinds, got " + describe(at(key)));
+            return counts;
+        }
+        const json& list = at(key);
+        if (static_cast<int64_t>(list.size()) != layers) {
+            error(key, "has " + std::to_string(list.size()) + (list.size() == 1 ? " entry" : " entries") + " for " +
+                           std::to_string(layers) + " layers (num_hidden_layers); it needs one a layer");
+            return counts;
+        }
+        std::string known;
+        for (const std::string& k : allowed)
+            known += (known.empty() ? "" : ", ") + k;
+        std::vector<int64_t> seen(allowed.size(), 0);
+        bool bad = false;
+        for (size_t i = 0; i < list.size(); ++i) {
+            const json& v = list[i];
+            const auto it =
+                v.is_string() ? std::find(allowed.begin(), allowed.end(), v.get<std::string>()) : allowed.end();
+            if (it == allowed.end()) {
+                m_errors.push_back({m_file, m_base + "/" + key + "/" + std::to_string(i),
+                                    "unknown layer kind " + describe(v) + " at layer " + std::to_string(i) +
+                                        " (known: " + known + ")"});
+                bad = true;
+                continue;
+            }
+            ++seen[static_cast<size_t>(it - allowed.begin())];
+        }
+        return bad ? counts : seen;
+    }
+
 private:
     const json& m_j;
     std::string m_base;
@@ -168,18 +339,48 @@ enum class Family {
     GptNeoX,
     Olmo2,
     DeepseekV2,
-    DeepseekV3
+    DeepseekV3,
+    GptOss,
+    Phi,
+    SmolLM3,
+    Olmoe,
+    Starcoder2,
+    SeedOss,
+    Cohere2,
+    Exaone4,
+    GptBigCode
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
 {
-    static const std::vector<std::pair<std::string, Family>> list{
-        {"llama", Family::Llama},           {"mistral", Family::Mistral},    {"mixtral", Family::Mixtral},
-        {"qwen2", Family::Qwen2},           {"qwen2_moe", Family::Qwen2Moe}, {"qwen3", Family::Qwen3},
-        {"qwen3_moe", Family::Qwen3Moe},    {"gemma", Family::Gemma},        {"gemma2", Family::Gemma2},
-        {"gemma3_text", Family::Gemma3},    {"phi3", Family::Phi3},          {"gpt2", Family::Gpt2},
-        {"gpt_neox", Family::GptNeoX},      {"olmo2", Family::Olmo2},        {"deepseek_v2", Family::DeepseekV2},
-        {"deepseek_v3", Family::DeepseekV3}};
+    static const std::vector<std::pair<std::string, Family>> list{{"llama", Family::Llama},
+                                                                  {"mistral", Family::Mistral},
+                                                                  {"mixtral", Family::Mixtral},
+                                                                  {"qwen2", Family::Qwen2},
+                                                                  {"qwen2_moe", Family::Qwen2Moe},
+                                                                  {"qwen3", Family::Qwen3},
+                                                                  {"qwen3_moe", Family::Qwen3Moe},
+                                                                  {"gemma", Family::Gemma},
+                                                                  {"gemma2", Family::Gemma2},
+                                                                  {"gemma3_text", Family::Gemma3},
+                                                                  {"phi3", Family::Phi3},
+                                                                  {"gpt2", Family::Gpt2},
+                                                                  {"gpt_neox", Family::GptNeoX},
+                                                                  {"olmo2", Family::Olmo2},
+                                                                  {"deepseek_v2", Family::DeepseekV2},
+                                                                  {"deepseek_v3", Family::DeepseekV3},
+                                                                  // Moonshot's Kimi K2 (and Kimi K2.5's
+                                                                  // text_config): DeepSeek-V3 under its own name.
+                                                                  {"kimi_k2", Family::DeepseekV3},
+                                                                  {"gpt_oss", Family::GptOss},
+                                                                  {"phi", Family::Phi},
+                                                                  {"smollm3", Family::SmolLM3},
+                                                                  {"olmoe", Family::Olmoe},
+                                                                  {"starcoder2", Family::Starcoder2},
+                                                                  {"seed_oss", Family::SeedOss},
+                                                                  {"cohere2", Family::Cohere2},
+                                                                  {"exaone4", Family::Exaone4},
+                                                                  {"gpt_bigcode", Family::GptBigCode}};
     return list;
 }
 
@@ -220,18 +421,54 @@ int64_t deepseekMoeLayers(int64_t layers, int64_t firstDense, int64_t freq)
     return n;
 }
 
+// The sizes a family's configuration class defaults, for the families whose config.json may leave them out
+// (transformers fills them in: PreTrainedConfig subclasses are dataclasses with these defaults). 0: required.
+struct SizeDefaults {
+    int64_t hidden = 0, layers = 0, heads = 0, vocab = 0, ffn = 0;
+};
+SizeDefaults sizeDefaults(Family f)
+{
+    switch (f) {
+    case Family::Gemma3: // Gemma3TextConfig, configuration_gemma3.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4;
+                         // the multimodal gemma3 files' text_config leaves most of these out
+        return {2304, 26, 8, 262208, 9216};
+    case Family::GptOss: // configuration_gpt_oss.py @ 02b8f42b4240dddea1b27c45d2dc95fb2682f841 (gpt-oss-120b)
+        return {2880, 36, 64, 201088, 2880};
+    case Family::Olmoe: // configuration_olmoe.py @ 008e574391258935f3ecc3035c882e73bbcac419
+        return {2048, 16, 16, 50304, 2048};
+    case Family::GptBigCode: // configuration_gpt_bigcode.py @ 05ff2e98e4461ece6e706435e2a57834bb4f985f (n_inner
+                             // null: 4·n_embd, n_positions 1024)
+        return {768, 12, 12, 50257, 0};
+    case Family::Exaone4: // configuration_exaone4.py @ 008e574391258935f3ecc3035c882e73bbcac419
+        return {4096, 32, 32, 102400, 16384};
+    case Family::Cohere2: // configuration_cohere2.py @ 008e574391258935f3ecc3035c882e73bbcac419
+        return {8192, 40, 64, 256000, 22528};
+    case Family::SeedOss: // configuration_seed_oss.py @ 008e574391258935f3ecc3035c882e73bbcac419
+        return {4096, 64, 80, 155136, 27648};
+    case Family::Starcoder2: // configuration_starcoder2.py @ 008e574391258935f3ecc3035c882e73bbcac419
+        return {3072, 30, 24, 49152, 12288};
+    case Family::SmolLM3: // configuration_smollm3.py @ 008e574391258935f3ecc3035c882e73bbcac419 (SmolLM3-3B)
+        return {2048, 36, 16, 128256, 11008};
+    default:
+        return {};
+    }
+}
+
 void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
 {
-    const bool gpt2 = f == Family::Gpt2;
+    const SizeDefaults d = sizeDefaults(f);
+    // GPTBigCode (SantaCoder, StarCoder 1) keeps GPT-2's names and modules (configuration_gpt_bigcode.py maps
+    // hidden_size to n_embd, …); its attention is multi-query by default: c_attn projects to h + 2·head_dim.
+    const bool gpt2 = f == Family::Gpt2 || f == Family::GptBigCode;
     const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3;
     const bool gemma = f == Family::Gemma || f == Family::Gemma2 || f == Family::Gemma3;
     const bool qwenMoe = f == Family::Qwen2Moe || f == Family::Qwen3Moe;
 
     // Sizes: GPT-2 names them n_embd/n_layer/n_head/n_inner/n_positions (configuration_gpt2.py).
-    a.hidden = r.integer(gpt2 ? "n_embd" : "hidden_size", true, 0, 1, kMaxHidden);
-    a.layers = r.integer(gpt2 ? "n_layer" : "num_hidden_layers", true, 0, 1, kMaxLayers);
-    a.heads = r.integer(gpt2 ? "n_head" : "num_attention_heads", true, 0, 1, 65536);
-    a.vocab = r.integer("vocab_size", true, 0, 1, 100'000'000);
+    a.hidden = r.integer(gpt2 ? "n_embd" : "hidden_size", d.hidden == 0, d.hidden, 1, kMaxHidden);
+    a.layers = r.integer(gpt2 ? "n_layer" : "num_hidden_layers", d.layers == 0, d.layers, 1, kMaxLayers);
+    a.heads = r.integer(gpt2 ? "n_head" : "num_attention_heads", d.heads == 0, d.heads, 1, 65536);
+    a.vocab = r.integer("vocab_size", d.vocab == 0, d.vocab, 1, 100'000'000);
     // Only GPT-2 learns a table of positions; for rotary models the context limit is recorded, capped
     // at the longest context the accounting takes.
     a.maxPositions = gpt2 ? r.integer("n_positions", false, 1024, 1, kMaxSeq)
@@ -241,14 +478,27 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.ffn = r.integer("n_inner", false, 4 * a.hidden, 1, 16 * kMaxHidden);
     } else {
         // DeepSeek's intermediate_size is the dense layers' width; an all-MoE model may leave it out.
-        a.ffn = r.integer("intermediate_size", !(deepseek && r.has("n_routed_experts")), 0, 1, 16 * kMaxHidden);
+        a.ffn = r.integer("intermediate_size", d.ffn == 0 && !(deepseek && r.has("n_routed_experts")), d.ffn, 1,
+                          16 * kMaxHidden);
     }
+    // SmolLM3Config's and Gemma3TextConfig's num_key_value_heads default to 4, GptOssConfig's to 8, the others' to
+    // the heads.
+    if (f == Family::GptBigCode)
+        a.kvHeads = r.flag("multi_query", true) ? 1 : a.heads;
     if (!gpt2 && !deepseek)
-        a.kvHeads = r.integer("num_key_value_heads", false, a.heads, 1, 65536);
+        a.kvHeads = r.integer("num_key_value_heads", false,
+                              f == Family::SmolLM3 || f == Family::Gemma3   ? 4
+                              : f == Family::GptOss || f == Family::SeedOss ? 8
+                              : f == Family::Starcoder2                     ? 2
+                                                                            : a.heads,
+                              1, 65536);
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
     // (GemmaConfig, Gemma2Config, Gemma3TextConfig: 256; Qwen3Config: 128; Qwen3MoeConfig has none.)
-    const int64_t defaultHeadDim = gemma ? 256 : f == Family::Qwen3 ? 128 : 0;
+    const int64_t defaultHeadDim = gemma                                        ? 256
+                                   : f == Family::Qwen3 || f == Family::SeedOss ? 128
+                                   : f == Family::GptOss                        ? 64
+                                                                                : 0;
     if (!gpt2 && !deepseek && r.has("head_dim"))
         a.headDim = r.integer("head_dim", false, 0, 1, 65536);
     else if (defaultHeadDim > 0)
@@ -267,17 +517,23 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
                 "must divide num_attention_heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));
 
     // Embedding tying: each configuration class's default.
-    const bool tiedDefault = gemma || gpt2;
+    const bool tiedDefault = gemma || gpt2 || f == Family::SmolLM3 || f == Family::Starcoder2 || f == Family::Cohere2;
     a.tiedEmbeddings = r.flag("tie_word_embeddings", tiedDefault);
 
-    a.norm = (gpt2 || f == Family::GptNeoX) ? NormKind::LayerNorm : NormKind::RMSNorm;
-    a.ffnKind = (gpt2 || f == Family::GptNeoX) ? FfnKind::Gelu : FfnKind::SwiGLU;
-    a.normsPerLayer = (f == Family::Gemma2 || f == Family::Gemma3) ? 4 : 2;
+    const bool layerNorm = gpt2 || f == Family::GptNeoX || f == Family::Phi || f == Family::Starcoder2;
+    a.norm = layerNorm ? NormKind::LayerNorm : NormKind::RMSNorm;
+    a.ffnKind = layerNorm ? FfnKind::Gelu : FfnKind::SwiGLU;
+    // Gemma 2/3 norm before and after attention and FFN; Phi runs attention and MLP in parallel on one
+    // input_layernorm (PhiDecoderLayer).
+    a.normsPerLayer = (f == Family::Gemma2 || f == Family::Gemma3) ? 4
+                      : (f == Family::Phi || f == Family::Cohere2) ? 1
+                                                                   : 2;
     a.learnedPositions = gpt2;
 
     // Biases, as each modeling file builds them.
     switch (f) {
     case Family::Gpt2:
+    case Family::GptBigCode:
         a.bias = true;
         break;
     case Family::GptNeoX:
@@ -289,11 +545,15 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.attentionBias = r.flag("qkv_bias", true) ? AttentionBias::Qkv : AttentionBias::None;
         break;
     case Family::Llama:
+    case Family::SmolLM3:
         a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::All : AttentionBias::None;
         a.mlpBias = r.flag("mlp_bias", false);
         break;
     case Family::Qwen3:
     case Family::Qwen3Moe:
+    case Family::Olmoe:
+    case Family::Cohere2:
+    case Family::Exaone4:
     case Family::Gemma:
     case Family::Gemma2:
     case Family::Gemma3:
@@ -306,22 +566,62 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
             r.error("attention_bias",
                     "true is not supported for MLA attention (every published DeepSeek config has false)");
         break;
+    case Family::GptOss:
+        // GptOssConfig.attention_bias defaults to True: q/k/v/o with bias; the experts' gate_up_proj and
+        // down_proj carry biases too (gate_up_proj_bias, down_proj_bias).
+        a.attentionBias = r.flag("attention_bias", true) ? AttentionBias::All : AttentionBias::None;
+        a.mlpBias = true;
+        a.attentionSinks = true;
+        break;
+    case Family::Phi:
+        // modeling_phi.py: q/k/v/dense Linear(bias=True), fc1/fc2 with bias, lm_head Linear(h, V, bias=True).
+        a.attentionBias = AttentionBias::All;
+        a.mlpBias = true;
+        a.headBias = true;
+        break;
+    case Family::Starcoder2: {
+        // use_bias (default true) on q/k/v/o (Starcoder2Attention) and on c_fc/c_proj (Starcoder2MLP).
+        const bool bias = r.flag("use_bias", true);
+        a.attentionBias = bias ? AttentionBias::All : AttentionBias::None;
+        a.mlpBias = bias;
+        break;
+    }
+    case Family::SeedOss: {
+        // SeedOssAttention: q/k/v with bias=attention_bias (default true), o_proj with bias=attention_out_bias
+        // (default false); the MLP's bias is mlp_bias.
+        const bool qkv = r.flag("attention_bias", true);
+        const bool outBias = r.flag("attention_out_bias", false);
+        if (outBias && !qkv)
+            r.error("attention_out_bias",
+                    "true without attention_bias is not supported (no published Seed-OSS has it)");
+        a.attentionBias = outBias ? AttentionBias::All : qkv ? AttentionBias::Qkv : AttentionBias::None;
+        a.mlpBias = r.flag("mlp_bias", false);
+        break;
+    }
     case Family::Mistral:
     case Family::Mixtral:
     case Family::Phi3:
         break;
     }
 
-    if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3)
+    if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3 || f == Family::Exaone4)
         a.qkNorm = QkNorm::PerHead;
-    else if (f == Family::Olmo2)
+    else if (f == Family::Olmo2 || f == Family::Olmoe)
         a.qkNorm = QkNorm::Full;
+    else if (f == Family::Phi && r.flag("qk_layernorm", false))
+        a.qkNorm = QkNorm::PerHead; // q_layernorm, k_layernorm: LayerNorm(head_dim) with bias
 
     // Dropout: GPT-2 trains with resid_pdrop 0.1 by default, GPT-NeoX with hidden_dropout 0.
     if (gpt2)
         a.dropout = r.fraction("resid_pdrop", 0.1) > 0;
     else if (f == Family::GptNeoX)
         a.dropout = r.fraction("hidden_dropout", 0.0) > 0;
+    else if (f == Family::Phi)
+        a.dropout = r.fraction("resid_pdrop", 0.0) > 0; // PhiConfig's default 0.0, phi-2 trains with 0.1
+    else if (f == Family::Starcoder2)
+        a.dropout = r.fraction("residual_dropout", 0.0) > 0;
+    else if (f == Family::SeedOss)
+        a.dropout = r.fraction("residual_dropout", 0.1) > 0; // SeedOssConfig's default 0.1
 
     a.attention = a.kvHeadsOrDefault() == a.heads ? AttentionKind::MHA : AttentionKind::GQA;
 
@@ -348,6 +648,26 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
             if (a.ffn <= 0)
                 a.ffn = a.moe.expertFfn;
         }
+    } else if (f == Family::GptOss) {
+        // Every layer is MoE: num_local_experts experts of intermediate_size (GptOssExperts holds them as
+        // two stacked parameters, gate_up_proj [E, h, 2f] and down_proj [E, f, h], with their biases), and a
+        // router Linear(h, E) with a bias (GptOssTopKRouter): one per expert, counted as the router bias
+        // (MoeConfig::scoreCorrectionBias, the same E parameters a layer).
+        a.moe.experts =
+            r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", false, 128, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 4, 1, 65536);
+        a.moe.expertFfn = a.ffn;
+        a.moe.scoreCorrectionBias = true;
+        // layer_types: sliding_attention (a 128-token window) and full_attention; GptOssConfig fills
+        // alternating ones when absent. The weights are the same for both kinds.
+        r.layerKinds("layer_types", a.layers, {"sliding_attention", "full_attention"});
+    } else if (f == Family::Olmoe) {
+        // Every layer MoE: num_experts experts of intermediate_size (OlmoeSparseMoeBlock), a router h·E without
+        // bias, no shared expert; OlmoeConfig's defaults 64 experts, 8 a token.
+        a.moe.experts =
+            r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", false, 64, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 8, 1, 65536);
+        a.moe.expertFfn = a.ffn;
     } else if (f == Family::Mixtral) {
         a.moe.experts = r.integer("num_local_experts", true, 0, 1, 65536);
         a.moe.activeExperts = r.integer("num_experts_per_tok", true, 0, 1, 65536);
@@ -374,6 +694,10 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
                 a.moe.sharedExperts = shared / a.moe.expertFfn;
         }
     }
+    // Per-layer attention kinds of the attention-only families (Qwen3, Gemma 3, Mistral write layer_types
+    // in their newer configs): checked, the weights are the same for both.
+    if (f != Family::GptOss)
+        r.layerKinds("layer_types", a.layers, {"full_attention", "sliding_attention"});
     if (a.isMoe() && a.moe.activeExperts > a.moe.experts)
         r.error("num_experts_per_tok", "must not exceed the number of experts (" + std::to_string(a.moe.experts) +
                                            "), got " + std::to_string(a.moe.activeExperts));
@@ -418,7 +742,7 @@ HfImport parseHfConfig(std::string_view text, const std::string& file)
     HfImport out;
     json doc;
     try {
-        doc = json::parse(text.begin(), text.end());
+        doc = parsePythonJson(text);
     } catch (const json::exception& e) {
         out.errors.push_back({file, "", "not valid JSON: " + jsonErrorText(e)});
         return out;

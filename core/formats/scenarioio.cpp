@@ -207,6 +207,8 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
                 "norm",
                 "norms_per_layer",
                 "qk_norm",
+                "attention_sinks",
+                "head_bias",
                 "attention",
                 "mla",
                 "moe",
@@ -245,6 +247,8 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     r.integer(j, "norms_per_layer", p, a.normsPerLayer, 0, 8);
     r.choice(j, "qk_norm", p, a.qkNorm, qkNormFromString, "none|head|full");
     r.integer(j, "mtp_layers", p, a.mtpLayers, 0, kMaxLayers);
+    r.boolean(j, "attention_sinks", p, a.attentionSinks);
+    r.boolean(j, "head_bias", p, a.headBias);
     bool dropout = false;
     if (j.contains("dropout")) {
         r.boolean(j, "dropout", p, dropout);
@@ -590,6 +594,10 @@ json scenarioToJson(const Scenario& s)
                            {"shared_expert_gate", a.moe.sharedExpertGate}};
         if (a.mtpLayers > 0)
             arch["mtp_layers"] = a.mtpLayers;
+        if (a.attentionSinks) // written only when set: files of the models without sinks stay as they were
+            arch["attention_sinks"] = true;
+        if (a.headBias)
+            arch["head_bias"] = true;
         model["architecture"] = arch;
     } else {
         model["params"] = s.model.params;

@@ -58,6 +58,8 @@ double attentionParams(const Architecture& a)
     }
     // Query/key norms: Qwen3 and Gemma 3 normalise each head (weight of head_dim, shared by the heads);
     // OLMo 2 normalises the whole projection (modeling_qwen3.py, modeling_gemma3.py, modeling_olmo2.py).
+    if (a.attentionSinks)
+        p += heads;
     if (a.qkNorm == QkNorm::PerHead)
         p += 2 * normParams(a, hd);
     else if (a.qkNorm == QkNorm::Full)
@@ -85,6 +87,8 @@ ParamCount countParams(const Architecture& a)
         embedding += static_cast<double>(a.maxPositions) * h;
     if (!a.tiedEmbeddings)
         embedding += V * h; // separate output head
+    if (a.headBias)
+        embedding += V;
     const double finalNorm = normParams(a, h);
 
     const double perLayerCommon = attentionParams(a) + static_cast<double>(a.normsPerLayer) * normParams(a, h);

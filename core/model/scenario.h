@@ -100,6 +100,11 @@ struct Architecture {
     NormKind norm = NormKind::RMSNorm;
     int64_t normsPerLayer = 2; ///< Gemma 2/3 have four (pre and post attention and FFN)
     QkNorm qkNorm = QkNorm::None;
+    /// A learned logit per attention head that every query's softmax also weighs (gpt-oss's `sinks`,
+    /// modeling_gpt_oss.py GptOssAttention): heads parameters a layer.
+    bool attentionSinks = false;
+    /// A bias on the output head (lm_head Linear(h, V, bias=True): Phi, modeling_phi.py PhiForCausalLM).
+    bool headBias = false;
     AttentionKind attention = AttentionKind::GQA;
     MlaConfig mla;
     MoeConfig moe;

@@ -820,14 +820,64 @@ private Q_SLOTS:
         QCOMPARE(p.exitCode(), 2);
         const QString err = QString::fromUtf8(p.readAllStandardError());
         QVERIFY2(err.contains(
-                     path + QStringLiteral(": /model_type: unsupported model type \"bert\" (supported: llama, mistral, "
-                                           "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, "
-                                           "phi3, gpt2, gpt_neox, olmo2, deepseek_v2, deepseek_v3)")),
+                     path + QStringLiteral(
+                                ": /model_type: unsupported model type \"bert\" (supported: llama, mistral, "
+                                "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, "
+                                "phi3, gpt2, gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, "
+                                "gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, cohere2, exaone4, gpt_bigcode)")),
                  qPrintable(err));
         const CliOutcome missing = parse({"--json", "--hf-config", dir.filePath(QStringLiteral("nothing"))});
         QVERIFY(!missing.ok);
         QVERIFY2(missing.error.startsWith(dir.filePath(QStringLiteral("nothing")) + QStringLiteral(": cannot be read")),
                  qPrintable(missing.error));
+    }
+
+    // Issue 29 §1: a 2026 family from the command line. gpt-oss-20b's real config.json (tests/data/hf): 20,914,757,184
+    // parameters, 4,187,440,704 active (tst_hfconfig derives both; OpenAI: 20.91B total).
+    void hfConfigReadsGptOss()
+    {
+        const nlohmann::json j = runJson({QStringLiteral("--json"), QStringLiteral("--hf-config"),
+                                          QStringLiteral(TRAINMEM_HF_DATA "/gpt-oss-20b.json")});
+        QCOMPARE(j["params"]["total"].get<int64_t>(), qint64(20914757184));
+        QCOMPARE(j["params"]["active"].get<int64_t>(), qint64(4187440704));
+    }
+
+    // Issue 29, bad input: a layer_types list of the wrong length exits 2 with both numbers; an unknown layer
+    // kind is named with its index; Python's Infinity in a field TrainMem does not read is accepted.
+    void hfConfigLayerPatternsAndNonFiniteNumbers_data()
+    {
+        QTest::addColumn<QString>("extra");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("three layer kinds for four layers exit 2 with both numbers")
+            << R"(, "layer_types": ["sliding_attention", "full_attention", "sliding_attention"])" << 2
+            << ": /layer_types: has 3 entries for 4 layers (num_hidden_layers); it needs one a layer";
+        QTest::newRow("an unknown kind exits 2 naming its index")
+            << R"(, "layer_types": ["sliding_attention", "full_attention", "linear_attention", "full_attention"])" << 2
+            << ": /layer_types/2: unknown layer kind \"linear_attention\" at layer 2 (known: sliding_attention, "
+               "full_attention)";
+        QTest::newRow("Infinity outside the fields read is accepted")
+            << R"(, "time_step_limit": [0.0, Infinity])" << 0 << QString();
+    }
+    void hfConfigLayerPatternsAndNonFiniteNumbers()
+    {
+        QFETCH(QString, extra);
+        QFETCH(int, exitCode);
+        QFETCH(QString, error);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("config.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write((QStringLiteral(R"({"model_type": "gpt_oss", "num_hidden_layers": 4)") + extra + QStringLiteral("}"))
+                    .toUtf8());
+        f.close();
+        QProcess p;
+        p.start(QStringLiteral(TRAINMEM_EXE), {QStringLiteral("--json"), QStringLiteral("--hf-config"), path});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), exitCode);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        if (!error.isEmpty())
+            QVERIFY2(err.contains(path + error), qPrintable(err));
     }
 };
 

@@ -81,6 +81,29 @@ private Q_SLOTS:
         QTest::newRow("gemma3_text: Gemma 3 1B = 999,885,952 exactly")
             << "gemma-3-1b.json"
             << "gemma3_text" << qint64(999885952) << qint64(999885952) << qint64(999885952) << 0.0;
+        // gpt-oss-20b (modeling_gpt_oss.py): h=2880, 24 layers, 64 heads and 8 KV heads of 64, untied V=201088.
+        // A layer: attention h·4096 + 4096 + 2·(h·512 + 512) + 4096·h + h (all four with bias) + 64 sinks
+        // = 26,550,144; two norms 2h; 32 experts of gate_up h·2f + 2f and down f·h + h with f=2880
+        // (24,891,840 each); router h·32 + 32. Total 24·823,186,976 + 2·V·h + h = 20,914,757,184; active 4 of
+        // 32 experts: 4,187,440,704. OpenAI's model card (arXiv 2508.10925, Table 1): 20.91B total, 3.61B
+        // active, which leaves out the unembedding: 4,187,440,704 − V·h = 3,608,307,264.
+        QTest::newRow("gpt_oss: gpt-oss-20b = 20.91B total (sinks, biased experts)")
+            << "gpt-oss-20b.json"
+            << "gpt_oss" << qint64(20914757184) << qint64(4187440704) << qint64(20910000000) << 0.00024;
+        // phi-2 (modeling_phi.py): h=2560, 32 layers, 32 heads of 80, fc 10240, V=51200, untied. A layer: q/k/v/dense
+        // 4·h² + 4h with biases, fc1/fc2 2·h·10240 + 10240 + h, one LayerNorm 2h = 78,671,360; ·32 = 2,517,483,520;
+        // embed_tokens V·h, lm_head V·h + V (its bias), final_layernorm 2h: 2,779,683,840. Microsoft's model card:
+        // 2.7 billion parameters.
+        QTest::newRow("phi: phi-2 (parallel block, head bias) = 2.7B")
+            << "phi-2.json"
+            << "phi" << qint64(2779683840) << qint64(2779683840) << qint64(2700000000) << 0.03;
+        // SmolLM3-3B (modeling_smollm3.py, llama's modules): no tie_word_embeddings in the file, so
+        // SmolLM3Config's default true; h=2048, 36 layers, 16 heads and 4 KV heads of 128, MLP 11008, V=128256.
+        // A layer: h·2048 + 2·h·512 + 2048·h + 3·h·11008 + 2h = 78,123,008; V·h + 36·78,123,008 + h =
+        // 3,075,098,624. Hugging Face's SmolLM3 blog: a 3B model.
+        QTest::newRow("smollm3: SmolLM3-3B (tied by default) = 3B")
+            << "SmolLM3-3B.json"
+            << "smollm3" << qint64(3075098624) << qint64(3075098624) << qint64(3000000000) << 0.026;
     }
     void familyMatchesPublishedCount()
     {
@@ -196,6 +219,41 @@ private Q_SLOTS:
                   "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
                   "first_k_dense_replace": 3, "moe_layer_freq": 1, "num_nextn_predict_layers": 1, "tie_word_embeddings": false})"
             << qint64(671026404352) << qint64(37552282624) << qint64(671000000000) << 0.0008;
+        // Kimi K2 (no real config.json found in a named public file). Fields: MoonshotAI/Kimi-K2 README.md
+        // @ 11062d119a82873f7f786cd2733c57d42ee65b79 §2 (61 layers with 1 dense, h 7168, experts of 2048, 64 heads,
+        // 384 experts, 8 selected, 1 shared, MLA); vocabulary 163840 and dense width 18432 from the config of
+        // Kimi-K2-Instruct-0905 as ParagEkbote/hf-model-inspector model_inspection_report.md lists it; the MLA
+        // ranks are DeepSeek-V3's (the deploy guidance: "Kimi-K2 reuses the DeepSeekV3CausalLM architecture").
+        // A layer's MLA: h·1536 + 1536 + 1536·64·192 + h·576 + 512 + 512·64·256 + 64·128·h = 101,124,096, plus 2h;
+        // layer 0 dense 3·h·18432; 60 MoE layers of 385 experts of 3·h·2048 and a router h·384; 2·V·h + h.
+        // Total 1,026,408,209,408; active (8 routed + the shared) 32,861,477,888. Moonshot: 1T total, 32B
+        // activated (31,687,072,768 without the input embedding).
+        QTest::newRow("kimi_k2: Kimi K2 = 1T total, 32B active")
+            << R"({"model_type": "kimi_k2", "hidden_size": 7168, "num_hidden_layers": 61, "num_attention_heads": 64,
+                  "num_key_value_heads": 64, "intermediate_size": 18432, "vocab_size": 163840, "q_lora_rank": 1536,
+                  "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+                  "n_routed_experts": 384, "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
+                  "first_k_dense_replace": 1, "moe_layer_freq": 1, "tie_word_embeddings": false})"
+            << qint64(1026408209408) << qint64(32861477888) << qint64(1000000000000) << 0.027;
+        // OLMoE-1B-7B (no real config.json found in a named public file): OlmoeConfig's defaults
+        // (configuration_olmoe.py @ 008e574391258935f3ecc3035c882e73bbcac419: h 2048, 16 layers, 16 heads, 64
+        // experts, 8 a token, V=50304, untied) with the model's expert width 1024. A layer: 4·h² + q_norm h +
+        // k_norm h + 2h + 64·3·h·1024 + router h·64 = 419,569,664; ·16 + 2·V·h + h = 6,919,161,856; active 8 of
+        // 64 experts: 1,282,017,280. The OLMoE paper (arXiv 2409.02060): 7B total, 1B active (6.9B and 1.3B).
+        QTest::newRow("olmoe: OLMoE-1B-7B (full-width q/k norms, config defaults) = 6.9B total, 1.3B active")
+            << R"({"model_type": "olmoe", "intermediate_size": 1024})" << qint64(6919161856) << qint64(1282017280)
+            << qint64(6900000000) << 0.003;
+        // gpt-oss-120b: no real config.json found in a named public file; OpenAI's model card (arXiv
+        // 2508.10925, Table 1) gives its 36 layers and 128 experts beside the 20b's shared widths (the fields
+        // of tests/data/hf/gpt-oss-20b.json otherwise). A layer: 26,550,144 attention + 2h + 128·24,891,840 +
+        // router h·128 + 128 = 3,213,080,192; ·36 + 2·V·h + h = 116,829,156,672. Published 116.83B total,
+        // 5.13B active (ours 5,711,982,912 with the unembedding V·h = 579,133,440; 5,132,849,472 without).
+        QTest::newRow("gpt_oss: gpt-oss-120b = 116.83B total")
+            << R"({"model_type": "gpt_oss", "hidden_size": 2880, "num_hidden_layers": 36, "num_attention_heads": 64,
+                  "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880, "vocab_size": 201088,
+                  "num_local_experts": 128, "num_experts_per_tok": 4, "attention_bias": true,
+                  "tie_word_embeddings": false})"
+            << qint64(116829156672) << qint64(5711982912) << qint64(116830000000) << 0.00001;
     }
     void familyFromPublishedFields()
     {
@@ -229,6 +287,8 @@ private Q_SLOTS:
         QTest::newRow("qwen3 per-head q/k norms round-trip") << "Qwen3-8B.json";
         QTest::newRow("gemma3 four norms round-trip") << "gemma-3-1b.json";
         QTest::newRow("qwen3_moe round-trips") << "Qwen3-30B-A3B.json";
+        QTest::newRow("gpt_oss sinks, router and expert biases round-trip") << "gpt-oss-20b.json";
+        QTest::newRow("phi one LayerNorm a layer and the head bias round-trip") << "phi-2.json";
     }
     void importSavesAsScenarioFile()
     {
@@ -243,6 +303,95 @@ private Q_SLOTS:
         QCOMPARE(got.total, want.total);
         QCOMPARE(got.active, want.active);
         QCOMPARE(scenarioToText(back.scenario), scenarioToText(s));
+    }
+
+    // Kimi K2.5's config.json wraps the language model: {"model_type": "kimi_k25", "text_config": {"model_type":
+    // "kimi_k2", …}, "vision_config": {…}}. The text_config is read (the vision tower is not counted).
+    void kimiK25WrapperReadsItsTextConfig()
+    {
+        const std::string text = R"({"model_type": "kimi_k25", "vision_config": {"vt_num_hidden_layers": 27},
+            "text_config": {"model_type": "kimi_k2", "hidden_size": 7168, "num_hidden_layers": 61,
+            "num_attention_heads": 64, "num_key_value_heads": 64, "intermediate_size": 18432, "vocab_size": 163840,
+            "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+            "v_head_dim": 128, "n_routed_experts": 384, "n_shared_experts": 1, "num_experts_per_tok": 8,
+            "moe_intermediate_size": 2048, "first_k_dense_replace": 1, "tie_word_embeddings": false}})";
+        const HfImport imp = parseHfConfig(text, "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(QString::fromStdString(imp.modelType), QStringLiteral("kimi_k2"));
+        QCOMPARE(countParams(imp.architecture).total, qint64(1026408209408)); // as the row above
+        // An error inside it is named under /text_config.
+        const std::string bad = R"({"model_type": "kimi_k25", "text_config": {"model_type": "kimi_k2",
+            "hidden_size": 7168, "num_hidden_layers": 61, "num_attention_heads": 64, "vocab_size": "big"}})";
+        QVERIFY(QString::fromStdString(firstError(bad)).startsWith(QLatin1String("config.json: /text_config/")));
+    }
+
+    // A config.json that leaves out sizes gets the configuration class's defaults, as transformers fills them:
+    // GptOssConfig's are gpt-oss-120b's (36 layers, 128 experts; configuration_gpt_oss.py @
+    // 02b8f42b4240dddea1b27c45d2dc95fb2682f841), SmolLM3Config's SmolLM3-3B's (configuration_smollm3.py @
+    // 008e574391258935f3ecc3035c882e73bbcac419). Families without such defaults still require the fields.
+    void missingSizesTakeTheConfigClassDefaults_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<qint64>("total");
+        QTest::newRow("gpt_oss with no sizes is gpt-oss-120b = 116,829,156,672")
+            << R"({"model_type": "gpt_oss"})" << qint64(116829156672);
+        QTest::newRow("smollm3 with no sizes is SmolLM3-3B = 3,075,098,624")
+            << R"({"model_type": "smollm3"})" << qint64(3075098624);
+        // Starcoder2Config's defaults (configuration_starcoder2.py @ 008e574391258935f3ecc3035c882e73bbcac419): h 3072,
+        // 30 layers, 24 heads and 2 KV heads of 128, GELU MLP 12288, V=49152, use_bias, tied; LayerNorms with bias.
+        // A layer: h·3072 + 3072 + 2·(h·256 + 256) + 3072·h + h + 2·h·12288 + 12288 + h + 2·2h = 95,979,008;
+        // V·h + 30·95,979,008 + 2h = 3,030,371,328 (StarCoder2-3B's size).
+        QTest::newRow("starcoder2 with no sizes (biases, LayerNorms, GELU MLP) = 3,030,371,328")
+            << R"({"model_type": "starcoder2"})" << qint64(3030371328);
+        // SeedOssConfig's defaults (configuration_seed_oss.py @ 008e574391258935f3ecc3035c882e73bbcac419): h 4096,
+        // 64 layers, 80 heads and 8 KV heads of 128, MLP 27648, V=155136, q/k/v biases, untied. A layer:
+        // h·10240 + 2·h·1024 + 10240·h + 10240 + 2·1024 + 3·h·27648 + 2h = 432,033,792; 64·432,033,792 + 2·V·h + h
+        // = 28,921,040,896.
+        QTest::newRow("seed_oss with no sizes (q/k/v biases, head_dim 128) = 28,921,040,896")
+            << R"({"model_type": "seed_oss"})" << qint64(28921040896);
+        // Cohere2Config's defaults (configuration_cohere2.py @ 008e574391258935f3ecc3035c882e73bbcac419; the
+        // docstring's checkpoint CohereForAI/c4ai-command-r-v01): h 8192, 40 layers, 64 heads of 128 (KV heads default
+        // to the heads), SwiGLU 22528, V=256000, tied, one weight-only LayerNorm a layer. A layer: 4·h² + 3·h·22528 + h
+        // = 822,091,776; V·h + 40·822,091,776 + h = 34,980,831,232 (Command R, 35B).
+        QTest::newRow("cohere2 with no sizes (parallel block, one norm a layer) = 34,980,831,232")
+            << R"({"model_type": "cohere2"})" << qint64(34980831232);
+        // Exaone4Config's defaults (configuration_exaone4.py @ 008e574391258935f3ecc3035c882e73bbcac419): h 4096, 32
+        // layers, 32 heads and 32 KV heads of 128, SwiGLU 16384, V=102400, untied. A layer: 4·h² + 2·128 (per-head
+        // q/k norms) + 3·h·16384 + 2h (post-norms) = 268,443,904; 32·268,443,904 + 2·V·h + h = 9,429,069,824.
+        QTest::newRow("exaone4 with no sizes (per-head q/k norms, post-norms) = 9,429,069,824")
+            << R"({"model_type": "exaone4"})" << qint64(9429069824);
+        // GPTBigCodeConfig's defaults (configuration_gpt_bigcode.py @ 05ff2e98e4461ece6e706435e2a57834bb4f985f): GPT-2
+        // small's sizes (n_embd 768, 12 layers, 12 heads, V=50257, 1024 learned positions, tied) with multi-query
+        // attention: c_attn h·(h + 2·64) + 896, c_proj h² + h, MLP 2·h·3072 + 3072 + h, two LayerNorms 4h =
+        // 6,005,120 a layer; 12·6,005,120 + V·h + 1024·h + 2h = 111,446,784.
+        QTest::newRow("gpt_bigcode with no sizes (multi-query) = 111,446,784")
+            << R"({"model_type": "gpt_bigcode"})" << qint64(111446784);
+        // Without multi-query it is GPT-2 small, 124,439,808 (the gpt2 row above).
+        QTest::newRow("gpt_bigcode without multi_query is GPT-2 small = 124,439,808")
+            << R"({"model_type": "gpt_bigcode", "multi_query": false})" << qint64(124439808);
+        // Gemma3TextConfig's defaults (configuration_gemma3.py @ 008f5c8c29be84d4721dc6d1e0fcd72300580be4): h 2304,
+        // 26 layers, 8 heads and 4 KV heads of 256, GeGLU 9216, V=262208, tied. A layer: h·2048 + 2·h·1024 +
+        // 2048·h + 2·256 + 3·h·9216 + 4h = 77,866,496; V·h + 26·77,866,496 + h = 2,628,658,432.
+        QTest::newRow("a gemma3 wrapper whose text_config has only its type takes Gemma3TextConfig's defaults")
+            << R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"}, "vision_config": {}})"
+            << qint64(2628658432);
+        // Gemma 3 4B's text_config as google/gemma-3-4b-it's config.json gives it: hidden_size 2560,
+        // intermediate_size 10240, num_hidden_layers 34, the heads, KV heads and vocabulary left to the defaults
+        // (8, 4, 262208). A layer: h·2048 + 2·h·1024 + 2048·h + 512 + 3·h·10240 + 4h = 94,382,592; V·h +
+        // 34·94,382,592 + h = 3,880,263,168, of which 3,209,010,688 not the embedding: the Gemma 3 report
+        // (arXiv 2503.19786, Table 1) gives the 4B 3,209M non-embedding parameters (its vision tower is not counted).
+        QTest::newRow("Gemma 3 4B's text_config with most sizes left out = 3,880,263,168")
+            << R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "hidden_size": 2560,
+                  "intermediate_size": 10240, "num_hidden_layers": 34}, "vision_config": {"model_type": "siglip_vision_model"}})"
+            << qint64(3880263168);
+    }
+    void missingSizesTakeTheConfigClassDefaults()
+    {
+        QFETCH(QString, json);
+        QFETCH(qint64, total);
+        const HfImport imp = parseHfConfig(json.toStdString(), "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(countParams(imp.architecture).total, total);
     }
 
     void importKeepsTheSetupAndRecordsDtype()
@@ -274,6 +423,8 @@ private Q_SLOTS:
         QTest::newRow("per-head q/k norms add 2·16") << R"("qk_norm": "head")" << qint64(32);
         QTest::newRow("full-width q/k norms add 64+64") << R"("qk_norm": "full")" << qint64(128);
         QTest::newRow("four norms a layer add 2·64") << R"("norms_per_layer": 4)" << qint64(128);
+        QTest::newRow("attention sinks add one a head = 4") << R"("attention_sinks": true)" << qint64(4);
+        QTest::newRow("a head bias adds the vocabulary = 100") << R"("head_bias": true)" << qint64(100);
     }
     void newArchitectureFieldsCount()
     {
@@ -317,7 +468,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
-            "gpt_neox, olmo2, deepseek_v2, deepseek_v3");
+            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, "
+            "cohere2, exaone4, gpt_bigcode");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
@@ -352,6 +504,24 @@ private Q_SLOTS:
         QTest::newRow("an mlp_only_layers index past the last layer")
             << R"({"model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 4, "intermediate_size": 6144, "vocab_size": 151936, "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 768, "mlp_only_layers": [1, 4]})"
             << QStringLiteral("config.json: /mlp_only_layers/1: must be a layer index from 0 to 3, got 4");
+        const QString oss = QStringLiteral(R"("model_type": "gpt_oss", "hidden_size": 2880, "num_hidden_layers": 4,
+            "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880,
+            "vocab_size": 201088, "num_local_experts": 32, "num_experts_per_tok": 4)");
+        QTest::newRow("layer_types shorter than the layers is refused with both numbers")
+            << QStringLiteral(R"({%1, "layer_types": ["sliding_attention", "full_attention", "sliding_attention"]})")
+                   .arg(oss)
+            << QStringLiteral("config.json: /layer_types: has 3 entries for 4 layers (num_hidden_layers); it needs "
+                              "one a layer");
+        QTest::newRow("an unknown layer kind is named with its index")
+            << QStringLiteral(R"({%1, "layer_types": ["sliding_attention", "full_attention", "mamba",)"
+                              R"( "full_attention"]})")
+                   .arg(oss)
+            << QStringLiteral("config.json: /layer_types/2: unknown layer kind \"mamba\" at layer 2 (known: "
+                              "sliding_attention, full_attention)");
+        QTest::newRow("a llama's layer_types of the wrong length")
+            << QStringLiteral(R"({%1, "num_attention_heads": 32, "layer_types": ["full_attention"]})").arg(llama)
+            << QStringLiteral("config.json: /layer_types: has 1 entry for 32 layers (num_hidden_layers); it needs "
+                              "one a layer");
         // dump() recursed once per level to describe the value: 300000 levels overflowed the stack.
         // The description is the first 37 characters and "...".
         QTest::newRow("a model_type nested 300000 deep is described, not a stack overflow")
@@ -365,6 +535,62 @@ private Q_SLOTS:
         QFETCH(QString, text);
         QFETCH(QString, error);
         QCOMPARE(QString::fromStdString(firstError(text.toStdString())), error);
+    }
+
+    // Python's json writes float('inf') and float('nan') as Infinity and NaN, and transformers reads them back
+    // (json.loads): nvidia's Nemotron-H configs hold "time_step_limit": [0.0, Infinity]. The importer reads them
+    // outside strings and leaves them alone inside strings.
+    void pythonNonFiniteNumbersAreRead_data()
+    {
+        QTest::addColumn<QString>("extra");
+        QTest::newRow("Infinity in a list (Nemotron-H's time_step_limit)") << R"(, "time_step_limit": [0.0, Infinity])";
+        QTest::newRow("-Infinity and NaN as values") << R"(, "a": -Infinity, "b": NaN, "c": [NaN, -Infinity])";
+        QTest::newRow("the words inside strings stay text") << R"(, "note": "NaN, Infinity and -Infinity")";
+        QTest::newRow("a string \"N\" beside a NaN keeps both") << R"(, "n": "N", "m": NaN, "o": {"p": "N"})";
+        // A plain literal: moc misreads a backslash inside a raw string.
+        QTest::newRow("an escaped quote before the word") << ", \"q\": \"say \\\"NaN\\\"\", \"r\": Infinity";
+    }
+    void pythonNonFiniteNumbersAreRead()
+    {
+        QFETCH(QString, extra);
+        const std::string llama = R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256)";
+        const HfImport imp = parseHfConfig(llama + extra.toStdString() + "}", "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(countParams(imp.architecture).total, qint64(8030261248)); // Llama 3.1 8B's shape
+    }
+    void pythonNonFiniteNumbersAreNamedWhereAnIntegerIsNeeded_data()
+    {
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("NaN heads") << "NaN"
+                                   << "config.json: /num_attention_heads: must be a positive integer, got NaN";
+        QTest::newRow("Infinity heads")
+            << "Infinity"
+            << "config.json: /num_attention_heads: must be a positive integer, got Infinity";
+        QTest::newRow("-Infinity heads")
+            << "-Infinity"
+            << "config.json: /num_attention_heads: must be a positive integer, got -Infinity";
+        QTest::newRow("a bare word that is not Python's stays invalid JSON")
+            << "Infinityx"
+            << "config.json: not valid JSON: at line 1, column";
+    }
+    void pythonNonFiniteNumbersAreNamedWhereAnIntegerIsNeeded()
+    {
+        QFETCH(QString, value);
+        QFETCH(QString, error);
+        const std::string text = R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, )"
+                                 R"("intermediate_size": 14336, "vocab_size": 128256, "num_attention_heads": )" +
+                                 value.toStdString() + "}";
+        const QString got = QString::fromStdString(firstError(text));
+        QVERIFY2(got.startsWith(error), qPrintable(got));
+    }
+    // Infinity is rewritten in place with the same width, so a later syntax error keeps its column.
+    void syntaxErrorAfterInfinityKeepsItsColumn()
+    {
+        const std::string plain = firstError(R"({"a": 12345678, "b": })");
+        const std::string inf = firstError(R"({"a": Infinity, "b": })");
+        QCOMPARE(QString::fromStdString(inf), QString::fromStdString(plain));
     }
 
     void notJsonNamesTheFile()
