@@ -375,11 +375,13 @@ private Q_SLOTS:
         QTest::newRow("a gemma3 wrapper whose text_config has only its type takes Gemma3TextConfig's defaults")
             << R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"}, "vision_config": {}})"
             << qint64(2628658432);
-        // Gemma 3 4B's text_config as google/gemma-3-4b-it's config.json gives it: hidden_size 2560,
-        // intermediate_size 10240, num_hidden_layers 34, the heads, KV heads and vocabulary left to the defaults
-        // (8, 4, 262208). A layer: h·2048 + 2·h·1024 + 2048·h + 512 + 3·h·10240 + 4h = 94,382,592; V·h +
-        // 34·94,382,592 + h = 3,880,263,168, of which 3,209,010,688 not the embedding: the Gemma 3 report
-        // (arXiv 2503.19786, Table 1) gives the 4B 3,209M non-embedding parameters (its vision tower is not counted).
+        // A wrapper giving only Gemma 3 4B's three widths (hidden_size 2560, intermediate_size 10240,
+        // num_hidden_layers 34; not copied from a config.json here: no public copy was found to cite), the heads,
+        // KV heads and vocabulary left to the defaults (8, 4, 262208). The count's non-embedding part equals the
+        // Gemma 3 report's published figure for the 4B to the million, which is what this row checks. A layer: h·2048 +
+        // 2·h·1024 + 2048·h + 512 + 3·h·10240 + 4h = 94,382,592; V·h + 34·94,382,592 + h = 3,880,263,168, of which
+        // 3,209,010,688 not the embedding: the Gemma 3 report (arXiv 2503.19786, Table 1) gives the 4B 3,209M
+        // non-embedding parameters (its vision tower is not counted).
         QTest::newRow("Gemma 3 4B's text_config with most sizes left out = 3,880,263,168")
             << R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "hidden_size": 2560,
                   "intermediate_size": 10240, "num_hidden_layers": 34}, "vision_config": {"model_type": "siglip_vision_model"}})"
