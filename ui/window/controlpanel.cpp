@@ -135,6 +135,10 @@ QString ControlPanel::controlName(Control c)
         return tr("Micro-batch");
     case Control::Checkpointing:
         return tr("Checkpointing");
+    case Control::Loss:
+        return tr("Loss");
+    case Control::Framework:
+        return tr("Framework");
     case Control::Flash:
         return tr("Flash attention");
     case Control::Gpu:
@@ -281,6 +285,31 @@ void ControlPanel::build()
     m_checkpointing->setToolTip(tr("Activation checkpointing throws parts of the tape away and recomputes them in "
                                    "the backward pass: compute spent to buy memory (Korthikanti et al. 2022)."));
     form->addRow(tr("Checkpointing"), m_checkpointing);
+    // Issue 30 §2: the loss as the run computes it, and a framework whose defaults fill what is left unset.
+    m_loss = new QComboBox(this);
+    m_loss->setObjectName(QStringLiteral("loss"));
+    m_loss->addItem(tr("In place (e + 4 B)"), -1);
+    m_loss->addItem(tr("Eager fp32 (12 B)"), static_cast<int>(LossKind::Eager));
+    m_loss->addItem(tr("Chunked (torchtune)"), static_cast<int>(LossKind::Chunked));
+    m_loss->addItem(tr("Fused (Liger)"), static_cast<int>(LossKind::Fused));
+    m_loss->addItem(tr("Vocab-parallel"), static_cast<int>(LossKind::VocabParallel));
+    m_loss->setToolTip(tr("How the cross-entropy over the logits is computed, in bytes per logit at its peak: in place "
+                          "(the chapter's and Megatron-LM's accounting), eager PyTorch on fp32-upcast logits "
+                          "(Hugging Face, torchtitan), chunked (torchtune: one of 8 chunks upcast at a time), fused "
+                          "with the output layer (Liger), Megatron's vocab-parallel (split by tensor parallelism). "
+                          "docs/accounting.md, \"The loss as computed\"."));
+    form->addRow(tr("Loss"), m_loss);
+    m_framework = new QComboBox(this);
+    m_framework->setObjectName(QStringLiteral("framework"));
+    m_framework->addItem(tr("None"), -1);
+    m_framework->addItem(QStringLiteral("Megatron-LM"), static_cast<int>(Framework::Megatron));
+    m_framework->addItem(QStringLiteral("DeepSpeed"), static_cast<int>(Framework::DeepSpeed));
+    m_framework->addItem(QStringLiteral("torchtitan"), static_cast<int>(Framework::Torchtitan));
+    m_framework->addItem(QStringLiteral("torchtune"), static_cast<int>(Framework::Torchtune));
+    m_framework->addItem(QStringLiteral("Hugging Face"), static_cast<int>(Framework::HF));
+    m_framework->setToolTip(tr("A framework's defaults (its loss, its allocator settings) fill what the scenario "
+                               "leaves unset; what you set stays. docs/accounting.md, \"Framework profiles\"."));
+    form->addRow(tr("Framework"), m_framework);
     m_flash = new QCheckBox(tr("Fused (flash) attention"), this);
     m_flash->setObjectName(QStringLiteral("flash"));
     m_flash->setToolTip(tr("A fused attention kernel never stores the s×s score matrix, only softmax statistics, "
@@ -397,9 +426,17 @@ void ControlPanel::build()
           [](Scenario& s, int v) { s.training.optimizer = static_cast<Optimizer>(v); });
     combo(m_checkpointing, Control::Checkpointing,
           [](Scenario& s, int v) { s.training.checkpointing = static_cast<Checkpointing>(v); });
+    combo(m_loss, Control::Loss, [](Scenario& s, int v) {
+        s.training.loss = v < 0 ? std::nullopt : std::optional<LossKind>(static_cast<LossKind>(v));
+    });
+    combo(m_framework, Control::Framework, [](Scenario& s, int v) {
+        s.framework = v < 0 ? std::nullopt : std::optional<Framework>(static_cast<Framework>(v));
+    });
     combo(m_fineTune, Control::FineTune, [](Scenario& s, int v) { s.training.fineTune = static_cast<FineTune>(v); });
-    combo(m_loraTargets, Control::LoraTargets,
-          [](Scenario& s, int v) { s.training.loraTargets = static_cast<LoraTargets>(v); });
+    combo(m_loraTargets, Control::LoraTargets, [](Scenario& s, int v) {
+        s.training.loraTargets = static_cast<LoraTargets>(v);
+        s.training.loraModules = 0; // a choice here replaces a PEFT module list
+    });
     combo(m_zero, Control::Zero, [](Scenario& s, int v) { s.hardware.zeroStage = v; });
     combo(m_offload, Control::Offload, [](Scenario& s, int v) { s.hardware.offload = static_cast<Offload>(v); });
     combo(m_weights, Control::Weights,
@@ -516,6 +553,13 @@ void ControlPanel::setScenario(const Scenario& s)
     selectData(m_fineTune, s.training.fineTune);
     setSpin(m_loraRank, static_cast<int>(std::clamp<int64_t>(s.training.loraRank, 1, kMaxLoraRank)));
     selectData(m_loraTargets, s.training.loraTargets);
+    selectData(m_loss, s.training.loss ? static_cast<int>(*s.training.loss) : -1);
+    selectData(m_framework, s.framework ? static_cast<int>(*s.framework) : -1);
+    if (s.training.loraModules != 0) { // a PEFT list from a file or --lora-targets: named, neither of the two choices
+        const QSignalBlocker block(m_loraTargets);
+        m_loraTargets->setCurrentIndex(-1);
+        m_loraTargets->setPlaceholderText(QString::fromStdString(loraModulesList(s.training.loraModules)));
+    }
     {
         const QSignalBlocker block(m_flash);
         m_flash->setChecked(s.training.flashAttention);
@@ -575,8 +619,8 @@ void ControlPanel::updateEnabled()
     m_active->setVisible(!moeArch);
     m_activeLabel->setVisible(!moeArch);
     const bool training = m_scenario.training.mode == Mode::Training;
-    for (QWidget* w :
-         std::initializer_list<QWidget*>{m_precision, m_optimizer, m_checkpointing, m_fineTune, m_zero, m_offload})
+    for (QWidget* w : std::initializer_list<QWidget*>{m_precision, m_optimizer, m_checkpointing, m_loss, m_fineTune,
+                                                      m_zero, m_offload})
         w->setEnabled(training);
     // Rank and targets mean something only with adapters (serving ignores the fine-tuning choice).
     for (QWidget* w : std::initializer_list<QWidget*>{m_loraRank, m_loraTargets})

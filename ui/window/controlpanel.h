@@ -45,7 +45,9 @@ public:
         SequenceParallel,
         ContextParallel,
         Offload,
-        GpusPerNode
+        GpusPerNode,
+        Loss,
+        Framework
     };
     Q_ENUM(Control)
 
@@ -112,6 +114,8 @@ private:
     LogSliderField* m_context = nullptr;
     QSpinBox* m_microBatch = nullptr;
     QComboBox* m_checkpointing = nullptr;
+    QComboBox* m_loss = nullptr;      ///< issue 30: the cross-entropy as computed
+    QComboBox* m_framework = nullptr; ///< issue 30: a framework profile
     QCheckBox* m_flash = nullptr;
     QComboBox* m_fineTune = nullptr;
     QSpinBox* m_loraRank = nullptr;

@@ -2,6 +2,8 @@
 // for the scenario the control should have made.
 #include "uitestutil.h"
 
+#include "lora.h"
+
 #include "controlpanel.h"
 #include "dashboard.h"
 #include "logsliderfield.h"
@@ -50,6 +52,7 @@ private Q_SLOTS:
     void slidersEmitWhileDragging();
     void sizeOnArchitecturePresetSwitchesToSizeOnly();
     void loraControlsEditTrainingOnlyAndUndo();
+    void lossAndFrameworkControls();
     void sequenceAndContextParallelControls();
     void offloadControlRaisesZeroAndMovesStateToTheHost();
 };
@@ -417,6 +420,44 @@ void TestUiControls::loraControlsEditTrainingOnlyAndUndo()
     choose(panel->modeBox(), static_cast<int>(Mode::Inference));
     QVERIFY(!panel->fineTuneBox()->isEnabled());
     QVERIFY(!panel->loraRankBox()->isEnabled());
+}
+
+// Issue 30 §2 in the window: the Loss and Framework controls set the scenario as --loss and --framework do; a
+// framework never overrides the loss chosen; a PEFT module list from a file is named in the LoRA targets box.
+void TestUiControls::lossAndFrameworkControls()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.setModalErrors(false);
+    ControlPanel* panel = w.controlPanel();
+    auto* loss = panel->findChild<QComboBox*>(QStringLiteral("loss"));
+    auto* framework = panel->findChild<QComboBox*>(QStringLiteral("framework"));
+    QVERIFY(loss && framework);
+    QCOMPARE(loss->currentData().toInt(), -1); // the chapter's accounting unless told
+    const double before = w.dashboard()->state().current.perGpu.logits;
+    QVERIFY(before > 0);
+    choose(loss, static_cast<int>(LossKind::Eager));
+    QCOMPARE(w.scenario().training.loss, std::optional<LossKind>(LossKind::Eager));
+    // Eager fp32: 12 B per logit at the peak against the chapter's e + 4 = 6 B in bf16 (docs/accounting.md).
+    QCOMPARE(w.dashboard()->state().current.perGpu.logits, before * 2);
+    choose(framework, static_cast<int>(Framework::Torchtune));
+    QCOMPARE(w.scenario().framework, std::optional<Framework>(Framework::Torchtune));
+    QCOMPARE(effectiveLoss(w.scenario()), std::optional<LossKind>(LossKind::Eager)); // what the user set stays
+    choose(loss, -1);
+    QCOMPARE(effectiveLoss(w.scenario()), std::optional<LossKind>(LossKind::Chunked)); // torchtune's default
+    w.undoStack()->undo();
+    QCOMPARE(loss->currentData().toInt(), static_cast<int>(LossKind::Eager));
+    choose(panel->modeBox(), static_cast<int>(Mode::Inference));
+    QVERIFY(!loss->isEnabled()); // serving computes no loss
+
+    Scenario peft = preset(QStringLiteral("llama2-7b"));
+    peft.training.fineTune = FineTune::Lora;
+    peft.training.loraModules = *loraModulesFromList("q_proj,v_proj", nullptr);
+    MainWindow other(PresetLibrary::instance(), peft);
+    QCOMPARE(other.controlPanel()->loraTargetsBox()->currentIndex(), -1);
+    QVERIFY2(other.controlPanel()->loraTargetsBox()->placeholderText().contains(QStringLiteral("q_proj")),
+             qPrintable(other.controlPanel()->loraTargetsBox()->placeholderText()));
+    choose(other.controlPanel()->loraTargetsBox(), static_cast<int>(LoraTargets::All));
+    QCOMPARE(other.scenario().training.loraModules, 0u);
 }
 
 void TestUiControls::sequenceAndContextParallelControls()
