@@ -935,6 +935,9 @@ void MainWindow::setPresentationMode(bool on)
         for (QDockWidget* d : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly))
             if (d != m_timelineDock || d->visibleRegion().isEmpty())
                 d->hide();
+        // On the slide the film is a chart, not a dock: no title bar (issue 31 §2: it stayed), and below.
+        if (m_timelineDock->isVisible() && !m_timelineDock->titleBarWidget())
+            m_timelineDock->setTitleBarWidget(new QWidget(m_timelineDock));
         for (QToolBar* t : findChildren<QToolBar*>(Qt::FindDirectChildrenOnly))
             t->hide();
         menuBar()->hide();
@@ -958,6 +961,10 @@ void MainWindow::setPresentationMode(bool on)
         if (QScreen* sc = screen())
             setGeometry(sc->geometry());
         showFullScreen();
+        // The film keeps a third of the slide: at its window height under a two-row legend in the slide's fonts its
+        // plot was ~40 px tall at 1920 × 1080 (issue 31 §2).
+        if (m_timelineDock->isVisible())
+            resizeDocks({m_timelineDock}, {height() * 36 / 100}, Qt::Vertical);
         return;
     }
     if (m_wasMaximized)
@@ -972,6 +979,10 @@ void MainWindow::setPresentationMode(bool on)
     // The docks' sizes are kept for the window's own size: lay out at that size first.
     if (QLayout* l = layout())
         l->activate();
+    if (QWidget* bare = m_timelineDock->titleBarWidget()) { // the film's title bar back
+        m_timelineDock->setTitleBarWidget(nullptr);
+        bare->deleteLater();
+    }
     restoreState(m_beforePresentation, kPresentationStateVersion);
     m_teaching->setPresenting(false); // after the docks are back: a tour moved on meanwhile shows its dock
 }

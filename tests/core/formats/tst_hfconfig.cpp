@@ -561,6 +561,22 @@ private Q_SLOTS:
         QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
         QCOMPARE(countParams(imp.architecture).total, qint64(8030261248)); // Llama 3.1 8B's shape
     }
+    // Found by fuzz_hfconfig: a NUL byte ends what the JSON parser reads, so an Infinity after it was rewritten but
+    // never came back, and the importer tried new placeholder names for ever (a frozen window on a dropped file).
+    void nonFiniteWordAfterTheParsedTextIsAnErrorNotAHang()
+    {
+        std::string text = "0";
+        text.append(31, '\0');
+        text.append(22, '\xff');
+        text += "Infinity";
+        text.append(20, '\xff');
+        text.append(12, '\0');
+        text += "{";
+        const HfImport imp = parseHfConfig(text, "config.json"); // before the fix: never returned
+        QVERIFY(!imp.ok());
+        QCOMPARE(imp.errors.front().file, std::string("config.json"));
+    }
+
     void pythonNonFiniteNumbersAreNamedWhereAnIntegerIsNeeded_data()
     {
         QTest::addColumn<QString>("value");

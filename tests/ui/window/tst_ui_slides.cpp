@@ -57,6 +57,8 @@ private Q_SLOTS:
     void windowFitsASmallProjector();
     void everyDockCombinationStaysOnTheScreen_data();
     void everyDockCombinationStaysOnTheScreen();
+    void filmOnTheSlideKeepsRoom_data();
+    void filmOnTheSlideKeepsRoom();
     void tourNarratesTheSlide_data();
     void tourNarratesTheSlide();
 };
@@ -362,6 +364,52 @@ void TestUiSlides::everyDockCombinationStaysOnTheScreen()
         ++checked;
     }
     QCOMPARE(checked, 512);
+}
+
+void TestUiSlides::filmOnTheSlideKeepsRoom_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<int>("least");
+    QTest::addRow("F5 on a 1920×1080 screen") << QSize(1920, 1080) << 200;
+    QTest::addRow("F5 on a 1024×768 projector") << QSize(1024, 768) << 120;
+}
+
+// Issue 31 §2: the film shown before F5 stays on the slide as a chart: its dock's title bar goes (it stayed) and it
+// takes about a third of the slide, so that its plot is not ~40 px under a two-row legend in the slide's fonts;
+// leaving F5 brings the title bar and the window's layout back.
+void TestUiSlides::filmOnTheSlideKeepsRoom()
+{
+    QFETCH(QSize, size);
+    QFETCH(int, least);
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-70b")));
+    w.setModalErrors(false);
+    QScreen* screen = screenOfSize(size);
+    QVERIFY(screen);
+    w.move(screen->geometry().topLeft() + QPoint(20, 20));
+    w.resize(size.width() * 3 / 4, size.height() * 3 / 4);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+    dock->toggleViewAction()->trigger();
+    QCoreApplication::processEvents();
+    QVERIFY(dock->isVisible());
+    QVERIFY(!dock->titleBarWidget());
+    w.setPresentationMode(true);
+    for (int i = 0; i < 3; ++i)
+        QCoreApplication::processEvents();
+    auto* film = dock->findChild<LivePlot*>();
+    QVERIFY(film && film->isVisible());
+    paint(film);
+    QVERIFY2(film->axisRect()->rect().height() >= least,
+             qPrintable(QStringLiteral("film plot %1 px high, dock %2 px on a %3 px slide")
+                            .arg(film->axisRect()->rect().height())
+                            .arg(dock->height())
+                            .arg(w.height())));
+    QVERIFY(dock->titleBarWidget() && dock->widget()->geometry().top() <= 2); // no title bar over the film
+    w.setPresentationMode(false);
+    QCoreApplication::processEvents();
+    QVERIFY(!dock->titleBarWidget());
+    QVERIFY(dock->isVisible());
 }
 
 void TestUiSlides::tourNarratesTheSlide_data()
