@@ -4,6 +4,8 @@
 #include "lora.h"
 #include "units.h"
 
+#include <algorithm>
+
 namespace trainmem {
 namespace {
 
@@ -113,10 +115,34 @@ Scenario applyTrainingConfig(const Scenario& base, const TrainingConfig& c, bool
     t.fineTune = c.fineTune.value_or(t.fineTune);
     t.loraRank = c.loraRank.value_or(t.loraRank);
     t.loraTargets = c.loraTargets.value_or(t.loraTargets);
+    t.loraModules = exactLoraModules(c).value_or(0);
     s.hardware.zeroStage = c.zeroStage.value_or(s.hardware.zeroStage);
     s.hardware.offload = c.offload.value_or(s.hardware.offload);
     // A new model may not take the old layout (experts, heads, layers): keep what still divides.
     return c.architecture && !keepModel ? withValidLayout(std::move(s)) : s;
+}
+
+std::optional<uint32_t> exactLoraModules(const TrainingConfig& c)
+{
+    // The file's projections in PEFT's names (lora.h) when they are not TrainMem's attn or all set: torchtune's
+    // output_proj is o_proj, w1 gate_proj, w3 up_proj, w2 down_proj (torchtune models/llama3/_component_builders.py).
+    // The output head ("output") has no PEFT module here: such a file keeps the nearest set and the note.
+    if (c.loraModules.empty() || c.loraModules.count("output"))
+        return std::nullopt;
+    static const std::pair<const char*, const char*> kPeft[] = {
+        {"q_proj", "q_proj"}, {"k_proj", "k_proj"}, {"v_proj", "v_proj"}, {"output_proj", "o_proj"},
+        {"w1", "gate_proj"},  {"w3", "up_proj"},    {"w2", "down_proj"}};
+    std::string list;
+    for (const std::string& m : c.loraModules) {
+        const auto it = std::find_if(std::begin(kPeft), std::end(kPeft), [&m](const auto& p) { return m == p.first; });
+        if (it == std::end(kPeft))
+            return std::nullopt;
+        list += (list.empty() ? "" : ",") + std::string(it->second);
+    }
+    const std::optional<uint32_t> modules = loraModulesFromList(list, nullptr);
+    if (!modules || *modules == loraModulesOf(LoraTargets::Attention) || *modules == loraModulesOf(LoraTargets::All))
+        return std::nullopt; // the named set itself: nothing to say
+    return modules;
 }
 
 std::optional<int64_t> fileLoraParams(const Architecture& a, int64_t rank, const std::set<std::string>& modules)
@@ -138,7 +164,7 @@ std::optional<int64_t> fileLoraParams(const Architecture& a, int64_t rank, const
 
 std::string loraTargetsNote(const Architecture& a, const TrainingConfig& c, const TrainingSetup& used)
 {
-    if (c.loraModules.empty() || !used.adapters())
+    if (c.loraModules.empty() || !used.adapters() || used.loraModules != 0) // counted exactly (issue 30)
         return {};
     const std::set<std::string> modelled = modelledModules(used.loraTargets);
     if (modelled == c.loraModules)

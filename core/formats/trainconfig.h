@@ -78,6 +78,9 @@ void mergeDeepSpeed(TrainingConfig& into, const TrainingConfig& deepspeed);
 /// command line may still change (see gradAccumForGlobalBatch).
 Scenario applyTrainingConfig(const Scenario& base, const TrainingConfig& c, bool keepModel = false);
 
+/// \brief The file's LoRA projections as a PEFT module set (TrainingSetup::loraModules) when they are neither
+/// TrainMem's attn nor all set and each has a PEFT name (the head has none): counted exactly (issue 30).
+std::optional<uint32_t> exactLoraModules(const TrainingConfig& c);
 /// \brief The trainable adapter parameters the file's projections imply on `a`: r·(d_in + d_out) for each adapted
 /// linear of every layer (Hu et al. 2021 §4.1), and r·(h + V) for the output head. nullopt for a model whose
 /// projections are not the dense q/k/v/o + gate/up/down of Llama (mixture of experts, MLA) or without modules.
