@@ -146,13 +146,7 @@ void LadderChart::resizeEvent(QResizeEvent* e)
     m_theme.fitHeader(legend, m_title, e->size().width(), kSegmentCount);
     // In a low dock (a 700 px high window) the plot needs the legend's row more: the colours are
     // the bar chart's, named in its legend above, and the hover text names every segment.
-    const bool roomy = e->size().height() >= kLegendMinHeight;
-    if (legend->visible() != roomy) {
-        legend->setVisible(roomy);
-        // A hidden element still asks for its size: the row itself is held to a pixel.
-        m_legendRow->setMinimumSize(roomy ? QSize(0, 0) : QSize(1, 1));
-        m_legendRow->setMaximumSize(QWIDGETSIZE_MAX, roomy ? QWIDGETSIZE_MAX : 1);
-    }
+    showLegendRow(legend, m_legendRow, e->size().height() >= kLegendMinHeight);
     LivePlot::resizeEvent(e);
 }
 

@@ -233,13 +233,7 @@ void TimelineChart::resizeEvent(QResizeEvent* e)
 {
     // A low film (a 768 px slide: 74 px of plot under two legend rows in the slide's fonts) gives its legend's rows
     // to the plot, as the ladder does: the colours are the bar chart's, named in its legend above.
-    const bool roomy = e->size().height() >= 16 * m_theme.fontPx;
-    if (legend->visible() != roomy) {
-        legend->setVisible(roomy);
-        // A hidden element still asks for its size: the row itself is held to a pixel.
-        m_legendRow->setMinimumSize(roomy ? QSize(0, 0) : QSize(1, 1));
-        m_legendRow->setMaximumSize(QWIDGETSIZE_MAX, roomy ? QWIDGETSIZE_MAX : 1);
-    }
+    showLegendRow(legend, m_legendRow, e->size().height() >= 16 * m_theme.fontPx);
     fitLabelsTo(e->size().width());
     m_fitWidth = 0;
     LivePlot::resizeEvent(e);

@@ -204,6 +204,16 @@ ChartHeader addChartHeader(QCustomPlot* plot, const QString& title)
     return h;
 }
 
+void showLegendRow(QCPLegend* legend, QCPLayoutGrid* legendRow, bool shown)
+{
+    if (legend->visible() == shown)
+        return;
+    legend->setVisible(shown);
+    // A hidden element still asks for its size: the row itself is held to a pixel.
+    legendRow->setMinimumSize(shown ? QSize(0, 0) : QSize(1, 1));
+    legendRow->setMaximumSize(QWIDGETSIZE_MAX, shown ? QWIDGETSIZE_MAX : 1);
+}
+
 void takeChartTitle(QCustomPlot* plot, QCPTextElement* title)
 {
     plot->plotLayout()->take(title);

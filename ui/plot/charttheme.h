@@ -73,6 +73,9 @@ struct ChartHeader {
     QCPLayoutGrid* legendRow = nullptr;
 };
 ChartHeader addChartHeader(QCustomPlot* plot, const QString& title);
+/// Shows or hides the legend and gives its row's height to the plot when hidden (a low ladder or film: the colours
+/// are the bar chart's, named in its legend); does nothing when the legend already is so.
+void showLegendRow(QCPLegend* legend, QCPLayoutGrid* legendRow, bool shown);
 /// Takes the header's title out of the layout, for a dock whose title bar says it; the caller then owns it.
 void takeChartTitle(QCustomPlot* plot, QCPTextElement* title);
 
