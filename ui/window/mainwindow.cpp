@@ -478,7 +478,7 @@ void MainWindow::showError(const QString& title, const QStringList& details, boo
 bool MainWindow::openFile(const QString& path)
 {
     if (QByteArray bytes; !readUserFile(path, "a scenario", bytes) && looksLikeSession(bytes.toStdString()))
-        return openSession(path); // a session is a scenario with the window around it
+        return openSessionText(path, bytes); // a session is a scenario with the window around it, read once
 
     const ScenarioParse parsed = PresetLibrary::loadFile(path);
     if (!parsed.ok()) {
@@ -541,13 +541,19 @@ bool MainWindow::saveSession(const QString& path)
 
 bool MainWindow::openSession(const QString& path)
 {
-    const QString cannot =
-        tr("Could not open the session %1; the window is kept as it was.").arg(QFileInfo(path).fileName());
     QByteArray bytes;
     if (std::optional<FieldError> e = readUserFile(path, "a session", bytes)) {
-        showError(cannot, {toQString(*e)}, false);
+        showError(tr("Could not open the session %1; the window is kept as it was.").arg(QFileInfo(path).fileName()),
+                  {toQString(*e)}, false);
         return false;
     }
+    return openSessionText(path, bytes);
+}
+
+bool MainWindow::openSessionText(const QString& path, const QByteArray& bytes)
+{
+    const QString cannot =
+        tr("Could not open the session %1; the window is kept as it was.").arg(QFileInfo(path).fileName());
     const SessionParse parsed = parseSession(bytes.toStdString(), path.toStdString());
     QStringList lines;
     for (const FieldError& e : parsed.errors)

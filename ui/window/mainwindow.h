@@ -97,6 +97,8 @@ protected:
 
 private:
     void createActions();
+    /// openSession() of a file already read (File ▸ Open read it to tell a session from a scenario).
+    bool openSessionText(const QString& path, const QByteArray& bytes);
     void openTrainingConfigDialog();
     void pasteMeasuredDialog();
     void applyEdit(const Scenario& s, ControlPanel::Control control, bool continuous);
