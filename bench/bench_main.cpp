@@ -5,7 +5,7 @@
 //   the fit map (issue 11 §3): one grid of 61 × 45 cells from the core, and a context-slider step with the
 //   Fit map dock shown (its recompute and paint included); the step as a film (issue 11 §1): stepTimeline() from
 //   the core, a context-slider step with its dock shown (three charts), and its PNG export.
-// Usage: trainmem-bench [--quick] [--only core|steps|fitmap|timeline|export|startup]
+// Usage: trainmem-bench [--quick] [--only core|steps|fitmap|timeline|docks|export|startup]
 //   --quick: fewer repetitions, for a smoke run; --only: one section, for profiling it alone
 #include "accounting.h"
 #include "chartexport.h"
@@ -98,19 +98,19 @@ nlohmann::json dragWithDock(const PresetLibrary& lib, const char* dockName, int 
     dock->show();
     dock->raise();
     QCoreApplication::processEvents();
-    auto* chart = dock->findChild<LivePlot*>();
+    auto* chart = dock->findChild<LivePlot*>(); // none in the text docks (formula, receipt, fixes, tour)
     QAbstractSlider* context = w.controlPanel()->contextField()->slider();
     std::vector<double> ms, chartPaintMs;
     const int lo = context->minimum(), span = std::max(1, context->maximum() - lo);
     for (int i = 0; i < n; ++i) {
         const int phase = i % (2 * span);
-        const int paintsBefore = chart->paintCount();
+        const int paintsBefore = chart ? chart->paintCount() : 0;
         const auto t0 = Clock::now();
         context->setValue(lo + (phase < span ? phase : 2 * span - phase));
         QCoreApplication::sendPostedEvents();
         QCoreApplication::processEvents();
         ms.push_back(since(t0, 1e3));
-        chartPaintMs.push_back(chart->paintCount() > paintsBefore ? chart->lastPaintMs() : 0);
+        chartPaintMs.push_back(chart && chart->paintCount() > paintsBefore ? chart->lastPaintMs() : 0);
     }
     nlohmann::json step = stats(ms, "ms");
     step["dock_chart_paint_ms"] = stats(chartPaintMs, "ms")["median"];
@@ -138,15 +138,15 @@ int main(int argc, char** argv)
         } else {
             std::fprintf(stderr,
                          "trainmem-bench: unknown argument '%s'\n"
-                         "usage: trainmem-bench [--quick] [--only core|steps|fitmap|timeline|export|startup]\n",
+                         "usage: trainmem-bench [--quick] [--only core|steps|fitmap|timeline|docks|export|startup]\n",
                          argv[i]);
             return 2;
         }
     }
     if (!only.isEmpty() && only != "core" && only != "steps" && only != "fitmap" && only != "timeline" &&
-        only != "export" && only != "startup") {
+        only != "docks" && only != "export" && only != "startup") {
         std::fprintf(stderr,
-                     "trainmem-bench: --only takes core, steps, fitmap, timeline, export or startup, got '%s'\n",
+                     "trainmem-bench: --only takes core, steps, fitmap, timeline, docks, export or startup, got '%s'\n",
                      only.constData());
         return 2;
     }
@@ -335,6 +335,15 @@ int main(int argc, char** argv)
         }
         out["timeline_core"] = tl;
         out["slider_step_with_timeline_1600x1000"] = dragWithDock(lib, "timelineDock", quick ? 50 : 300);
+    }
+
+    // 4b. A context-slider step with each dock shown alone (issue 31: p99 under 8 ms with any dock shown).
+    if (wanted("docks")) {
+        nlohmann::json docks;
+        for (const char* name : {"peersDock", "ranksDock", "fitMapDock", "timelineDock", "tourDock", "formulaDock",
+                                 "fixesDock", "receiptDock", "ladderDock"})
+            docks[name] = dragWithDock(lib, name, quick ? 50 : 300);
+        out["slider_step_with_each_dock_1600x1000"] = docks;
     }
 
     // 5. PNG export of the dashboard and of the film.
