@@ -256,7 +256,15 @@ QString TimelineChart::peakText() const
     const StepTimeline& t = m_data.timeline;
     if (t.samples.empty())
         return {};
-    return tr("Peak: %1 · %2").arg(QString::fromStdString(t.peakWhere), bytesText(t.peakBytes, m_units));
+    QString text = tr("Peak: %1 · %2").arg(QString::fromStdString(t.peakWhere), bytesText(t.peakBytes, m_units));
+    // Beside the bars, a class reads two totals (issue 31 §1: the views agree). When they print differently the
+    // label says why, in the words of the window's sentence under the film (TimelineDock).
+    const QString bar = bytesText(t.barsTotal, m_units);
+    if (t.barsTotal > 0 && bar != bytesText(t.peakBytes, m_units))
+        text += QLatin1Char('\n') + (t.barsTotal > t.peakBytes
+                                         ? tr("The bar's %1 adds parts never alive at once").arg(bar)
+                                         : tr("The bar's %1 leaves out what backward rebuilds").arg(bar));
+    return text;
 }
 
 void TimelineChart::rebuild()
@@ -322,7 +330,10 @@ void TimelineChart::rebuild()
     } else {
         m_peak->data()->clear();
     }
-    m_peakText->setText(peakText());
+    // The layout (below) may keep only the first line; a step that changes neither keeps the cached text.
+    const QString full = peakText();
+    if (m_peakText->text() != full && m_peakText->text() != full.section(QLatin1Char('\n'), 0, 0))
+        m_peakText->setText(full);
     m_peakText->setVisible(n > 0);
 
     const size_t played = m_played ? firstPhaseOf(t, *m_played) : t.phases.size();
@@ -416,10 +427,18 @@ bool TimelineChart::arrangeLabels()
         const LabelSpot downRight{point + QPointF(dx, dy), Qt::AlignLeft | Qt::AlignTop};
         const LabelSpot downLeft{point + QPointF(-dx, dy), Qt::AlignRight | Qt::AlignTop};
         const LabelSpot topCentre{QPointF(plot.center().x(), plot.top() + inset), Qt::AlignHCenter | Qt::AlignTop};
-        placeLabel(m_peakText,
-                   leftHalf ? std::vector<LabelSpot>{upRight, downRight, upLeft, downLeft, topCentre}
-                            : std::vector<LabelSpot>{upLeft, downLeft, upRight, downRight, topCentre},
-                   plot, m_theme.font(1.05, true), taken, 0.8, m_theme.minFontPx);
+        const std::vector<LabelSpot> spots =
+            leftHalf ? std::vector<LabelSpot>{upRight, downRight, upLeft, downLeft, topCentre}
+                     : std::vector<LabelSpot>{upLeft, downLeft, upRight, downRight, topCentre};
+        // The two-line label (peak, and why the bar differs) where it fits, else its first line alone.
+        const QString full = peakText();
+        for (const QString& text : {full, full.section(QLatin1Char('\n'), 0, 0)}) {
+            if (m_peakText->text() != text)
+                m_peakText->setText(text);
+            if (placeLabel(m_peakText, spots, plot, m_theme.font(1.05, true), taken, 0.8, m_theme.minFontPx) ||
+                !text.contains(QLatin1Char('\n')))
+                break;
+        }
     }
     if (m_capacityText->visible()) {
         const double capY = yAxis->coordToPixel(t.capacity);
