@@ -9,8 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 namespace trainmem {
 namespace {
@@ -150,6 +152,38 @@ std::string hostClause(const Breakdown& b)
     return out + ".";
 }
 
+/// What "alone exceeds one GPU" when sharding cannot help: the tape, the logits or both, with their size.
+std::string workingAlone(const Breakdown& b)
+{
+    const Segments& g = b.perGpu;
+    if (g.logits > g.activations)
+        return "the logits (" + formatBytes(g.logits) + ") and activations (" + formatBytes(g.activations) + ")";
+    return "the activations (" + formatBytes(g.activations) + ") and logits (" + formatBytes(g.logits) + ")";
+}
+
+/// The ways back from a tape larger than a GPU that the scenario does not use yet (issue 31 §1: the tour's
+/// checkpointing step, already fully recomputing at 128k, was told to "checkpoint"): full recomputation unless
+/// on, a chunked or fused loss where the logits are at least half the tape and the loss is eager or the chapter's,
+/// then the context, the micro-batch and the model-parallel splits.
+std::string workingRemedies(const Breakdown& b, const Scenario& s)
+{
+    const Segments& g = b.perGpu;
+    std::vector<std::string> ways;
+    if (s.training.checkpointing != Checkpointing::Full)
+        ways.push_back(s.training.checkpointing == Checkpointing::None ? "checkpoint" : "recompute fully");
+    const std::optional<LossKind> loss = effectiveLoss(s);
+    if (g.logits >= 0.5 * g.activations && (!loss || *loss == LossKind::Eager))
+        ways.push_back("use a chunked or fused loss (--loss)");
+    ways.push_back(s.training.microBatch > 1 ? "shorten the context or the micro-batch" : "shorten the context");
+    ways.push_back(s.training.seqLen >= 32768 ? "add tensor, pipeline or context parallelism"
+                                              : "add tensor/pipeline parallelism");
+    std::string out;
+    for (size_t i = 0; i < ways.size(); ++i)
+        out += (i == 0 ? "" : i + 1 < ways.size() ? ", " : ways.size() > 2 ? ", or " : " or ") + ways[i];
+    out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
+    return out;
+}
+
 } // namespace
 
 std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
@@ -221,8 +255,8 @@ std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
                    " GPUs, or less activation memory "
                    "(checkpointing, a shorter context or a smaller micro-batch).";
     } else {
-        out += "; more GPUs cannot fix it by sharding the model state: the activations alone exceed one GPU. "
-               "Checkpoint, shorten the context or the micro-batch, or add tensor/pipeline parallelism.";
+        out += "; more GPUs cannot fix it by sharding the model state: " + workingAlone(b) + " exceed one GPU. " +
+               workingRemedies(b, s) + ".";
     }
     if (!b.hostFits)
         out += " The host does not fit either: " + formatBytes(b.perNodeHost.total()) + " per node > " +
