@@ -423,6 +423,23 @@ void MemoryBarChart::placeTotals()
         }
     }
     if (!placed) {
+        // Every bar crosses the line and no gap holds even "80.0 GB" (the 70B on one H100 at a 1024-px slide): the
+        // label becomes a key, a dashed stroke in the line's colour before the name, at the plot's right or left edge
+        // as high as is free (a tour step's headline takes the top left).
+        const QString key = QStringLiteral("\u254C\u254C ") + m_capacityLabel;
+        if (capacity->text() != key)
+            capacity->setText(key);
+        std::vector<LabelSpot> corners;
+        const double step = m_theme.fontPx * 1.5;
+        for (double top = plot.top() + inset; top + step < y && corners.size() < 40; top += step) {
+            corners.push_back({QPointF(plot.right() - inset, top), Qt::AlignRight | Qt::AlignTop});
+            corners.push_back({QPointF(plot.left() + inset, top), Qt::AlignLeft | Qt::AlignTop});
+        }
+        std::vector<QRect> free = withTotals;
+        if ((placed = placeLabel(capacity, corners, plot, m_theme.font(1.0, true), free, 0.8, m_theme.minFontPx)))
+            taken.push_back(free.back());
+    }
+    if (!placed) {
         capacity->setText(m_capacityLabel);
         placeLabel(capacity, spots, plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
     }
