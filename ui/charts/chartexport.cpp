@@ -144,14 +144,21 @@ void drawChart(QCPPainter& p, QCustomPlot* chart, const QRect& r)
 
 QString footerText(const Breakdown& b, const Scenario& s)
 {
-    QString text =
-        tr("%1 parameters · %2 · %3 · %4 · context %5 · micro-batch %6 · checkpointing %7")
-            .arg(QString::fromStdString(formatCount(static_cast<double>(b.model.params.total))),
-                 QString::fromLatin1(toString(s.training.mode)), QString::fromLatin1(toString(s.training.precision)),
-                 QString::fromLatin1(toString(s.training.optimizer)),
-                 QString::fromStdString(formatContext(s.training.seqLen)))
-            .arg(s.training.microBatch)
-            .arg(QString::fromLatin1(toString(s.training.checkpointing)));
+    const QString params = QString::fromStdString(formatCount(static_cast<double>(b.model.params.total)));
+    const QString context = QString::fromStdString(formatContext(s.training.seqLen));
+    // Serving has no optimizer, precision recipe or checkpointing: its footer names the weights' format instead
+    // (the tour's first slide read "inference · bf16-mixed · adamw … checkpointing none").
+    QString text = s.training.mode == Mode::Inference
+                       ? tr("%1 parameters · inference · %2 weights · context %3 · batch %4")
+                             .arg(params, QString::fromLatin1(toString(s.training.inferenceWeights)), context)
+                             .arg(s.training.microBatch)
+                       : tr("%1 parameters · training · %2 · %3 · context %4 · micro-batch %5 · checkpointing %6")
+                             .arg(params, QString::fromLatin1(toString(s.training.precision)),
+                                  QString::fromLatin1(toString(s.training.optimizer)), context)
+                             .arg(s.training.microBatch)
+                             .arg(QString::fromLatin1(toString(s.training.checkpointing)));
+    if (s.training.adapters())
+        text += tr(" · %1 rank %2").arg(QString::fromLatin1(toString(s.training.fineTune))).arg(s.training.loraRank);
     // The layout that makes it fit (issue 31 §2): GPUs, ZeRO, offload and the model-parallel cuts.
     const ParallelLayout& p = b.layout;
     QStringList layout{tr("%1 × %2").arg(p.gpus).arg(QString::fromStdString(s.hardware.gpu))};

@@ -361,6 +361,18 @@ void TestUiMainWindow::slideFooterNamesTheLayout()
         footer.endsWith(QStringLiteral("checkpointing full · 8 × H100 · ZeRO-3 · offload optimizer+params · tp 2 · "
                                        "made with TrainMem")),
         qPrintable(footer));
+    // Serving names its weights, not a training recipe; QLoRA names itself and its rank.
+    Scenario served = preset(QStringLiteral("chapter-7b"));
+    served.training.mode = Mode::Inference;
+    QCOMPARE(footerText(account(served, gpu), served),
+             QStringLiteral("7B parameters · inference · bf16 weights · context 4k · batch 1 · 1 × H100 · made with "
+                            "TrainMem"));
+    Scenario qlora = preset(QStringLiteral("chapter-70b"));
+    qlora.training.fineTune = FineTune::QLora;
+    qlora.training.loraRank = 16;
+    QVERIFY2(
+        footerText(account(qlora, gpu), qlora).contains(QStringLiteral("checkpointing none · qlora rank 16 · 1 × ")),
+        qPrintable(footerText(account(qlora, gpu), qlora)));
 }
 
 // Issue 31 §3: View ▸ Theme. Dark recolours the window and every chart (each paints its own background), light
