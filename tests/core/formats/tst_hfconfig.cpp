@@ -1,5 +1,6 @@
 // Importing Hugging Face config.json files (issue 9 §1): real configs of every supported family
 // (tests/data/hf/, sources in its README) against the counts their publishers give, and bad input.
+#include "accounting.h"
 #include "hfconfig.h"
 #include "params.h"
 #include "scenarioio.h"
@@ -125,6 +126,160 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
         // Rounded figures (3.21B, 4.0B) bound the count only to their last digit; the exact count is the
         // QCOMPARE above, derived from the modeling code.
+    }
+
+    // Issue 29's families and multimodal wrappers, real files from ai-dynamo/aiconfigurator (tests/data/hf/README.md),
+    // counted as transformers builds them: the language model's total and active counts, its multi-token-prediction
+    // modules apart (ParamCount::mtp, not built by transformers) and the vision tower with its projector apart
+    // (ParamCount::vision). Derivations below; the modeling files and commits are cited in core/formats/hfconfig.cpp.
+    void families2026MatchPublishedCounts_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("modelType"); // the language model's type (a wrapper's text_config)
+        QTest::addColumn<qint64>("total");
+        QTest::addColumn<qint64>("active");
+        QTest::addColumn<qint64>("vision");
+        QTest::addColumn<qint64>("mtpLayers");
+        QTest::addColumn<qint64>("published");        // the publisher's figure
+        QTest::addColumn<double>("publishedTol");     // its rounding
+        QTest::addColumn<bool>("publishedHasVision"); // whether that figure includes the vision tower
+
+        // Llama 4 Scout (llama4 wrapper, text_config llama4_text): h=5120, 48 layers, 40 heads and 8 KV heads of 128,
+        // attention 2·h·5120 + 2·h·1024 = 62,914,560, two norms; every layer MoE (interleave_moe_layer_step 1): 16
+        // experts and one shared expert of 3·h·8192 = 125,829,120, router h·16; V=202048, untied. Total
+        // 2·V·h + h + 48·(62,914,560 + 2h + 17·125,829,120 + 81,920) = 107,769,861,120; active (top-1 plus the shared
+        // expert) 2·V·h + h + 48·(62,914,560 + 2h + 2·125,829,120 + 81,920) = 17,172,894,720. This copy of the
+        // config.json leaves out vision_config, so the tower is Llama4VisionConfig's default (hidden 768, 34 layers,
+        // MLP 5632, image 448 in patches of 14, projector 4096/4096, vision_output_dim 7680): patch 588·768,
+        // class 768, positions (32² + 1)·768, two LayerNorms 4·768, 34·(4·(768² + 768) + 2·768·5632 + 5632 + 768 +
+        // 4·768), adapter 5632·4096 + 4096², projector 7680·5120 = 455,178,240. Meta's model card: 17B active, 109B
+        // total (Scout's own tower, hidden 1408 at image 336 and vision_output_dim 4096, is 871,932,416 by the same
+        // formula; 107,769,861,120 + 871,932,416 = 108,641,793,536).
+        QTest::newRow("llama4: Llama 4 Scout = 107.8B text + vision, 17.2B active (109B published)")
+            << "Llama-4-Scout-17B-16E-Instruct.json"
+            << "llama4_text" << qint64(107769861120) << qint64(17172894720) << qint64(455178240) << qint64(0)
+            << qint64(109000000000) << 0.0075 << true;
+        // Llama 4 Maverick: as Scout with 128 experts on every second layer (interleave_moe_layer_step 2: layers 1, 3,
+        // …, 47) and a dense SwiGLU of intermediate_size_mlp 16384 on the other 24: 2·V·h + h + 48·(62,914,560 + 2h)
+        // + 24·(129·125,829,120 + h·128) + 24·3·h·16384 = 400,711,848,960; active 2·V·h + h + 48·(62,914,560 + 2h)
+        // + 24·(2·125,829,120 + h·128) + 24·3·h·16384 = 17,184,691,200. Meta's model card: 17B active, 400B total.
+        QTest::newRow("llama4: Llama 4 Maverick (interleaved dense 16384 / MoE 128) = 400.7B, 17.2B active")
+            << "Llama-4-Maverick-17B-128E-Instruct.json"
+            << "llama4_text" << qint64(400711848960) << qint64(17184691200) << qint64(455178240) << qint64(0)
+            << qint64(400000000000) << 0.0018 << false;
+        // GLM-4.7 (glm4_moe, GLM-4.5's architecture): h=5120, 92 layers, 96 heads and 8 KV heads of 128: attention
+        // 2·h·12288 + 2·h·1024 = 136,314,880 (this copy leaves out attention_bias and use_qk_norm: Glm4MoeConfig's
+        // false); the first 3 layers dense 3·h·12288, the other 89 MoE with 160 experts and one shared expert of
+        // 3·h·1536 = 23,592,960 and a router h·160; V=151552, untied. 2·V·h + h + 92·(136,314,880 + 2h) +
+        // 3·188,743,680 + 89·(161·23,592,960 + 819,200) = 352,796,472,320; active (8 experts + the shared one)
+        // 33,630,909,440. num_nextn_predict_layers absent: Glm4MoeConfig's num_mtp_layers 1, outside the count.
+        // Zhipu publishes GLM-4.5 (and 4.7) as 355B total, 32B active (the checkpoint's MTP layer included).
+        QTest::newRow("glm4_moe: GLM-4.7 = 352.8B (+1 MTP layer apart), 33.6B active (355B published)")
+            << "GLM-4.7-FP8.json"
+            << "glm4_moe" << qint64(352796472320) << qint64(33630909440) << qint64(0) << qint64(1)
+            << qint64(355000000000) << 0.0064 << false;
+        // MiniMax-M2.5 (minimax_m2, MiniMax-M2's architecture): h=3072, 62 layers, 48 heads and 8 KV heads of 128,
+        // attention 2·h·6144 + 2·h·1024 = 44,040,192 with q_norm over 6144 and k_norm over 1024, two norms; 256
+        // experts of 3·h·1536 = 14,155,776, router h·256; V=200064, untied. 2·V·h + h + 62·(44,040,192 + 7168 + 2h
+        // + 256·14,155,776 + 786,432) = 228,689,748,992; active (8 experts) 11,030,537,216 (10,415,940,608 without
+        // the input embedding). MiniMax publishes M2 as 230B total, 10B active (its 3 MTP modules, which
+        // transformers does not build, included).
+        QTest::newRow("minimax_m2: MiniMax-M2.5 = 228.7B, 11.0B active (230B published)")
+            << "MiniMax-M2.5.json"
+            << "minimax_m2" << qint64(228689748992) << qint64(11030537216) << qint64(0) << qint64(0)
+            << qint64(230000000000) << 0.006 << false;
+        // Qwen3-VL-8B (qwen3_vl wrapper, text_config qwen3_vl_text = Qwen3's modules): h=4096, 36 layers, 32 heads
+        // and 8 KV heads of 128 with per-head q/k norms, SwiGLU 12288, V=151936, untied: 2·V·h + h + 36·(2·h·4096 +
+        // 2·h·1024 + 256 + 3·h·12288 + 2h) = 8,190,735,360. Vision (hidden 1152, depth 27, MLP 4304, patches 16 by 2
+        // frames, merge 2, out 4096, 2304 positions, 3 deepstack mergers): Conv3d 3·2·16²·1152 + 1152, positions
+        // 2304·1152, 27·(4·1152 + 1152·3456 + 3456 + 1152² + 1152 + 2·1152·4304 + 4304 + 1152), merger 2·1152 +
+        // (4608² + 4608 + 4608·4096 + 4096), deepstack 3·(2·4608 + the same) = 576,388,336. Total 8,767,123,696:
+        // Hugging Face lists Qwen/Qwen3-VL-8B-Instruct at 8.77B parameters.
+        QTest::newRow("qwen3_vl: Qwen3-VL-8B = 8.19B text + 0.58B vision = 8.77B")
+            << "Qwen3-VL-8B-Instruct.json"
+            << "qwen3_vl_text" << qint64(8190735360) << qint64(8190735360) << qint64(576388336) << qint64(0)
+            << qint64(8770000000) << 0.0004 << true;
+        // Qwen3-VL-30B-A3B (qwen3_vl_moe, text qwen3_vl_moe_text = Qwen3-MoE's modules): the language model is
+        // Qwen3-30B-A3B's shape (the qwen3_moe row above: 30,532,122,624 total, 3,353,032,704 active); its vision
+        // tower is the 8B's with out_hidden_size 2048: 576,388,336 − 4·(4608·2048) = 538,631,408. Total
+        // 31,070,754,032: Hugging Face lists Qwen/Qwen3-VL-30B-A3B-Instruct at 31.1B.
+        QTest::newRow("qwen3_vl_moe: Qwen3-VL-30B-A3B = 30.5B text + 0.54B vision = 31.1B")
+            << "Qwen3-VL-30B-A3B-Instruct.json"
+            << "qwen3_vl_moe_text" << qint64(30532122624) << qint64(3353032704) << qint64(538631408) << qint64(0)
+            << qint64(31100000000) << 0.0017 << true;
+    }
+    void families2026MatchPublishedCounts()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, modelType);
+        QFETCH(qint64, total);
+        QFETCH(qint64, active);
+        QFETCH(qint64, vision);
+        QFETCH(qint64, mtpLayers);
+        QFETCH(qint64, published);
+        QFETCH(double, publishedTol);
+        QFETCH(bool, publishedHasVision);
+        const HfImport imp = importFile(file);
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(QString::fromStdString(imp.modelType), modelType);
+        const ParamCount c = countParams(imp.architecture);
+        QCOMPARE(c.total, total);
+        QCOMPARE(c.active, active);
+        QCOMPARE(c.vision, vision);
+        QCOMPARE(qint64(imp.architecture.mtpLayers), mtpLayers);
+        const double ours = double(c.total) + (publishedHasVision ? double(c.vision) : 0.0);
+        const double rel = std::abs(ours - double(published)) / double(published);
+        QVERIFY2(rel <= publishedTol, qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
+    }
+
+    // The vision tower (ParamCount::vision) in the accounting: its weights are held in every mode, at the mode's
+    // weight bytes (16 bits for a QLoRA base, whose 4-bit quantisation covers the language model's linears only); its
+    // gradients, master copy and optimizer state only in full training. Qwen3-VL-8B's tower is 576,388,336
+    // parameters (the row above); each difference below is against the same scenario without the tower.
+    void visionTowerIsFrozenUnderAdaptersAndTrainedInFull_data()
+    {
+        QTest::addColumn<int>("fineTune"); // FineTune
+        QTest::addColumn<bool>("serving");
+        QTest::newRow("full training trains it") << int(FineTune::Full) << false;
+        QTest::newRow("LoRA holds its weights only") << int(FineTune::Lora) << false;
+        QTest::newRow("QLoRA holds its 16-bit weights only") << int(FineTune::QLora) << false;
+        QTest::newRow("serving holds its weights") << int(FineTune::Full) << true;
+    }
+    void visionTowerIsFrozenUnderAdaptersAndTrainedInFull()
+    {
+        QFETCH(int, fineTune);
+        QFETCH(bool, serving);
+        const HfImport imp = importFile(QStringLiteral("Qwen3-VL-8B-Instruct.json"));
+        QVERIFY(imp.ok());
+        Scenario base;
+        base.hardware.gpu = "H100";
+        base.training.fineTune = static_cast<FineTune>(fineTune);
+        base.training.mode = serving ? Mode::Inference : Mode::Training;
+        const Scenario with = scenarioWithHfModel(base, imp, "Qwen3-VL-8B");
+        Scenario without = with;
+        without.model.architecture.visionParams = 0;
+        const GpuSpec gpu = testdata::gpu("H100");
+        const Breakdown a = account(with, gpu), b = account(without, gpu);
+        const double vision = 576388336.0;
+        QCOMPARE(a.model.params.vision, qint64(576388336));
+        QCOMPARE(a.model.params.total, b.model.params.total); // the language model's count is unchanged
+        // QLoRA keeps the tower in the 16-bit weight precision of the base's non-quantised tensors (2 B).
+        const double weightBytes = fineTune == int(FineTune::QLora) ? 2.0 : a.recipe.weights;
+        QVERIFY(weightBytes > 0);
+        QCOMPARE(a.perGpu.weights - b.perGpu.weights, weightBytes * vision);
+        const bool trained = !serving && fineTune == int(FineTune::Full);
+        QCOMPARE(a.perGpu.gradients - b.perGpu.gradients, trained ? a.recipe.gradients * vision : 0.0);
+        QCOMPARE(a.perGpu.master - b.perGpu.master, trained ? a.recipe.master * vision : 0.0);
+        QCOMPARE(a.perGpu.optimizer - b.perGpu.optimizer, trained ? a.recipe.optimizer * vision : 0.0);
+        QCOMPARE(a.perGpu.adapters, b.perGpu.adapters); // no adapters on the tower
+        if (trained)
+            QVERIFY(a.recipe.gradients > 0 && a.recipe.optimizer > 0);
+        // The scenario file keeps the tower: written, read back, the same count.
+        const std::string text = scenarioToText(with);
+        QVERIFY(text.find("\"vision_params\": 576388336") != std::string::npos);
+        const ScenarioParse back = parseScenario(text, "scenario.json");
+        QVERIFY(back.ok());
+        QCOMPARE(back.scenario.model.architecture.visionParams, qint64(576388336));
     }
 
     // Families for which no real config.json could be found in the public sources searched (see
@@ -471,7 +626,8 @@ private Q_SLOTS:
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, "
-            "cohere2, exaone4, gpt_bigcode");
+            "cohere2, exaone4, gpt_bigcode, llama4_text, glm4_moe, minimax_m2, qwen3_vl_text, qwen3_vl_moe_text, "
+            "llama4, qwen3_vl, qwen3_vl_moe, gemma3, kimi_k25");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
