@@ -396,7 +396,10 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   // modules (modeling_qwen3_vl.py,
                                                                   // modeling_qwen3_vl_moe.py)
                                                                   {"qwen3_vl_text", Family::Qwen3},
-                                                                  {"qwen3_vl_moe_text", Family::Qwen3Moe}};
+                                                                  {"qwen3_vl_moe_text", Family::Qwen3Moe},
+                                                                  // Qwen2.5-VL's language model: Qwen2's modules
+                                                                  // (modeling_qwen2_5_vl.py)
+                                                                  {"qwen2_5_vl_text", Family::Qwen2}};
     return list;
 }
 
@@ -411,21 +414,30 @@ std::optional<Family> familyOf(const std::string& type)
 // Multimodal wrappers: a config.json whose model_type names the whole model, the language model under text_config
 // and the vision tower under vision_config. The language model is read as its family; the vision tower and the
 // projector are counted apart (Architecture::visionParams) by `vision`, from the wrapper's modeling file.
-enum class VisionTower { None, Llama4, Qwen3VL, Gemma3 };
+enum class VisionTower { None, Llama4, Qwen3VL, Qwen25VL, Gemma3 };
 struct Wrapper {
     const char* type;
     const char* textType; ///< the text_config's model_type when the file leaves it out
     VisionTower vision;
+    /// The wrapper's text configuration class's sizes where they differ from the family's (0: the family's rule).
+    int64_t hidden = 0, layers = 0, heads = 0, vocab = 0, ffn = 0, kvHeads = 0;
 };
 const std::vector<Wrapper>& wrappers()
 {
-    static const std::vector<Wrapper> list{{"llama4", "llama4_text", VisionTower::Llama4},
-                                           {"qwen3_vl", "qwen3_vl_text", VisionTower::Qwen3VL},
-                                           {"qwen3_vl_moe", "qwen3_vl_moe_text", VisionTower::Qwen3VL},
-                                           {"gemma3", "gemma3_text", VisionTower::Gemma3},
-                                           // Kimi K2.5's MoonViT tower is remote code (no transformers class):
-                                           // not counted.
-                                           {"kimi_k25", "kimi_k2", VisionTower::None}};
+    static const std::vector<Wrapper> list{
+        {"llama4", "llama4_text", VisionTower::Llama4},
+        // Qwen3VLTextConfig's defaults (configuration_qwen3_vl.py @
+        // e1b551679e267be053b45581cbabd028a14defd2)
+        {"qwen3_vl", "qwen3_vl_text", VisionTower::Qwen3VL, 4096, 32, 32, 151936, 22016, 32},
+        {"qwen3_vl_moe", "qwen3_vl_moe_text", VisionTower::Qwen3VL},
+        // Qwen2.5-VL's files keep the language model's fields at the top level
+        // (Qwen2_5_VLConfig @ aa0dc95c2f288788c2cf06eb3e17bb182cea66d0), newer ones
+        // under text_config: either is read.
+        {"qwen2_5_vl", "qwen2_5_vl_text", VisionTower::Qwen25VL, 8192, 80, 64, 152064, 29568, 8},
+        {"gemma3", "gemma3_text", VisionTower::Gemma3},
+        // Kimi K2.5's MoonViT tower is remote code (no transformers class):
+        // not counted.
+        {"kimi_k25", "kimi_k2", VisionTower::None}};
     return list;
 }
 const Wrapper* wrapperOf(const std::string& type)
@@ -471,6 +483,7 @@ int64_t deepseekMoeLayers(int64_t layers, int64_t firstDense, int64_t freq)
 // (transformers fills them in: PreTrainedConfig subclasses are dataclasses with these defaults). 0: required.
 struct SizeDefaults {
     int64_t hidden = 0, layers = 0, heads = 0, vocab = 0, ffn = 0;
+    int64_t kvHeads = 0; ///< 0: the family's rule below
 };
 SizeDefaults sizeDefaults(Family f)
 {
@@ -508,9 +521,9 @@ SizeDefaults sizeDefaults(Family f)
     }
 }
 
-void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
+void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const SizeDefaults* wrapperDefaults = nullptr)
 {
-    const SizeDefaults d = sizeDefaults(f);
+    const SizeDefaults d = wrapperDefaults ? *wrapperDefaults : sizeDefaults(f);
     // GPTBigCode (SantaCoder, StarCoder 1) keeps GPT-2's names and modules (configuration_gpt_bigcode.py maps
     // hidden_size to n_embd, …); its attention is multi-query by default: c_attn projects to h + 2·head_dim.
     const bool gpt2 = f == Family::Gpt2 || f == Family::GptBigCode;
@@ -544,10 +557,11 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
                          f == Family::MiniMaxM2;
     if (!gpt2 && !deepseek)
         a.kvHeads = r.integer("num_key_value_heads", false,
-                              f == Family::SmolLM3 || f == Family::Gemma3 ? 4
-                              : eightKv                                   ? 8
-                              : f == Family::Starcoder2                   ? 2
-                                                                          : a.heads,
+                              d.kvHeads > 0                                 ? d.kvHeads
+                              : f == Family::SmolLM3 || f == Family::Gemma3 ? 4
+                              : eightKv                                     ? 8
+                              : f == Family::Starcoder2                     ? 2
+                                                                            : a.heads,
                               1, 65536);
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
@@ -895,6 +909,27 @@ int64_t visionParams(HfReader& v, VisionTower tower, int64_t textH)
         p += deepstack * (layerNorm(merged) + mergerLinears);
         break;
     }
+    case VisionTower::Qwen25VL: {
+        // Qwen2_5_VisionTransformerPretrainedModel (modeling_qwen2_5_vl.py @ efa7189c5546a94e8c1194b2ccc6669e0f7ad65e;
+        // defaults Qwen25VisionConfig, configuration_qwen2_5_vl.py @ aa0dc95c2f288788c2cf06eb3e17bb182cea66d0): a
+        // Conv3d patch embedding without bias, depth blocks of two Qwen2RMSNorm(hv), qkv Linear(hv, 3hv) and proj
+        // with bias, a gated MLP gate/up/down with bias; the merger: ln_q Qwen2RMSNorm(hv), Linear(hv·m², hv·m²),
+        // Linear(hv·m², out_hidden_size). No position table (rotary positions).
+        const double hv = static_cast<double>(v.integer("hidden_size", false, 3584, 1, kMaxHidden));
+        const double depth = static_cast<double>(v.integer("depth", false, 32, 0, kMaxLayers));
+        const double inter = static_cast<double>(v.integer("intermediate_size", false, 3420, 1, 16 * kMaxHidden));
+        const double channels = static_cast<double>(v.integer("in_channels", false, 3, 1, 64));
+        const double patch = static_cast<double>(v.integer("patch_size", false, 14, 1, 4096));
+        const double temporal = static_cast<double>(v.integer("temporal_patch_size", false, 2, 1, 64));
+        const double merge = static_cast<double>(v.integer("spatial_merge_size", false, 2, 1, 64));
+        const double out = static_cast<double>(v.integer("out_hidden_size", false, 3584, 1, kMaxHidden));
+        const double merged = hv * merge * merge;
+        p += channels * temporal * patch * patch * hv;
+        p += depth * (2 * hv + linear(hv, 3 * hv, true) + linear(hv, hv, true) + 2 * linear(hv, inter, true) +
+                      linear(inter, hv, true));
+        p += hv + linear(merged, merged, true) + linear(merged, out, true);
+        break;
+    }
     case VisionTower::Gemma3: {
         // SiglipVisionModel (modeling_siglip.py @ 1c51a62f5861390e994db1464e8a51f6d7fbacbc; defaults
         // SiglipVisionConfig, which Gemma3Config uses when vision_config is absent, configuration_gemma3.py @
@@ -1006,7 +1041,13 @@ HfImport parseHfConfig(std::string_view text, const std::string& file)
         return out;
     }
     Architecture& a = out.architecture;
-    readFamily(r, *family, a, out);
+    if (wrapper && wrapper->hidden > 0 && out.modelType == wrapper->textType) {
+        const SizeDefaults d{wrapper->hidden, wrapper->layers, wrapper->heads,
+                             wrapper->vocab,  wrapper->ffn,    wrapper->kvHeads};
+        readFamily(r, *family, a, out, &d);
+    } else {
+        readFamily(r, *family, a, out);
+    }
     if (wrapper && cfg != &doc) {
         // The wrapper's tie_word_embeddings applies when its text_config has none (Qwen3VLConfig keeps it there).
         if (!r.has("tie_word_embeddings") && doc.contains("tie_word_embeddings") &&

@@ -232,6 +232,70 @@ private Q_SLOTS:
         QVERIFY2(rel <= publishedTol, qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
     }
 
+    // A wrapper that leaves its sub-configurations out gets its configuration classes' defaults, as transformers
+    // builds it: the language model counted as the family, the vision tower apart.
+    void wrapperDefaultsCountTheVisionTower_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<qint64>("total");
+        QTest::addColumn<qint64>("vision");
+        // Llama4Config with no sub-configs: Llama4TextConfig's defaults are Scout's text model (the Scout row above,
+        // 107,769,861,120) and Llama4VisionConfig's tower is 455,178,240 (derived in that row).
+        QTest::newRow("llama4 with no sub-configs is Scout's text model and the default tower")
+            << R"({"model_type": "llama4"})" << qint64(107769861120) << qint64(455178240);
+        // Qwen2_5_VLConfig's defaults (configuration_qwen2_5_vl.py @ aa0dc95c2f288788c2cf06eb3e17bb182cea66d0), read
+        // from the top level as Qwen2.5-VL's files write them: h 8192, 80 layers, 64 heads and 8 KV heads of 128,
+        // SwiGLU 29568, V=152064, q/k/v biases, untied: 2·V·h + h + 80·(2·h² + 2·h·1024 + 8192 + 2048 + 3·h·29568 +
+        // 2h) = 72,706,203,648 (Qwen2.5-VL-72B's language model). Qwen25VisionConfig's tower (hidden 3584, depth 32,
+        // MLP 3420, patches 14 by 2 frames, merge 2, out 3584): Conv3d 3·2·14²·3584 without bias, 32 blocks of
+        // 2·3584 + (3584·10752 + 10752) + (3584² + 3584) + 2·(3584·3420 + 3420) + (3420·3584 + 3584), merger 3584 +
+        // (14336² + 14336) + (14336·3584 + 3584) = 3,083,025,152. (Qwen2.5-VL-7B's real tower, hidden 1280, is
+        // 676,550,144 by the same formula: with Qwen2.5-7B's language model 7,615,616,512 that is 8,292,166,656, the
+        // 8.29B Hugging Face lists for Qwen/Qwen2.5-VL-7B-Instruct; no copy of that config.json was found to test.)
+        QTest::newRow("qwen2_5_vl with no fields is Qwen2.5-VL-72B's language model and the default tower")
+            << R"({"model_type": "qwen2_5_vl"})" << qint64(72706203648) << qint64(3083025152);
+        // SiglipVisionConfig's defaults (hidden 768, 12 layers, MLP 3072, image 224 in patches of 16) with the
+        // attention-pooling head, which SiglipVisionTransformer builds when the config has no vision_use_head:
+        // Conv2d 3·16²·768 + 768, positions 196·768, 12·(4·(768² + 768) + 2·768·3072 + 3072 + 768 + 4·768),
+        // post_layernorm 2·768, head 768 + 3·768² + 3·768 + 768² + 768 + 2·768 + 2·768·3072 + 3072 + 768; the
+        // projector 768·2304 + 768 (Gemma3TextConfig's hidden 2304) = 94,654,464.
+        QTest::newRow("gemma3 with an empty vision_config counts SigLIP's default tower and its pooling head")
+            << R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"}, "vision_config": {}})"
+            << qint64(2628658432) << qint64(94654464);
+        // Without the head (Gemma 3's files set vision_use_head false): 94,654,464 − (768 + 4·768² + 6·768 +
+        // 2·768·3072 + 3072 + 768) = 87,567,360.
+        QTest::newRow("gemma3 with vision_use_head false leaves the pooling head out")
+            << R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"},
+                  "vision_config": {"vision_use_head": false}})"
+            << qint64(2628658432) << qint64(87567360);
+    }
+    void wrapperDefaultsCountTheVisionTower()
+    {
+        QFETCH(QString, json);
+        QFETCH(qint64, total);
+        QFETCH(qint64, vision);
+        const HfImport imp = parseHfConfig(json.toStdString(), "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        const ParamCount c = countParams(imp.architecture);
+        QCOMPARE(c.total, total);
+        QCOMPARE(c.vision, vision);
+    }
+
+    // A wrapper's sub-configurations must be objects; the error names the field.
+    void wrapperSubConfigsMustBeObjects()
+    {
+        QCOMPARE(QString::fromStdString(firstError(R"({"model_type": "qwen3_vl", "vision_config": 5})")),
+                 QStringLiteral("config.json: /vision_config: must be an object (the vision tower's configuration), "
+                                "got 5"));
+        QCOMPARE(QString::fromStdString(firstError(R"({"model_type": "llama4", "text_config": [1]})")),
+                 QStringLiteral("config.json: /text_config: must be an object (the language model's configuration), "
+                                "got [1]"));
+        // An unsupported language model inside a wrapper is named under /text_config.
+        QVERIFY(
+            QString::fromStdString(firstError(R"({"model_type": "gemma3", "text_config": {"model_type": "bert"}})"))
+                .startsWith(QLatin1String("config.json: /text_config/model_type: unsupported model type \"bert\"")));
+    }
+
     // The vision tower (ParamCount::vision) in the accounting: its weights are held in every mode, at the mode's
     // weight bytes (16 bits for a QLoRA base, whose 4-bit quantisation covers the language model's linears only); its
     // gradients, master copy and optimizer state only in full training. Qwen3-VL-8B's tower is 576,388,336
@@ -474,6 +538,8 @@ private Q_SLOTS:
         QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
         QCOMPARE(QString::fromStdString(imp.modelType), QStringLiteral("kimi_k2"));
         QCOMPARE(countParams(imp.architecture).total, qint64(1026408209408)); // as the row above
+        // Its MoonViT tower is remote code, with no transformers class to count it from: not counted.
+        QCOMPARE(countParams(imp.architecture).vision, qint64(0));
         // An error inside it is named under /text_config.
         const std::string bad = R"({"model_type": "kimi_k25", "text_config": {"model_type": "kimi_k2",
             "hidden_size": 7168, "num_hidden_layers": 61, "num_attention_heads": 64, "vocab_size": "big"}})";
@@ -627,7 +693,7 @@ private Q_SLOTS:
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, "
             "cohere2, exaone4, gpt_bigcode, llama4_text, glm4_moe, minimax_m2, qwen3_vl_text, qwen3_vl_moe_text, "
-            "llama4, qwen3_vl, qwen3_vl_moe, gemma3, kimi_k25");
+            "qwen2_5_vl_text, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, kimi_k25");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
