@@ -355,7 +355,9 @@ enum class Family {
     GptBigCode,
     Llama4,
     Glm4Moe,
-    MiniMaxM2
+    MiniMaxM2,
+    GraniteMoe,
+    Falcon
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -392,6 +394,10 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"llama4_text", Family::Llama4},
                                                                   {"glm4_moe", Family::Glm4Moe},
                                                                   {"minimax_m2", Family::MiniMaxM2},
+                                                                  // IBM's Granite MoE (not granitemoehybrid, whose
+                                                                  // Mamba layers this importer does not read)
+                                                                  {"granitemoe", Family::GraniteMoe},
+                                                                  {"falcon", Family::Falcon},
                                                                   // Qwen3-VL's text_configs: Qwen3's and Qwen3-MoE's
                                                                   // modules (modeling_qwen3_vl.py,
                                                                   // modeling_qwen3_vl_moe.py)
@@ -516,6 +522,11 @@ SizeDefaults sizeDefaults(Family f)
         return {4096, 46, 96, 151552, 10944};
     case Family::MiniMaxM2: // MiniMaxM2Config, modular_minimax_m2.py @ 001f85b38fb432858ace93f18622f07cec46d874
         return {3072, 62, 48, 200064, 1536};
+    case Family::GraniteMoe: // GraniteMoeConfig, configuration_granitemoe.py @
+                             // 546b1438deb6f79c35f482f58fa5c8838451e47e
+        return {4096, 32, 32, 32000, 11008};
+    case Family::Falcon: // FalconConfig (falcon-7b's sizes; ffn_hidden_size null: 4·hidden)
+        return {4544, 32, 71, 65024, 0};
     default:
         return {};
     }
@@ -543,6 +554,9 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     if (gpt2) {
         // n_inner null means 4·n_embd (modeling_gpt2.py GPT2Block).
         a.ffn = r.integer("n_inner", false, 4 * a.hidden, 1, 16 * kMaxHidden);
+    } else if (f == Family::Falcon) {
+        // FalconMLP: dense_h_to_4h / dense_4h_to_h of 4·hidden_size (FalconConfig.ffn_hidden_size in newer files).
+        a.ffn = r.integer("ffn_hidden_size", false, 4 * a.hidden, 1, 16 * kMaxHidden);
     } else {
         // DeepSeek's intermediate_size is the dense layers' width; an all-MoE model may leave it out.
         a.ffn = r.integer("intermediate_size", d.ffn == 0 && !(deepseek && r.has("n_routed_experts")), d.ffn, 1,
@@ -555,7 +569,15 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     // Llama4TextConfig, Glm4MoeConfig and MiniMaxM2Config default to 8 as well.
     const bool eightKv = f == Family::GptOss || f == Family::SeedOss || f == Family::Llama4 || f == Family::Glm4Moe ||
                          f == Family::MiniMaxM2;
-    if (!gpt2 && !deepseek)
+    if (f == Family::Falcon) {
+        // FalconAttention (modeling_falcon.py @ 44272086ad6636711ce99155bf7d03f0cf95e8f4): one fused query_key_value
+        // of (heads + 2·kv_heads)·head_dim rows; kv_heads is num_kv_heads under new_decoder_architecture (Falcon-40B,
+        // 180B), 1 under multi_query (FalconConfig's default, Falcon-7B), else the heads.
+        if (r.flag("new_decoder_architecture", false))
+            a.kvHeads = r.integer("num_kv_heads", false, a.heads, 1, 65536);
+        else
+            a.kvHeads = r.flag("multi_query", true) ? 1 : a.heads;
+    } else if (!gpt2 && !deepseek)
         a.kvHeads = r.integer("num_key_value_heads", false,
                               d.kvHeads > 0                                 ? d.kvHeads
                               : f == Family::SmolLM3 || f == Family::Gemma3 ? 4
@@ -587,10 +609,13 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
                 "must divide num_attention_heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));
 
     // Embedding tying: each configuration class's default.
-    const bool tiedDefault = gemma || gpt2 || f == Family::SmolLM3 || f == Family::Starcoder2 || f == Family::Cohere2;
+    // FalconConfig keeps PretrainedConfig's default (tied): FalconForCausalLM ties lm_head to word_embeddings.
+    const bool tiedDefault =
+        gemma || gpt2 || f == Family::SmolLM3 || f == Family::Starcoder2 || f == Family::Cohere2 || f == Family::Falcon;
     a.tiedEmbeddings = r.flag("tie_word_embeddings", tiedDefault);
 
-    const bool layerNorm = gpt2 || f == Family::GptNeoX || f == Family::Phi || f == Family::Starcoder2;
+    const bool layerNorm =
+        gpt2 || f == Family::GptNeoX || f == Family::Phi || f == Family::Starcoder2 || f == Family::Falcon;
     a.norm = layerNorm ? NormKind::LayerNorm : NormKind::RMSNorm;
     a.ffnKind = layerNorm ? FfnKind::Gelu : FfnKind::SwiGLU;
     // Gemma 2/3 norm before and after attention and FFN; Phi runs attention and MLP in parallel on one
@@ -677,6 +702,21 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         // Glm4MoeAttention: q/k/v with bias=attention_bias (default false; GLM-4.5 sets true), o_proj without.
         a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::Qkv : AttentionBias::None;
         break;
+    case Family::GraniteMoe:
+        // GraniteMoeAttention is LlamaAttention: q/k/v/o with bias=attention_bias (default false).
+        a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::All : AttentionBias::None;
+        break;
+    case Family::Falcon: {
+        // query_key_value, dense and the MLP's two linears all take bias=config.bias (default false).
+        // FalconDecoderLayer: ln_attn and ln_mlp under new_decoder_architecture, else input_layernorm, and
+        // post_attention_layernorm unless parallel_attn (default true); then ln_f. Rotary or ALiBi positions: no
+        // position table.
+        a.bias = r.flag("bias", false);
+        const bool newArch = r.flag("new_decoder_architecture", false);
+        a.normsPerLayer = newArch || !r.flag("parallel_attn", true) ? 2 : 1;
+        a.dropout = r.fraction("hidden_dropout", 0.0) > 0;
+        break;
+    }
     case Family::MiniMaxM2: // MiniMaxM2Attention: q/k/v/o without bias
     case Family::Mistral:
     case Family::Mixtral:
@@ -783,6 +823,14 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         a.moe.denseFfn = a.ffn;
         a.mtpLayers = r.integer(r.has("num_nextn_predict_layers") ? "num_nextn_predict_layers" : "num_mtp_layers",
                                 false, 1, 0, kMaxLayers);
+    } else if (f == Family::GraniteMoe) {
+        // GraniteMoeMoE (modular_granitemoe.py @ 94cb76e8b28f69cd844073ae246c3bd1375d2e0b): input_linear
+        // [E, 2f, h] and output_linear [E, h, f] (JetMoe's parallel experts, no bias: a SwiGLU expert's count) and a
+        // router Linear(h, E) without bias; every layer MoE, no shared expert. GraniteMoeConfig's defaults 8 experts,
+        // 2 a token.
+        a.moe.experts = r.integer("num_local_experts", false, 8, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 2, 1, 65536);
+        a.moe.expertFfn = a.ffn;
     } else if (f == Family::MiniMaxM2) {
         // MiniMaxM2SparseMoeBlock (modular_minimax_m2.py @ 001f85b38fb432858ace93f18622f07cec46d874): Mixtral's
         // experts (num_local_experts of intermediate_size) and router Linear(h, E) without bias, a sigmoid router

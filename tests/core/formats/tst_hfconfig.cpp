@@ -473,6 +473,25 @@ private Q_SLOTS:
                   "num_local_experts": 128, "num_experts_per_tok": 4, "attention_bias": true,
                   "tie_word_embeddings": false})"
             << qint64(116829156672) << qint64(5711982912) << qint64(116830000000) << 0.00001;
+        // Falcon-40B (falcon): the sizes TII's model card lists for tiiuae/falcon-40b (60 layers, d_model 8192,
+        // head_dim 64: 128 heads, vocabulary 65024) with the 8 key/value groups of its new decoder architecture
+        // (the Falcon paper, arXiv 2311.16867, §4.1 multigroup attention), FalconConfig's defaults otherwise (no
+        // biases, tied). A layer: query_key_value h·(128 + 2·8)·64, dense h², MLP 2·h·4h, ln_attn and ln_mlp 4h =
+        // 679,510,016; V·h + 60·679,510,016 + 2h = 41,303,293,952. TII: "Falcon-40B is a 40B parameters" model.
+        QTest::newRow("falcon: Falcon-40B (new decoder architecture, 8 KV groups) = 41.3B")
+            << R"({"model_type": "falcon", "hidden_size": 8192, "num_hidden_layers": 60, "num_attention_heads": 128,
+                  "num_kv_heads": 8, "new_decoder_architecture": true, "vocab_size": 65024})"
+            << qint64(41303293952) << qint64(41303293952) << qint64(40000000000) << 0.033;
+        // Granite 3.1 3B-A800M (granitemoe): the architecture IBM's model card for ibm-granite/granite-3.1-3b-a800m
+        // lists (embedding size 1536, 32 layers, 24 heads of 64, 8 KV heads, MLP hidden size 512, 40 experts, top-8,
+        // vocabulary 49155) and tied embeddings (untied, the count would be 3.37B, not the card's 3.3B). A layer:
+        // 2·h·1536 + 2·h·512 + 2h + 40·3·h·512 + h·40 = 103,082,496; V·h + 32·103,082,496 + h = 3,298,793,472;
+        // active 8 experts: 882,874,368, of which 807,372,288 past the embedding. IBM: 3.3B parameters, 800M active.
+        QTest::newRow("granitemoe: Granite 3.1 3B-A800M = 3.3B total, 0.8B active")
+            << R"({"model_type": "granitemoe", "hidden_size": 1536, "num_hidden_layers": 32, "num_attention_heads": 24,
+                  "num_key_value_heads": 8, "intermediate_size": 512, "num_local_experts": 40,
+                  "num_experts_per_tok": 8, "vocab_size": 49155, "tie_word_embeddings": true})"
+            << qint64(3298793472) << qint64(882874368) << qint64(3300000000) << 0.0004;
     }
     void familyFromPublishedFields()
     {
@@ -587,6 +606,17 @@ private Q_SLOTS:
         // 6,005,120 a layer; 12·6,005,120 + V·h + 1024·h + 2h = 111,446,784.
         QTest::newRow("gpt_bigcode with no sizes (multi-query) = 111,446,784")
             << R"({"model_type": "gpt_bigcode"})" << qint64(111446784);
+        // FalconConfig's defaults (modeling_falcon.py @ 44272086ad6636711ce99155bf7d03f0cf95e8f4: falcon-7b's shape):
+        // h 4544, 32 layers, 71 heads of 64, multi-query (one K and one V head), parallel attention with one
+        // input_layernorm, MLP 4h, no biases, V=65024, tied. A layer: h·(4544 + 128) + h² + 2·h·18176 + 2h =
+        // 207,070,080; V·h + 32·207,070,080 + 2h = 6,921,720,704 (Falcon-7B's 6.92B).
+        QTest::newRow("falcon with no sizes is Falcon-7B = 6,921,720,704")
+            << R"({"model_type": "falcon"})" << qint64(6921720704);
+        // GraniteMoeConfig's defaults (configuration_granitemoe.py @ 546b1438deb6f79c35f482f58fa5c8838451e47e): h 4096,
+        // 32 layers, 32 heads (KV heads = heads), 8 experts of 11008, V=32000, untied: 2·V·h + h + 32·(4h² + 2h +
+        // 8·3·h·11008 + 8h) = 37,039,116,288.
+        QTest::newRow("granitemoe with no sizes = 37,039,116,288")
+            << R"({"model_type": "granitemoe"})" << qint64(37039116288);
         // Without multi-query it is GPT-2 small, 124,439,808 (the gpt2 row above).
         QTest::newRow("gpt_bigcode without multi_query is GPT-2 small = 124,439,808")
             << R"({"model_type": "gpt_bigcode", "multi_query": false})" << qint64(124439808);
@@ -692,7 +722,8 @@ private Q_SLOTS:
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, "
-            "cohere2, exaone4, gpt_bigcode, llama4_text, glm4_moe, minimax_m2, qwen3_vl_text, qwen3_vl_moe_text, "
+            "cohere2, exaone4, gpt_bigcode, llama4_text, glm4_moe, minimax_m2, granitemoe, falcon, qwen3_vl_text, "
+            "qwen3_vl_moe_text, "
             "qwen2_5_vl_text, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, kimi_k25");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
