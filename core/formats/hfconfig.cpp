@@ -420,7 +420,7 @@ std::optional<Family> familyOf(const std::string& type)
 // Multimodal wrappers: a config.json whose model_type names the whole model, the language model under text_config
 // and the vision tower under vision_config. The language model is read as its family; the vision tower and the
 // projector are counted apart (Architecture::visionParams) by `vision`, from the wrapper's modeling file.
-enum class VisionTower { None, Llama4, Qwen3VL, Qwen25VL, Gemma3 };
+enum class VisionTower { None, Llama4, Qwen3VL, Qwen25VL, Gemma3, Pixtral };
 struct Wrapper {
     const char* type;
     const char* textType; ///< the text_config's model_type when the file leaves it out
@@ -441,6 +441,8 @@ const std::vector<Wrapper>& wrappers()
         // under text_config: either is read.
         {"qwen2_5_vl", "qwen2_5_vl_text", VisionTower::Qwen25VL, 8192, 80, 64, 152064, 29568, 8},
         {"gemma3", "gemma3_text", VisionTower::Gemma3},
+        // Mistral Small 3.1/3.2: a Mistral language model and a Pixtral tower
+        {"mistral3", "mistral", VisionTower::Pixtral},
         // Kimi K2.5's MoonViT tower is remote code (no transformers class):
         // not counted.
         {"kimi_k25", "kimi_k2", VisionTower::None}};
@@ -891,7 +893,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
 // The vision tower and projector of a multimodal wrapper, as its modeling file builds them from vision_config
 // (`v`, whose missing fields take the vision configuration class's defaults) and the language model's width `textH`.
 // Every Linear below has a bias unless said otherwise; a LayerNorm has a weight and a bias.
-int64_t visionParams(HfReader& v, VisionTower tower, int64_t textH)
+int64_t visionParams(HfReader& v, HfReader& top, VisionTower tower, int64_t textH)
 {
     auto layerNorm = [](double w) { return 2 * w; };
     auto linear = [](double in, double out, bool bias) { return in * out + (bias ? out : 0); };
@@ -976,6 +978,31 @@ int64_t visionParams(HfReader& v, VisionTower tower, int64_t textH)
         p += depth * (2 * hv + linear(hv, 3 * hv, true) + linear(hv, hv, true) + 2 * linear(hv, inter, true) +
                       linear(inter, hv, true));
         p += hv + linear(merged, merged, true) + linear(merged, out, true);
+        break;
+    }
+    case VisionTower::Pixtral: {
+        // PixtralVisionModel (modeling_pixtral.py @ 4a1e279ebe65c9e7f1b035dd5e47a5c4b48f5087; defaults
+        // PixtralVisionConfig): patch_conv Conv2d(C, hv, p) without bias, ln_pre PixtralRMSNorm(hv), and
+        // num_hidden_layers blocks of attention_norm and ffn_norm (RMSNorm), q/k/v/o and a gated MLP gate/up/down,
+        // all without bias. Mistral3MultiModalProjector (modular_mistral3.py @
+        // 70721ef4d93c5ac0c18bc7356060b9e46dcea687; Mistral3Config @ ae005ce12a086176742fbf6c8364782a27085c85): norm
+        // RMSNorm(hv), patch_merger merging_layer Linear(hv·m², hv) without bias, linear_1 Linear(hv·feature layers,
+        // text hidden) and linear_2 Linear(text hidden, text hidden), with bias=multimodal_projector_bias (default
+        // false).
+        const double hv = static_cast<double>(v.integer("hidden_size", false, 1024, 1, kMaxHidden));
+        const double layers = static_cast<double>(v.integer("num_hidden_layers", false, 24, 0, kMaxLayers));
+        const double inter = static_cast<double>(v.integer("intermediate_size", false, 4096, 1, 16 * kMaxHidden));
+        const double channels = static_cast<double>(v.integer("num_channels", false, 3, 1, 64));
+        const double patch = static_cast<double>(v.integer("patch_size", false, 16, 1, 4096));
+        const double merge = static_cast<double>(top.integer("spatial_merge_size", false, 2, 1, 64));
+        const bool projBias = top.flag("multimodal_projector_bias", false);
+        double featureLayers = 1; // vision_feature_layer: one index, or a list whose features are concatenated
+        if (top.has("vision_feature_layer") && top.at("vision_feature_layer").is_array())
+            featureLayers = std::max<double>(1, static_cast<double>(top.at("vision_feature_layer").size()));
+        const double th = static_cast<double>(textH);
+        p += channels * patch * patch * hv + hv;
+        p += layers * (2 * hv + 4 * hv * hv + 3 * hv * inter);
+        p += hv + hv * merge * merge * hv + linear(hv * featureLayers, th, projBias) + linear(th, th, projBias);
         break;
     }
     case VisionTower::Gemma3: {
@@ -1110,7 +1137,8 @@ HfImport parseHfConfig(std::string_view text, const std::string& file)
                 {file, "/vision_config",
                  "must be an object (the vision tower's configuration), got " + describe(doc.at("vision_config"))});
         HfReader v(hasVision ? doc.at("vision_config") : kEmpty, "/vision_config", file, out.errors);
-        a.visionParams = visionParams(v, wrapper->vision, a.hidden);
+        HfReader top(doc, "", file, out.errors);
+        a.visionParams = visionParams(v, top, wrapper->vision, a.hidden);
     }
     if (out.ok()) {
         const ParamCount c = countParams(a);

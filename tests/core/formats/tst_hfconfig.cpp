@@ -268,6 +268,21 @@ private Q_SLOTS:
             << R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"},
                   "vision_config": {"vision_use_head": false}})"
             << qint64(2628658432) << qint64(87567360);
+        // Mistral Small 3.1 (mistral3): the text and vision configurations Mistral3Config builds when given none
+        // (configuration_mistral3.py @ ae005ce12a086176742fbf6c8364782a27085c85, "the mistral3.1 configuration"),
+        // written out. Language model: h 5120, 40 layers, 32 heads and 8 KV heads of 128, SwiGLU 32768, V=131072,
+        // untied: 2·V·h + h + 40·(2·h·4096 + 2·h·1024 + 3·h·32768 + 2h) = 23,572,403,200. Pixtral tower (hidden 1024,
+        // 24 layers, MLP 4096, patches of 14): 3·14²·1024 + 1024 (ln_pre) + 24·(2·1024 + 4·1024² + 3·1024·4096) =
+        // 403,305,472; projector: 1024 + 4096·1024 + 1024·5120 + 5120² = 35,652,608; vision 438,958,080. Total
+        // 24,011,361,280: Mistral AI's 24B.
+        QTest::newRow("mistral3: Mistral Small 3.1 = 23.57B text + 0.44B Pixtral tower and projector = 24.0B")
+            << R"({"model_type": "mistral3", "text_config": {"model_type": "mistral", "head_dim": 128,
+                  "hidden_size": 5120, "intermediate_size": 32768, "num_attention_heads": 32, "num_hidden_layers": 40,
+                  "num_key_value_heads": 8, "vocab_size": 131072},
+                  "vision_config": {"model_type": "pixtral", "intermediate_size": 4096, "hidden_size": 1024,
+                  "patch_size": 14, "image_size": 1540, "num_hidden_layers": 24, "num_attention_heads": 16,
+                  "head_dim": 64}})"
+            << qint64(23572403200) << qint64(438958080);
     }
     void wrapperDefaultsCountTheVisionTower()
     {
@@ -724,7 +739,7 @@ private Q_SLOTS:
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, "
             "cohere2, exaone4, gpt_bigcode, llama4_text, glm4_moe, minimax_m2, granitemoe, falcon, qwen3_vl_text, "
             "qwen3_vl_moe_text, "
-            "qwen2_5_vl_text, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, kimi_k25");
+            "qwen2_5_vl_text, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, mistral3, kimi_k25");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
