@@ -352,7 +352,12 @@ enum class Family {
     SeedOss,
     Cohere2,
     Exaone4,
-    GptBigCode
+    GptBigCode,
+    Llama4,
+    Glm4Moe,
+    MiniMaxM2,
+    GraniteMoe,
+    Falcon
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -384,7 +389,23 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"seed_oss", Family::SeedOss},
                                                                   {"cohere2", Family::Cohere2},
                                                                   {"exaone4", Family::Exaone4},
-                                                                  {"gpt_bigcode", Family::GptBigCode}};
+                                                                  {"gpt_bigcode", Family::GptBigCode},
+                                                                  // Llama 4's text_config (inside a llama4 wrapper)
+                                                                  {"llama4_text", Family::Llama4},
+                                                                  {"glm4_moe", Family::Glm4Moe},
+                                                                  {"minimax_m2", Family::MiniMaxM2},
+                                                                  // IBM's Granite MoE (not granitemoehybrid, whose
+                                                                  // Mamba layers this importer does not read)
+                                                                  {"granitemoe", Family::GraniteMoe},
+                                                                  {"falcon", Family::Falcon},
+                                                                  // Qwen3-VL's text_configs: Qwen3's and Qwen3-MoE's
+                                                                  // modules (modeling_qwen3_vl.py,
+                                                                  // modeling_qwen3_vl_moe.py)
+                                                                  {"qwen3_vl_text", Family::Qwen3},
+                                                                  {"qwen3_vl_moe_text", Family::Qwen3Moe},
+                                                                  // Qwen2.5-VL's language model: Qwen2's modules
+                                                                  // (modeling_qwen2_5_vl.py)
+                                                                  {"qwen2_5_vl_text", Family::Qwen2}};
     return list;
 }
 
@@ -396,11 +417,52 @@ std::optional<Family> familyOf(const std::string& type)
     return std::nullopt;
 }
 
+// Multimodal wrappers: a config.json whose model_type names the whole model, the language model under text_config
+// and the vision tower under vision_config. The language model is read as its family; the vision tower and the
+// projector are counted apart (Architecture::visionParams) by `vision`, from the wrapper's modeling file.
+enum class VisionTower { None, Llama4, Qwen3VL, Qwen25VL, Gemma3, Pixtral };
+struct Wrapper {
+    const char* type;
+    const char* textType; ///< the text_config's model_type when the file leaves it out
+    VisionTower vision;
+    /// The wrapper's text configuration class's sizes where they differ from the family's (0: the family's rule).
+    int64_t hidden = 0, layers = 0, heads = 0, vocab = 0, ffn = 0, kvHeads = 0;
+};
+const std::vector<Wrapper>& wrappers()
+{
+    static const std::vector<Wrapper> list{
+        {"llama4", "llama4_text", VisionTower::Llama4},
+        // Qwen3VLTextConfig's defaults (configuration_qwen3_vl.py @
+        // e1b551679e267be053b45581cbabd028a14defd2)
+        {"qwen3_vl", "qwen3_vl_text", VisionTower::Qwen3VL, 4096, 32, 32, 151936, 22016, 32},
+        {"qwen3_vl_moe", "qwen3_vl_moe_text", VisionTower::Qwen3VL},
+        // Qwen2.5-VL's files keep the language model's fields at the top level
+        // (Qwen2_5_VLConfig @ aa0dc95c2f288788c2cf06eb3e17bb182cea66d0), newer ones
+        // under text_config: either is read.
+        {"qwen2_5_vl", "qwen2_5_vl_text", VisionTower::Qwen25VL, 8192, 80, 64, 152064, 29568, 8},
+        {"gemma3", "gemma3_text", VisionTower::Gemma3},
+        // Mistral Small 3.1/3.2: a Mistral language model and a Pixtral tower
+        {"mistral3", "mistral", VisionTower::Pixtral},
+        // Kimi K2.5's MoonViT tower is remote code (no transformers class):
+        // not counted.
+        {"kimi_k25", "kimi_k2", VisionTower::None}};
+    return list;
+}
+const Wrapper* wrapperOf(const std::string& type)
+{
+    for (const Wrapper& w : wrappers())
+        if (type == w.type)
+            return &w;
+    return nullptr;
+}
+
 std::string supportedList()
 {
     std::string out;
     for (const auto& [name, f] : families())
         out += (out.empty() ? "" : ", ") + name;
+    for (const Wrapper& w : wrappers())
+        out += std::string(", ") + w.type;
     return out;
 }
 
@@ -429,6 +491,7 @@ int64_t deepseekMoeLayers(int64_t layers, int64_t firstDense, int64_t freq)
 // (transformers fills them in: PreTrainedConfig subclasses are dataclasses with these defaults). 0: required.
 struct SizeDefaults {
     int64_t hidden = 0, layers = 0, heads = 0, vocab = 0, ffn = 0;
+    int64_t kvHeads = 0; ///< 0: the family's rule below
 };
 SizeDefaults sizeDefaults(Family f)
 {
@@ -453,14 +516,27 @@ SizeDefaults sizeDefaults(Family f)
         return {3072, 30, 24, 49152, 12288};
     case Family::SmolLM3: // configuration_smollm3.py @ 008e574391258935f3ecc3035c882e73bbcac419 (SmolLM3-3B)
         return {2048, 36, 16, 128256, 11008};
+    case Family::Llama4: // Llama4TextConfig, configuration_llama4.py @ 008e574391258935f3ecc3035c882e73bbcac419
+                         // (Llama 4 Scout's text model)
+        return {5120, 48, 40, 202048, 8192};
+    case Family::Glm4Moe: // Glm4MoeConfig, configuration_glm4_moe.py @ 008e574391258935f3ecc3035c882e73bbcac419
+                          // (GLM-4.5-Air's sizes)
+        return {4096, 46, 96, 151552, 10944};
+    case Family::MiniMaxM2: // MiniMaxM2Config, modular_minimax_m2.py @ 001f85b38fb432858ace93f18622f07cec46d874
+        return {3072, 62, 48, 200064, 1536};
+    case Family::GraniteMoe: // GraniteMoeConfig, configuration_granitemoe.py @
+                             // 546b1438deb6f79c35f482f58fa5c8838451e47e
+        return {4096, 32, 32, 32000, 11008};
+    case Family::Falcon: // FalconConfig (falcon-7b's sizes; ffn_hidden_size null: 4·hidden)
+        return {4544, 32, 71, 65024, 0};
     default:
         return {};
     }
 }
 
-void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
+void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const SizeDefaults* wrapperDefaults = nullptr)
 {
-    const SizeDefaults d = sizeDefaults(f);
+    const SizeDefaults d = wrapperDefaults ? *wrapperDefaults : sizeDefaults(f);
     // GPTBigCode (SantaCoder, StarCoder 1) keeps GPT-2's names and modules (configuration_gpt_bigcode.py maps
     // hidden_size to n_embd, …); its attention is multi-query by default: c_attn projects to h + 2·head_dim.
     const bool gpt2 = f == Family::Gpt2 || f == Family::GptBigCode;
@@ -480,6 +556,9 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     if (gpt2) {
         // n_inner null means 4·n_embd (modeling_gpt2.py GPT2Block).
         a.ffn = r.integer("n_inner", false, 4 * a.hidden, 1, 16 * kMaxHidden);
+    } else if (f == Family::Falcon) {
+        // FalconMLP: dense_h_to_4h / dense_4h_to_h of 4·hidden_size (FalconConfig.ffn_hidden_size in newer files).
+        a.ffn = r.integer("ffn_hidden_size", false, 4 * a.hidden, 1, 16 * kMaxHidden);
     } else {
         // DeepSeek's intermediate_size is the dense layers' width; an all-MoE model may leave it out.
         a.ffn = r.integer("intermediate_size", d.ffn == 0 && !(deepseek && r.has("n_routed_experts")), d.ffn, 1,
@@ -489,20 +568,31 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     // the heads.
     if (f == Family::GptBigCode)
         a.kvHeads = r.flag("multi_query", true) ? 1 : a.heads;
-    if (!gpt2 && !deepseek)
+    // Llama4TextConfig, Glm4MoeConfig and MiniMaxM2Config default to 8 as well.
+    const bool eightKv = f == Family::GptOss || f == Family::SeedOss || f == Family::Llama4 || f == Family::Glm4Moe ||
+                         f == Family::MiniMaxM2;
+    if (f == Family::Falcon) {
+        // FalconAttention (modeling_falcon.py @ 44272086ad6636711ce99155bf7d03f0cf95e8f4): one fused query_key_value
+        // of (heads + 2·kv_heads)·head_dim rows; kv_heads is num_kv_heads under new_decoder_architecture (Falcon-40B,
+        // 180B), 1 under multi_query (FalconConfig's default, Falcon-7B), else the heads.
+        if (r.flag("new_decoder_architecture", false))
+            a.kvHeads = r.integer("num_kv_heads", false, a.heads, 1, 65536);
+        else
+            a.kvHeads = r.flag("multi_query", true) ? 1 : a.heads;
+    } else if (!gpt2 && !deepseek)
         a.kvHeads = r.integer("num_key_value_heads", false,
-                              f == Family::SmolLM3 || f == Family::Gemma3   ? 4
-                              : f == Family::GptOss || f == Family::SeedOss ? 8
+                              d.kvHeads > 0                                 ? d.kvHeads
+                              : f == Family::SmolLM3 || f == Family::Gemma3 ? 4
+                              : eightKv                                     ? 8
                               : f == Family::Starcoder2                     ? 2
                                                                             : a.heads,
                               1, 65536);
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
     // (GemmaConfig, Gemma2Config, Gemma3TextConfig: 256; Qwen3Config: 128; Qwen3MoeConfig has none.)
-    const int64_t defaultHeadDim = gemma                                        ? 256
-                                   : f == Family::Qwen3 || f == Family::SeedOss ? 128
-                                   : f == Family::GptOss                        ? 64
-                                                                                : 0;
+    // Llama4TextConfig and MiniMaxM2Config: 128 as well.
+    const bool headDim128 = f == Family::Qwen3 || f == Family::SeedOss || f == Family::Llama4 || f == Family::MiniMaxM2;
+    const int64_t defaultHeadDim = gemma ? 256 : headDim128 ? 128 : f == Family::GptOss ? 64 : 0;
     if (!gpt2 && !deepseek && r.has("head_dim"))
         a.headDim = r.integer("head_dim", false, 0, 1, 65536);
     else if (defaultHeadDim > 0)
@@ -521,10 +611,13 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
                 "must divide num_attention_heads (" + std::to_string(a.heads) + "), got " + std::to_string(a.kvHeads));
 
     // Embedding tying: each configuration class's default.
-    const bool tiedDefault = gemma || gpt2 || f == Family::SmolLM3 || f == Family::Starcoder2 || f == Family::Cohere2;
+    // FalconConfig keeps PretrainedConfig's default (tied): FalconForCausalLM ties lm_head to word_embeddings.
+    const bool tiedDefault =
+        gemma || gpt2 || f == Family::SmolLM3 || f == Family::Starcoder2 || f == Family::Cohere2 || f == Family::Falcon;
     a.tiedEmbeddings = r.flag("tie_word_embeddings", tiedDefault);
 
-    const bool layerNorm = gpt2 || f == Family::GptNeoX || f == Family::Phi || f == Family::Starcoder2;
+    const bool layerNorm =
+        gpt2 || f == Family::GptNeoX || f == Family::Phi || f == Family::Starcoder2 || f == Family::Falcon;
     a.norm = layerNorm ? NormKind::LayerNorm : NormKind::RMSNorm;
     a.ffnKind = layerNorm ? FfnKind::Gelu : FfnKind::SwiGLU;
     // Gemma 2/3 norm before and after attention and FFN; Phi runs attention and MLP in parallel on one
@@ -602,6 +695,31 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.mlpBias = r.flag("mlp_bias", false);
         break;
     }
+    case Family::Llama4:
+        // Llama4TextAttention: q/k/v/o with bias=attention_bias (default false); its qk_norm is an L2 norm without
+        // weights (Llama4TextL2Norm).
+        a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::All : AttentionBias::None;
+        break;
+    case Family::Glm4Moe:
+        // Glm4MoeAttention: q/k/v with bias=attention_bias (default false; GLM-4.5 sets true), o_proj without.
+        a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::Qkv : AttentionBias::None;
+        break;
+    case Family::GraniteMoe:
+        // GraniteMoeAttention is LlamaAttention: q/k/v/o with bias=attention_bias (default false).
+        a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::All : AttentionBias::None;
+        break;
+    case Family::Falcon: {
+        // query_key_value, dense and the MLP's two linears all take bias=config.bias (default false).
+        // FalconDecoderLayer: ln_attn and ln_mlp under new_decoder_architecture, else input_layernorm, and
+        // post_attention_layernorm unless parallel_attn (default true); then ln_f. Rotary or ALiBi positions: no
+        // position table.
+        a.bias = r.flag("bias", false);
+        const bool newArch = r.flag("new_decoder_architecture", false);
+        a.normsPerLayer = newArch || !r.flag("parallel_attn", true) ? 2 : 1;
+        a.dropout = r.fraction("hidden_dropout", 0.0) > 0;
+        break;
+    }
+    case Family::MiniMaxM2: // MiniMaxM2Attention: q/k/v/o without bias
     case Family::Mistral:
     case Family::Mixtral:
     case Family::Phi3:
@@ -610,8 +728,11 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
 
     if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3 || f == Family::Exaone4)
         a.qkNorm = QkNorm::PerHead;
-    else if (f == Family::Olmo2 || f == Family::Olmoe)
-        a.qkNorm = QkNorm::Full;
+    else if (f == Family::Olmo2 || f == Family::Olmoe || f == Family::MiniMaxM2)
+        a.qkNorm =
+            QkNorm::Full; // MiniMaxM2Attention is FlexOlmo's: q_norm over heads·head_dim, k_norm kv_heads·head_dim
+    else if (f == Family::Glm4Moe && r.flag("use_qk_norm", false))
+        a.qkNorm = QkNorm::PerHead; // Glm4MoeRMSNorm(head_dim) on queries and keys
     else if (f == Family::Phi && r.flag("qk_layernorm", false))
         a.qkNorm = QkNorm::PerHead; // q_layernorm, k_layernorm: LayerNorm(head_dim) with bias
 
@@ -665,6 +786,62 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         // layer_types: sliding_attention (a 128-token window) and full_attention; GptOssConfig fills
         // alternating ones when absent. The weights are the same for both kinds.
         r.layerKinds("layer_types", a.layers, {"sliding_attention", "full_attention"});
+    } else if (f == Family::Llama4) {
+        // Llama4TextMoe (modeling_llama4.py @ 000c33fdfde12e1ffafbfcdb3c926df5727a00b6): num_local_experts experts of
+        // intermediate_size stacked as gate_up_proj [E, h, 2f] and down_proj [E, f, h], a router Linear(h, E)
+        // without bias choosing num_experts_per_tok (top-1 in Scout and Maverick), and one shared expert
+        // Llama4TextMLP(intermediate_size). The layers not in moe_layers have a dense Llama4TextMLP of
+        // intermediate_size_mlp (Maverick interleaves them: interleave_moe_layer_step 2). moe_layers defaults to
+        // every interleave_moe_layer_step-th layer from step−1 (Llama4TextConfig.__post_init__).
+        a.moe.experts = r.integer("num_local_experts", false, 16, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 1, 1, 65536);
+        a.moe.expertFfn = a.ffn;
+        a.moe.sharedExperts = 1;
+        a.moe.denseFfn = r.integer("intermediate_size_mlp", false, 16384, 1, 16 * kMaxHidden);
+        int64_t moeLayers = 0;
+        if (r.has("moe_layers")) {
+            moeLayers = static_cast<int64_t>(r.layerList("moe_layers", std::max<int64_t>(a.layers, 1)).size());
+        } else {
+            const int64_t step = r.integer("interleave_moe_layer_step", false, 1, 1, kMaxLayers);
+            for (int64_t i = step - 1; i < a.layers; i += step)
+                ++moeLayers;
+        }
+        a.moe.denseLayers = a.layers - moeLayers;
+        r.layerKinds("layer_types", a.layers, {"chunked_attention", "full_attention"});
+    } else if (f == Family::Glm4Moe) {
+        // Glm4MoeMoE (modeling_glm4_moe.py @ a0699c971daff96403489086fcfd07469d20b17f): n_routed_experts experts of
+        // moe_intermediate_size, a sigmoid router weight [E, h] whose e_score_correction_bias is a buffer (not
+        // counted, as deepseek_v3's), and shared experts Glm4MoeMLP(moe_intermediate_size·n_shared_experts); layers
+        // below first_k_dense_replace have a dense Glm4MoeMLP(intermediate_size). Glm4MoeModel builds
+        // num_hidden_layers layers and ignores the checkpoint's multi-token-prediction layer
+        // (_keys_to_ignore_on_load_unexpected model.layers.92 / .46): num_nextn_predict_layers becomes mtpLayers,
+        // outside the count, as DeepSeek-V3's. Defaults: Glm4MoeConfig @ 008e574391258935f3ecc3035c882e73bbcac419.
+        a.moe.experts =
+            r.integer(r.has("n_routed_experts") ? "n_routed_experts" : "num_local_experts", false, 128, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 8, 1, 65536);
+        a.moe.expertFfn = r.integer("moe_intermediate_size", false, 1408, 1, 16 * kMaxHidden);
+        a.moe.sharedExperts = r.integer("n_shared_experts", false, 1, 0, 65536);
+        a.moe.denseLayers = std::min(r.integer("first_k_dense_replace", false, 1, 0, kMaxLayers), a.layers);
+        a.moe.denseFfn = a.ffn;
+        a.mtpLayers = r.integer(r.has("num_nextn_predict_layers") ? "num_nextn_predict_layers" : "num_mtp_layers",
+                                false, 1, 0, kMaxLayers);
+    } else if (f == Family::GraniteMoe) {
+        // GraniteMoeMoE (modular_granitemoe.py @ 94cb76e8b28f69cd844073ae246c3bd1375d2e0b): input_linear
+        // [E, 2f, h] and output_linear [E, h, f] (JetMoe's parallel experts, no bias: a SwiGLU expert's count) and a
+        // router Linear(h, E) without bias; every layer MoE, no shared expert. GraniteMoeConfig's defaults 8 experts,
+        // 2 a token.
+        a.moe.experts = r.integer("num_local_experts", false, 8, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 2, 1, 65536);
+        a.moe.expertFfn = a.ffn;
+    } else if (f == Family::MiniMaxM2) {
+        // MiniMaxM2SparseMoeBlock (modular_minimax_m2.py @ 001f85b38fb432858ace93f18622f07cec46d874): Mixtral's
+        // experts (num_local_experts of intermediate_size) and router Linear(h, E) without bias, a sigmoid router
+        // whose e_score_correction_bias is a buffer (not counted); no shared expert. MiniMax's own multi-token
+        // prediction modules (use_mtp, num_mtp_modules) are not built by transformers and not counted.
+        a.moe.experts =
+            r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", false, 256, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 8, 1, 65536);
+        a.moe.expertFfn = a.ffn;
     } else if (f == Family::Olmoe) {
         // Every layer MoE: num_experts experts of intermediate_size (OlmoeSparseMoeBlock), a router h·E without
         // bias, no shared expert; OlmoeConfig's defaults 64 experts, 8 a token.
@@ -700,7 +877,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     }
     // Per-layer attention kinds of the attention-only families (Qwen3, Gemma 3, Mistral write layer_types
     // in their newer configs): checked, the weights are the same for both.
-    if (f != Family::GptOss)
+    if (f != Family::GptOss && f != Family::Llama4)
         r.layerKinds("layer_types", a.layers, {"full_attention", "sliding_attention"});
     if (a.isMoe() && a.moe.activeExperts > a.moe.experts)
         r.error("num_experts_per_tok", "must not exceed the number of experts (" + std::to_string(a.moe.experts) +
@@ -711,6 +888,150 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     }
     out.dtype = r.text(r.has("torch_dtype") ? "torch_dtype" : "dtype");
     out.nameOrPath = r.text("_name_or_path");
+}
+
+// The vision tower and projector of a multimodal wrapper, as its modeling file builds them from vision_config
+// (`v`, whose missing fields take the vision configuration class's defaults) and the language model's width `textH`.
+// Every Linear below has a bias unless said otherwise; a LayerNorm has a weight and a bias.
+int64_t visionParams(HfReader& v, HfReader& top, VisionTower tower, int64_t textH)
+{
+    auto layerNorm = [](double w) { return 2 * w; };
+    auto linear = [](double in, double out, bool bias) { return in * out + (bias ? out : 0); };
+    double p = 0;
+    switch (tower) {
+    case VisionTower::None:
+        return 0;
+    case VisionTower::Llama4: {
+        // Llama4VisionModel (modeling_llama4.py @ 000c33fdfde12e1ffafbfcdb3c926df5727a00b6; defaults
+        // Llama4VisionConfig, configuration_llama4.py @ 008e574391258935f3ecc3035c882e73bbcac419): an unfold patch
+        // embedding Linear(C·p², hv) without bias, class_embedding [hv], positional_embedding_vlm
+        // [(image/p)² + 1, hv], layernorm_pre/post, num_hidden_layers encoder layers (q/k/v/o with bias, fc1/fc2
+        // with bias, two LayerNorms), the vision adapter's MLP fc1 Linear(intermediate_size, projector_input_dim)
+        // and fc2 Linear(projector_output_dim, projector_output_dim), both without bias; then
+        // Llama4MultiModalProjector linear_1 Linear(vision_output_dim, text hidden) without bias.
+        const double hv = static_cast<double>(v.integer("hidden_size", false, 768, 1, kMaxHidden));
+        const double layers = static_cast<double>(v.integer("num_hidden_layers", false, 34, 0, kMaxLayers));
+        const double inter = static_cast<double>(v.integer("intermediate_size", false, 5632, 1, 16 * kMaxHidden));
+        const double channels = static_cast<double>(v.integer("num_channels", false, 3, 1, 64));
+        const double patch = static_cast<double>(v.integer("patch_size", false, 14, 1, 4096));
+        const double image = static_cast<double>(v.integer("image_size", false, 448, 1, 1 << 20));
+        const double projIn = static_cast<double>(v.integer("projector_input_dim", false, 4096, 1, 16 * kMaxHidden));
+        const double projOut = static_cast<double>(v.integer("projector_output_dim", false, 4096, 1, 16 * kMaxHidden));
+        const double outDim = static_cast<double>(v.integer("vision_output_dim", false, 7680, 1, 16 * kMaxHidden));
+        const double side = std::floor(image / patch);
+        p += channels * patch * patch * hv + hv + (side * side + 1) * hv + 2 * layerNorm(hv);
+        p +=
+            layers * (4 * linear(hv, hv, true) + linear(hv, inter, true) + linear(inter, hv, true) + 2 * layerNorm(hv));
+        p += linear(inter, projIn, false) + linear(projOut, projOut, false);
+        p += linear(outDim, static_cast<double>(textH), false);
+        break;
+    }
+    case VisionTower::Qwen3VL: {
+        // Qwen3VLVisionModel (modeling_qwen3_vl.py @ 00709b862bb8f14a5435bb7195592579168496e4; defaults
+        // Qwen3VLVisionConfig, configuration_qwen3_vl.py @ e1b551679e267be053b45581cbabd028a14defd2): a Conv3d patch
+        // embedding (C·t·p² → hv, with bias), pos_embed Embedding(num_position_embeddings, hv), depth blocks (two
+        // LayerNorms, fused qkv Linear(hv, 3hv) and proj, MLP linear_fc1/fc2), the merger (LayerNorm(hv), then
+        // Linear(hv·m², hv·m²) and Linear(hv·m², out_hidden_size)) and one deepstack merger per
+        // deepstack_visual_indexes entry (the same, with its LayerNorm over hv·m²). Its projector is the mergers.
+        const double hv = static_cast<double>(v.integer("hidden_size", false, 1152, 1, kMaxHidden));
+        const double depth = static_cast<double>(v.integer("depth", false, 27, 0, kMaxLayers));
+        const double inter = static_cast<double>(v.integer("intermediate_size", false, 4304, 1, 16 * kMaxHidden));
+        const double channels = static_cast<double>(v.integer("in_channels", false, 3, 1, 64));
+        const double patch = static_cast<double>(v.integer("patch_size", false, 16, 1, 4096));
+        const double temporal = static_cast<double>(v.integer("temporal_patch_size", false, 2, 1, 64));
+        const double merge = static_cast<double>(v.integer("spatial_merge_size", false, 2, 1, 64));
+        const double out = static_cast<double>(v.integer("out_hidden_size", false, 3584, 1, kMaxHidden));
+        const double positions = static_cast<double>(v.integer("num_position_embeddings", false, 2304, 0, 100'000'000));
+        double deepstack = 3; // [8, 16, 24]
+        if (v.has("deepstack_visual_indexes")) {
+            if (v.at("deepstack_visual_indexes").is_array())
+                deepstack = static_cast<double>(v.at("deepstack_visual_indexes").size());
+            else
+                v.error("deepstack_visual_indexes",
+                        "must be a list of layer indices, got " + describe(v.at("deepstack_visual_indexes")));
+        }
+        const double merged = hv * merge * merge;
+        p += channels * temporal * patch * patch * hv + hv + positions * hv;
+        p += depth * (2 * layerNorm(hv) + linear(hv, 3 * hv, true) + linear(hv, hv, true) + linear(hv, inter, true) +
+                      linear(inter, hv, true));
+        const double mergerLinears = linear(merged, merged, true) + linear(merged, out, true);
+        p += layerNorm(hv) + mergerLinears;
+        p += deepstack * (layerNorm(merged) + mergerLinears);
+        break;
+    }
+    case VisionTower::Qwen25VL: {
+        // Qwen2_5_VisionTransformerPretrainedModel (modeling_qwen2_5_vl.py @ efa7189c5546a94e8c1194b2ccc6669e0f7ad65e;
+        // defaults Qwen25VisionConfig, configuration_qwen2_5_vl.py @ aa0dc95c2f288788c2cf06eb3e17bb182cea66d0): a
+        // Conv3d patch embedding without bias, depth blocks of two Qwen2RMSNorm(hv), qkv Linear(hv, 3hv) and proj
+        // with bias, a gated MLP gate/up/down with bias; the merger: ln_q Qwen2RMSNorm(hv), Linear(hv·m², hv·m²),
+        // Linear(hv·m², out_hidden_size). No position table (rotary positions).
+        const double hv = static_cast<double>(v.integer("hidden_size", false, 3584, 1, kMaxHidden));
+        const double depth = static_cast<double>(v.integer("depth", false, 32, 0, kMaxLayers));
+        const double inter = static_cast<double>(v.integer("intermediate_size", false, 3420, 1, 16 * kMaxHidden));
+        const double channels = static_cast<double>(v.integer("in_channels", false, 3, 1, 64));
+        const double patch = static_cast<double>(v.integer("patch_size", false, 14, 1, 4096));
+        const double temporal = static_cast<double>(v.integer("temporal_patch_size", false, 2, 1, 64));
+        const double merge = static_cast<double>(v.integer("spatial_merge_size", false, 2, 1, 64));
+        const double out = static_cast<double>(v.integer("out_hidden_size", false, 3584, 1, kMaxHidden));
+        const double merged = hv * merge * merge;
+        p += channels * temporal * patch * patch * hv;
+        p += depth * (2 * hv + linear(hv, 3 * hv, true) + linear(hv, hv, true) + 2 * linear(hv, inter, true) +
+                      linear(inter, hv, true));
+        p += hv + linear(merged, merged, true) + linear(merged, out, true);
+        break;
+    }
+    case VisionTower::Pixtral: {
+        // PixtralVisionModel (modeling_pixtral.py @ 4a1e279ebe65c9e7f1b035dd5e47a5c4b48f5087; defaults
+        // PixtralVisionConfig): patch_conv Conv2d(C, hv, p) without bias, ln_pre PixtralRMSNorm(hv), and
+        // num_hidden_layers blocks of attention_norm and ffn_norm (RMSNorm), q/k/v/o and a gated MLP gate/up/down,
+        // all without bias. Mistral3MultiModalProjector (modular_mistral3.py @
+        // 70721ef4d93c5ac0c18bc7356060b9e46dcea687; Mistral3Config @ ae005ce12a086176742fbf6c8364782a27085c85): norm
+        // RMSNorm(hv), patch_merger merging_layer Linear(hv·m², hv) without bias, linear_1 Linear(hv·feature layers,
+        // text hidden) and linear_2 Linear(text hidden, text hidden), with bias=multimodal_projector_bias (default
+        // false).
+        const double hv = static_cast<double>(v.integer("hidden_size", false, 1024, 1, kMaxHidden));
+        const double layers = static_cast<double>(v.integer("num_hidden_layers", false, 24, 0, kMaxLayers));
+        const double inter = static_cast<double>(v.integer("intermediate_size", false, 4096, 1, 16 * kMaxHidden));
+        const double channels = static_cast<double>(v.integer("num_channels", false, 3, 1, 64));
+        const double patch = static_cast<double>(v.integer("patch_size", false, 16, 1, 4096));
+        const double merge = static_cast<double>(top.integer("spatial_merge_size", false, 2, 1, 64));
+        const bool projBias = top.flag("multimodal_projector_bias", false);
+        double featureLayers = 1; // vision_feature_layer: one index, or a list whose features are concatenated
+        if (top.has("vision_feature_layer") && top.at("vision_feature_layer").is_array())
+            featureLayers = std::max<double>(1, static_cast<double>(top.at("vision_feature_layer").size()));
+        const double th = static_cast<double>(textH);
+        p += channels * patch * patch * hv + hv;
+        p += layers * (2 * hv + 4 * hv * hv + 3 * hv * inter);
+        p += hv + hv * merge * merge * hv + linear(hv * featureLayers, th, projBias) + linear(th, th, projBias);
+        break;
+    }
+    case VisionTower::Gemma3: {
+        // SiglipVisionModel (modeling_siglip.py @ 1c51a62f5861390e994db1464e8a51f6d7fbacbc; defaults
+        // SiglipVisionConfig, which Gemma3Config uses when vision_config is absent, configuration_gemma3.py @
+        // 008f5c8c29be84d4721dc6d1e0fcd72300580be4): a Conv2d patch embedding (C·p² → hv, with bias),
+        // position_embedding Embedding((image/p)², hv), num_hidden_layers encoder layers (q/k/v/out_proj, fc1/fc2,
+        // two LayerNorms), post_layernorm, and the attention-pooling head unless vision_use_head is false (Gemma 3's
+        // files set it false): probe [hv], nn.MultiheadAttention (in_proj 3hv² + 3hv, out_proj), a LayerNorm and
+        // an MLP. Gemma3MultiModalProjector (modeling_gemma3.py): mm_input_projection_weight [hv, text hidden] and
+        // mm_soft_emb_norm Gemma3RMSNorm(hv).
+        const double hv = static_cast<double>(v.integer("hidden_size", false, 768, 1, kMaxHidden));
+        const double layers = static_cast<double>(v.integer("num_hidden_layers", false, 12, 0, kMaxLayers));
+        const double inter = static_cast<double>(v.integer("intermediate_size", false, 3072, 1, 16 * kMaxHidden));
+        const double channels = static_cast<double>(v.integer("num_channels", false, 3, 1, 64));
+        const double patch = static_cast<double>(v.integer("patch_size", false, 16, 1, 4096));
+        const double image = static_cast<double>(v.integer("image_size", false, 224, 1, 1 << 20));
+        const double side = std::floor(image / patch);
+        const double mlp = linear(hv, inter, true) + linear(inter, hv, true);
+        p += channels * patch * patch * hv + hv + side * side * hv;
+        p += layers * (4 * linear(hv, hv, true) + mlp + 2 * layerNorm(hv));
+        p += layerNorm(hv);
+        if (v.flag("vision_use_head", true))
+            p += hv + 3 * hv * hv + 3 * hv + linear(hv, hv, true) + layerNorm(hv) + mlp;
+        p += hv * static_cast<double>(textH) + hv;
+        break;
+    }
+    }
+    return static_cast<int64_t>(std::min(p, 9.0e18));
 }
 
 std::string slug(const std::string& s)
@@ -736,6 +1057,8 @@ const std::vector<std::string>& hfModelTypes()
         std::vector<std::string> v;
         for (const auto& [name, f] : families())
             v.push_back(name);
+        for (const Wrapper& w : wrappers())
+            v.push_back(w.type);
         return v;
     }();
     return names;
@@ -755,32 +1078,68 @@ HfImport parseHfConfig(std::string_view text, const std::string& file)
         out.errors.push_back({file, "", "must be a JSON object (a Hugging Face config.json), got " + describe(doc)});
         return out;
     }
-    // Multimodal wrappers (Gemma 3's "gemma3") keep the language model under text_config.
+    // Multimodal wrappers (Gemma 3's "gemma3", Llama 4's "llama4", Qwen3-VL's "qwen3_vl", …) keep the language
+    // model under text_config and the vision tower under vision_config.
     const json* cfg = &doc;
     std::string base;
     auto typeOf = [](const json& j) {
         return j.contains("model_type") && j.at("model_type").is_string() ? j.at("model_type").get<std::string>()
                                                                           : std::string();
     };
-    if (!familyOf(typeOf(doc)) && doc.contains("text_config") && doc.at("text_config").is_object() &&
-        familyOf(typeOf(doc.at("text_config")))) {
+    const Wrapper* wrapper = familyOf(typeOf(doc)) ? nullptr : wrapperOf(typeOf(doc));
+    const bool hasText = doc.contains("text_config") && doc.at("text_config").is_object();
+    if (wrapper && !hasText && doc.contains("text_config") && !doc.at("text_config").is_null()) {
+        out.errors.push_back(
+            {file, "/text_config",
+             "must be an object (the language model's configuration), got " + describe(doc.at("text_config"))});
+        return out;
+    }
+    if ((wrapper || !familyOf(typeOf(doc))) && hasText && (wrapper || familyOf(typeOf(doc.at("text_config"))))) {
         cfg = &doc.at("text_config");
         base = "/text_config";
     }
     HfReader r(*cfg, base, file, out.errors);
-    if (!r.has("model_type") || !cfg->at("model_type").is_string()) {
+    if (wrapper && (cfg == &doc || !cfg->contains("model_type"))) {
+        // A wrapper's text_config may leave its type out (transformers knows it from the wrapper's class), and a
+        // wrapper without text_config is its class's default language model.
+        out.modelType = wrapper->textType;
+    } else if (!r.has("model_type") || !cfg->at("model_type").is_string()) {
         r.error("model_type", r.has("model_type") ? "must be a string, got " + describe(cfg->at("model_type"))
                                                   : "is required (supported: " + supportedList() + ")");
         return out;
+    } else {
+        out.modelType = cfg->at("model_type").get<std::string>();
     }
-    out.modelType = cfg->at("model_type").get<std::string>();
     const std::optional<Family> family = familyOf(out.modelType);
     if (!family) {
         r.error("model_type", "unsupported model type \"" + out.modelType + "\" (supported: " + supportedList() + ")");
         return out;
     }
     Architecture& a = out.architecture;
-    readFamily(r, *family, a, out);
+    if (wrapper && wrapper->hidden > 0 && out.modelType == wrapper->textType) {
+        const SizeDefaults d{wrapper->hidden, wrapper->layers, wrapper->heads,
+                             wrapper->vocab,  wrapper->ffn,    wrapper->kvHeads};
+        readFamily(r, *family, a, out, &d);
+    } else {
+        readFamily(r, *family, a, out);
+    }
+    if (wrapper && cfg != &doc) {
+        // The wrapper's tie_word_embeddings applies when its text_config has none (Qwen3VLConfig keeps it there).
+        if (!r.has("tie_word_embeddings") && doc.contains("tie_word_embeddings") &&
+            doc.at("tie_word_embeddings").is_boolean())
+            a.tiedEmbeddings = doc.at("tie_word_embeddings").get<bool>();
+    }
+    if (wrapper && wrapper->vision != VisionTower::None) {
+        static const json kEmpty = json::object();
+        const bool hasVision = doc.contains("vision_config") && doc.at("vision_config").is_object();
+        if (doc.contains("vision_config") && !doc.at("vision_config").is_null() && !hasVision)
+            out.errors.push_back(
+                {file, "/vision_config",
+                 "must be an object (the vision tower's configuration), got " + describe(doc.at("vision_config"))});
+        HfReader v(hasVision ? doc.at("vision_config") : kEmpty, "/vision_config", file, out.errors);
+        HfReader top(doc, "", file, out.errors);
+        a.visionParams = visionParams(v, top, wrapper->vision, a.hidden);
+    }
     if (out.ok()) {
         const ParamCount c = countParams(a);
         if (c.total <= 0 || c.total > kMaxParams)

@@ -281,8 +281,15 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
     }
     // What the optimizer updates: the adapters under LoRA/QLoRA (PEFT's print_trainable_parameters), else everything
     // (with the multi-token-prediction modules).
-    params["trainable"] =
-        s.training.adapters() ? loraParams(a, s.training).total : b.model.params.total + trainedMtpParams(b.model, s);
+    // A multimodal wrapper's vision tower and projector: outside total and active, held in every mode, trained only
+    // in full training (frozen under LoRA/QLoRA).
+    if (const int64_t vision = heldVisionParams(b.model); vision > 0) {
+        params["vision"] = vision;
+        params["vision_trained"] = trainedVisionParams(b.model, s) > 0;
+    }
+    params["trainable"] = s.training.adapters()
+                              ? loraParams(a, s.training).total
+                              : b.model.params.total + trainedMtpParams(b.model, s) + trainedVisionParams(b.model, s);
     if (s.model.publishedTotal)
         params["published_total"] = *s.model.publishedTotal;
     if (s.model.publishedActive)
@@ -417,6 +424,9 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     if (const int64_t mtp = trainedMtpParams(b.model, s); mtp > 0)
         out += " + " + formatCount(static_cast<double>(mtp)) + " in " + std::to_string(b.model.arch.mtpLayers) +
                " multi-token-prediction module" + (b.model.arch.mtpLayers == 1 ? "" : "s");
+    if (const int64_t vision = heldVisionParams(b.model); vision > 0)
+        out += " + " + formatCount(static_cast<double>(vision)) + " in the vision tower" +
+               (s.training.adapters() ? " (frozen)" : "");
     out += ", " + std::string(toString(s.training.mode)) + ", " + toString(s.training.precision) + " + " +
            toString(s.training.optimizer) + ", context " + formatContext(s.training.seqLen) + ", micro-batch " +
            std::to_string(s.training.microBatch) + "\n";

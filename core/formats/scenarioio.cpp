@@ -213,7 +213,8 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
                 "mla",
                 "moe",
                 "dropout",
-                "mtp_layers"});
+                "mtp_layers",
+                "vision_params"});
     for (const char* required : {"layers", "hidden", "heads"})
         if (!j.contains(required))
             r.error(p + "/" + required, "is required in an architecture");
@@ -247,6 +248,7 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     r.integer(j, "norms_per_layer", p, a.normsPerLayer, 0, 8);
     r.choice(j, "qk_norm", p, a.qkNorm, qkNormFromString, "none|head|full");
     r.integer(j, "mtp_layers", p, a.mtpLayers, 0, kMaxLayers);
+    r.integer(j, "vision_params", p, a.visionParams, 0, kMaxParams);
     r.boolean(j, "attention_sinks", p, a.attentionSinks);
     r.boolean(j, "head_bias", p, a.headBias);
     bool dropout = false;
@@ -598,6 +600,8 @@ json scenarioToJson(const Scenario& s)
             arch["attention_sinks"] = true;
         if (a.headBias)
             arch["head_bias"] = true;
+        if (a.visionParams > 0) // a multimodal wrapper's vision tower and projector (hfconfig.cpp)
+            arch["vision_params"] = a.visionParams;
         model["architecture"] = arch;
     } else {
         model["params"] = s.model.params;

@@ -158,7 +158,9 @@ struct TrainedParams {
 TrainedParams trainedParams(const ResolvedModel& m, const Scenario& s)
 {
     const int64_t mtp = trainedMtpParams(m, s);
-    return {dbl(m.params.total) + dbl(mtp),
+    // A multimodal wrapper's vision tower is held in every mode (its state follows the recipe: frozen under
+    // LoRA/QLoRA), like the language model's dense parameters.
+    return {dbl(m.params.total) + dbl(mtp) + dbl(heldVisionParams(m)),
             dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total)) +
                 (mtp > 0 ? dbl(std::clamp<int64_t>(m.params.mtpRoutedExperts, 0, mtp)) : 0)};
 }
@@ -203,7 +205,7 @@ double bytesPerParamOf(const ResolvedModel& m, const Scenario& s, const StateRec
 {
     if (!s.training.adapters())
         return recipe.total();
-    const double total = dbl(m.params.total);
+    const double total = dbl(m.params.total) + dbl(heldVisionParams(m));
     return total > 0 ? singleGpu.modelState() / total : 0;
 }
 
@@ -219,7 +221,7 @@ double residentBytesPerParam(const ResolvedModel& m, const Scenario& s, const St
         return bytesPerParamOf(m, s, recipe, singleGpu);
     if (!s.training.adapters())
         return offload == Offload::OptimizerParams ? 0.0 : recipe.weights;
-    const double total = dbl(m.params.total);
+    const double total = dbl(m.params.total) + dbl(heldVisionParams(m));
     const double base = offload == Offload::OptimizerParams ? 0.0 : singleGpu.modelState() - singleGpu.adapters;
     return total > 0 ? (base + singleGpu.adapters) / total : 0;
 }

@@ -111,17 +111,21 @@ template <class X> X parametersHeld(const TermContext& c, bool byZero)
     auto withMtpExperts = [&](X experts) {
         return mtpRouted > 0 ? experts + X::sym("P_mtp_experts", mtpRouted) : experts;
     };
+    // A multimodal wrapper's vision tower and projector (P_vision, ParamCount::vision) sit with the input embedding
+    // they feed.
+    const double vision = c.holdsEmbedding() ? c.vision : 0;
+    auto withVision = [&](X dense) { return vision > 0 ? dense + X::sym("P_vision", vision) : dense; };
     if (c.stage == PipelineStage::Only) {
         if (routed > 0 || mtpRouted > 0)
-            return part(withMtp(X::sym("P_dense", total - routed)), false) +
+            return part(withVision(withMtp(X::sym("P_dense", total - routed))), false) +
                    part(withMtpExperts(X::sym("P_experts", routed)), true);
-        return part(mtp ? X::sym("P", total) + X::sym("P_mtp", c.mtpParams) : X::sym("P", total), false);
+        return part(withVision(mtp ? X::sym("P", total) + X::sym("P_mtp", c.mtpParams) : X::sym("P", total)), false);
     }
     const X share = X::sym("n", c.stageLayers) / X::sym("L", c.layers);
     const double layerParams = std::max(0.0, total - routed - c.inputEmbedding - c.outputHead);
     X dense = X::sym(routed > 0 ? "P_dense_layers" : "P_layers", layerParams) * share;
     if (c.stage == PipelineStage::First)
-        dense = dense + X::sym("P_in", c.inputEmbedding);
+        dense = withVision(dense + X::sym("P_in", c.inputEmbedding));
     else if (mtp)
         // The MTP modules embed their shifted tokens with a copy of the input embedding on their own stage, tied to
         // the first stage's (Megatron-LM at d98e8a6: gpt_model.py "if self.pre_process or self.mtp_process:
@@ -244,7 +248,11 @@ X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const cha
         return why + " " + layoutAssumption(c.layout, host.offloaded ? host.zeroStage : zeroStage, c.training) +
                stageSentence(c) + (host.offloaded ? offloadSentence(c) : std::string()) +
                " P counts every parameter, sleeping experts included: model state scales with total, not active, "
-               "parameters.";
+               "parameters." +
+               (c.vision > 0 && c.holdsEmbedding()
+                    ? std::string(" P_vision is the vision tower and its projector (vision_config), beside the "
+                                  "language model: trained in full training, frozen under LoRA/QLoRA.")
+                    : std::string());
     });
     n.source([&] {
         return recipeSource(*c.scenario) +
@@ -356,11 +364,17 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
     const double q = std::min(dbl(c.quantized.total), total);
     const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
     const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
-    return X::mul(perParam, held<X>(c, byZero, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}), " · ", " × ") +
-           X::mul(
-               X::bytes("b_w", c.recipe.weights),
+    const X base =
+        X::mul(perParam, held<X>(c, byZero, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}), " · ", " × ") +
+        X::mul(X::bytes("b_w", c.recipe.weights),
                held<X>(c, byZero, total - q, routed - qRouted, {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
                " · ", " × ");
+    // A multimodal wrapper's vision tower stays in 16 bits, frozen (QLoRA recipes for these models leave it out of
+    // the 4-bit quantisation and the adapters), on the stage that holds the input embedding.
+    if (c.vision <= 0 || !c.holdsEmbedding())
+        return base;
+    return base + X::mul(X::bytes("b_w", c.recipe.weights),
+                         held<X>(c, byZero, c.vision, 0, {"P_vision", "P_vision", "P_vision"}), " · ", " × ");
 }
 
 template <class X> X weights(const TermContext& c, TermNotes<X>& n)
@@ -941,6 +955,7 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
     c.stageLayers = dbl(layout.maxStageLayers(L));
     c.denseLayers = dbl(a.isMoe() ? std::min(a.moe.denseLayers, a.layers) : a.layers);
     c.moeLayers = c.layers - c.denseLayers;
+    c.vision = dbl(heldVisionParams(m));
     if (c.training && trainedMtpParams(m, s) > 0) {
         c.mtpLayers = dbl(a.mtpLayers);
         c.mtpParams = dbl(m.params.mtp);

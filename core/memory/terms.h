@@ -72,6 +72,9 @@ struct TermContext {
     /// Multi-token prediction (full training only): its modules, their parameters (routed experts among
     /// them) and tapes, on the stage that holds the head.
     double mtpLayers = 0, mtpParams = 0, mtpRouted = 0;
+    /// A multimodal wrapper's vision tower and projector (ParamCount::vision): weights in every mode, on the stage
+    /// that holds the input embedding it feeds; the recipe decides the rest (frozen under LoRA/QLoRA).
+    double vision = 0;
     int64_t mtpStage = -1; ///< the pipeline rank a layout puts the MTP layers on; -1: the head's (get_mtp_ranks)
     bool holdsMtp() const { return mtpLayers > 0 && (mtpStage < 0 ? holdsHead() : stageIndex == mtpStage); }
     bool holdsEmbedding() const { return stage == PipelineStage::Only || stage == PipelineStage::First; }

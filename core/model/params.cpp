@@ -135,7 +135,10 @@ ParamCount countParams(const Architecture& a)
         }
         mtp = D * block + mtpRouted;
     }
-    return {toCount(total), toCount(active), toCount(embedding), toCount(routed), toCount(mtp), toCount(mtpRouted)};
+    ParamCount c{toCount(total),  toCount(active), toCount(embedding),
+                 toCount(routed), toCount(mtp),    toCount(mtpRouted)};
+    c.vision = std::max<int64_t>(a.visionParams, 0); // counted at import (hfconfig.cpp), outside total and active
+    return c;
 }
 
 Architecture shapeForSize(int64_t activeParams)

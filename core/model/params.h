@@ -3,6 +3,7 @@
 
 #include "scenario.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace trainmem {
@@ -17,6 +18,9 @@ struct ParamCount {
     /// counts (and transformers) leave them out; full training adds them on the last pipeline stage.
     int64_t mtp = 0;
     int64_t mtpRoutedExperts = 0; ///< their routed experts, divided by expert parallelism like the others
+    /// A multimodal wrapper's vision tower and projector (Architecture::visionParams), not in total or active:
+    /// weights in every mode, trained only in full training (frozen under LoRA/QLoRA).
+    int64_t vision = 0;
 };
 
 /// \brief A model ready for accounting: counts plus a shape for activations.
@@ -48,6 +52,21 @@ inline int64_t trainedMtpParams(const ResolvedModel& m, const Scenario& s)
 {
     const bool full = s.training.mode == Mode::Training && !s.training.adapters();
     return full && !m.fromSize && m.arch.mtpLayers > 0 ? m.params.mtp : 0;
+}
+
+/// \brief The vision tower's parameters scenario `s` holds weights for: ParamCount::vision of an architecture (in
+/// every mode: serving reads it, LoRA/QLoRA keep it frozen), 0 for a size-only model.
+inline int64_t heldVisionParams(const ResolvedModel& m)
+{
+    return m.fromSize ? 0 : std::max<int64_t>(m.params.vision, 0);
+}
+
+/// \brief The vision parameters scenario `s` trains (gradients, master copy, optimizer state): all of them in full
+/// training, none under LoRA/QLoRA (the tower stays frozen, as PEFT's recipes for these models leave it) or serving.
+inline int64_t trainedVisionParams(const ResolvedModel& m, const Scenario& s)
+{
+    const bool full = s.training.mode == Mode::Training && !s.training.adapters();
+    return full ? heldVisionParams(m) : 0;
 }
 
 /// \brief Resolves counts and shape. Size-only models keep their given totals exactly; the shape

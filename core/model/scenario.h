@@ -116,6 +116,11 @@ struct Architecture {
     /// output head. Trained only in full training (serving and LoRA/QLoRA drop them, as transformers does);
     /// not in the published totals (ParamCount::mtp).
     int64_t mtpLayers = 0;
+    /// The vision tower and its projector of a multimodal wrapper (a config.json's vision_config beside its
+    /// text_config: Llama 4, Qwen3-VL, Gemma 3, …), counted at import from the family's modeling file; not in the
+    /// language model's total or active counts (ParamCount::vision). Held as weights in every mode; LoRA/QLoRA keep it
+    /// frozen (16-bit weights only), full training trains it (gradients, master copy, optimizer state).
+    int64_t visionParams = 0;
 
     int64_t kvHeadsOrDefault() const { return kvHeads > 0 ? kvHeads : heads; }
     int64_t headDimOrDefault() const { return headDim > 0 ? headDim : (heads > 0 ? hidden / heads : 0); }

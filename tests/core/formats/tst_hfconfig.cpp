@@ -1,5 +1,6 @@
 // Importing Hugging Face config.json files (issue 9 §1): real configs of every supported family
 // (tests/data/hf/, sources in its README) against the counts their publishers give, and bad input.
+#include "accounting.h"
 #include "hfconfig.h"
 #include "params.h"
 #include "scenarioio.h"
@@ -125,6 +126,239 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
         // Rounded figures (3.21B, 4.0B) bound the count only to their last digit; the exact count is the
         // QCOMPARE above, derived from the modeling code.
+    }
+
+    // Issue 29's families and multimodal wrappers, real files from ai-dynamo/aiconfigurator (tests/data/hf/README.md),
+    // counted as transformers builds them: the language model's total and active counts, its multi-token-prediction
+    // modules apart (ParamCount::mtp, not built by transformers) and the vision tower with its projector apart
+    // (ParamCount::vision). Derivations below; the modeling files and commits are cited in core/formats/hfconfig.cpp.
+    void families2026MatchPublishedCounts_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("modelType"); // the language model's type (a wrapper's text_config)
+        QTest::addColumn<qint64>("total");
+        QTest::addColumn<qint64>("active");
+        QTest::addColumn<qint64>("vision");
+        QTest::addColumn<qint64>("mtpLayers");
+        QTest::addColumn<qint64>("published");        // the publisher's figure
+        QTest::addColumn<double>("publishedTol");     // its rounding
+        QTest::addColumn<bool>("publishedHasVision"); // whether that figure includes the vision tower
+
+        // Llama 4 Scout (llama4 wrapper, text_config llama4_text): h=5120, 48 layers, 40 heads and 8 KV heads of 128,
+        // attention 2·h·5120 + 2·h·1024 = 62,914,560, two norms; every layer MoE (interleave_moe_layer_step 1): 16
+        // experts and one shared expert of 3·h·8192 = 125,829,120, router h·16; V=202048, untied. Total
+        // 2·V·h + h + 48·(62,914,560 + 2h + 17·125,829,120 + 81,920) = 107,769,861,120; active (top-1 plus the shared
+        // expert) 2·V·h + h + 48·(62,914,560 + 2h + 2·125,829,120 + 81,920) = 17,172,894,720. This copy of the
+        // config.json leaves out vision_config, so the tower is Llama4VisionConfig's default (hidden 768, 34 layers,
+        // MLP 5632, image 448 in patches of 14, projector 4096/4096, vision_output_dim 7680): patch 588·768,
+        // class 768, positions (32² + 1)·768, two LayerNorms 4·768, 34·(4·(768² + 768) + 2·768·5632 + 5632 + 768 +
+        // 4·768), adapter 5632·4096 + 4096², projector 7680·5120 = 455,178,240. Meta's model card: 17B active, 109B
+        // total (Scout's own tower, hidden 1408 at image 336 and vision_output_dim 4096, is 871,932,416 by the same
+        // formula; 107,769,861,120 + 871,932,416 = 108,641,793,536).
+        QTest::newRow("llama4: Llama 4 Scout = 107.8B text + vision, 17.2B active (109B published)")
+            << "Llama-4-Scout-17B-16E-Instruct.json"
+            << "llama4_text" << qint64(107769861120) << qint64(17172894720) << qint64(455178240) << qint64(0)
+            << qint64(109000000000) << 0.0075 << true;
+        // Llama 4 Maverick: as Scout with 128 experts on every second layer (interleave_moe_layer_step 2: layers 1, 3,
+        // …, 47) and a dense SwiGLU of intermediate_size_mlp 16384 on the other 24: 2·V·h + h + 48·(62,914,560 + 2h)
+        // + 24·(129·125,829,120 + h·128) + 24·3·h·16384 = 400,711,848,960; active 2·V·h + h + 48·(62,914,560 + 2h)
+        // + 24·(2·125,829,120 + h·128) + 24·3·h·16384 = 17,184,691,200. Meta's model card: 17B active, 400B total.
+        QTest::newRow("llama4: Llama 4 Maverick (interleaved dense 16384 / MoE 128) = 400.7B, 17.2B active")
+            << "Llama-4-Maverick-17B-128E-Instruct.json"
+            << "llama4_text" << qint64(400711848960) << qint64(17184691200) << qint64(455178240) << qint64(0)
+            << qint64(400000000000) << 0.0018 << false;
+        // GLM-4.7 (glm4_moe, GLM-4.5's architecture): h=5120, 92 layers, 96 heads and 8 KV heads of 128: attention
+        // 2·h·12288 + 2·h·1024 = 136,314,880 (this copy leaves out attention_bias and use_qk_norm: Glm4MoeConfig's
+        // false); the first 3 layers dense 3·h·12288, the other 89 MoE with 160 experts and one shared expert of
+        // 3·h·1536 = 23,592,960 and a router h·160; V=151552, untied. 2·V·h + h + 92·(136,314,880 + 2h) +
+        // 3·188,743,680 + 89·(161·23,592,960 + 819,200) = 352,796,472,320; active (8 experts + the shared one)
+        // 33,630,909,440. num_nextn_predict_layers absent: Glm4MoeConfig's num_mtp_layers 1, outside the count.
+        // Zhipu publishes GLM-4.5 (and 4.7) as 355B total, 32B active (the checkpoint's MTP layer included).
+        QTest::newRow("glm4_moe: GLM-4.7 = 352.8B (+1 MTP layer apart), 33.6B active (355B published)")
+            << "GLM-4.7-FP8.json"
+            << "glm4_moe" << qint64(352796472320) << qint64(33630909440) << qint64(0) << qint64(1)
+            << qint64(355000000000) << 0.0064 << false;
+        // MiniMax-M2.5 (minimax_m2, MiniMax-M2's architecture): h=3072, 62 layers, 48 heads and 8 KV heads of 128,
+        // attention 2·h·6144 + 2·h·1024 = 44,040,192 with q_norm over 6144 and k_norm over 1024, two norms; 256
+        // experts of 3·h·1536 = 14,155,776, router h·256; V=200064, untied. 2·V·h + h + 62·(44,040,192 + 7168 + 2h
+        // + 256·14,155,776 + 786,432) = 228,689,748,992; active (8 experts) 11,030,537,216 (10,415,940,608 without
+        // the input embedding). MiniMax publishes M2 as 230B total, 10B active (its 3 MTP modules, which
+        // transformers does not build, included).
+        QTest::newRow("minimax_m2: MiniMax-M2.5 = 228.7B, 11.0B active (230B published)")
+            << "MiniMax-M2.5.json"
+            << "minimax_m2" << qint64(228689748992) << qint64(11030537216) << qint64(0) << qint64(0)
+            << qint64(230000000000) << 0.006 << false;
+        // Qwen3-VL-8B (qwen3_vl wrapper, text_config qwen3_vl_text = Qwen3's modules): h=4096, 36 layers, 32 heads
+        // and 8 KV heads of 128 with per-head q/k norms, SwiGLU 12288, V=151936, untied: 2·V·h + h + 36·(2·h·4096 +
+        // 2·h·1024 + 256 + 3·h·12288 + 2h) = 8,190,735,360. Vision (hidden 1152, depth 27, MLP 4304, patches 16 by 2
+        // frames, merge 2, out 4096, 2304 positions, 3 deepstack mergers): Conv3d 3·2·16²·1152 + 1152, positions
+        // 2304·1152, 27·(4·1152 + 1152·3456 + 3456 + 1152² + 1152 + 2·1152·4304 + 4304 + 1152), merger 2·1152 +
+        // (4608² + 4608 + 4608·4096 + 4096), deepstack 3·(2·4608 + the same) = 576,388,336. Total 8,767,123,696:
+        // Hugging Face lists Qwen/Qwen3-VL-8B-Instruct at 8.77B parameters.
+        QTest::newRow("qwen3_vl: Qwen3-VL-8B = 8.19B text + 0.58B vision = 8.77B")
+            << "Qwen3-VL-8B-Instruct.json"
+            << "qwen3_vl_text" << qint64(8190735360) << qint64(8190735360) << qint64(576388336) << qint64(0)
+            << qint64(8770000000) << 0.0004 << true;
+        // Qwen3-VL-30B-A3B (qwen3_vl_moe, text qwen3_vl_moe_text = Qwen3-MoE's modules): the language model is
+        // Qwen3-30B-A3B's shape (the qwen3_moe row above: 30,532,122,624 total, 3,353,032,704 active); its vision
+        // tower is the 8B's with out_hidden_size 2048: 576,388,336 − 4·(4608·2048) = 538,631,408. Total
+        // 31,070,754,032: Hugging Face lists Qwen/Qwen3-VL-30B-A3B-Instruct at 31.1B.
+        QTest::newRow("qwen3_vl_moe: Qwen3-VL-30B-A3B = 30.5B text + 0.54B vision = 31.1B")
+            << "Qwen3-VL-30B-A3B-Instruct.json"
+            << "qwen3_vl_moe_text" << qint64(30532122624) << qint64(3353032704) << qint64(538631408) << qint64(0)
+            << qint64(31100000000) << 0.0017 << true;
+    }
+    void families2026MatchPublishedCounts()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, modelType);
+        QFETCH(qint64, total);
+        QFETCH(qint64, active);
+        QFETCH(qint64, vision);
+        QFETCH(qint64, mtpLayers);
+        QFETCH(qint64, published);
+        QFETCH(double, publishedTol);
+        QFETCH(bool, publishedHasVision);
+        const HfImport imp = importFile(file);
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(QString::fromStdString(imp.modelType), modelType);
+        const ParamCount c = countParams(imp.architecture);
+        QCOMPARE(c.total, total);
+        QCOMPARE(c.active, active);
+        QCOMPARE(c.vision, vision);
+        QCOMPARE(qint64(imp.architecture.mtpLayers), mtpLayers);
+        const double ours = double(c.total) + (publishedHasVision ? double(c.vision) : 0.0);
+        const double rel = std::abs(ours - double(published)) / double(published);
+        QVERIFY2(rel <= publishedTol, qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
+    }
+
+    // A wrapper that leaves its sub-configurations out gets its configuration classes' defaults, as transformers
+    // builds it: the language model counted as the family, the vision tower apart.
+    void wrapperDefaultsCountTheVisionTower_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<qint64>("total");
+        QTest::addColumn<qint64>("vision");
+        // Llama4Config with no sub-configs: Llama4TextConfig's defaults are Scout's text model (the Scout row above,
+        // 107,769,861,120) and Llama4VisionConfig's tower is 455,178,240 (derived in that row).
+        QTest::newRow("llama4 with no sub-configs is Scout's text model and the default tower")
+            << R"({"model_type": "llama4"})" << qint64(107769861120) << qint64(455178240);
+        // Qwen2_5_VLConfig's defaults (configuration_qwen2_5_vl.py @ aa0dc95c2f288788c2cf06eb3e17bb182cea66d0), read
+        // from the top level as Qwen2.5-VL's files write them: h 8192, 80 layers, 64 heads and 8 KV heads of 128,
+        // SwiGLU 29568, V=152064, q/k/v biases, untied: 2·V·h + h + 80·(2·h² + 2·h·1024 + 8192 + 2048 + 3·h·29568 +
+        // 2h) = 72,706,203,648 (Qwen2.5-VL-72B's language model). Qwen25VisionConfig's tower (hidden 3584, depth 32,
+        // MLP 3420, patches 14 by 2 frames, merge 2, out 3584): Conv3d 3·2·14²·3584 without bias, 32 blocks of
+        // 2·3584 + (3584·10752 + 10752) + (3584² + 3584) + 2·(3584·3420 + 3420) + (3420·3584 + 3584), merger 3584 +
+        // (14336² + 14336) + (14336·3584 + 3584) = 3,083,025,152. (Qwen2.5-VL-7B's real tower, hidden 1280, is
+        // 676,550,144 by the same formula: with Qwen2.5-7B's language model 7,615,616,512 that is 8,292,166,656, the
+        // 8.29B Hugging Face lists for Qwen/Qwen2.5-VL-7B-Instruct; no copy of that config.json was found to test.)
+        QTest::newRow("qwen2_5_vl with no fields is Qwen2.5-VL-72B's language model and the default tower")
+            << R"({"model_type": "qwen2_5_vl"})" << qint64(72706203648) << qint64(3083025152);
+        // SiglipVisionConfig's defaults (hidden 768, 12 layers, MLP 3072, image 224 in patches of 16) with the
+        // attention-pooling head, which SiglipVisionTransformer builds when the config has no vision_use_head:
+        // Conv2d 3·16²·768 + 768, positions 196·768, 12·(4·(768² + 768) + 2·768·3072 + 3072 + 768 + 4·768),
+        // post_layernorm 2·768, head 768 + 3·768² + 3·768 + 768² + 768 + 2·768 + 2·768·3072 + 3072 + 768; the
+        // projector 768·2304 + 768 (Gemma3TextConfig's hidden 2304) = 94,654,464.
+        QTest::newRow("gemma3 with an empty vision_config counts SigLIP's default tower and its pooling head")
+            << R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"}, "vision_config": {}})"
+            << qint64(2628658432) << qint64(94654464);
+        // Without the head (Gemma 3's files set vision_use_head false): 94,654,464 − (768 + 4·768² + 6·768 +
+        // 2·768·3072 + 3072 + 768) = 87,567,360.
+        QTest::newRow("gemma3 with vision_use_head false leaves the pooling head out")
+            << R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"},
+                  "vision_config": {"vision_use_head": false}})"
+            << qint64(2628658432) << qint64(87567360);
+        // Mistral Small 3.1 (mistral3): the text and vision configurations Mistral3Config builds when given none
+        // (configuration_mistral3.py @ ae005ce12a086176742fbf6c8364782a27085c85, "the mistral3.1 configuration"),
+        // written out. Language model: h 5120, 40 layers, 32 heads and 8 KV heads of 128, SwiGLU 32768, V=131072,
+        // untied: 2·V·h + h + 40·(2·h·4096 + 2·h·1024 + 3·h·32768 + 2h) = 23,572,403,200. Pixtral tower (hidden 1024,
+        // 24 layers, MLP 4096, patches of 14): 3·14²·1024 + 1024 (ln_pre) + 24·(2·1024 + 4·1024² + 3·1024·4096) =
+        // 403,305,472; projector: 1024 + 4096·1024 + 1024·5120 + 5120² = 35,652,608; vision 438,958,080. Total
+        // 24,011,361,280: Mistral AI's 24B.
+        QTest::newRow("mistral3: Mistral Small 3.1 = 23.57B text + 0.44B Pixtral tower and projector = 24.0B")
+            << R"({"model_type": "mistral3", "text_config": {"model_type": "mistral", "head_dim": 128,
+                  "hidden_size": 5120, "intermediate_size": 32768, "num_attention_heads": 32, "num_hidden_layers": 40,
+                  "num_key_value_heads": 8, "vocab_size": 131072},
+                  "vision_config": {"model_type": "pixtral", "intermediate_size": 4096, "hidden_size": 1024,
+                  "patch_size": 14, "image_size": 1540, "num_hidden_layers": 24, "num_attention_heads": 16,
+                  "head_dim": 64}})"
+            << qint64(23572403200) << qint64(438958080);
+    }
+    void wrapperDefaultsCountTheVisionTower()
+    {
+        QFETCH(QString, json);
+        QFETCH(qint64, total);
+        QFETCH(qint64, vision);
+        const HfImport imp = parseHfConfig(json.toStdString(), "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        const ParamCount c = countParams(imp.architecture);
+        QCOMPARE(c.total, total);
+        QCOMPARE(c.vision, vision);
+    }
+
+    // A wrapper's sub-configurations must be objects; the error names the field.
+    void wrapperSubConfigsMustBeObjects()
+    {
+        QCOMPARE(QString::fromStdString(firstError(R"({"model_type": "qwen3_vl", "vision_config": 5})")),
+                 QStringLiteral("config.json: /vision_config: must be an object (the vision tower's configuration), "
+                                "got 5"));
+        QCOMPARE(QString::fromStdString(firstError(R"({"model_type": "llama4", "text_config": [1]})")),
+                 QStringLiteral("config.json: /text_config: must be an object (the language model's configuration), "
+                                "got [1]"));
+        // An unsupported language model inside a wrapper is named under /text_config.
+        QVERIFY(
+            QString::fromStdString(firstError(R"({"model_type": "gemma3", "text_config": {"model_type": "bert"}})"))
+                .startsWith(QLatin1String("config.json: /text_config/model_type: unsupported model type \"bert\"")));
+    }
+
+    // The vision tower (ParamCount::vision) in the accounting: its weights are held in every mode, at the mode's
+    // weight bytes (16 bits for a QLoRA base, whose 4-bit quantisation covers the language model's linears only); its
+    // gradients, master copy and optimizer state only in full training. Qwen3-VL-8B's tower is 576,388,336
+    // parameters (the row above); each difference below is against the same scenario without the tower.
+    void visionTowerIsFrozenUnderAdaptersAndTrainedInFull_data()
+    {
+        QTest::addColumn<int>("fineTune"); // FineTune
+        QTest::addColumn<bool>("serving");
+        QTest::newRow("full training trains it") << int(FineTune::Full) << false;
+        QTest::newRow("LoRA holds its weights only") << int(FineTune::Lora) << false;
+        QTest::newRow("QLoRA holds its 16-bit weights only") << int(FineTune::QLora) << false;
+        QTest::newRow("serving holds its weights") << int(FineTune::Full) << true;
+    }
+    void visionTowerIsFrozenUnderAdaptersAndTrainedInFull()
+    {
+        QFETCH(int, fineTune);
+        QFETCH(bool, serving);
+        const HfImport imp = importFile(QStringLiteral("Qwen3-VL-8B-Instruct.json"));
+        QVERIFY(imp.ok());
+        Scenario base;
+        base.hardware.gpu = "H100";
+        base.training.fineTune = static_cast<FineTune>(fineTune);
+        base.training.mode = serving ? Mode::Inference : Mode::Training;
+        const Scenario with = scenarioWithHfModel(base, imp, "Qwen3-VL-8B");
+        Scenario without = with;
+        without.model.architecture.visionParams = 0;
+        const GpuSpec gpu = testdata::gpu("H100");
+        const Breakdown a = account(with, gpu), b = account(without, gpu);
+        const double vision = 576388336.0;
+        QCOMPARE(a.model.params.vision, qint64(576388336));
+        QCOMPARE(a.model.params.total, b.model.params.total); // the language model's count is unchanged
+        // QLoRA keeps the tower in the 16-bit weight precision of the base's non-quantised tensors (2 B).
+        const double weightBytes = fineTune == int(FineTune::QLora) ? 2.0 : a.recipe.weights;
+        QVERIFY(weightBytes > 0);
+        QCOMPARE(a.perGpu.weights - b.perGpu.weights, weightBytes * vision);
+        const bool trained = !serving && fineTune == int(FineTune::Full);
+        QCOMPARE(a.perGpu.gradients - b.perGpu.gradients, trained ? a.recipe.gradients * vision : 0.0);
+        QCOMPARE(a.perGpu.master - b.perGpu.master, trained ? a.recipe.master * vision : 0.0);
+        QCOMPARE(a.perGpu.optimizer - b.perGpu.optimizer, trained ? a.recipe.optimizer * vision : 0.0);
+        QCOMPARE(a.perGpu.adapters, b.perGpu.adapters); // no adapters on the tower
+        if (trained)
+            QVERIFY(a.recipe.gradients > 0 && a.recipe.optimizer > 0);
+        // The scenario file keeps the tower: written, read back, the same count.
+        const std::string text = scenarioToText(with);
+        QVERIFY(text.find("\"vision_params\": 576388336") != std::string::npos);
+        const ScenarioParse back = parseScenario(text, "scenario.json");
+        QVERIFY(back.ok());
+        QCOMPARE(back.scenario.model.architecture.visionParams, qint64(576388336));
     }
 
     // Families for which no real config.json could be found in the public sources searched (see
@@ -254,6 +488,25 @@ private Q_SLOTS:
                   "num_local_experts": 128, "num_experts_per_tok": 4, "attention_bias": true,
                   "tie_word_embeddings": false})"
             << qint64(116829156672) << qint64(5711982912) << qint64(116830000000) << 0.00001;
+        // Falcon-40B (falcon): the sizes TII's model card lists for tiiuae/falcon-40b (60 layers, d_model 8192,
+        // head_dim 64: 128 heads, vocabulary 65024) with the 8 key/value groups of its new decoder architecture
+        // (the Falcon paper, arXiv 2311.16867, §4.1 multigroup attention), FalconConfig's defaults otherwise (no
+        // biases, tied). A layer: query_key_value h·(128 + 2·8)·64, dense h², MLP 2·h·4h, ln_attn and ln_mlp 4h =
+        // 679,510,016; V·h + 60·679,510,016 + 2h = 41,303,293,952. TII: "Falcon-40B is a 40B parameters" model.
+        QTest::newRow("falcon: Falcon-40B (new decoder architecture, 8 KV groups) = 41.3B")
+            << R"({"model_type": "falcon", "hidden_size": 8192, "num_hidden_layers": 60, "num_attention_heads": 128,
+                  "num_kv_heads": 8, "new_decoder_architecture": true, "vocab_size": 65024})"
+            << qint64(41303293952) << qint64(41303293952) << qint64(40000000000) << 0.033;
+        // Granite 3.1 3B-A800M (granitemoe): the architecture IBM's model card for ibm-granite/granite-3.1-3b-a800m
+        // lists (embedding size 1536, 32 layers, 24 heads of 64, 8 KV heads, MLP hidden size 512, 40 experts, top-8,
+        // vocabulary 49155) and tied embeddings (untied, the count would be 3.37B, not the card's 3.3B). A layer:
+        // 2·h·1536 + 2·h·512 + 2h + 40·3·h·512 + h·40 = 103,082,496; V·h + 32·103,082,496 + h = 3,298,793,472;
+        // active 8 experts: 882,874,368, of which 807,372,288 past the embedding. IBM: 3.3B parameters, 800M active.
+        QTest::newRow("granitemoe: Granite 3.1 3B-A800M = 3.3B total, 0.8B active")
+            << R"({"model_type": "granitemoe", "hidden_size": 1536, "num_hidden_layers": 32, "num_attention_heads": 24,
+                  "num_key_value_heads": 8, "intermediate_size": 512, "num_local_experts": 40,
+                  "num_experts_per_tok": 8, "vocab_size": 49155, "tie_word_embeddings": true})"
+            << qint64(3298793472) << qint64(882874368) << qint64(3300000000) << 0.0004;
     }
     void familyFromPublishedFields()
     {
@@ -319,6 +572,8 @@ private Q_SLOTS:
         QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
         QCOMPARE(QString::fromStdString(imp.modelType), QStringLiteral("kimi_k2"));
         QCOMPARE(countParams(imp.architecture).total, qint64(1026408209408)); // as the row above
+        // Its MoonViT tower is remote code, with no transformers class to count it from: not counted.
+        QCOMPARE(countParams(imp.architecture).vision, qint64(0));
         // An error inside it is named under /text_config.
         const std::string bad = R"({"model_type": "kimi_k25", "text_config": {"model_type": "kimi_k2",
             "hidden_size": 7168, "num_hidden_layers": 61, "num_attention_heads": 64, "vocab_size": "big"}})";
@@ -366,6 +621,17 @@ private Q_SLOTS:
         // 6,005,120 a layer; 12·6,005,120 + V·h + 1024·h + 2h = 111,446,784.
         QTest::newRow("gpt_bigcode with no sizes (multi-query) = 111,446,784")
             << R"({"model_type": "gpt_bigcode"})" << qint64(111446784);
+        // FalconConfig's defaults (modeling_falcon.py @ 44272086ad6636711ce99155bf7d03f0cf95e8f4: falcon-7b's shape):
+        // h 4544, 32 layers, 71 heads of 64, multi-query (one K and one V head), parallel attention with one
+        // input_layernorm, MLP 4h, no biases, V=65024, tied. A layer: h·(4544 + 128) + h² + 2·h·18176 + 2h =
+        // 207,070,080; V·h + 32·207,070,080 + 2h = 6,921,720,704 (Falcon-7B's 6.92B).
+        QTest::newRow("falcon with no sizes is Falcon-7B = 6,921,720,704")
+            << R"({"model_type": "falcon"})" << qint64(6921720704);
+        // GraniteMoeConfig's defaults (configuration_granitemoe.py @ 546b1438deb6f79c35f482f58fa5c8838451e47e): h 4096,
+        // 32 layers, 32 heads (KV heads = heads), 8 experts of 11008, V=32000, untied: 2·V·h + h + 32·(4h² + 2h +
+        // 8·3·h·11008 + 8h) = 37,039,116,288.
+        QTest::newRow("granitemoe with no sizes = 37,039,116,288")
+            << R"({"model_type": "granitemoe"})" << qint64(37039116288);
         // Without multi-query it is GPT-2 small, 124,439,808 (the gpt2 row above).
         QTest::newRow("gpt_bigcode without multi_query is GPT-2 small = 124,439,808")
             << R"({"model_type": "gpt_bigcode", "multi_query": false})" << qint64(124439808);
@@ -471,7 +737,9 @@ private Q_SLOTS:
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, "
-            "cohere2, exaone4, gpt_bigcode");
+            "cohere2, exaone4, gpt_bigcode, llama4_text, glm4_moe, minimax_m2, granitemoe, falcon, qwen3_vl_text, "
+            "qwen3_vl_moe_text, "
+            "qwen2_5_vl_text, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, mistral3, kimi_k25");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
