@@ -846,6 +846,31 @@ private Q_SLOTS:
         QCOMPARE(j["params"]["active"].get<int64_t>(), qint64(4187440704));
     }
 
+    // Issue 29 §1: a multimodal wrapper from the command line. Qwen3-VL-8B's config.json (tests/data/hf): the language
+    // model 8,190,735,360 and its vision tower and projector 576,388,336 apart (tst_hfconfig derives both). The tower's
+    // weights are held in both modes at the bf16-mixed recipe's 2 B: 2·(8,190,735,360 + 576,388,336) = 17,534,247,392
+    // B; full fine-tuning trains it (its gradients too, in the trainable count), LoRA freezes it.
+    void hfConfigCountsTheVisionTowerApart()
+    {
+        for (const bool lora : {false, true}) {
+            QStringList args{QStringLiteral("--json"), QStringLiteral("--hf-config"),
+                             QStringLiteral(TRAINMEM_HF_DATA "/Qwen3-VL-8B-Instruct.json")};
+            if (lora)
+                args << QStringLiteral("--finetune") << QStringLiteral("lora");
+            const nlohmann::json j = runJson(args);
+            QCOMPARE(j["params"]["total"].get<int64_t>(), qint64(8190735360));
+            QCOMPARE(j["params"]["vision"].get<int64_t>(), qint64(576388336));
+            QCOMPARE(j["params"]["vision_trained"].get<bool>(), !lora);
+            QCOMPARE(j["per_gpu_bytes"]["weights"].get<double>(), 17534247392.0);
+            if (!lora) {
+                QCOMPARE(j["params"]["trainable"].get<int64_t>(), qint64(8767123696));
+                QCOMPARE(j["per_gpu_bytes"]["gradients"].get<double>(), 17534247392.0);
+            } else {
+                QCOMPARE(j["per_gpu_bytes"]["gradients"].get<double>(), 0.0);
+            }
+        }
+    }
+
     // Issue 29, bad input: a layer_types list of the wrong length exits 2 with both numbers; an unknown layer
     // kind is named with its index; Python's Infinity in a field TrainMem does not read is accepted.
     void hfConfigLayerPatternsAndNonFiniteNumbers_data()
