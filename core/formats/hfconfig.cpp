@@ -194,6 +194,8 @@ public:
     }
     // JSON null means "not set" in these files (head_dim, q_lora_rank, n_inner, …).
     bool has(const char* key) const { return m_j.contains(key) && !m_j.at(key).is_null(); }
+    /// The key is written as null (not set, where the class's default would otherwise apply).
+    bool isNull(const char* key) const { return m_j.contains(key) && m_j.at(key).is_null(); }
     const json& at(const char* key) const { return m_j.at(key); }
 
     /// A whole number in [min, max]; `required` reports a missing field, otherwise `fallback` is used.
@@ -357,7 +359,8 @@ enum class Family {
     Glm4Moe,
     MiniMaxM2,
     GraniteMoe,
-    Falcon
+    Falcon,
+    Qwen3Next
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -405,7 +408,8 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"qwen3_vl_moe_text", Family::Qwen3Moe},
                                                                   // Qwen2.5-VL's language model: Qwen2's modules
                                                                   // (modeling_qwen2_5_vl.py)
-                                                                  {"qwen2_5_vl_text", Family::Qwen2}};
+                                                                  {"qwen2_5_vl_text", Family::Qwen2},
+                                                                  {"qwen3_next", Family::Qwen3Next}};
     return list;
 }
 
@@ -529,8 +533,100 @@ SizeDefaults sizeDefaults(Family f)
         return {4096, 32, 32, 32000, 11008};
     case Family::Falcon: // FalconConfig (falcon-7b's sizes; ffn_hidden_size null: 4·hidden)
         return {4544, 32, 71, 65024, 0};
+    case Family::Qwen3Next: // configuration_qwen3_next.py @ 249ef8164cfbd8e288c2f6d8395539b9e90e8300
+        return {2048, 48, 16, 151936, 5632};
     default:
         return {};
+    }
+}
+
+// Layers of `layers` whose index i has (i + 1) % period != 0: the layer_types transformers fills for gpt-oss and
+// Gemma 2 (period 2: sliding, full, sliding, …), Gemma 3 (sliding_window_pattern, 6) and Qwen3-Next
+// (full_attention_interval, 4: three linear, one full).
+int64_t layersOffPeriod(int64_t layers, int64_t period)
+{
+    return period > 0 ? layers - layers / period : 0;
+}
+
+// The layer kinds (issue 29 §2): how many layers attend through a sliding window, or through Gated DeltaNet, read
+// from layer_types (transformers' per-layer kinds, configuration_utils.py layer_type_validation) or, where the file
+// has none, the pattern the family's configuration class fills in:
+//   gpt_oss: GptOssConfig (configuration_gpt_oss.py @ 828a27fd326e49d4a1c4b08210bfd32c107facc9) layer_types
+//     "sliding_attention" if (i + 1) % 2 else "full_attention", sliding_window 128;
+//   gemma2: Gemma2DecoderLayer's is_sliding = not bool(layer_idx % 2) (modeling_gemma2.py before layer_types), the
+//     same alternation; sliding_window 4096 (configuration_gemma2.py @ 19f5346140749359823ef26c4183bd8f1aed3db7);
+//   gemma3_text: sliding unless (i + 1) % sliding_window_pattern == 0, pattern 6, sliding_window 4096
+//     (configuration_gemma3.py @ d98ac17cc00f337eeee9a1e2380072dc8cafabd4: "HybridCache to work with 5:1");
+//   mistral: every layer attends through sliding_window, default 4096, null for none (configuration_mistral.py @
+//     0b07a74c673bdf8fbd472a1c7df139b357495414);
+//   qwen3_next: "linear_attention" if (i + 1) % full_attention_interval else "full_attention", interval 4, and
+//     the Gated DeltaNet widths linear_* (configuration_qwen3_next.py @ 249ef8164cfbd8e288c2f6d8395539b9e90e8300).
+// Another family's layer_types is read the same way (Qwen3 and Qwen2 write one, all full attention unless
+// use_sliding_window). A sliding kind with no window in the file or the class is counted as full attention.
+void readLayerKinds(HfReader& r, Family f, Architecture& a)
+{
+    if (f == Family::Qwen3Next) {
+        const std::vector<int64_t> kinds =
+            r.layerKinds("layer_types", a.layers, {"linear_attention", "full_attention"});
+        if (r.has("layer_types"))
+            a.kinds.linear = kinds[0];
+        else
+            a.kinds.linear = layersOffPeriod(a.layers, r.integer("full_attention_interval", false, 4, 1, kMaxLayers));
+        LinearAttentionConfig& g = a.kinds.linearAttention;
+        g.keyHeads = r.integer("linear_num_key_heads", false, 16, 1, 65536);
+        g.keyHeadDim = r.integer("linear_key_head_dim", false, 128, 1, 65536);
+        g.valueHeads = r.integer("linear_num_value_heads", false, 32, 1, 65536);
+        g.valueHeadDim = r.integer("linear_value_head_dim", false, 128, 1, 65536);
+        g.convKernel = r.integer("linear_conv_kernel_dim", false, 4, 1, 1024);
+        // fix_query_key_value_ordering groups the value heads under the key heads.
+        if (g.valueHeads % g.keyHeads != 0)
+            r.error("linear_num_value_heads", "must be a multiple of linear_num_key_heads (" +
+                                                  std::to_string(g.keyHeads) + "), got " +
+                                                  std::to_string(g.valueHeads));
+        return;
+    }
+    if (f == Family::Llama4) {
+        // Llama4TextConfig.__post_init__ (configuration_llama4.py @ 008e574391258935f3ecc3035c882e73bbcac419):
+        // layer_types "chunked_attention" where no_rope_layers is 1, else "full_attention"; no_rope_layers defaults to
+        // (i + 1) % no_rope_layer_interval != 0, interval 4: three chunked (RoPE) layers, then one full (NoPE) layer.
+        // attention_chunk_size 8192.
+        const std::vector<int64_t> kinds =
+            r.layerKinds("layer_types", a.layers, {"chunked_attention", "full_attention"});
+        const int64_t chunked =
+            r.has("layer_types")
+                ? kinds[0]
+                : layersOffPeriod(a.layers, r.integer("no_rope_layer_interval", false, 4, 1, kMaxLayers));
+        const int64_t chunk = r.integer("attention_chunk_size", false, 8192, 1, INT64_MAX);
+        if (chunked > 0) {
+            a.kinds.chunked = chunked;
+            a.kinds.chunk = std::min(chunk, kMaxSeq);
+        }
+        return;
+    }
+    // gpt-oss's files list sliding_attention first; the message names the kinds in the file's order.
+    const bool slidingFirst = f == Family::GptOss;
+    const std::vector<int64_t> kinds =
+        r.layerKinds("layer_types", a.layers,
+                     slidingFirst ? std::vector<std::string>{"sliding_attention", "full_attention"}
+                                  : std::vector<std::string>{"full_attention", "sliding_attention"});
+    int64_t sliding = 0;
+    if (r.has("layer_types"))
+        sliding = kinds[slidingFirst ? 0 : 1];
+    else if (f == Family::GptOss || f == Family::Gemma2)
+        sliding = layersOffPeriod(a.layers, 2);
+    else if (f == Family::Gemma3)
+        sliding = layersOffPeriod(a.layers, r.integer("sliding_window_pattern", false, 6, 1, kMaxLayers));
+    else if (f == Family::Mistral)
+        sliding = a.layers;
+    const int64_t defaultWindow = f == Family::GptOss                                                  ? 128
+                                  : f == Family::Gemma2 || f == Family::Gemma3 || f == Family::Mistral ? 4096
+                                                                                                       : 0;
+    // null means no window (Mistral 7B v0.2 on); absent, the class's default.
+    const bool nullWindow = r.isNull("sliding_window");
+    const int64_t window = nullWindow ? 0 : r.integer("sliding_window", false, defaultWindow, 1, INT64_MAX);
+    if (sliding > 0 && window > 0) {
+        a.kinds.sliding = sliding;
+        a.kinds.window = std::min(window, kMaxSeq);
     }
 }
 
@@ -542,7 +638,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     const bool gpt2 = f == Family::Gpt2 || f == Family::GptBigCode;
     const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3;
     const bool gemma = f == Family::Gemma || f == Family::Gemma2 || f == Family::Gemma3;
-    const bool qwenMoe = f == Family::Qwen2Moe || f == Family::Qwen3Moe;
+    const bool qwenMoe = f == Family::Qwen2Moe || f == Family::Qwen3Moe || f == Family::Qwen3Next;
 
     // Sizes: GPT-2 names them n_embd/n_layer/n_head/n_inner/n_positions (configuration_gpt2.py).
     a.hidden = r.integer(gpt2 ? "n_embd" : "hidden_size", d.hidden == 0, d.hidden, 1, kMaxHidden);
@@ -581,18 +677,21 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
             a.kvHeads = r.flag("multi_query", true) ? 1 : a.heads;
     } else if (!gpt2 && !deepseek)
         a.kvHeads = r.integer("num_key_value_heads", false,
-                              d.kvHeads > 0                                 ? d.kvHeads
-                              : f == Family::SmolLM3 || f == Family::Gemma3 ? 4
-                              : eightKv                                     ? 8
-                              : f == Family::Starcoder2                     ? 2
-                                                                            : a.heads,
+                              d.kvHeads > 0                                       ? d.kvHeads
+                              : f == Family::SmolLM3 || f == Family::Gemma3       ? 4
+                              : eightKv                                           ? 8
+                              : f == Family::Starcoder2 || f == Family::Qwen3Next ? 2
+                                                                                  : a.heads,
                               1, 65536);
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
     // (GemmaConfig, Gemma2Config, Gemma3TextConfig: 256; Qwen3Config: 128; Qwen3MoeConfig has none.)
-    // Llama4TextConfig and MiniMaxM2Config: 128 as well.
+    // Llama4TextConfig and MiniMaxM2Config: 128 as well; Qwen3NextConfig 256.
     const bool headDim128 = f == Family::Qwen3 || f == Family::SeedOss || f == Family::Llama4 || f == Family::MiniMaxM2;
-    const int64_t defaultHeadDim = gemma ? 256 : headDim128 ? 128 : f == Family::GptOss ? 64 : 0;
+    const int64_t defaultHeadDim = gemma || f == Family::Qwen3Next ? 256
+                                   : headDim128                    ? 128
+                                   : f == Family::GptOss           ? 64
+                                                                   : 0;
     if (!gpt2 && !deepseek && r.has("head_dim"))
         a.headDim = r.integer("head_dim", false, 0, 1, 65536);
     else if (defaultHeadDim > 0)
@@ -648,6 +747,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         break;
     case Family::Qwen3:
     case Family::Qwen3Moe:
+    case Family::Qwen3Next:
     case Family::Olmoe:
     case Family::Cohere2:
     case Family::Exaone4:
@@ -726,7 +826,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         break;
     }
 
-    if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3 || f == Family::Exaone4)
+    if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3 || f == Family::Exaone4 ||
+        f == Family::Qwen3Next)
         a.qkNorm = QkNorm::PerHead;
     else if (f == Family::Olmo2 || f == Family::Olmoe || f == Family::MiniMaxM2)
         a.qkNorm =
@@ -735,6 +836,9 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         a.qkNorm = QkNorm::PerHead; // Glm4MoeRMSNorm(head_dim) on queries and keys
     else if (f == Family::Phi && r.flag("qk_layernorm", false))
         a.qkNorm = QkNorm::PerHead; // q_layernorm, k_layernorm: LayerNorm(head_dim) with bias
+    // Qwen3-Next's attention is gated: q_proj yields the query and a gate of the same width (Qwen3NextAttention).
+    if (f == Family::Qwen3Next)
+        a.gatedAttention = true;
 
     // Dropout: GPT-2 trains with resid_pdrop 0.1 by default, GPT-NeoX with hidden_dropout 0.
     if (gpt2)
@@ -783,9 +887,6 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         a.moe.activeExperts = r.integer("num_experts_per_tok", false, 4, 1, 65536);
         a.moe.expertFfn = a.ffn;
         a.moe.scoreCorrectionBias = true;
-        // layer_types: sliding_attention (a 128-token window) and full_attention; GptOssConfig fills
-        // alternating ones when absent. The weights are the same for both kinds.
-        r.layerKinds("layer_types", a.layers, {"sliding_attention", "full_attention"});
     } else if (f == Family::Llama4) {
         // Llama4TextMoe (modeling_llama4.py @ 000c33fdfde12e1ffafbfcdb3c926df5727a00b6): num_local_experts experts of
         // intermediate_size stacked as gate_up_proj [E, h, 2f] and down_proj [E, f, h], a router Linear(h, E)
@@ -807,7 +908,6 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
                 ++moeLayers;
         }
         a.moe.denseLayers = a.layers - moeLayers;
-        r.layerKinds("layer_types", a.layers, {"chunked_attention", "full_attention"});
     } else if (f == Family::Glm4Moe) {
         // Glm4MoeMoE (modeling_glm4_moe.py @ a0699c971daff96403489086fcfd07469d20b17f): n_routed_experts experts of
         // moe_intermediate_size, a sigmoid router weight [E, h] whose e_score_correction_bias is a buffer (not
@@ -855,17 +955,22 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         a.moe.expertFfn = a.ffn; // every MixtralBlockSparseTop2MLP has intermediate_size
     } else if (qwenMoe) {
         // Newer transformers maps num_experts to num_local_experts (configuration_qwen3_moe.py attribute_map).
-        a.moe.experts = r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", true, 0, 1, 65536);
-        a.moe.activeExperts = r.integer("num_experts_per_tok", true, 0, 1, 65536);
-        a.moe.expertFfn = r.integer("moe_intermediate_size", true, 0, 1, 16 * kMaxHidden);
+        // Qwen3NextConfig defaults them (512 experts, 10 a token, 512 wide); the older classes' files all give them.
+        const bool next = f == Family::Qwen3Next;
+        a.moe.experts = r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", !next,
+                                  next ? 512 : 0, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", !next, next ? 10 : 0, 1, 65536);
+        a.moe.expertFfn = r.integer("moe_intermediate_size", !next, next ? 512 : 0, 1, 16 * kMaxHidden);
         const int64_t step = r.integer("decoder_sparse_step", false, 1, 1, kMaxLayers);
         const std::set<int64_t> mlpOnly = r.layerList("mlp_only_layers", std::max<int64_t>(a.layers, 1));
         a.moe.denseLayers = a.layers - qwenMoeLayers(a.layers, step, mlpOnly);
         a.moe.denseFfn = a.ffn;
-        if (f == Family::Qwen2Moe) {
+        if (f == Family::Qwen2Moe || next) {
             // One shared expert of shared_expert_intermediate_size behind a sigmoid gate h -> 1. It is
-            // the same count (and the same activations) as that width in expert-sized pieces.
-            const int64_t shared = r.integer("shared_expert_intermediate_size", false, 5632, 0, 16 * kMaxHidden);
+            // the same count (and the same activations) as that width in expert-sized pieces. (Qwen3-Next's
+            // Qwen3NextSparseMoeBlock: shared_expert and shared_expert_gate, the same modules; default 512.)
+            const int64_t shared =
+                r.integer("shared_expert_intermediate_size", false, next ? 512 : 5632, 0, 16 * kMaxHidden);
             a.moe.sharedExpertGate = true;
             if (a.moe.expertFfn > 0 && shared % a.moe.expertFfn != 0)
                 r.error("shared_expert_intermediate_size",
@@ -875,10 +980,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
                 a.moe.sharedExperts = shared / a.moe.expertFfn;
         }
     }
-    // Per-layer attention kinds of the attention-only families (Qwen3, Gemma 3, Mistral write layer_types
-    // in their newer configs): checked, the weights are the same for both.
-    if (f != Family::GptOss && f != Family::Llama4)
-        r.layerKinds("layer_types", a.layers, {"full_attention", "sliding_attention"});
+    // Per-layer attention kinds (issue 29 §2): layer_types where the file has it, else the family's pattern.
+    readLayerKinds(r, f, a);
     if (a.isMoe() && a.moe.activeExperts > a.moe.experts)
         r.error("num_experts_per_tok", "must not exceed the number of experts (" + std::to_string(a.moe.experts) +
                                            "), got " + std::to_string(a.moe.activeExperts));

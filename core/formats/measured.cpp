@@ -570,6 +570,9 @@ std::string whyTerm(SegmentKind k, bool above)
         return above ? "more adapted modules or a larger rank" : "fewer adapted modules or a smaller rank";
     case SegmentKind::KvCache:
         return above ? "a longer cache or more sequences" : "a shorter cache or fewer sequences";
+    case SegmentKind::RecurrentState:
+        return above ? "more sequences, or the state kept in a wider type"
+                     : "fewer sequences, or the state kept in 16 bits";
     }
     return {};
 }
@@ -633,14 +636,14 @@ MeasuredComparison compareMeasured(const MeasuredMemory& m, const Breakdown& b, 
     const bool above = c.gap > 0;
     // The terms a real run most often differs in, likeliest first; each must be at least half the gap to explain
     // it. The CUDA context and the reserve count only for the statistics that hold them.
-    static const SegmentKind kAbove[] = {SegmentKind::Activations,   SegmentKind::Logits,    SegmentKind::Workspace,
-                                         SegmentKind::Fragmentation, SegmentKind::Framework, SegmentKind::Optimizer,
-                                         SegmentKind::Gradients,     SegmentKind::Master,    SegmentKind::Weights,
-                                         SegmentKind::Adapters,      SegmentKind::KvCache};
-    static const SegmentKind kBelow[] = {SegmentKind::Optimizer,     SegmentKind::Activations, SegmentKind::Logits,
-                                         SegmentKind::Gradients,     SegmentKind::Workspace,   SegmentKind::Master,
-                                         SegmentKind::Fragmentation, SegmentKind::Framework,   SegmentKind::Adapters,
-                                         SegmentKind::Weights,       SegmentKind::KvCache};
+    static const SegmentKind kAbove[] = {
+        SegmentKind::Activations, SegmentKind::Logits,    SegmentKind::Workspace, SegmentKind::Fragmentation,
+        SegmentKind::Framework,   SegmentKind::Optimizer, SegmentKind::Gradients, SegmentKind::Master,
+        SegmentKind::Weights,     SegmentKind::Adapters,  SegmentKind::KvCache,   SegmentKind::RecurrentState};
+    static const SegmentKind kBelow[] = {
+        SegmentKind::Optimizer, SegmentKind::Activations, SegmentKind::Logits,        SegmentKind::Gradients,
+        SegmentKind::Workspace, SegmentKind::Master,      SegmentKind::Fragmentation, SegmentKind::Framework,
+        SegmentKind::Adapters,  SegmentKind::Weights,     SegmentKind::KvCache,       SegmentKind::RecurrentState};
     if (!c.agrees && c.predicted > 0)
         for (SegmentKind k : above ? kAbove : kBelow) {
             if ((k == SegmentKind::Framework && c.statistic != MemoryStatistic::DeviceUsed) ||

@@ -196,11 +196,15 @@ std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
 
     if (s.training.mode == Mode::Inference) {
         const std::string w = formatBytes(g.weights) + " of " + toString(s.training.inferenceWeights) + " weights";
+        // Linear-attention layers keep a recurrent state instead of a KV cache (issue 29 §2): named when present.
+        const std::string state =
+            g.recurrentState > 0 ? " + " + formatBytes(g.recurrentState) + " of recurrent state" : std::string();
         if (b.fits)
-            return "Fits: " + w + " + " + formatBytes(g.kvCache) + " of KV cache, " + formatBytes(g.total()) +
-                   " in all on " + where + " (" + capText + " each, " + percent(g.total() / cap) + " used).";
+            return "Fits: " + w + " + " + formatBytes(g.kvCache) + " of KV cache" + state + ", " +
+                   formatBytes(g.total()) + " in all on " + where + " (" + capText + " each, " +
+                   percent(g.total() / cap) + " used).";
         std::string out = "Dies: " + formatBytes(g.total()) + " per GPU (" + w + ", " + formatBytes(g.kvCache) +
-                          " of KV cache) is " + times(g.total() / cap) + " " +
+                          " of KV cache" + state + ") is " + times(g.total() / cap) + " " +
                           (gpus == 1 ? "one " + gpu.id : "each " + gpu.id) + " (" + capText + ")";
         if (b.minGpusToFit > 0)
             out += "; sharding the weights, it needs " + count(b.minGpusToFit) + " GPUs.";

@@ -187,6 +187,47 @@ private:
     size_t m_unlisted = 0;
 };
 
+// Layers whose token mixer is not full attention (issue 29 §2; docs/scenario-format.md): counts of each kind, the
+// sliding window and the chunk, and the Gated DeltaNet widths. The layers they leave are full attention.
+void readLayerKinds(Reader& r, const json& j, const std::string& p, Architecture& a)
+{
+    const json* k = nullptr;
+    if (!r.object(j, "layer_kinds", p, k))
+        return;
+    const std::string kp = p + "/layer_kinds";
+    r.onlyKeys(*k, kp, {"sliding", "sliding_window", "chunked", "chunk_size", "linear", "linear_attention"});
+    LayerKinds& m = a.kinds;
+    r.integer(*k, "sliding", kp, m.sliding, 0, kMaxLayers);
+    r.integer(*k, "sliding_window", kp, m.window, 1, kMaxSeq);
+    r.integer(*k, "chunked", kp, m.chunked, 0, kMaxLayers);
+    r.integer(*k, "chunk_size", kp, m.chunk, 1, kMaxSeq);
+    r.integer(*k, "linear", kp, m.linear, 0, kMaxLayers);
+    if (m.sliding > 0 && !k->contains("sliding_window"))
+        r.error(kp + "/sliding_window", "is required when there are sliding-window layers");
+    if (m.chunked > 0 && !k->contains("chunk_size"))
+        r.error(kp + "/chunk_size", "is required when there are chunked-attention layers");
+    const json* g = nullptr;
+    if (r.object(*k, "linear_attention", kp, g)) {
+        const std::string gp = kp + "/linear_attention";
+        r.onlyKeys(*g, gp, {"key_heads", "key_head_dim", "value_heads", "value_head_dim", "conv_kernel"});
+        LinearAttentionConfig& c = m.linearAttention;
+        r.integer(*g, "key_heads", gp, c.keyHeads, 1, 65536);
+        r.integer(*g, "key_head_dim", gp, c.keyHeadDim, 1, 65536);
+        r.integer(*g, "value_heads", gp, c.valueHeads, 1, 65536);
+        r.integer(*g, "value_head_dim", gp, c.valueHeadDim, 1, 65536);
+        r.integer(*g, "conv_kernel", gp, c.convKernel, 1, 1024);
+        if (c.valueHeads % c.keyHeads != 0)
+            r.error(gp + "/value_heads", "must be a multiple of key_heads (" + std::to_string(c.keyHeads) + "), got " +
+                                             std::to_string(c.valueHeads));
+    } else if (m.linear > 0) {
+        r.error(kp + "/linear_attention", "is required when there are linear-attention layers");
+    }
+    const int64_t other = m.sliding + m.chunked + m.linear;
+    if (a.layers > 0 && other > a.layers)
+        r.error(kp, "counts " + std::to_string(other) + " sliding, chunked and linear layers for " +
+                        std::to_string(a.layers) + " layers; the full-attention layers are what they leave");
+}
+
 void readArchitecture(Reader& r, const json& j, const std::string& p, Architecture& a)
 {
     r.onlyKeys(j, p,
@@ -214,7 +255,9 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
                 "moe",
                 "dropout",
                 "mtp_layers",
-                "vision_params"});
+                "vision_params",
+                "layer_kinds",
+                "gated_attention"});
     for (const char* required : {"layers", "hidden", "heads"})
         if (!j.contains(required))
             r.error(p + "/" + required, "is required in an architecture");
@@ -251,6 +294,8 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     r.integer(j, "vision_params", p, a.visionParams, 0, kMaxParams);
     r.boolean(j, "attention_sinks", p, a.attentionSinks);
     r.boolean(j, "head_bias", p, a.headBias);
+    r.boolean(j, "gated_attention", p, a.gatedAttention);
+    readLayerKinds(r, j, p, a);
     bool dropout = false;
     if (j.contains("dropout")) {
         r.boolean(j, "dropout", p, dropout);
@@ -602,6 +647,29 @@ json scenarioToJson(const Scenario& s)
             arch["head_bias"] = true;
         if (a.visionParams > 0) // a multimodal wrapper's vision tower and projector (hfconfig.cpp)
             arch["vision_params"] = a.visionParams;
+        if (a.gatedAttention)
+            arch["gated_attention"] = true;
+        if (a.kinds.any()) { // written only when set, as the sinks
+            json kinds = json::object();
+            if (a.kinds.sliding > 0) {
+                kinds["sliding"] = a.kinds.sliding;
+                kinds["sliding_window"] = a.kinds.window;
+            }
+            if (a.kinds.chunked > 0) {
+                kinds["chunked"] = a.kinds.chunked;
+                kinds["chunk_size"] = a.kinds.chunk;
+            }
+            if (a.kinds.linear > 0) {
+                const LinearAttentionConfig& g = a.kinds.linearAttention;
+                kinds["linear"] = a.kinds.linear;
+                kinds["linear_attention"] = {{"key_heads", g.keyHeads},
+                                             {"key_head_dim", g.keyHeadDim},
+                                             {"value_heads", g.valueHeads},
+                                             {"value_head_dim", g.valueHeadDim},
+                                             {"conv_kernel", g.convKernel}};
+            }
+            arch["layer_kinds"] = kinds;
+        }
         model["architecture"] = arch;
     } else {
         model["params"] = s.model.params;

@@ -422,7 +422,7 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
         v.reserve(static_cast<size_t>(n));
 
     Scenario x = s;
-    auto tapeOf = [](const Segments& g) { return g.activations + g.logits + g.kvCache; };
+    auto tapeOf = [](const Segments& g) { return g.activations + g.logits + g.kvCache + g.recurrentState; };
     // Under context parallel every context of the sweep is a multiple of 2·cp (Megatron-LM's chunks), so
     // that each point keeps the scenario's cp instead of falling back to a smaller one between them.
     const int64_t chunk = 2 * std::clamp<int64_t>(s.hardware.cp, 1, kMaxGpus);

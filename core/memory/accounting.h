@@ -22,9 +22,10 @@ struct Segments {
     double gradients = 0;
     double master = 0;
     double optimizer = 0;
-    double adapters = 0;    ///< LoRA/QLoRA adapters: their weights, gradients, master copy and optimizer state
-    double activations = 0; ///< the tape (training) or one layer's working set (inference)
-    double kvCache = 0;     ///< inference only
+    double adapters = 0;       ///< LoRA/QLoRA adapters: their weights, gradients, master copy and optimizer state
+    double activations = 0;    ///< the tape (training) or one layer's working set (inference)
+    double kvCache = 0;        ///< inference only: the attention layers' keys and values
+    double recurrentState = 0; ///< inference only: linear-attention layers' fixed-size states (issue 29 §2)
     double logits = 0;
     double workspace = 0;      ///< the largest transient matmul output and its gradient
     double framework = 0;      ///< CUDA context + framework

@@ -13,12 +13,53 @@ double ffnInner(const Architecture& a, double sb, double f, double e, double lin
     return e * sb * 2 * f + lin * sb * f; // fused gate‖up + down-projection input
 }
 
+// One Gated DeltaNet layer's tape (issue 29 §2), the tensors Qwen3NextGatedDeltaNet.forward creates and autograd
+// keeps (huggingface/transformers src/transformers/models/qwen3_next/modeling_qwen3_next.py at
+// 7515843b617551b008901620ca58f1208bbc330d), Korthikanti's way (each tensor a matmul, the conv or the kernel reads,
+// kept once): the block input to in_proj_qkvz/in_proj_ba (lin·sbh); q, k, v before the conv (e·sb·conv_dim) and
+// after it and its SiLU, q and k repeated to the value heads (e·sb·(2·nv·dk + nv·dv)); the gate z (e·sb·v_dim);
+// b and a (e·sb·2·nv) and the decay g, computed in fp32 (4·sb·nv); the kernel's output, the gated norm's input
+// (e·sb·v_dim); and out_proj's input (lin·sb·v_dim). No s² term: the recurrence replaces the scores.
+double linearAttentionTape(const Architecture& a, double sb, double e, double lin)
+{
+    const LinearAttentionConfig& g = a.kinds.linearAttention;
+    const double h = static_cast<double>(a.hidden);
+    const double nv = static_cast<double>(g.valueHeads), dk = static_cast<double>(g.keyHeadDim);
+    const double vDim = static_cast<double>(g.valueDim()), conv = static_cast<double>(g.convDim());
+    return lin * sb * h + e * sb * conv + e * sb * (2 * nv * dk + vDim) + e * sb * vDim + e * sb * 2 * nv +
+           4 * sb * nv + e * sb * vDim + lin * sb * vDim;
+}
+
 } // namespace
+
+double linearAttentionChunkTape(const Architecture& a, double sb)
+{
+    // The chunked form (torch_chunk_gated_delta_rule, chunk_size = 64, in fp32) turns each chunk of 64 tokens into
+    // a 64 × 64 matrix per value head: 64 fp32 numbers per token and head, 4·64·sb·nv, in place of the s² scores.
+    return 4 * kLinearAttentionChunk * sb * static_cast<double>(a.kinds.linearAttention.valueHeads);
+}
 
 LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in)
 {
-    // s is this rank's tokens (s/c under context parallel); `keys` the whole sequence its queries attend to.
-    const double s = in.localSeq(), keys = in.seq, b = in.microBatch, sb = s * b;
+    return layerActivations(a, moeLayer, in, LayerKind::Full);
+}
+
+double keysPerQuery(const Architecture& a, LayerKind kind, double seq)
+{
+    // A sliding-window query meets the last `window` keys (itself included); a chunked query the keys of its chunk,
+    // at most `chunk` (Llama 4's attention_chunk_size).
+    if (kind == LayerKind::Sliding && a.kinds.window > 0)
+        return std::min(seq, static_cast<double>(a.kinds.window));
+    if (kind == LayerKind::Chunked && a.kinds.chunk > 0)
+        return std::min(seq, static_cast<double>(a.kinds.chunk));
+    return seq;
+}
+
+LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind)
+{
+    // s is this rank's tokens (s/c under context parallel); `keys` the keys each of its queries attends to: the
+    // whole sequence, or a sliding window or chunk of it (issue 29 §2).
+    const double s = in.localSeq(), keys = keysPerQuery(a, kind, in.seq), b = in.microBatch, sb = s * b;
     const double h = static_cast<double>(a.hidden);
     const double heads = static_cast<double>(a.heads);
     const double e = in.elementBytes;
@@ -39,6 +80,8 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
         vDim = kDim;
     }
     const double attnOut = a.attention == AttentionKind::MLA ? vDim : qDim;
+    // Gated attention keeps the output gate (heads·head_dim) for the sigmoid's backward.
+    const double gate = a.gatedAttention && a.attention != AttentionKind::MLA ? e * sb * qDim : 0;
 
     LayerActivations r;
     // DeepSeek-V3 §3.2.3: with MLA, selective recomputation also reruns the cheap up-projections
@@ -47,13 +90,18 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
     const bool mlaRecompute = a.attention == AttentionKind::MLA && in.checkpointing == Checkpointing::Selective;
     const double attnInput = mlaRecompute ? 0.0 : lin * sb * h;
     const double qkv = mlaRecompute ? 0.0 : e * sb * (qDim + kDim) + e * sb * vDim;
-    r.attention = attnInput + qkv + lin * sb * attnOut + latents;
+    r.attention = attnInput + qkv + lin * sb * attnOut + latents + gate;
 
     if (in.checkpointing == Checkpointing::None) {
         if (in.flashAttention)
             r.scores = 4 * heads * sb; // fp32 log-sum-exp per row (FlashAttention-2)
         else
             r.scores = (dropout ? (2 * e + 1) : e) * heads * s * keys * b;
+    }
+    if (kind == LayerKind::Linear) {
+        r.attention = linearAttentionTape(a, sb, e, lin);
+        // The chunked kernel's per-chunk matrices in place of the scores: no s² term, however long the context.
+        r.scores = in.checkpointing == Checkpointing::None ? linearAttentionChunkTape(a, sb) : 0;
     }
 
     const double mlpInput = mlaRecompute ? 0.0 : lin * sb * h;

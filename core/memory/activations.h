@@ -64,6 +64,20 @@ struct LayerActivations {
 /// `in.checkpointing` decides the scores term (none keeps them; selective and full drop them).
 LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in);
 
+/// \brief The tape of one layer whose token mixer is of kind `kind` (issue 29 §2): a sliding-window or chunked
+/// layer's unfused scores meet at most window (chunk) keys per query instead of s; a Gated DeltaNet layer keeps
+/// its projections and the chunked kernel's per-chunk matrices, linear in s. The FFN part is `moeLayer`'s.
+LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind);
+
+/// \brief The keys one query of a layer of kind `kind` attends to in a sequence of `seq` tokens: seq, or
+/// min(seq, window) for a sliding-window layer, min(seq, chunk) for a chunked one.
+double keysPerQuery(const Architecture& a, LayerKind kind, double seq);
+
+/// The chunk of Gated DeltaNet's chunked kernel (torch_chunk_gated_delta_rule's chunk_size, fla's chunk ops).
+inline constexpr double kLinearAttentionChunk = 64;
+/// \brief Gated DeltaNet's per-chunk fp32 matrices for `sb` tokens: 4·64·sb·value_heads bytes.
+double linearAttentionChunkTape(const Architecture& a, double sb);
+
 /// \brief A full-recompute checkpoint: the layer input only, e·sbh (÷t with sequence parallel, s/c tokens).
 double layerInputCheckpoint(const Architecture& a, const ActivationInputs& in);
 

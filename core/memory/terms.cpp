@@ -302,8 +302,8 @@ template <class X> X tokens(const ActivationInputs& in)
 
 bool korthikantiShaped(const Architecture& a, const ActivationInputs& in)
 {
-    return a.hidden > 0 && !a.isMoe() && a.ffnKind == FfnKind::Gelu && a.dropoutOrDefault() &&
-           a.attention != AttentionKind::MLA && a.kvHeadsOrDefault() == a.heads &&
+    return a.hidden > 0 && !a.isMoe() && !a.kinds.any() && !a.gatedAttention && a.ffnKind == FfnKind::Gelu &&
+           a.dropoutOrDefault() && a.attention != AttentionKind::MLA && a.kvHeadsOrDefault() == a.heads &&
            a.headDimOrDefault() * a.heads == a.hidden && a.ffn == 4 * a.hidden && in.elementBytes == 2 &&
            !in.fp8LinearInputs && in.tp == 1 && in.cp == 1;
 }
@@ -479,6 +479,56 @@ template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
     return times(heldPart<X>(c, false, "N_A", total, false), perParam(p.dp, "d"));
 }
 
+// The kinds of layer a model mixes (issue 29 §2), for the drill-down: what each kind's queries meet (tape) or
+// what each keeps while generating (cache). Only kinds the model has are named.
+const char* kindName(LayerKind k)
+{
+    switch (k) {
+    case LayerKind::Full:
+        return "full-attention";
+    case LayerKind::Sliding:
+        return "sliding-window";
+    case LayerKind::Chunked:
+        return "chunked-attention";
+    case LayerKind::Linear:
+        return "linear-attention (Gated DeltaNet)";
+    }
+    return "";
+}
+
+std::string kindsSentence(const TermContext& c, bool cache)
+{
+    const Architecture& a = c.model->arch;
+    std::string out;
+    for (size_t i = 0; i < kLayerKindCount; ++i) {
+        const LayerKind k = static_cast<LayerKind>(i);
+        const double n = c.kindLayers[i];
+        if (n <= 0)
+            continue;
+        std::string what;
+        switch (k) {
+        case LayerKind::Full:
+            what = cache ? "keep every token" : "meet all s keys";
+            break;
+        case LayerKind::Sliding:
+            what = (cache ? "keep the last " : "meet at most ") + formatNumber(dbl(a.kinds.window)) +
+                   (cache ? " tokens" : " keys per query (their window)");
+            break;
+        case LayerKind::Chunked:
+            what = (cache ? "keep at most " : "meet at most ") + formatNumber(dbl(a.kinds.chunk)) +
+                   (cache ? " tokens (their chunk)" : " keys per query (their chunk)");
+            break;
+        case LayerKind::Linear:
+            what = cache ? "keep no keys or values: a fixed-size recurrent state instead (the recurrent-state term)"
+                         : "keep no s² scores: their recurrence is linear in s";
+            break;
+        }
+        out += (out.empty() ? "" : "; ") + formatNumber(n) + " " + kindName(k) + " layer" + (n == 1 ? "" : "s") + " " +
+               what;
+    }
+    return out.empty() ? out : " Layer kinds: " + out + ".";
+}
+
 // Korthikanti et al. 2022 §4.1 (per-layer terms), §5 (selective and full recomputation); the
 // terms themselves are core/memory/activations.h's. 1F1B keeps p micro-batches on the first stage
 // (Narayanan et al. 2021).
@@ -493,7 +543,13 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
         "(per-layer terms), §5 (selective and full recomputation); core/memory/activations.h";
     if (!c.training) {
         n.title("Activations (inference: one layer's working set)");
-        n.assume("Serving frees each layer's tensors after use; only the largest layer is resident at once.");
+        if (c.mixedKinds)
+            n.assume([&] {
+                return "Serving frees each layer's tensors after use; only the largest layer is resident at once." +
+                       kindsSentence(c, false);
+            });
+        else
+            n.assume("Serving frees each layer's tensors after use; only the largest layer is resident at once.");
         n.source(src);
         return tape<X>("max over layer kinds of (attention + scores + mlp + norms + dropout), no tape kept",
                        c.largestNone());
@@ -576,6 +632,26 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
                                     : "the attention scores grow with s².") +
                notes();
     });
+    if (c.mixedKinds) {
+        // One tape per layer kind (issue 29 §2), each with the model's average FFN: the stage's layers hold each
+        // kind in the model's proportion.
+        if constexpr (X::kText)
+            n.assumptions += kindsSentence(c, false);
+        static constexpr std::array<const char*, kLayerKindCount> kindSym{"L_full", "L_sliding", "L_chunked",
+                                                                          "L_linear"};
+        static constexpr std::array<const char*, kLayerKindCount> tapeSym{"tape_full", "tape_sliding", "tape_chunked",
+                                                                          "tape_linear"};
+        X sum = X(0);
+        bool first = true;
+        for (size_t i = 0; i < kLayerKindCount; ++i) {
+            if (c.kindLayers[i] <= 0)
+                continue;
+            const X one = X::sym(kindSym[i], c.kindLayers[i]) * tape<X>(tapeSym[i], c.kindTape[i]);
+            sum = first ? one : sum + one;
+            first = false;
+        }
+        return times(sum / X::sym("L", c.layers), layers);
+    }
     if (c.denseLayers > 0 && c.moeLayers > 0) {
         const X perLayer = (X::sym("L_dense", c.denseLayers) * tape<X>("tape_dense", c.dense) +
                             X::sym("L_moe", c.moeLayers) * tape<X>("tape_moe", c.moe)) /
@@ -614,6 +690,90 @@ template <class X> X activations(const TermContext& c, TermNotes<X>& n)
     return main + times(modules, module);
 }
 
+// The KV cache of a model of several layer kinds (issue 29 §2): a full-attention layer keeps K and V of every token,
+// a sliding-window layer of its last `window` tokens (transformers' DynamicSlidingWindowLayer, vLLM's sliding-window
+// KV manager), a chunked layer of at most its chunk; a linear-attention layer none (the recurrent-state term).
+// Tokens are the s of the scenario (s/c under context parallel); a pipeline stage holds n/L of each kind.
+template <class X> X kvCacheByKind(const TermContext& c, TermNotes<X>& n)
+{
+    const Architecture& a = c.model->arch;
+    n.assume([&] {
+        return "K and V in 16 bits for the tokens each attention layer attends to; grouped-query attention shares "
+               "them across heads." +
+               kindsSentence(c, true);
+    });
+    n.source("Pope et al. 2022, Efficiently Scaling Transformer Inference §2 (KV cache); Ainslie et al. 2023 (GQA); "
+             "Beltagy et al. 2020, Longformer §3.1 (sliding window); huggingface/transformers "
+             "src/transformers/cache_utils.py (DynamicSlidingWindowLayer keeps sliding_window − 1 past tokens, "
+             "plus the new one); docs/accounting.md, Layer kinds");
+    const X s = tokens<X>(c.in);
+    const double seq = c.in.localSeq();
+    X layerTokens = X(0);
+    bool first = true;
+    auto add = [&](X term) {
+        layerTokens = first ? term : layerTokens + term;
+        first = false;
+    };
+    const double full = c.kindLayers[static_cast<size_t>(LayerKind::Full)];
+    const double sliding = c.kindLayers[static_cast<size_t>(LayerKind::Sliding)];
+    const double chunked = c.kindLayers[static_cast<size_t>(LayerKind::Chunked)];
+    if (full > 0)
+        add(dot(X::sym("L_full", full), s));
+    if (sliding > 0)
+        add(dot(X::sym("L_sliding", sliding), X::sym("min(w, s)", std::min(seq, dbl(a.kinds.window)))));
+    if (chunked > 0)
+        add(dot(X::sym("L_chunked", chunked), X::sym("min(chunk, s)", std::min(seq, dbl(a.kinds.chunk)))));
+    if (first)
+        return X::text("0 (no attention layers)", "0", 0);
+    if (c.layout.pp > 1)
+        layerTokens = dot(X::sym("n/L", c.stageLayers / c.layers), layerTokens);
+    const X heads = dot(X::sym("kv_heads", dbl(a.kvHeadsOrDefault())), X::sym("d_head", dbl(a.headDimOrDefault())));
+    const X kv =
+        dot(dot(dot(X(2), layerTokens), heads), dot(X::sym("b", c.in.microBatch), X::bytes("2 B", kKvElementBytes)));
+    return c.layout.tp > 1 ? over(kv, X::sym("t", dbl(c.layout.tp))) : kv;
+}
+
+// Linear-attention layers' state while generating (issue 29 §2): per layer and sequence, Gated DeltaNet's
+// recurrent state, one d_k × d_v matrix per value head in fp32, and the causal conv's last K inputs of its conv_dim
+// channels in the weights' 16 bits (huggingface/transformers src/transformers/models/qwen3_next/
+// modeling_qwen3_next.py at 7515843b617551b008901620ca58f1208bbc330d: torch_chunk_gated_delta_rule returns
+// last_recurrent_state [b, nv, d_k, d_v] in float32; conv_states = F.pad(mixed_qkv, (K − s, 0)) holds
+// [b, conv_dim, K]). Its size does not depend on the context. Tensor parallel splits the heads.
+template <class X> X recurrentState(const TermContext& c, TermNotes<X>& n)
+{
+    n.title("Recurrent state");
+    const Architecture& a = c.model->arch;
+    const double linear = c.kindLayers[static_cast<size_t>(LayerKind::Linear)];
+    if (c.training || linear <= 0) {
+        n.assume(c.training ? "Training keeps no recurrent state between steps: the linear-attention layers' tape is "
+                              "in the activations term."
+                            : "No linear-attention layers: every layer keeps a KV cache instead.");
+        n.source("docs/accounting.md, Layer kinds");
+        return X::text("0", "0", 0);
+    }
+    n.assume([&] {
+        return formatNumber(linear) +
+               " linear-attention (Gated DeltaNet) layers keep, per sequence, one d_k × d_v state per value head in "
+               "fp32 and the causal convolution's last K inputs in 16 bits, whatever the context: they replace the "
+               "KV cache of those layers." +
+               std::string(c.layout.pp > 1 ? " A pipeline stage holds n/L of them." : "");
+    });
+    n.source("Yang, Kautz & Hatamizadeh 2024, Gated Delta Networks (arXiv 2412.06464) §3; huggingface/transformers "
+             "src/transformers/models/qwen3_next/modeling_qwen3_next.py @ 7515843b (Qwen3NextDynamicCache: "
+             "recurrent_states, conv_states); docs/accounting.md, Layer kinds");
+    const LinearAttentionConfig& g = a.kinds.linearAttention;
+    const X state = dot(
+        dot(dot(X::sym("nv", dbl(g.valueHeads)), X::sym("d_k", dbl(g.keyHeadDim))), X::sym("d_v", dbl(g.valueHeadDim))),
+        X::bytes("4 B", 4));
+    const X conv = dot(dot(X::sym("conv_dim", dbl(g.convDim())), X::sym("K", dbl(g.convKernel))),
+                       X::bytes("2 B", kKvElementBytes));
+    X layers = X::sym("L_linear", linear);
+    if (c.layout.pp > 1)
+        layers = dot(X::sym("n/L", c.stageLayers / c.layers), layers);
+    const X total = dot(dot(layers, X::sym("b", c.in.microBatch)), state + conv);
+    return c.layout.tp > 1 ? over(total, X::sym("t", dbl(c.layout.tp))) : total;
+}
+
 template <class X> X kvCache(const TermContext& c, TermNotes<X>& n)
 {
     n.title("KV cache");
@@ -634,6 +794,8 @@ template <class X> X kvCache(const TermContext& c, TermNotes<X>& n)
         const X width = X::sym("r_kv", dbl(a.mla.kvLoraRank)) + X::sym("d_rope", dbl(a.mla.qkRopeHeadDim));
         return dot(dot(dot(L, width), sb), e);
     }
+    if (c.mixedKinds)
+        return kvCacheByKind<X>(c, n);
     n.assume(
         "K and V for every past token of every layer in 16 bits; grouped-query attention shares them across heads.");
     n.source("Pope et al. 2022, Efficiently Scaling Transformer Inference §2 (KV cache); Ainslie et al. 2023 (GQA)");
@@ -848,6 +1010,9 @@ constexpr std::array<TermInfo, kTermCount> kTerms{{
      activations<NumExpr>, activations<TextExpr>},
     {K::KvCache, "kv_cache", "KV cache", "KV cache", "Keys and values of every past token, kept while generating.",
      G::Working, 0xedc948, false, &Segments::kvCache, kvCache<NumExpr>, kvCache<TextExpr>},
+    {K::RecurrentState, "recurrent_state", "Recurrent state", "recurrent state",
+     "Linear-attention layers' fixed-size state per sequence, kept while generating instead of a KV cache.", G::Working,
+     0x86bcb6, false, &Segments::recurrentState, recurrentState<NumExpr>, recurrentState<TextExpr>},
     {K::Logits, "logits", "Logits", "logits", "One score per vocabulary entry per token, plus fp32 for the loss.",
      G::Working, 0xb07aa1, true, &Segments::logits, logits<NumExpr>, logits<TextExpr>},
     {K::Workspace, "workspace", "Workspace", "workspace", "The largest temporary matmul buffer and its gradient.",
@@ -976,6 +1141,48 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
     } else if (c.in.checkpointing == Checkpointing::None) {
         c.denseNone = c.dense;
         c.moeNone = c.moe;
+    }
+
+    // Layer kinds (issue 29 §2): counts from the architecture, each kind's tape once per view (a handful of
+    // layerActivations calls, not one per layer).
+    if (!m.fromSize && a.kinds.any()) {
+        c.mixedKinds = true;
+        for (size_t i = 0; i < kLayerKindCount; ++i)
+            c.kindLayers[i] = dbl(std::min(a.layersOfKind(static_cast<LayerKind>(i)), L));
+        // Each kind's tape with the average FFN of the model's dense and MoE layers.
+        auto averaged = [&](const ActivationInputs& in, LayerKind k) {
+            LayerActivations t = layerActivations(a, c.moeLayers > 0 && c.denseLayers <= 0, in, k);
+            if (c.moeLayers > 0 && c.denseLayers > 0)
+                t.mlp = (c.denseLayers * layerActivations(a, false, in, k).mlp +
+                         c.moeLayers * layerActivations(a, true, in, k).mlp) /
+                        c.layers;
+            return t;
+        };
+        // The largest kind's layer: what serving holds at once, and full recomputation rebuilds.
+        auto largest = [&](const ActivationInputs& in, bool moeLayer) {
+            LayerActivations best;
+            bool any = false;
+            for (size_t i = 0; i < kLayerKindCount; ++i) {
+                if (c.kindLayers[i] <= 0)
+                    continue;
+                const LayerActivations t = layerActivations(a, moeLayer, in, static_cast<LayerKind>(i));
+                if (!any || t.total() > best.total())
+                    best = t;
+                any = true;
+            }
+            return best;
+        };
+        if (c.training) {
+            for (size_t i = 0; i < kLayerKindCount; ++i)
+                if (c.kindLayers[i] > 0)
+                    c.kindTape[i] = averaged(c.in, static_cast<LayerKind>(i));
+            c.dense = largest(c.in, false);
+            c.moe = a.isMoe() ? largest(c.in, true) : c.dense;
+        }
+        if (!c.training || c.in.checkpointing != Checkpointing::Selective) {
+            c.denseNone = largest(none, false);
+            c.moeNone = a.isMoe() ? largest(none, true) : c.denseNone;
+        }
     }
 
     // The embedding's parameters, split between the first stage (token + position embedding) and

@@ -27,6 +27,7 @@ enum class SegmentKind {
     Adapters,
     Activations,
     KvCache,
+    RecurrentState,
     Logits,
     Workspace,
     Framework,
@@ -82,7 +83,13 @@ struct TermContext {
     double denseLayers = 0, moeLayers = 0;
     LayerActivations dense, moe;         ///< one layer's tape at the scenario's checkpointing
     LayerActivations denseNone, moeNone; ///< the same without checkpointing (full's recompute, serving)
-    Segments bytes;                      ///< terms evaluated so far, in table order (the reserve reads them)
+    /// A model of several layer kinds (issue 29 §2; Architecture::kinds): the layers of each kind, indexed by
+    /// LayerKind, and one layer's tape of each at the scenario's checkpointing, its FFN part the average over the
+    /// model's dense and MoE layers. `dense`, `moe` and their `None` tapes are then the largest kind's layer.
+    bool mixedKinds = false;
+    std::array<double, kLayerKindCount> kindLayers{};
+    std::array<LayerActivations, kLayerKindCount> kindTape{};
+    Segments bytes; ///< terms evaluated so far, in table order (the reserve reads them)
     /// What this view offloads to host memory (issue 9 §3): the scenario's offload where its ZeRO stage allows
     /// it (optimizer from ZeRO-1, params at ZeRO-3), None for serving and the one-GPU view.
     Offload offload = Offload::None;

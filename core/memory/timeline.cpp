@@ -107,8 +107,9 @@ void serving(StepTimeline& t, const Scenario& s, const Segments& bars, int64_t n
         const int64_t j1 = std::min(n, j0 + group - 1);
         TimelineSample x;
         x.bytes = base;
-        x.bytes.kvCache = bars.kvCache * dbl(j1) / dbl(n); // each layer appends its K and V
-        x.bytes.activations = bars.activations;            // the layer's working set, freed after it
+        x.bytes.kvCache = bars.kvCache * dbl(j1) / dbl(n);               // each layer appends its K and V
+        x.bytes.recurrentState = bars.recurrentState * dbl(j1) / dbl(n); // or writes its state
+        x.bytes.activations = bars.activations;                          // the layer's working set, freed after it
         x.bytes.workspace = bars.workspace;
         x.firstLayer = offset + j0;
         x.lastLayer = offset + j1;
@@ -118,6 +119,7 @@ void serving(StepTimeline& t, const Scenario& s, const Segments& bars, int64_t n
         TimelineSample x;
         x.bytes = base;
         x.bytes.kvCache = bars.kvCache;
+        x.bytes.recurrentState = bars.recurrentState;
         x.bytes.logits = bars.logits;
         x.bytes.workspace = bars.workspace;
         b.sample(b.phase(StepPhaseKind::Loss, "output head"), std::max(kForward, kLossShare * dbl(n) * kForward), x);

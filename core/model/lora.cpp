@@ -23,7 +23,7 @@ int64_t toCount(double v)
 // The linear layers of the whole model, d_in → d_out, `count` of each, grouped the way the two
 // target sets and expert parallelism need them. The shapes are the Hugging Face modules' (the
 // same ones core/model/params.cpp counts).
-constexpr std::array<std::pair<uint32_t, const char*>, 11> kModuleNames{{{kLoraQ, "q_proj"},
+constexpr std::array<std::pair<uint32_t, const char*>, 14> kModuleNames{{{kLoraQ, "q_proj"},
                                                                          {kLoraK, "k_proj"},
                                                                          {kLoraV, "v_proj"},
                                                                          {kLoraO, "o_proj"},
@@ -33,7 +33,10 @@ constexpr std::array<std::pair<uint32_t, const char*>, 11> kModuleNames{{{kLoraQ
                                                                          {kLoraQA, "q_a_proj"},
                                                                          {kLoraQB, "q_b_proj"},
                                                                          {kLoraKvA, "kv_a_proj_with_mqa"},
-                                                                         {kLoraKvB, "kv_b_proj"}}};
+                                                                         {kLoraKvB, "kv_b_proj"},
+                                                                         {kLoraInProjQkvz, "in_proj_qkvz"},
+                                                                         {kLoraInProjBa, "in_proj_ba"},
+                                                                         {kLoraOutProj, "out_proj"}}};
 
 std::string trimmed(const std::string& s)
 {
@@ -69,10 +72,24 @@ struct Linears {
         add(f, h, count, kLoraDown, routedExpert);     // down
     }
 
+    // Gated DeltaNet layers (issue 29 §2; modeling_qwen3_next.py Qwen3NextGatedDeltaNet at
+    // 7515843b617551b008901620ca58f1208bbc330d): in_proj_qkvz, in_proj_ba and out_proj; the conv1d is not a linear.
+    void linearAttention(const Architecture& a, double count)
+    {
+        const LinearAttentionConfig& g = a.kinds.linearAttention;
+        const double h = dbl(a.hidden);
+        add(h, dbl(2 * g.keyDim() + 2 * g.valueDim()), count, kLoraInProjQkvz);
+        add(h, dbl(2 * g.valueHeads), count, kLoraInProjBa);
+        add(dbl(g.valueDim()), h, count, kLoraOutProj);
+    }
+
     void walk(const Architecture& a)
     {
         const double h = dbl(a.hidden);
-        const double L = dbl(a.layers);
+        // The attention projections sit in the attention layers only; linear-attention layers have their own.
+        const double L = dbl(a.attentionLayers());
+        if (a.kinds.linear > 0)
+            linearAttention(a, dbl(std::min(a.kinds.linear, a.layers)));
         const double heads = dbl(a.heads);
         if (a.attention == AttentionKind::MLA) {
             // DeepSeek-V2/V3 modeling code: q_a_proj → q_b_proj (or q_proj), kv_a_proj_with_mqa →
@@ -91,18 +108,19 @@ struct Linears {
         } else {
             const double hd = dbl(a.headDimOrDefault());
             const double q = heads * hd, kv = dbl(a.kvHeadsOrDefault()) * hd;
-            add(h, q, L, kLoraQ);  // q_proj
-            add(h, kv, L, kLoraK); // k_proj
-            add(h, kv, L, kLoraV); // v_proj
-            add(q, h, L, kLoraO);  // o_proj
+            add(h, a.gatedAttention ? 2 * q : q, L, kLoraQ); // q_proj (and the output gate's rows)
+            add(h, kv, L, kLoraK);                           // k_proj
+            add(h, kv, L, kLoraV);                           // v_proj
+            add(q, h, L, kLoraO);                            // o_proj
         }
+        const double layers = dbl(a.layers);
         if (!a.isMoe()) {
-            ffn(a, dbl(a.ffn), L);
+            ffn(a, dbl(a.ffn), layers);
             return;
         }
         const MoeConfig& m = a.moe;
         const double dense = dbl(std::min(m.denseLayers, a.layers));
-        const double moe = L - dense;
+        const double moe = layers - dense;
         ffn(a, dbl(m.denseFfn > 0 ? m.denseFfn : a.ffn), dense);
         ffn(a, dbl(m.expertFfn), moe * dbl(m.experts), true);
         ffn(a, dbl(m.expertFfn), moe * dbl(m.sharedExperts));
@@ -137,7 +155,9 @@ LinearCount loraParams(const Architecture& a, const TrainingSetup& t)
 uint32_t loraModulesOf(LoraTargets t)
 {
     const uint32_t attn = kLoraQ | kLoraK | kLoraV | kLoraO | kLoraQA | kLoraQB | kLoraKvA | kLoraKvB;
-    return t == LoraTargets::All ? attn | kLoraGate | kLoraUp | kLoraDown : attn;
+    return t == LoraTargets::All
+               ? attn | kLoraGate | kLoraUp | kLoraDown | kLoraInProjQkvz | kLoraInProjBa | kLoraOutProj
+               : attn;
 }
 
 std::optional<uint32_t> loraModulesFromList(const std::string& list, std::string* why)

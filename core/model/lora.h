@@ -40,10 +40,15 @@ enum LoraModule : uint32_t {
     kLoraGate = 1u << 4,
     kLoraUp = 1u << 5,
     kLoraDown = 1u << 6,
-    kLoraQA = 1u << 7,  ///< q_a_proj (MLA)
-    kLoraQB = 1u << 8,  ///< q_b_proj (MLA)
-    kLoraKvA = 1u << 9, ///< kv_a_proj_with_mqa (MLA)
-    kLoraKvB = 1u << 10 ///< kv_b_proj (MLA)
+    kLoraQA = 1u << 7,   ///< q_a_proj (MLA)
+    kLoraQB = 1u << 8,   ///< q_b_proj (MLA)
+    kLoraKvA = 1u << 9,  ///< kv_a_proj_with_mqa (MLA)
+    kLoraKvB = 1u << 10, ///< kv_b_proj (MLA)
+    /// Gated DeltaNet's projections (Qwen3-Next's linear-attention layers, modeling_qwen3_next.py): in all-linear,
+    /// not in attn (PEFT's attention set is q, k, v, o).
+    kLoraInProjQkvz = 1u << 11,
+    kLoraInProjBa = 1u << 12,
+    kLoraOutProj = 1u << 13
 };
 /// \brief The modules of attn (every attention projection) and all (those and the MLP's).
 uint32_t loraModulesOf(LoraTargets t);

@@ -46,6 +46,9 @@ double attentionParams(const Architecture& a)
     const double kv = static_cast<double>(a.kvHeadsOrDefault()) * hd;
     // q, k, v and o projections (Phi-3's fused qkv_proj has the same rows).
     double p = h * q + 2 * h * kv + q * h;
+    // Gated attention: q_proj also yields the output gate, Linear(h, 2·heads·head_dim) (Qwen3NextAttention).
+    if (a.gatedAttention)
+        p += h * q + (a.attentionBiasOrDefault() != AttentionBias::None ? q : 0);
     switch (a.attentionBiasOrDefault()) {
     case AttentionBias::All:
         p += h; // the output projection's bias, then q/k/v's
@@ -65,6 +68,22 @@ double attentionParams(const Architecture& a)
     else if (a.qkNorm == QkNorm::Full)
         p += normParams(a, q) + normParams(a, kv);
     return p;
+}
+
+// One Gated DeltaNet layer's token mixer, as huggingface/transformers
+// src/transformers/models/qwen3_next/modeling_qwen3_next.py Qwen3NextGatedDeltaNet builds it at
+// 7515843b617551b008901620ca58f1208bbc330d: in_proj_qkvz Linear(h, 2·key_dim + 2·value_dim) and in_proj_ba
+// Linear(h, 2·value_heads), no bias; a depthwise conv1d over q, k and v (conv_dim channels, kernel K, groups =
+// conv_dim, no bias: conv_dim·K weights); dt_bias and A_log, one per value head; the gated RMSNorm of
+// value_head_dim; out_proj Linear(value_dim, h), no bias.
+double linearAttentionParams(const Architecture& a)
+{
+    const LinearAttentionConfig& g = a.kinds.linearAttention;
+    const double h = static_cast<double>(a.hidden);
+    const double kDim = static_cast<double>(g.keyDim()), vDim = static_cast<double>(g.valueDim());
+    const double vHeads = static_cast<double>(g.valueHeads);
+    return h * (2 * kDim + 2 * vDim) + h * 2 * vHeads + static_cast<double>(g.convDim() * g.convKernel) + 2 * vHeads +
+           static_cast<double>(g.valueHeadDim) + vDim * h;
 }
 
 int64_t toCount(double v)
@@ -95,6 +114,11 @@ ParamCount countParams(const Architecture& a)
     const double denseFfn = ffnParams(a, static_cast<double>(a.ffn));
 
     double total = embedding + finalNorm + L * perLayerCommon;
+    // Linear-attention layers (issue 29 §2) hold a Gated DeltaNet where the others hold attention.
+    if (a.kinds.linear > 0) {
+        const double linear = static_cast<double>(std::min(a.kinds.linear, a.layers));
+        total += linear * (linearAttentionParams(a) - attentionParams(a));
+    }
     double active = total;
     double routed = 0;
     if (a.isMoe()) {

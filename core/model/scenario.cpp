@@ -140,6 +140,20 @@ const char* toString(Framework v)
 {
     return nameOf(kFrameworks, v);
 }
+const char* toString(LayerKind v)
+{
+    switch (v) {
+    case LayerKind::Full:
+        return "full";
+    case LayerKind::Sliding:
+        return "sliding";
+    case LayerKind::Chunked:
+        return "chunked";
+    case LayerKind::Linear:
+        return "linear";
+    }
+    return "";
+}
 
 std::optional<Mode> modeFromString(const std::string& s)
 {

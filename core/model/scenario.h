@@ -5,6 +5,8 @@
 
 #include "pipelinelayout.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,6 +83,44 @@ struct MoeConfig {
     bool operator==(const MoeConfig&) const = default;
 };
 
+/// \brief A layer's token mixer (issue 29 §2). Full attention keeps every token's K and V; a sliding-window layer
+/// (Gemma 2/3, gpt-oss, Mistral) attends to the last `window` tokens and a chunked layer (Llama 4) to the tokens of
+/// its own chunk, so their caches and unfused scores are bounded; a linear-attention layer (Gated DeltaNet,
+/// Qwen3-Next) keeps a fixed-size recurrent state instead of a KV cache.
+enum class LayerKind { Full, Sliding, Chunked, Linear };
+inline constexpr size_t kLayerKindCount = 4;
+
+/// \brief Gated DeltaNet (Yang, Kautz & Hatamizadeh 2024, arXiv 2412.06464) as Qwen3-Next builds it
+/// (modeling_qwen3_next.py Qwen3NextGatedDeltaNet): linear_num_key_heads × linear_key_head_dim for q and k,
+/// linear_num_value_heads × linear_value_head_dim for v, a depthwise causal conv1d of linear_conv_kernel_dim.
+struct LinearAttentionConfig {
+    int64_t keyHeads = 16;
+    int64_t keyHeadDim = 128;
+    int64_t valueHeads = 32;
+    int64_t valueHeadDim = 128;
+    int64_t convKernel = 4;
+    int64_t keyDim() const { return keyHeads * keyHeadDim; }
+    int64_t valueDim() const { return valueHeads * valueHeadDim; }
+    int64_t convDim() const { return 2 * keyDim() + valueDim(); } ///< q, k and v go through the conv
+
+    bool operator==(const LinearAttentionConfig&) const = default;
+};
+
+/// \brief How many layers of each kind other than full attention a model has (issue 29 §2). Counts, not a list:
+/// memory depends on how many layers of a kind there are, not on where they sit, and a count costs nothing to
+/// evaluate at every slider step. The layers not counted here are full attention.
+struct LayerKinds {
+    int64_t sliding = 0; ///< sliding-window attention layers
+    int64_t window = 0;  ///< their window, tokens (gpt-oss 128, Gemma 3 1B 512)
+    int64_t chunked = 0; ///< chunked attention layers (Llama 4's attention_chunk_size)
+    int64_t chunk = 0;   ///< their chunk, tokens
+    int64_t linear = 0;  ///< Gated DeltaNet layers
+    LinearAttentionConfig linearAttention;
+
+    bool any() const { return sliding > 0 || chunked > 0 || linear > 0; }
+    bool operator==(const LayerKinds&) const = default;
+};
+
 /// \brief A transformer's shape, with the field names of presets/models.json.
 struct Architecture {
     int64_t layers = 0;
@@ -121,6 +161,30 @@ struct Architecture {
     /// language model's total or active counts (ParamCount::vision). Held as weights in every mode; LoRA/QLoRA keep it
     /// frozen (16-bit weights only), full training trains it (gradients, master copy, optimizer state).
     int64_t visionParams = 0;
+    /// Layers whose token mixer is not full attention (issue 29 §2); none by default.
+    LayerKinds kinds;
+    /// Gated attention (Qwen3-Next, Qwen3.5: attn_output_gate): q_proj also yields a per-channel gate, heads·head_dim
+    /// more outputs, and the attention output is multiplied by its sigmoid before o_proj (modeling_qwen3_next.py
+    /// Qwen3NextAttention at 7515843b617551b008901620ca58f1208bbc330d).
+    bool gatedAttention = false;
+
+    /// Layers of kind `k`; the full-attention ones are what the other kinds leave.
+    int64_t layersOfKind(LayerKind k) const
+    {
+        switch (k) {
+        case LayerKind::Sliding:
+            return kinds.sliding;
+        case LayerKind::Chunked:
+            return kinds.chunked;
+        case LayerKind::Linear:
+            return kinds.linear;
+        case LayerKind::Full:
+            break;
+        }
+        return std::max<int64_t>(0, layers - kinds.sliding - kinds.chunked - kinds.linear);
+    }
+    /// Layers with softmax attention (and so attention weights and a KV cache): every kind but linear attention.
+    int64_t attentionLayers() const { return std::max<int64_t>(0, layers - kinds.linear); }
 
     int64_t kvHeadsOrDefault() const { return kvHeads > 0 ? kvHeads : heads; }
     int64_t headDimOrDefault() const { return headDim > 0 ? headDim : (heads > 0 ? hidden / heads : 0); }
@@ -364,6 +428,7 @@ const char* toString(LoraTargets v);
 const char* toString(Offload v);
 const char* toString(LossKind v);
 const char* toString(Framework v);
+const char* toString(LayerKind v);
 
 std::optional<Mode> modeFromString(const std::string& s);
 std::optional<Precision> precisionFromString(const std::string& s);

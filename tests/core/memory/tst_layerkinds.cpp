@@ -1,0 +1,309 @@
+// Layer kinds (issue 29 §2): sliding-window attention bounds the KV cache and the unfused scores by the window,
+// linear attention (Gated DeltaNet) keeps a fixed-size recurrent state instead of a KV cache. Every number below is
+// derived by hand in its comment from the model's config fields.
+#include "hfconfig.h"
+#include "report.h"
+#include "scenarioio.h"
+#include "terms.h"
+#include "testdata.h"
+
+#include <QtTest>
+
+using namespace trainmem;
+
+namespace {
+
+// gpt-oss-120b: the fields of tests/core/formats/tst_hfconfig.cpp's published-fields row (OpenAI's model card,
+// arXiv 2508.10925, Table 1, over the 20b file's widths); no layer_types or sliding_window, so GptOssConfig's
+// alternating sliding/full layers with a 128-token window (configuration_gpt_oss.py @
+// 828a27fd326e49d4a1c4b08210bfd32c107facc9).
+const char* kGptOss120b = R"({"model_type": "gpt_oss", "hidden_size": 2880, "num_hidden_layers": 36,
+    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880,
+    "vocab_size": 201088, "num_local_experts": 128, "num_experts_per_tok": 4, "attention_bias": true,
+    "tie_word_embeddings": false})";
+
+// Qwen3-Next-80B-A3B: no verbatim config.json found in a public file whose repository the search tools name, so the
+// fields Qwen's model card lists (Qwen/Qwen3-Next-80B-A3B-Instruct, "Model Overview": 48 layers, hidden 2048,
+// 12 × (3 × (Gated DeltaNet → MoE) → 1 × (Gated Attention → MoE)); gated attention 16 Q heads, 2 KV heads, head dim
+// 256; Gated DeltaNet 32 V heads and 16 QK heads of 128; 512 experts, 10 activated, 1 shared, expert width 512),
+// the rest Qwen3NextConfig's defaults (vocab 151936, conv kernel 4, full_attention_interval 4, untied:
+// configuration_qwen3_next.py @ 249ef8164cfbd8e288c2f6d8395539b9e90e8300).
+const char* kQwen3Next80b = R"({"model_type": "qwen3_next", "hidden_size": 2048, "num_hidden_layers": 48,
+    "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "linear_num_value_heads": 32,
+    "linear_num_key_heads": 16, "linear_key_head_dim": 128, "linear_value_head_dim": 128, "num_experts": 512,
+    "num_experts_per_tok": 10, "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512})";
+
+Scenario imported(const char* json)
+{
+    const HfImport imp = parseHfConfig(json, "config.json");
+    if (!imp.ok())
+        qFatal("%s", imp.errors.front().toString().c_str());
+    return scenarioWithHfModel(testdata::sized(7'000'000'000), imp, "");
+}
+
+Scenario serving(Scenario s, int64_t tokens)
+{
+    s.training.mode = Mode::Inference;
+    s.training.inferenceWeights = InferenceWeights::BF16;
+    s.training.seqLen = tokens;
+    s.training.microBatch = 1;
+    s.hardware = HardwareSetup{};
+    return s;
+}
+
+} // namespace
+
+class TestLayerKinds : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void gptOssAlternatesSlidingAndFullLayers()
+    {
+        const Architecture a = imported(kGptOss120b).model.architecture;
+        // GptOssConfig: layer i is sliding when (i + 1) % 2 != 0: layers 0, 2, …, 34, 18 of 36.
+        QCOMPARE(a.kinds.sliding, qint64(18));
+        QCOMPARE(a.kinds.window, qint64(128));
+        QCOMPARE(a.layersOfKind(LayerKind::Full), qint64(18));
+        // The weights are the same for both kinds: 116,829,156,672 as before (tst_hfconfig).
+        QCOMPARE(countParams(a).total, qint64(116829156672));
+    }
+
+    void gptOss20bFileListsItsLayerKinds()
+    {
+        // tests/data/hf/gpt-oss-20b.json: 24 layers, layer_types alternating from sliding_attention, window 128.
+        const HfImport imp =
+            parseHfConfig(testdata::readFile(std::string(TRAINMEM_HF_DATA) + "/gpt-oss-20b.json"), "f");
+        QVERIFY(imp.ok());
+        QCOMPARE(imp.architecture.kinds.sliding, qint64(12));
+        QCOMPARE(imp.architecture.kinds.window, qint64(128));
+    }
+
+    void gemma3OneBHasFiveSlidingLayersToEachFullOne()
+    {
+        // tests/data/hf/gemma-3-1b.json: 26 layers, sliding_window_pattern 6, sliding_window 512, one KV head of
+        // 256. Layer i is full attention when (i + 1) % 6 == 0 (layers 5, 11, 17, 23): 4 full, 22 sliding.
+        const HfImport imp = parseHfConfig(testdata::readFile(std::string(TRAINMEM_HF_DATA) + "/gemma-3-1b.json"), "f");
+        QVERIFY(imp.ok());
+        QCOMPARE(imp.architecture.kinds.sliding, qint64(22));
+        QCOMPARE(imp.architecture.kinds.window, qint64(512));
+        Scenario s = serving(scenarioWithHfModel(testdata::sized(7'000'000'000), imp, ""), 32768);
+        // At its 32,768-token context: 2 · 4 · 1 · 256 · 32768 · 2 B = 134,217,728 B for the full layers and
+        // 2 · 22 · 1 · 256 · 512 · 2 B = 11,534,336 B for the sliding ones.
+        QCOMPARE(account(s, testdata::gpu("H100")).perGpu.kvCache, 134217728.0 + 11534336.0);
+    }
+
+    void gptOss120bAt128kKeepsTheKvOfItsFullLayersOnly()
+    {
+        const Scenario s = serving(imported(kGptOss120b), 131072);
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        // 18 full-attention layers keep K and V of all 131,072 tokens: 2 · 18 · 8 KV heads · 64 · 131072 · 2 B
+        // = 4,831,838,208 B (4.83 GB); the 18 sliding layers keep their last 128 tokens: 2 · 18 · 8 · 64 · 128 · 2 B
+        // = 4,718,592 B. 4,836,556,800 B in all, not the 9.66 GB of 36 full layers.
+        QCOMPARE(b.perGpu.kvCache, 4831838208.0 + 4718592.0);
+        QCOMPARE(b.perGpu.recurrentState, 0.0);
+        const TermText t = explainTerm(SegmentKind::KvCache, termContext(b.model, s, b.layout));
+        const QString why = QString::fromStdString(t.notes.assumptions);
+        QVERIFY2(why.contains(QStringLiteral("18 full-attention layers keep every token")), qPrintable(why));
+        QVERIFY2(why.contains(QStringLiteral("18 sliding-window layers keep the last 128 tokens")), qPrintable(why));
+    }
+
+    void slidingScoresAreBoundedByTheWindowWithoutFlashAttention()
+    {
+        const Architecture a = imported(kGptOss120b).model.architecture;
+        ActivationInputs in;
+        in.seq = 8192;
+        in.flashAttention = false;
+        // Unfused scores without dropout (gpt-oss trains without): e · a · s · keys · b. A full layer's queries meet
+        // all 8192 keys: 2 · 64 · 8192 · 8192 = 8,589,934,592 B; a sliding layer's 128: 2 · 64 · 8192 · 128 =
+        // 134,217,728 B. With flash attention both keep the 4 · a · s · b log-sum-exp, 2,097,152 B.
+        QCOMPARE(layerActivations(a, true, in, LayerKind::Full).scores, 8589934592.0);
+        QCOMPARE(layerActivations(a, true, in, LayerKind::Sliding).scores, 134217728.0);
+        in.flashAttention = true;
+        QCOMPARE(layerActivations(a, true, in, LayerKind::Sliding).scores, 2097152.0);
+    }
+
+    void qwen3NextCountsAsTransformersBuildsIt()
+    {
+        const Architecture a = imported(kQwen3Next80b).model.architecture;
+        QCOMPARE(a.kinds.linear, qint64(36)); // (i + 1) % 4 != 0: three of every four layers
+        QVERIFY(a.gatedAttention);
+        // modeling_qwen3_next.py @ 7515843b617551b008901620ca58f1208bbc330d, h = 2048, V = 151936:
+        //   embeddings untied 2·V·h = 622,329,856; final norm 2,048; two norms a layer, 4,096 · 48 = 196,608;
+        //   gated attention (12 layers): q_proj h·(16·256·2) 16,777,216 + k_proj, v_proj h·512 each 2,097,152 +
+        //     o_proj 4096·h 8,388,608 + q_norm, k_norm 2·256 = 27,263,488; · 12 = 327,161,856;
+        //   Gated DeltaNet (36 layers): in_proj_qkvz h·(2·2048 + 2·4096) 25,165,824 + in_proj_ba h·64 131,072 +
+        //     conv1d 8192·4 32,768 + dt_bias, A_log 64 + norm 128 + out_proj 4096·h 8,388,608 = 33,718,464;
+        //     · 36 = 1,213,864,704;
+        //   MoE (48 layers): 512 experts · 3·h·512 1,610,612,736 + shared expert 3,145,728 + router h·512
+        //     1,048,576 + shared_expert_gate h 2,048 = 1,614,809,088; · 48 = 77,510,836,224.
+        //   Total 79,674,391,296 (Qwen: 80B). Active: 10 experts, 31,457,280 instead of 1,610,612,736 a layer:
+        //   35,653,632 · 48 = 1,711,374,336, and 3,874,929,408 in all (Qwen: 3B activated; 3.87B counts the
+        //   embeddings).
+        const ParamCount c = countParams(a);
+        QCOMPARE(c.total, qint64(79674391296));
+        QCOMPARE(c.active, qint64(3874929408));
+    }
+
+    void qwen3NextAt128kKeepsTwelveLayersKvAndThirtySixStates()
+    {
+        const Scenario s = serving(imported(kQwen3Next80b), 131072);
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        // 12 gated-attention layers: 2 · 12 · 2 KV heads · 256 · 131072 · 2 B = 3,221,225,472 B.
+        QCOMPARE(b.perGpu.kvCache, 3221225472.0);
+        // 36 Gated DeltaNet layers, per sequence: the fp32 state 32 value heads · 128 · 128 · 4 B = 2,097,152 B and
+        // the conv state (2·2048 + 4096) channels · 4 · 2 B = 65,536 B: 2,162,688 B a layer, 77,856,768 B in all,
+        // whatever the context.
+        QCOMPARE(b.perGpu.recurrentState, 77856768.0);
+        const Breakdown shorter = account(serving(s, 4096), testdata::gpu("H100"));
+        QCOMPARE(shorter.perGpu.recurrentState, 77856768.0);
+        const TermText t = explainTerm(SegmentKind::KvCache, termContext(b.model, s, b.layout));
+        QVERIFY(QString::fromStdString(t.notes.assumptions)
+                    .contains(QStringLiteral("36 linear-attention (Gated DeltaNet) layers keep no keys or values")));
+        // The verdict names the state beside the cache.
+        QVERIFY(
+            QString::fromStdString(verdict(b, s, testdata::gpu("H100"))).contains(QStringLiteral("recurrent state")));
+    }
+
+    void recurrentStateIsSplitByTensorParallel()
+    {
+        Scenario s = serving(imported(kQwen3Next80b), 131072);
+        s.hardware.gpus = 2;
+        s.hardware.tp = 2;
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        QCOMPARE(b.perGpu.recurrentState, 77856768.0 / 2);
+        QCOMPARE(b.perGpu.kvCache, 3221225472.0 / 2);
+    }
+
+    void trainingKeepsNoRecurrentState()
+    {
+        Scenario s = imported(kQwen3Next80b);
+        s.training.mode = Mode::Training;
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        QCOMPARE(b.perGpu.recurrentState, 0.0);
+        QCOMPARE(b.perGpu.kvCache, 0.0);
+    }
+
+    void linearAttentionTapeIsLinearInContext()
+    {
+        const Architecture a = imported(kQwen3Next80b).model.architecture;
+        ActivationInputs in;
+        in.flashAttention = false;
+        in.seq = 4096;
+        const double at4k = layerActivations(a, true, in, LayerKind::Linear).total();
+        in.seq = 8192;
+        const double at8k = layerActivations(a, true, in, LayerKind::Linear).total();
+        // No s² term: twice the context, twice the tape (the full layer's unfused scores grow fourfold).
+        QCOMPARE(at8k, 2 * at4k);
+        // The chunked kernel's fp32 64 × 64 blocks in place of the scores: 4 · 64 · s · 32 value heads.
+        QCOMPARE(layerActivations(a, true, in, LayerKind::Linear).scores, 4.0 * 64 * 8192 * 32);
+    }
+
+    void hybridTrainingTapeIsTheLayersOfEachKind()
+    {
+        Scenario s = imported(kGptOss120b);
+        s.training.mode = Mode::Training;
+        s.training.seqLen = 8192;
+        s.training.flashAttention = false;
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        const Architecture& a = b.model.arch;
+        ActivationInputs in = activationInputs(s, 1);
+        // 18 full and 18 sliding MoE layers, one micro-batch: the tape is the two kinds' tapes 18 times each.
+        const double expected = 18 * layerActivations(a, true, in, LayerKind::Full).total() +
+                                18 * layerActivations(a, true, in, LayerKind::Sliding).total();
+        QCOMPARE(b.perGpu.activations, expected);
+        const TermText t = explainTerm(SegmentKind::Activations, termContext(b.model, s, b.layout));
+        QVERIFY(QString::fromStdString(t.expr.symbolic).contains(QStringLiteral("L_sliding")));
+    }
+
+    void hybridContextCurveBendsLater()
+    {
+        // The same gpt-oss-120b served with and without its sliding layers: at every context of the sweep the
+        // hybrid keeps less, and the difference is the sliding layers' tokens beyond the window,
+        // 2 · 18 · 8 · 64 · (s − 128) · 2 B once s passes 128 (the sweep starts at 512).
+        Scenario hybrid = serving(imported(kGptOss120b), 8192);
+        hybrid.hardware.gpus = 4;
+        hybrid.hardware.tp = 4;
+        Scenario plain = hybrid;
+        plain.model.architecture.kinds = LayerKinds{};
+        const GpuSpec h100 = testdata::gpu("H100");
+        const ContextSweep h = sweepContext(hybrid, h100);
+        const ContextSweep p = sweepContext(plain, h100);
+        QCOMPARE(h.seq, p.seq);
+        const size_t none = static_cast<size_t>(Checkpointing::None);
+        for (size_t i = 0; i < h.seq.size(); ++i) {
+            const double kvSaved = 2.0 * 18 * 8 * 64 * (h.seq[i] - 128) * 2 / 4; // ÷ tp 4
+            // + the 5% fragmentation reserve on it
+            QVERIFY(qAbs(p.totalPerGpu[none][i] - h.totalPerGpu[none][i] - kvSaved * 1.05) < 1.0);
+        }
+        QVERIFY(p.diesFromSeq);
+        QVERIFY(!h.diesFromSeq || *h.diesFromSeq > *p.diesFromSeq);
+    }
+
+    void scenarioFileKeepsTheLayerKinds()
+    {
+        const Scenario s = imported(kQwen3Next80b);
+        const ScenarioParse back = parseScenario(scenarioToText(s), "saved.json");
+        QVERIFY2(back.ok(), back.errors.empty() ? "" : back.errors.front().toString().c_str());
+        QCOMPARE(back.scenario.model.architecture.kinds, s.model.architecture.kinds);
+        QVERIFY(back.scenario.model.architecture.gatedAttention);
+        QCOMPARE(countParams(back.scenario.model.architecture).total, qint64(79674391296));
+    }
+
+    void badLayerKindsAreRefused_data()
+    {
+        QTest::addColumn<QString>("kinds");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("more kinds than layers")
+            << QStringLiteral(R"({"sliding": 30, "sliding_window": 128, "linear": 10, "linear_attention": {}})")
+            << QStringLiteral("/layer_kinds: counts 40 sliding, chunked and linear layers for 32 layers");
+        QTest::newRow("sliding layers without their window")
+            << QStringLiteral(R"({"sliding": 16})")
+            << QStringLiteral("/layer_kinds/sliding_window: is required when there are sliding-window layers");
+        QTest::newRow("linear layers without their widths")
+            << QStringLiteral(R"({"linear": 16})")
+            << QStringLiteral("/layer_kinds/linear_attention: is required when there are linear-attention layers");
+        QTest::newRow("an unknown field") << QStringLiteral(R"({"mamba": 3})") << QStringLiteral("/layer_kinds/mamba");
+    }
+    void badLayerKindsAreRefused()
+    {
+        QFETCH(QString, kinds);
+        QFETCH(QString, message);
+        const std::string text = R"({"schema": "trainmem/scenario@1", "model": {"architecture": {"layers": 32,
+            "hidden": 4096, "heads": 32, "layer_kinds": )" +
+                                 kinds.toStdString() + "}}}";
+        const ScenarioParse p = parseScenario(text, "s.json");
+        QVERIFY(!p.ok());
+        QString all;
+        for (const FieldError& e : p.errors)
+            all += QString::fromStdString(e.toString()) + "\n";
+        QVERIFY2(all.contains(message), qPrintable(all));
+    }
+
+    void qwen3NextLayerTypesAreChecked_data()
+    {
+        QTest::addColumn<QString>("types");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("a list of the wrong length names both numbers")
+            << QStringLiteral(R"(["linear_attention", "full_attention"])")
+            << QStringLiteral("config.json: /layer_types: has 2 entries for 48 layers (num_hidden_layers)");
+        QTest::newRow("an unknown kind is named with its index")
+            << QStringLiteral(R"(["linear_attention", "mamba")") +
+                   QStringLiteral(R"(, "full_attention")").repeated(46) + QStringLiteral("]")
+            << QStringLiteral("config.json: /layer_types/1: unknown layer kind \"mamba\" at layer 1 (known: "
+                              "linear_attention, full_attention)");
+    }
+    void qwen3NextLayerTypesAreChecked()
+    {
+        QFETCH(QString, types);
+        QFETCH(QString, message);
+        std::string json = kQwen3Next80b;
+        json.insert(json.size() - 1, ", \"layer_types\": " + types.toStdString());
+        const HfImport imp = parseHfConfig(json, "config.json");
+        QVERIFY(!imp.ok());
+        const QString got = QString::fromStdString(imp.errors.front().toString());
+        QVERIFY2(got.startsWith(message), qPrintable(got));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLayerKinds)
+#include "tst_layerkinds.moc"
