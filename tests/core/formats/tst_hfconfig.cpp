@@ -470,8 +470,9 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString supported = QStringLiteral(
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
-            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, "
-            "cohere2, exaone4, gpt_bigcode");
+            "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, gpt_oss, phi, smollm3, olmoe, "
+            "starcoder2, "
+            "seed_oss, cohere2, exaone4, gpt_bigcode, qwen3_next, nemotron_h");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
