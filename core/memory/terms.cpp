@@ -1196,7 +1196,7 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
 
     // Layer kinds (issue 29 §2): counts from the architecture, each kind's tape once per view (a handful of
     // layerActivations calls, not one per layer).
-    if (!m.fromSize && a.kinds.any()) {
+    if (a.kinds.any()) { // an architecture's, or a fit-map column's shares of them (fitMapKinds)
         c.mixedKinds = true;
         for (size_t i = 0; i < kLayerKindCount; ++i)
             c.kindLayers[i] = dbl(std::min(a.layersOfKind(static_cast<LayerKind>(i)), L));

@@ -1,6 +1,7 @@
 // Layer kinds (issue 29 §2): sliding-window attention bounds the KV cache and the unfused scores by the window,
 // linear attention (Gated DeltaNet) keeps a fixed-size recurrent state instead of a KV cache. Every number below is
 // derived by hand in its comment from the model's config fields.
+#include "fitmap.h"
 #include "hfconfig.h"
 #include "report.h"
 #include "scenarioio.h"
@@ -332,6 +333,31 @@ private Q_SLOTS:
         const ScenarioParse back = parseScenario(scenarioToText(s), "saved.json");
         QVERIFY(back.ok());
         QCOMPARE(back.scenario.model.architecture.mla, s.model.architecture.mla);
+    }
+
+    void fitMapKeepsTheKindsAtEverySize()
+    {
+        // A column's made-up shape takes the model's shares: gpt-oss's 18 sliding of 36 layers is half of any shape's
+        // layers (a 32-layer shape: 16), with the same 128-token window.
+        const Scenario s = serving(imported(kGptOss120b), 8192);
+        const ResolvedModel current = resolveModel(s.model);
+        const LayerKinds k = fitMapKinds(current, 32);
+        QCOMPARE(k.sliding, qint64(16));
+        QCOMPARE(k.window, qint64(128));
+        // Served on H100s, the hybrid's map needs no more GPUs than the same model with every layer full, and fewer
+        // where the full layers' cache is what does not fit.
+        Scenario plain = s;
+        plain.model.architecture.kinds = LayerKinds{};
+        const GpuSpec h100 = testdata::gpu("H100");
+        const FitMapAxes axes = fitMapAxes(1, 2, 1);
+        const FitMap h = fitMap(s, h100, axes), p = fitMap(plain, h100, axes);
+        bool fewer = false;
+        for (size_t i = 0; i < h.gpus.size(); ++i) {
+            const int64_t hg = h.gpus[i] > 0 ? h.gpus[i] : kMaxGpus + 1, pg = p.gpus[i] > 0 ? p.gpus[i] : kMaxGpus + 1;
+            QVERIFY2(hg <= pg, qPrintable(QString::number(i)));
+            fewer = fewer || hg < pg;
+        }
+        QVERIFY(fewer);
     }
 
     void scenarioFileKeepsTheLayerKinds()
