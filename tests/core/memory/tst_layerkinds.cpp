@@ -7,6 +7,7 @@
 #include "scenarioio.h"
 #include "terms.h"
 #include "testdata.h"
+#include "timeline.h"
 
 #include <QtTest>
 
@@ -358,6 +359,20 @@ private Q_SLOTS:
             fewer = fewer || hg < pg;
         }
         QVERIFY(fewer);
+    }
+
+    void servingFilmFillsTheRecurrentStateLayerByLayer()
+    {
+        // Qwen3-Next-80B served at 131,072 tokens: the prefill's film writes each layer's share of the KV cache and of
+        // the recurrent state as it passes (24 of 48 layers: half of each), and the output head sees both whole.
+        const Scenario s = serving(imported(kQwen3Next80b), 131072);
+        const GpuSpec h100 = testdata::gpu("H100");
+        const Breakdown b = account(s, h100);
+        const StepTimeline t = stepTimeline(resolveModel(s.model), s, b);
+        QCOMPARE(t.samples.size(), size_t(49)); // 48 layers and the head
+        testdata::compareBytes(t.samples[23].bytes.recurrentState, 77856768.0 * 24 / 48);
+        testdata::compareBytes(t.samples[23].bytes.kvCache, 3221225472.0 * 24 / 48);
+        QCOMPARE(t.samples.back().bytes.recurrentState, 77856768.0);
     }
 
     void scenarioFileKeepsTheLayerKinds()
