@@ -53,6 +53,10 @@
 //     (post_attention_layernorm, post_feedforward_layernorm; no pre-norms, as olmo2), untied;
 //   gpt_bigcode (modeling_gpt_bigcode.py): gpt2's modules with multi-query attention (multi_query, default true):
 //     c_attn Linear(h, h + 2·head_dim) with bias, c_proj, c_fc/c_proj MLP with biases, LayerNorms, tied wte;
+//   qwen3_5_text (Qwen3.5's language model; modular_qwen3_5.py @ 8940358af7421e958995b05136ca14ce54bef39c):
+//     Qwen3_5DecoderLayer is qwen3_next's layer with a dense Qwen3_5MLP of intermediate_size in every layer, and its
+//     Gated DeltaNet splits in_proj_qkvz/in_proj_ba into in_proj_qkv, in_proj_z, in_proj_b, in_proj_a (the same
+//     parameters); the qwen3_5 wrapper is read through its text_config, its vision tower not counted;
 //   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
 //     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
@@ -356,7 +360,8 @@ enum class Family {
     Exaone4,
     GptBigCode,
     Qwen3Next,
-    NemotronH
+    NemotronH,
+    Qwen3_5
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -393,7 +398,10 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"exaone4", Family::Exaone4},
                                                                   {"gpt_bigcode", Family::GptBigCode},
                                                                   {"qwen3_next", Family::Qwen3Next},
-                                                                  {"nemotron_h", Family::NemotronH}};
+                                                                  {"nemotron_h", Family::NemotronH},
+                                                                  // Qwen3.5's language model (the text_config of a
+                                                                  // qwen3_5 file): qwen3_next's layers, a dense MLP.
+                                                                  {"qwen3_5_text", Family::Qwen3_5}};
     return list;
 }
 
@@ -464,6 +472,8 @@ SizeDefaults sizeDefaults(Family f)
         return {2048, 36, 16, 128256, 11008};
     case Family::Qwen3Next: // configuration_qwen3_next.py @ 249ef8164cfbd8e288c2f6d8395539b9e90e8300
         return {2048, 48, 16, 151936, 5632};
+    case Family::Qwen3_5: // Qwen3_5TextConfig, modular_qwen3_5.py @ 8940358af7421e958995b05136ca14ce54bef39c
+        return {4096, 32, 16, 248320, 12288};
     case Family::NemotronH: // configuration_nemotron_h.py @ cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba (the layers
                             // are the pattern's; 4 is its default layers_block_type's)
         return {4096, 4, 32, 131072, 21504};
@@ -499,7 +509,7 @@ void readLayerKinds(HfReader& r, Family f, Architecture& a)
 {
     if (f == Family::NemotronH)
         return; // its blocks are read from hybrid_override_pattern (readNemotronH)
-    if (f == Family::Qwen3Next) {
+    if (f == Family::Qwen3Next || f == Family::Qwen3_5) {
         const std::vector<int64_t> kinds =
             r.layerKinds("layer_types", a.layers, {"linear_attention", "full_attention"});
         if (r.has("layer_types"))
@@ -690,7 +700,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.kvHeads = r.flag("multi_query", true) ? 1 : a.heads;
     if (!gpt2 && !deepseek)
         a.kvHeads = r.integer("num_key_value_heads", false,
-                              f == Family::SmolLM3 || f == Family::Gemma3                             ? 4
+                              f == Family::SmolLM3 || f == Family::Gemma3 || f == Family::Qwen3_5     ? 4
                               : f == Family::GptOss || f == Family::SeedOss || f == Family::NemotronH ? 8
                               : f == Family::Starcoder2 || f == Family::Qwen3Next                     ? 2
                                                                                                       : a.heads,
@@ -698,7 +708,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
     // (GemmaConfig, Gemma2Config, Gemma3TextConfig: 256; Qwen3Config: 128; Qwen3MoeConfig has none.)
-    const int64_t defaultHeadDim = gemma || f == Family::Qwen3Next                                        ? 256
+    const int64_t defaultHeadDim = gemma || f == Family::Qwen3Next || f == Family::Qwen3_5                ? 256
                                    : f == Family::Qwen3 || f == Family::SeedOss || f == Family::NemotronH ? 128
                                    : f == Family::GptOss                                                  ? 64
                                                                                                           : 0;
@@ -755,6 +765,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     case Family::Qwen3:
     case Family::Qwen3Moe:
     case Family::Qwen3Next:
+    case Family::Qwen3_5:
     case Family::Olmoe:
     case Family::Cohere2:
     case Family::Exaone4:
@@ -813,15 +824,16 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     }
 
     if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3 || f == Family::Exaone4 ||
-        f == Family::Qwen3Next)
+        f == Family::Qwen3Next || f == Family::Qwen3_5)
         a.qkNorm = QkNorm::PerHead;
-    // Qwen3-Next's attention is gated: q_proj yields the query and a gate of the same width (Qwen3NextAttention).
-    if (f == Family::Qwen3Next)
-        a.gatedAttention = true;
     else if (f == Family::Olmo2 || f == Family::Olmoe)
         a.qkNorm = QkNorm::Full;
     else if (f == Family::Phi && r.flag("qk_layernorm", false))
         a.qkNorm = QkNorm::PerHead; // q_layernorm, k_layernorm: LayerNorm(head_dim) with bias
+    // Qwen3-Next's and Qwen3.5's attention is gated: q_proj yields the query and a gate of the same width
+    // (Qwen3NextAttention; Qwen3_5Attention is the same module).
+    if (f == Family::Qwen3Next || f == Family::Qwen3_5)
+        a.gatedAttention = true;
 
     // Dropout: GPT-2 trains with resid_pdrop 0.1 by default, GPT-NeoX with hidden_dropout 0.
     if (gpt2)

@@ -146,6 +146,30 @@ private Q_SLOTS:
         QCOMPARE(c.active, qint64(3874929408));
     }
 
+    void qwen35TextCountsADenseMlpBesideTheQwen3NextLayers()
+    {
+        // A qwen3_5_text file with only its model_type: Qwen3_5TextConfig's defaults (modular_qwen3_5.py @
+        // 8940358af7421e958995b05136ca14ce54bef39c, "similar to Qwen3.5-9B"): h 4096, 32 layers (every 4th full
+        // attention: 8 full, 24 Gated DeltaNet), 16 heads, 4 KV heads of 256, MLP 12288, V 248320, untied.
+        //   embeddings 2·V·h = 2,034,237,440; final norm 4,096; two norms a layer, 8,192 · 32 = 262,144;
+        //   gated attention: q_proj h·8192 33,554,432 + k, v h·1024 8,388,608 + o 16,777,216 + q/k norms 512 =
+        //     58,720,768; · 8 = 469,766,144;
+        //   Gated DeltaNet: in_proj_qkv h·8192 33,554,432 + in_proj_z h·4096 16,777,216 + in_proj_b, in_proj_a
+        //     h·32 each 262,144 + conv1d 8192·4 32,768 + dt_bias, A_log 64 + norm 128 + out_proj 16,777,216 =
+        //     67,403,968; · 24 = 1,617,695,232;
+        //   SwiGLU MLP 3·h·12288 = 150,994,944; · 32 = 4,831,838,208.
+        //   Total 8,953,803,264 (Qwen3.5-9B's language model; its vision tower is not counted).
+        const HfImport imp = parseHfConfig(R"({"model_type": "qwen3_5_text"})", "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(imp.architecture.kinds.linear, qint64(24));
+        QCOMPARE(countParams(imp.architecture).total, qint64(8953803264));
+        // The multimodal wrapper is read through its text_config.
+        const HfImport wrapped = parseHfConfig(
+            R"({"model_type": "qwen3_5", "text_config": {"model_type": "qwen3_5_text"}, "vision_config": {}})", "c");
+        QVERIFY(wrapped.ok());
+        QCOMPARE(countParams(wrapped.architecture).total, qint64(8953803264));
+    }
+
     void qwen3NextAt128kKeepsTwelveLayersKvAndThirtySixStates()
     {
         const Scenario s = serving(imported(kQwen3Next80b), 131072);
