@@ -361,7 +361,8 @@ enum class Family {
     GptBigCode,
     Qwen3Next,
     NemotronH,
-    Qwen3_5
+    Qwen3_5,
+    Qwen3_5Moe
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -401,7 +402,8 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"nemotron_h", Family::NemotronH},
                                                                   // Qwen3.5's language model (the text_config of a
                                                                   // qwen3_5 file): qwen3_next's layers, a dense MLP.
-                                                                  {"qwen3_5_text", Family::Qwen3_5}};
+                                                                  {"qwen3_5_text", Family::Qwen3_5},
+                                                                  {"qwen3_5_moe_text", Family::Qwen3_5Moe}};
     return list;
 }
 
@@ -474,6 +476,9 @@ SizeDefaults sizeDefaults(Family f)
         return {2048, 48, 16, 151936, 5632};
     case Family::Qwen3_5: // Qwen3_5TextConfig, modular_qwen3_5.py @ 8940358af7421e958995b05136ca14ce54bef39c
         return {4096, 32, 16, 248320, 12288};
+    case Family::Qwen3_5Moe: // Qwen3_5MoeTextConfig, modular_qwen3_5_moe.py @ e36255cb9af68ea2c16fefd6b1c798882cafda16
+                             // (it has no intermediate_size: every layer is MoE; 512 stands in, unused)
+        return {2048, 40, 16, 248320, 512};
     case Family::NemotronH: // configuration_nemotron_h.py @ cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba (the layers
                             // are the pattern's; 4 is its default layers_block_type's)
         return {4096, 4, 32, 131072, 21504};
@@ -509,7 +514,7 @@ void readLayerKinds(HfReader& r, Family f, Architecture& a)
 {
     if (f == Family::NemotronH)
         return; // its blocks are read from hybrid_override_pattern (readNemotronH)
-    if (f == Family::Qwen3Next || f == Family::Qwen3_5) {
+    if (f == Family::Qwen3Next || f == Family::Qwen3_5 || f == Family::Qwen3_5Moe) {
         const std::vector<int64_t> kinds =
             r.layerKinds("layer_types", a.layers, {"linear_attention", "full_attention"});
         if (r.has("layer_types"))
@@ -675,7 +680,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     const bool gpt2 = f == Family::Gpt2 || f == Family::GptBigCode;
     const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3;
     const bool gemma = f == Family::Gemma || f == Family::Gemma2 || f == Family::Gemma3;
-    const bool qwenMoe = f == Family::Qwen2Moe || f == Family::Qwen3Moe || f == Family::Qwen3Next;
+    const bool qwenMoe =
+        f == Family::Qwen2Moe || f == Family::Qwen3Moe || f == Family::Qwen3Next || f == Family::Qwen3_5Moe;
 
     // Sizes: GPT-2 names them n_embd/n_layer/n_head/n_inner/n_positions (configuration_gpt2.py).
     a.hidden = r.integer(gpt2 ? "n_embd" : "hidden_size", d.hidden == 0, d.hidden, 1, kMaxHidden);
@@ -700,15 +706,16 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.kvHeads = r.flag("multi_query", true) ? 1 : a.heads;
     if (!gpt2 && !deepseek)
         a.kvHeads = r.integer("num_key_value_heads", false,
-                              f == Family::SmolLM3 || f == Family::Gemma3 || f == Family::Qwen3_5     ? 4
-                              : f == Family::GptOss || f == Family::SeedOss || f == Family::NemotronH ? 8
-                              : f == Family::Starcoder2 || f == Family::Qwen3Next                     ? 2
-                                                                                                      : a.heads,
+                              f == Family::SmolLM3 || f == Family::Gemma3 || f == Family::Qwen3_5            ? 4
+                              : f == Family::GptOss || f == Family::SeedOss || f == Family::NemotronH        ? 8
+                              : f == Family::Starcoder2 || f == Family::Qwen3Next || f == Family::Qwen3_5Moe ? 2
+                                                                                                             : a.heads,
                               1, 65536);
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
     // (GemmaConfig, Gemma2Config, Gemma3TextConfig: 256; Qwen3Config: 128; Qwen3MoeConfig has none.)
-    const int64_t defaultHeadDim = gemma || f == Family::Qwen3Next || f == Family::Qwen3_5                ? 256
+    const int64_t defaultHeadDim = gemma || f == Family::Qwen3Next || f == Family::Qwen3_5 || f == Family::Qwen3_5Moe
+                                       ? 256
                                    : f == Family::Qwen3 || f == Family::SeedOss || f == Family::NemotronH ? 128
                                    : f == Family::GptOss                                                  ? 64
                                                                                                           : 0;
@@ -766,6 +773,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     case Family::Qwen3Moe:
     case Family::Qwen3Next:
     case Family::Qwen3_5:
+    case Family::Qwen3_5Moe:
     case Family::Olmoe:
     case Family::Cohere2:
     case Family::Exaone4:
@@ -824,7 +832,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
     }
 
     if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3 || f == Family::Exaone4 ||
-        f == Family::Qwen3Next || f == Family::Qwen3_5)
+        f == Family::Qwen3Next || f == Family::Qwen3_5 || f == Family::Qwen3_5Moe)
         a.qkNorm = QkNorm::PerHead;
     else if (f == Family::Olmo2 || f == Family::Olmoe)
         a.qkNorm = QkNorm::Full;
@@ -832,7 +840,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.qkNorm = QkNorm::PerHead; // q_layernorm, k_layernorm: LayerNorm(head_dim) with bias
     // Qwen3-Next's and Qwen3.5's attention is gated: q_proj yields the query and a gate of the same width
     // (Qwen3NextAttention; Qwen3_5Attention is the same module).
-    if (f == Family::Qwen3Next || f == Family::Qwen3_5)
+    if (f == Family::Qwen3Next || f == Family::Qwen3_5 || f == Family::Qwen3_5Moe)
         a.gatedAttention = true;
 
     // Dropout: GPT-2 trains with resid_pdrop 0.1 by default, GPT-NeoX with hidden_dropout 0.
@@ -905,11 +913,17 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out)
         a.moe.expertFfn = a.ffn; // every MixtralBlockSparseTop2MLP has intermediate_size
     } else if (qwenMoe) {
         // Newer transformers maps num_experts to num_local_experts (configuration_qwen3_moe.py attribute_map).
-        // Qwen3NextConfig defaults them (512 experts, 10 a token, 512 wide); the older classes' files all give them.
-        const bool next = f == Family::Qwen3Next;
+        // Qwen3NextConfig defaults them (512 experts, 10 a token, 512 wide), Qwen3_5MoeTextConfig too (256, 8, 512:
+        // modular_qwen3_5_moe.py @ e36255cb9af68ea2c16fefd6b1c798882cafda16, whose every layer is a
+        // Qwen3NextSparseMoeBlock); the older classes' files all give them.
+        const bool next = f == Family::Qwen3Next || f == Family::Qwen3_5Moe;
+        const bool q35 = f == Family::Qwen3_5Moe;
         a.moe.experts = r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", !next,
-                                  next ? 512 : 0, 1, 65536);
-        a.moe.activeExperts = r.integer("num_experts_per_tok", !next, next ? 10 : 0, 1, 65536);
+                                  q35    ? 256
+                                  : next ? 512
+                                         : 0,
+                                  1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", !next, q35 ? 8 : next ? 10 : 0, 1, 65536);
         a.moe.expertFfn = r.integer("moe_intermediate_size", !next, next ? 512 : 0, 1, 16 * kMaxHidden);
         const int64_t step = r.integer("decoder_sparse_step", false, 1, 1, kMaxLayers);
         const std::set<int64_t> mlpOnly = r.layerList("mlp_only_layers", std::max<int64_t>(a.layers, 1));

@@ -826,7 +826,7 @@ private Q_SLOTS:
                                   "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, "
                                   "phi3, gpt2, gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, "
                                   "deepseek_v32, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, cohere2, exaone4, "
-                                  "gpt_bigcode, qwen3_next, nemotron_h, qwen3_5_text)")),
+                                  "gpt_bigcode, qwen3_next, nemotron_h, qwen3_5_text, qwen3_5_moe_text)")),
                  qPrintable(err));
         const CliOutcome missing = parse({"--json", "--hf-config", dir.filePath(QStringLiteral("nothing"))});
         QVERIFY(!missing.ok);

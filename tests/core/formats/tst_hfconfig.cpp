@@ -472,7 +472,7 @@ private Q_SLOTS:
             "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, gpt2, "
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, gpt_oss, phi, smollm3, olmoe, "
             "starcoder2, "
-            "seed_oss, cohere2, exaone4, gpt_bigcode, qwen3_next, nemotron_h, qwen3_5_text");
+            "seed_oss, cohere2, exaone4, gpt_bigcode, qwen3_next, nemotron_h, qwen3_5_text, qwen3_5_moe_text");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")

@@ -170,6 +170,25 @@ private Q_SLOTS:
         QCOMPARE(countParams(wrapped.architecture).total, qint64(8953803264));
     }
 
+    void qwen35MoeTextCountsItsExpertsInEveryLayer()
+    {
+        // A qwen3_5_moe_text file with only its model_type: Qwen3_5MoeTextConfig's defaults (modular_qwen3_5_moe.py @
+        // e36255cb9af68ea2c16fefd6b1c798882cafda16, "similar to Qwen3.5-35B-A3B"): h 2048, 40 layers (10 full, 30
+        // Gated DeltaNet), 16 heads, 2 KV heads of 256, V 248320, untied, every layer a Qwen3NextSparseMoeBlock of
+        // 256 experts of 512 (8 a token) with a shared expert of 512 behind its gate.
+        //   embeddings 2·V·h = 1,017,118,720; final norm 2,048; norms 4,096 · 40 = 163,840;
+        //   gated attention 27,263,488 (as Qwen3-Next's, the same widths) · 10 = 272,634,880;
+        //   Gated DeltaNet 33,718,464 (likewise) · 30 = 1,011,553,920;
+        //   MoE 256 · 3·h·512 = 805,306,368 + shared 3,145,728 + router h·256 524,288 + gate 2,048 = 808,978,432;
+        //     · 40 = 32,359,137,280; active 8 experts 25,165,824 + 3,145,728 + 524,288 + 2,048 = 28,837,888 · 40.
+        //   Total 34,660,610,688, active 3,454,988,928 (Qwen3.5-35B-A3B's language model: 35B, 3B active).
+        const HfImport imp = parseHfConfig(R"({"model_type": "qwen3_5_moe_text"})", "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        const ParamCount c = countParams(imp.architecture);
+        QCOMPARE(c.total, qint64(34660610688));
+        QCOMPARE(c.active, qint64(3454988928));
+    }
+
     void qwen3NextAt128kKeepsTwelveLayersKvAndThirtySixStates()
     {
         const Scenario s = serving(imported(kQwen3Next80b), 131072);
