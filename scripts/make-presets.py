@@ -10,7 +10,9 @@ import sys
 
 ARCH_KEYS = ["layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "ffn_kind", "vocab",
              "max_positions", "learned_positions", "tied_embeddings", "bias", "norm", "attention",
-             "mla", "moe", "mtp_layers"]
+             "mla", "moe", "mtp_layers",
+             # issue 29 §2: layers of other kinds than full attention, and Qwen3-Next's gated attention
+             "layer_kinds", "gated_attention"]
 
 # Per-preset defaults: context the model was trained at, the hardware it is usually discussed on.
 DEFAULTS = {

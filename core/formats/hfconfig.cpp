@@ -53,6 +53,10 @@
 //     (post_attention_layernorm, post_feedforward_layernorm; no pre-norms, as olmo2), untied;
 //   gpt_bigcode (modeling_gpt_bigcode.py): gpt2's modules with multi-query attention (multi_query, default true):
 //     c_attn Linear(h, h + 2·head_dim) with bias, c_proj, c_fc/c_proj MLP with biases, LayerNorms, tied wte;
+//   qwen3_5_text (Qwen3.5's language model; modular_qwen3_5.py @ 8940358af7421e958995b05136ca14ce54bef39c):
+//     Qwen3_5DecoderLayer is qwen3_next's layer with a dense Qwen3_5MLP of intermediate_size in every layer, and its
+//     Gated DeltaNet splits in_proj_qkvz/in_proj_ba into in_proj_qkv, in_proj_z, in_proj_b, in_proj_a (the same
+//     parameters); the qwen3_5 wrapper is read through its text_config, its vision tower not counted;
 //   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
 //     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
@@ -360,7 +364,10 @@ enum class Family {
     MiniMaxM2,
     GraniteMoe,
     Falcon,
-    Qwen3Next
+    Qwen3Next,
+    NemotronH,
+    Qwen3_5,
+    Qwen3_5Moe
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -384,6 +391,9 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   // Moonshot's Kimi K2 (and Kimi K2.5's
                                                                   // text_config): DeepSeek-V3 under its own name.
                                                                   {"kimi_k2", Family::DeepseekV3},
+                                                                  // DeepSeek-V3.2: V3's modules and, in every
+                                                                  // layer's attention, the sparse-attention indexer.
+                                                                  {"deepseek_v32", Family::DeepseekV3},
                                                                   {"gpt_oss", Family::GptOss},
                                                                   {"phi", Family::Phi},
                                                                   {"smollm3", Family::SmolLM3},
@@ -409,7 +419,12 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   // Qwen2.5-VL's language model: Qwen2's modules
                                                                   // (modeling_qwen2_5_vl.py)
                                                                   {"qwen2_5_vl_text", Family::Qwen2},
-                                                                  {"qwen3_next", Family::Qwen3Next}};
+                                                                  {"qwen3_next", Family::Qwen3Next},
+                                                                  {"nemotron_h", Family::NemotronH},
+                                                                  // Qwen3.5's language model (the text_config of a
+                                                                  // qwen3_5 file): qwen3_next's layers, a dense MLP.
+                                                                  {"qwen3_5_text", Family::Qwen3_5},
+                                                                  {"qwen3_5_moe_text", Family::Qwen3_5Moe}};
     return list;
 }
 
@@ -535,6 +550,14 @@ SizeDefaults sizeDefaults(Family f)
         return {4544, 32, 71, 65024, 0};
     case Family::Qwen3Next: // configuration_qwen3_next.py @ 249ef8164cfbd8e288c2f6d8395539b9e90e8300
         return {2048, 48, 16, 151936, 5632};
+    case Family::Qwen3_5: // Qwen3_5TextConfig, modular_qwen3_5.py @ 8940358af7421e958995b05136ca14ce54bef39c
+        return {4096, 32, 16, 248320, 12288};
+    case Family::Qwen3_5Moe: // Qwen3_5MoeTextConfig, modular_qwen3_5_moe.py @ e36255cb9af68ea2c16fefd6b1c798882cafda16
+                             // (it has no intermediate_size: every layer is MoE; 512 stands in, unused)
+        return {2048, 40, 16, 248320, 512};
+    case Family::NemotronH: // configuration_nemotron_h.py @ cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba (the layers
+                            // are the pattern's; 4 is its default layers_block_type's)
+        return {4096, 4, 32, 131072, 21504};
     default:
         return {};
     }
@@ -565,7 +588,9 @@ int64_t layersOffPeriod(int64_t layers, int64_t period)
 // use_sliding_window). A sliding kind with no window in the file or the class is counted as full attention.
 void readLayerKinds(HfReader& r, Family f, Architecture& a)
 {
-    if (f == Family::Qwen3Next) {
+    if (f == Family::NemotronH)
+        return; // its blocks are read from hybrid_override_pattern (readNemotronH)
+    if (f == Family::Qwen3Next || f == Family::Qwen3_5 || f == Family::Qwen3_5Moe) {
         const std::vector<int64_t> kinds =
             r.layerKinds("layer_types", a.layers, {"linear_attention", "full_attention"});
         if (r.has("layer_types"))
@@ -630,6 +655,117 @@ void readLayerKinds(HfReader& r, Family f, Architecture& a)
     }
 }
 
+// Nemotron-H (issue 29 §2): a stack of blocks, each one norm and ONE mixer, named by a character of
+// hybrid_override_pattern (or the layers_block_type list newer files write): M a Mamba-2 mixer, * attention, - an
+// MLP, E a mixture of experts (configuration_nemotron_h.py @ cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba
+// _pattern_to_list; NVIDIA's 8B/47B/56B checkpoints use -, whose block is one NemotronHMLP of intermediate_size).
+// Modules as modeling_nemotron_h.py @ 897753a012bfa6dac8c0ae3281f23a2fc1e72db6 builds them: NemotronHMamba2Mixer
+// (params.cpp mambaParams); NemotronHAttention's q/k/v/o without bias; NemotronHMLP up_proj and down_proj with
+// relu² between (not gated: counted as the two-matrix FFN); NemotronHMoE's n_routed_experts experts of the same
+// two matrices of moe_intermediate_size, one shared NemotronHMLP of moe_shared_expert_intermediate_size and a router
+// E × h (its e_score_correction_bias a buffer, not counted). Defaults are NemotronHConfig's: 128 Mamba heads of 64,
+// state 128, 8 groups, conv 4 with a bias, no projection bias; 8 experts of 7688, 2 a token, shared 7688; the
+// default blocks M, E, *, E.
+void readNemotronH(HfReader& r, Architecture& a)
+{
+    std::string pattern = "ME*E";
+    const char* key = "hybrid_override_pattern";
+    if (r.has("hybrid_override_pattern")) {
+        pattern = r.text("hybrid_override_pattern");
+    } else if (r.has("layers_block_type")) {
+        key = "layers_block_type";
+        pattern.clear();
+        const std::vector<std::pair<std::string, char>> names{
+            {"mamba", 'M'}, {"attention", '*'}, {"mlp", '-'}, {"moe", 'E'}};
+        const bool list = r.at("layers_block_type").is_array();
+        if (!list)
+            r.error(key, "must be a list of block types (mamba, attention, mlp, moe)");
+        for (size_t i = 0; list && i < r.at(key).size(); ++i) {
+            const auto& v = r.at(key)[i];
+            char c = '?';
+            for (const auto& [n, ch] : names)
+                if (v.is_string() && v.get<std::string>() == n)
+                    c = ch;
+            if (c == '?')
+                r.error(std::string(key) + "/" + std::to_string(i), "unknown layer kind " + describe(v) + " at layer " +
+                                                                        std::to_string(i) +
+                                                                        " (known: mamba, attention, mlp, moe)");
+            pattern += c;
+        }
+    }
+    int64_t mamba = 0, attention = 0, mlp = 0, moe = 0;
+    bool bad = false;
+    for (size_t i = 0; i < pattern.size(); ++i) {
+        switch (pattern[i]) {
+        case 'M':
+            ++mamba;
+            break;
+        case '*':
+            ++attention;
+            break;
+        case '-':
+            ++mlp;
+            break;
+        case 'E':
+            ++moe;
+            break;
+        case '?':
+            bad = true; // named above
+            break;
+        default:
+            r.error(key, "unknown layer kind '" + std::string(1, pattern[i]) + "' at layer " + std::to_string(i) +
+                             " (known: M Mamba-2, * attention, - MLP, E MoE)");
+            bad = true;
+        }
+    }
+    const int64_t n = static_cast<int64_t>(pattern.size());
+    if (n == 0 || n > kMaxLayers) {
+        r.error(key, "must name between 1 and " + std::to_string(kMaxLayers) + " layers, got " + std::to_string(n));
+        return;
+    }
+    if (r.has("num_hidden_layers") && a.layers != n) {
+        r.error(key, "has " + std::to_string(n) + " layers for " + std::to_string(a.layers) +
+                         " layers (num_hidden_layers); it needs one a layer");
+        return;
+    }
+    if (bad)
+        return;
+    a.layers = n;
+    a.normsPerLayer = 1;       // NemotronHBlock: one norm before its one mixer
+    a.dropout = false;         // hidden_dropout 0.0 (NemotronHConfig)
+    a.ffnKind = FfnKind::Gelu; // relu², two matrices (up, down), not gated
+    a.kinds.mamba = mamba;
+    a.kinds.ffnOnly = mlp + moe;
+    a.kinds.mixerOnly = mamba + attention;
+    Mamba2Config& m = a.kinds.mamba2;
+    m.heads = r.integer("mamba_num_heads", false, 128, 1, 65536);
+    m.headDim = r.integer("mamba_head_dim", false, 64, 1, 65536);
+    m.stateSize = r.integer("ssm_state_size", false, 128, 1, 65536);
+    m.groups = r.integer(r.has("n_groups") ? "n_groups" : "mamba_n_groups", false, 8, 1, 65536);
+    m.convKernel = r.integer(r.has("conv_kernel") ? "conv_kernel" : "mamba_d_conv", false, 4, 1, 1024);
+    m.convBias = r.flag(r.has("use_conv_bias") ? "use_conv_bias" : "mamba_conv_bias", true);
+    m.projBias = r.flag("use_bias", false);
+    if (m.heads % m.groups != 0)
+        r.error("n_groups",
+                "must divide mamba_num_heads (" + std::to_string(m.heads) + "), got " + std::to_string(m.groups));
+    if (moe > 0) {
+        if (r.has("moe_latent_size"))
+            r.error("moe_latent_size", "is not supported yet (the experts' latent projection)");
+        a.moe.experts = r.integer("n_routed_experts", false, 8, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 2, 1, 65536);
+        a.moe.expertFfn = r.integer("moe_intermediate_size", false, 7688, 1, 16 * kMaxHidden);
+        const int64_t shared = r.integer("moe_shared_expert_intermediate_size", false, 7688, 0, 16 * kMaxHidden);
+        if (shared % a.moe.expertFfn != 0)
+            r.error("moe_shared_expert_intermediate_size",
+                    "must be a multiple of moe_intermediate_size (" + std::to_string(a.moe.expertFfn) +
+                        ") for TrainMem's shared-expert count, got " + std::to_string(shared));
+        else
+            a.moe.sharedExperts = shared / a.moe.expertFfn;
+        a.moe.denseLayers = mlp;
+        a.moe.denseFfn = a.ffn;
+    }
+}
+
 void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const SizeDefaults* wrapperDefaults = nullptr)
 {
     const SizeDefaults d = wrapperDefaults ? *wrapperDefaults : sizeDefaults(f);
@@ -638,7 +774,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     const bool gpt2 = f == Family::Gpt2 || f == Family::GptBigCode;
     const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3;
     const bool gemma = f == Family::Gemma || f == Family::Gemma2 || f == Family::Gemma3;
-    const bool qwenMoe = f == Family::Qwen2Moe || f == Family::Qwen3Moe || f == Family::Qwen3Next;
+    const bool qwenMoe =
+        f == Family::Qwen2Moe || f == Family::Qwen3Moe || f == Family::Qwen3Next || f == Family::Qwen3_5Moe;
 
     // Sizes: GPT-2 names them n_embd/n_layer/n_head/n_inner/n_positions (configuration_gpt2.py).
     a.hidden = r.integer(gpt2 ? "n_embd" : "hidden_size", d.hidden == 0, d.hidden, 1, kMaxHidden);
@@ -677,21 +814,23 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
             a.kvHeads = r.flag("multi_query", true) ? 1 : a.heads;
     } else if (!gpt2 && !deepseek)
         a.kvHeads = r.integer("num_key_value_heads", false,
-                              d.kvHeads > 0                                       ? d.kvHeads
-                              : f == Family::SmolLM3 || f == Family::Gemma3       ? 4
-                              : eightKv                                           ? 8
-                              : f == Family::Starcoder2 || f == Family::Qwen3Next ? 2
-                                                                                  : a.heads,
+                              d.kvHeads > 0                                                                  ? d.kvHeads
+                              : f == Family::SmolLM3 || f == Family::Gemma3 || f == Family::Qwen3_5          ? 4
+                              : eightKv || f == Family::NemotronH                                            ? 8
+                              : f == Family::Starcoder2 || f == Family::Qwen3Next || f == Family::Qwen3_5Moe ? 2
+                                                                                                             : a.heads,
                               1, 65536);
 
     // head_dim: given, or the family's default (Gemma 256, Qwen3 128), or hidden / heads.
     // (GemmaConfig, Gemma2Config, Gemma3TextConfig: 256; Qwen3Config: 128; Qwen3MoeConfig has none.)
-    // Llama4TextConfig and MiniMaxM2Config: 128 as well; Qwen3NextConfig 256.
-    const bool headDim128 = f == Family::Qwen3 || f == Family::SeedOss || f == Family::Llama4 || f == Family::MiniMaxM2;
-    const int64_t defaultHeadDim = gemma || f == Family::Qwen3Next ? 256
-                                   : headDim128                    ? 128
-                                   : f == Family::GptOss           ? 64
-                                                                   : 0;
+    // Llama4TextConfig and MiniMaxM2Config: 128 as well; Qwen3NextConfig and Qwen3.5's 256.
+    const bool headDim128 = f == Family::Qwen3 || f == Family::SeedOss || f == Family::Llama4 ||
+                            f == Family::MiniMaxM2 || f == Family::NemotronH;
+    const int64_t defaultHeadDim = gemma || f == Family::Qwen3Next || f == Family::Qwen3_5 || f == Family::Qwen3_5Moe
+                                       ? 256
+                                   : headDim128          ? 128
+                                   : f == Family::GptOss ? 64
+                                                         : 0;
     if (!gpt2 && !deepseek && r.has("head_dim"))
         a.headDim = r.integer("head_dim", false, 0, 1, 65536);
     else if (defaultHeadDim > 0)
@@ -748,6 +887,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     case Family::Qwen3:
     case Family::Qwen3Moe:
     case Family::Qwen3Next:
+    case Family::Qwen3_5:
+    case Family::Qwen3_5Moe:
     case Family::Olmoe:
     case Family::Cohere2:
     case Family::Exaone4:
@@ -824,10 +965,14 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     case Family::Mixtral:
     case Family::Phi3:
         break;
+    case Family::NemotronH:
+        // NemotronHAttention: q/k/v/o without bias; NemotronHMLP and the experts: up and down with mlp_bias.
+        a.mlpBias = r.flag("mlp_bias", false);
+        break;
     }
 
     if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3 || f == Family::Exaone4 ||
-        f == Family::Qwen3Next)
+        f == Family::Qwen3Next || f == Family::Qwen3_5 || f == Family::Qwen3_5Moe)
         a.qkNorm = QkNorm::PerHead;
     else if (f == Family::Olmo2 || f == Family::Olmoe || f == Family::MiniMaxM2)
         a.qkNorm =
@@ -836,8 +981,9 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         a.qkNorm = QkNorm::PerHead; // Glm4MoeRMSNorm(head_dim) on queries and keys
     else if (f == Family::Phi && r.flag("qk_layernorm", false))
         a.qkNorm = QkNorm::PerHead; // q_layernorm, k_layernorm: LayerNorm(head_dim) with bias
-    // Qwen3-Next's attention is gated: q_proj yields the query and a gate of the same width (Qwen3NextAttention).
-    if (f == Family::Qwen3Next)
+    // Qwen3-Next's and Qwen3.5's attention is gated: q_proj yields the query and a gate of the same width
+    // (Qwen3NextAttention; Qwen3_5Attention is the same module).
+    if (f == Family::Qwen3Next || f == Family::Qwen3_5 || f == Family::Qwen3_5Moe)
         a.gatedAttention = true;
 
     // Dropout: GPT-2 trains with resid_pdrop 0.1 by default, GPT-NeoX with hidden_dropout 0.
@@ -863,6 +1009,14 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         a.mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", true, 64, 0, 65536);
         a.mla.vHeadDim = r.integer("v_head_dim", true, 128, 1, 65536);
         a.mtpLayers = r.integer("num_nextn_predict_layers", false, 0, 0, kMaxLayers);
+        // DeepSeek-V3.2 (deepseek_v32): index_n_heads, index_head_dim, index_topk (its config.json, vendored in
+        // huggingface/transformers src/transformers/models/deepseek_v32/deepseek_files/config.json @
+        // a10b6fa874989cba1c451be928aa86ce59475d9c: 64, 128, 2048).
+        if (r.has("index_n_heads")) {
+            a.mla.indexHeads = r.integer("index_n_heads", false, 64, 1, 65536);
+            a.mla.indexHeadDim = r.integer("index_head_dim", false, 128, 1, 65536);
+            a.mla.indexTopk = r.integer("index_topk", false, 2048, 1, kMaxSeq);
+        }
         if (r.has("n_routed_experts")) {
             a.moe.experts = r.integer("n_routed_experts", false, 0, 1, 65536);
             a.moe.activeExperts = r.integer("num_experts_per_tok", true, 1, 1, 65536);
@@ -942,6 +1096,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
             r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", false, 256, 1, 65536);
         a.moe.activeExperts = r.integer("num_experts_per_tok", false, 8, 1, 65536);
         a.moe.expertFfn = a.ffn;
+    } else if (f == Family::NemotronH) {
+        readNemotronH(r, a);
     } else if (f == Family::Olmoe) {
         // Every layer MoE: num_experts experts of intermediate_size (OlmoeSparseMoeBlock), a router h·E without
         // bias, no shared expert; OlmoeConfig's defaults 64 experts, 8 a token.
@@ -955,11 +1111,17 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         a.moe.expertFfn = a.ffn; // every MixtralBlockSparseTop2MLP has intermediate_size
     } else if (qwenMoe) {
         // Newer transformers maps num_experts to num_local_experts (configuration_qwen3_moe.py attribute_map).
-        // Qwen3NextConfig defaults them (512 experts, 10 a token, 512 wide); the older classes' files all give them.
-        const bool next = f == Family::Qwen3Next;
+        // Qwen3NextConfig defaults them (512 experts, 10 a token, 512 wide), Qwen3_5MoeTextConfig too (256, 8, 512:
+        // modular_qwen3_5_moe.py @ e36255cb9af68ea2c16fefd6b1c798882cafda16, whose every layer is a
+        // Qwen3NextSparseMoeBlock); the older classes' files all give them.
+        const bool next = f == Family::Qwen3Next || f == Family::Qwen3_5Moe;
+        const bool q35 = f == Family::Qwen3_5Moe;
         a.moe.experts = r.integer(r.has("num_local_experts") ? "num_local_experts" : "num_experts", !next,
-                                  next ? 512 : 0, 1, 65536);
-        a.moe.activeExperts = r.integer("num_experts_per_tok", !next, next ? 10 : 0, 1, 65536);
+                                  q35    ? 256
+                                  : next ? 512
+                                         : 0,
+                                  1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", !next, q35 ? 8 : next ? 10 : 0, 1, 65536);
         a.moe.expertFfn = r.integer("moe_intermediate_size", !next, next ? 512 : 0, 1, 16 * kMaxHidden);
         const int64_t step = r.integer("decoder_sparse_step", false, 1, 1, kMaxLayers);
         const std::set<int64_t> mlpOnly = r.layerList("mlp_only_layers", std::max<int64_t>(a.layers, 1));

@@ -195,7 +195,9 @@ void readLayerKinds(Reader& r, const json& j, const std::string& p, Architecture
     if (!r.object(j, "layer_kinds", p, k))
         return;
     const std::string kp = p + "/layer_kinds";
-    r.onlyKeys(*k, kp, {"sliding", "sliding_window", "chunked", "chunk_size", "linear", "linear_attention"});
+    r.onlyKeys(*k, kp,
+               {"sliding", "sliding_window", "chunked", "chunk_size", "linear", "linear_attention", "mamba", "mamba2",
+                "ffn_only", "mixer_only"});
     LayerKinds& m = a.kinds;
     r.integer(*k, "sliding", kp, m.sliding, 0, kMaxLayers);
     r.integer(*k, "sliding_window", kp, m.window, 1, kMaxSeq);
@@ -222,10 +224,31 @@ void readLayerKinds(Reader& r, const json& j, const std::string& p, Architecture
     } else if (m.linear > 0) {
         r.error(kp + "/linear_attention", "is required when there are linear-attention layers");
     }
-    const int64_t other = m.sliding + m.chunked + m.linear;
+    r.integer(*k, "mamba", kp, m.mamba, 0, kMaxLayers);
+    r.integer(*k, "ffn_only", kp, m.ffnOnly, 0, kMaxLayers);
+    r.integer(*k, "mixer_only", kp, m.mixerOnly, 0, kMaxLayers);
+    const json* s = nullptr;
+    if (r.object(*k, "mamba2", kp, s)) {
+        const std::string sp = kp + "/mamba2";
+        r.onlyKeys(*s, sp, {"heads", "head_dim", "state_size", "groups", "conv_kernel", "conv_bias", "proj_bias"});
+        Mamba2Config& c = m.mamba2;
+        r.integer(*s, "heads", sp, c.heads, 1, 65536);
+        r.integer(*s, "head_dim", sp, c.headDim, 1, 65536);
+        r.integer(*s, "state_size", sp, c.stateSize, 1, 65536);
+        r.integer(*s, "groups", sp, c.groups, 1, 65536);
+        r.integer(*s, "conv_kernel", sp, c.convKernel, 1, 1024);
+        r.boolean(*s, "conv_bias", sp, c.convBias);
+        r.boolean(*s, "proj_bias", sp, c.projBias);
+    } else if (m.mamba > 0) {
+        r.error(kp + "/mamba2", "is required when there are Mamba-2 layers");
+    }
+    const int64_t other = m.sliding + m.chunked + m.linear + m.mamba + m.ffnOnly;
     if (a.layers > 0 && other > a.layers)
-        r.error(kp, "counts " + std::to_string(other) + " sliding, chunked and linear layers for " +
+        r.error(kp, "counts " + std::to_string(other) + " sliding, chunked, linear, Mamba-2 and FFN-only layers for " +
                         std::to_string(a.layers) + " layers; the full-attention layers are what they leave");
+    if (a.layers > 0 && m.mixerOnly > a.layers - m.ffnOnly)
+        r.error(kp + "/mixer_only", "must not exceed the layers that have a token mixer (" +
+                                        std::to_string(a.layers - m.ffnOnly) + "), got " + std::to_string(m.mixerOnly));
 }
 
 void readArchitecture(Reader& r, const json& j, const std::string& p, Architecture& a)
@@ -317,12 +340,18 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     const json* mla = nullptr;
     if (r.object(j, "mla", p, mla)) {
         const std::string mp = p + "/mla";
-        r.onlyKeys(*mla, mp, {"q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"});
+        r.onlyKeys(*mla, mp,
+                   {"q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "index_heads",
+                    "index_head_dim", "index_topk"});
         r.integer(*mla, "q_lora_rank", mp, a.mla.qLoraRank, 0, kMaxHidden);
         r.integer(*mla, "kv_lora_rank", mp, a.mla.kvLoraRank, 1, kMaxHidden);
         r.integer(*mla, "qk_rope_head_dim", mp, a.mla.qkRopeHeadDim, 0, 65536);
         r.integer(*mla, "qk_nope_head_dim", mp, a.mla.qkNopeHeadDim, 1, 65536);
         r.integer(*mla, "v_head_dim", mp, a.mla.vHeadDim, 1, 65536);
+        // DeepSeek-V3.2's sparse-attention indexer (docs/accounting.md, Layer kinds): 0 heads = none.
+        r.integer(*mla, "index_heads", mp, a.mla.indexHeads, 0, 65536);
+        r.integer(*mla, "index_head_dim", mp, a.mla.indexHeadDim, 1, 65536);
+        r.integer(*mla, "index_topk", mp, a.mla.indexTopk, 1, kMaxSeq);
     }
     if (a.attention == AttentionKind::MLA && !mla)
         r.error(p + "/mla", "is required when attention is \"mla\"");
@@ -630,6 +659,11 @@ json scenarioToJson(const Scenario& s)
                            {"qk_rope_head_dim", a.mla.qkRopeHeadDim},
                            {"qk_nope_head_dim", a.mla.qkNopeHeadDim},
                            {"v_head_dim", a.mla.vHeadDim}};
+        if (a.attention == AttentionKind::MLA && a.mla.indexHeads > 0) { // written only with an indexer
+            arch["mla"]["index_heads"] = a.mla.indexHeads;
+            arch["mla"]["index_head_dim"] = a.mla.indexHeadDim;
+            arch["mla"]["index_topk"] = a.mla.indexTopk;
+        }
         if (a.isMoe())
             arch["moe"] = {{"experts", a.moe.experts},
                            {"active_experts", a.moe.activeExperts},
@@ -659,6 +693,17 @@ json scenarioToJson(const Scenario& s)
                 kinds["chunked"] = a.kinds.chunked;
                 kinds["chunk_size"] = a.kinds.chunk;
             }
+            if (a.kinds.mamba > 0) {
+                const Mamba2Config& m = a.kinds.mamba2;
+                kinds["mamba"] = a.kinds.mamba;
+                kinds["mamba2"] = {{"heads", m.heads},       {"head_dim", m.headDim},       {"state_size", m.stateSize},
+                                   {"groups", m.groups},     {"conv_kernel", m.convKernel}, {"conv_bias", m.convBias},
+                                   {"proj_bias", m.projBias}};
+            }
+            if (a.kinds.ffnOnly > 0)
+                kinds["ffn_only"] = a.kinds.ffnOnly;
+            if (a.kinds.mixerOnly > 0)
+                kinds["mixer_only"] = a.kinds.mixerOnly;
             if (a.kinds.linear > 0) {
                 const LinearAttentionConfig& g = a.kinds.linearAttention;
                 kinds["linear"] = a.kinds.linear;

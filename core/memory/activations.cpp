@@ -30,6 +30,21 @@ double linearAttentionTape(const Architecture& a, double sb, double e, double li
            4 * sb * nv + e * sb * vDim + lin * sb * vDim;
 }
 
+// One Mamba-2 layer's tape (issue 29 §2): Mamba-2's fused training path, state-spaces/mamba
+// mamba_ssm/ops/triton/ssd_combined.py MambaSplitConv1dScanCombinedFn.forward at
+// d757aef189a5215ab3568516825a145e49f7b7ed, saves for backward only in_proj's output zxbcdt (z, x, B, C and dt:
+// e·sb·(d_inner + conv_dim + heads)), the scan's output before the gated norm out_x (e·sb·d_inner) and the norm's
+// fp32 rstd per group (4·sb·groups), recomputing the conv, the scan and out_proj's input in backward; in_proj's own
+// input is kept by the linear (lin·sbh). Linear in s.
+double mambaTape(const Architecture& a, double sb, double e, double lin)
+{
+    const Mamba2Config& m = a.kinds.mamba2;
+    const double h = static_cast<double>(a.hidden);
+    const double inner = static_cast<double>(m.innerDim());
+    const double proj = inner + static_cast<double>(m.convDim()) + static_cast<double>(m.heads);
+    return lin * sb * h + e * sb * proj + e * sb * inner + 4 * sb * static_cast<double>(m.groups);
+}
+
 } // namespace
 
 double linearAttentionChunkTape(const Architecture& a, double sb)
@@ -97,6 +112,13 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
             r.scores = 4 * heads * sb; // fp32 log-sum-exp per row (FlashAttention-2)
         else
             r.scores = (dropout ? (2 * e + 1) : e) * heads * s * keys * b;
+    }
+    if (kind == LayerKind::Mamba) {
+        r.attention = mambaTape(a, sb, e, lin);
+        r.scores = 0; // the scan keeps no per-token matrix: the fused kernel recomputes its chunk states in backward
+    } else if (kind == LayerKind::None) {
+        r.attention = 0; // an FFN-only block (Nemotron-H's - and E)
+        r.scores = 0;
     }
     if (kind == LayerKind::Linear) {
         r.attention = linearAttentionTape(a, sb, e, lin);

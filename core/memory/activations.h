@@ -66,7 +66,8 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
 
 /// \brief The tape of one layer whose token mixer is of kind `kind` (issue 29 §2): a sliding-window or chunked
 /// layer's unfused scores meet at most window (chunk) keys per query instead of s; a Gated DeltaNet layer keeps
-/// its projections and the chunked kernel's per-chunk matrices, linear in s. The FFN part is `moeLayer`'s.
+/// its projections and the chunked kernel's per-chunk matrices, a Mamba-2 layer what its fused kernel saves, both
+/// linear in s; a block without a token mixer keeps none. The FFN part is `moeLayer`'s.
 LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind);
 
 /// \brief The keys one query of a layer of kind `kind` attends to in a sequence of `seq` tokens: seq, or

@@ -54,6 +54,28 @@ ModelSpec fitMapModel(const ResolvedModel& current, int64_t totalParams)
     return m;
 }
 
+LayerKinds fitMapKinds(const ResolvedModel& current, int64_t layers)
+{
+    LayerKinds k;
+    const LayerKinds& c = current.arch.kinds;
+    const int64_t mixers = current.arch.layers - c.ffnOnly; // Nemotron-H's FFN-only blocks have no mixer to share
+    if (current.fromSize || !c.any() || mixers <= 0 || layers <= 0)
+        return k;
+    auto share = [&](int64_t n) {
+        return std::clamp<int64_t>(
+            std::llround(static_cast<double>(n) * static_cast<double>(layers) / static_cast<double>(mixers)), 0,
+            layers);
+    };
+    k = c;
+    k.ffnOnly = 0; // the made-up shape's layers all hold attention (or its replacement) and an FFN
+    k.mixerOnly = 0;
+    k.sliding = share(c.sliding);
+    k.chunked = std::min(share(c.chunked), layers - k.sliding);
+    k.linear = std::min(share(c.linear), layers - k.sliding - k.chunked);
+    k.mamba = std::min(share(c.mamba), layers - k.sliding - k.chunked - k.linear);
+    return k;
+}
+
 Scenario fitMapScenario(const Scenario& s, int64_t totalParams, int64_t seq)
 {
     Scenario x = s;
@@ -74,7 +96,9 @@ FitMap fitMap(const Scenario& s, const GpuSpec& gpu, const FitMapAxes& axes)
     Scenario x = s;
     for (size_t c = 0; c < axes.params.size(); ++c) {
         x.model = fitMapModel(current, axes.params[c]);
-        const ResolvedModel m = resolveModel(x.model);
+        ResolvedModel m = resolveModel(x.model);
+        // A hybrid model's column keeps its layer kinds (issue 29 §2), in the same shares.
+        m.arch.kinds = fitMapKinds(current, m.arch.layers);
         bool below = true; // every row so far fits on one GPU
         for (size_t r = 0; r < rows; ++r) {
             x.training.seqLen = axes.seq[r];

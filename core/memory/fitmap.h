@@ -50,6 +50,12 @@ FitMapAxes fitMapAxes(int64_t cp = 1, int perDecade = kFitMapParamsPerDecade, in
 /// dense, a mixture of experts keeps `current`'s active share.
 ModelSpec fitMapModel(const ResolvedModel& current, int64_t totalParams);
 
+/// \brief The layer kinds a column's made-up shape of `layers` layers takes from `current` (issue 29 §2): the same
+/// shares of sliding-window, chunked, linear-attention and Mamba-2 layers among the layers that have a token mixer,
+/// with the same window, chunk and state widths, so that a hybrid model's map keeps its bounded caches and states
+/// at every size. None for a model without kinds.
+LayerKinds fitMapKinds(const ResolvedModel& current, int64_t layers);
+
 /// \brief The scenario a cell describes: `s` with fitMapModel() of `totalParams` and context `seq`.
 Scenario fitMapScenario(const Scenario& s, int64_t totalParams, int64_t seq);
 

@@ -492,6 +492,10 @@ const char* kindName(LayerKind k)
         return "chunked-attention";
     case LayerKind::Linear:
         return "linear-attention (Gated DeltaNet)";
+    case LayerKind::Mamba:
+        return "Mamba-2";
+    case LayerKind::None:
+        return "FFN-only";
     }
     return "";
 }
@@ -519,8 +523,12 @@ std::string kindsSentence(const TermContext& c, bool cache)
                    (cache ? " tokens (their chunk)" : " keys per query (their chunk)");
             break;
         case LayerKind::Linear:
+        case LayerKind::Mamba:
             what = cache ? "keep no keys or values: a fixed-size recurrent state instead (the recurrent-state term)"
                          : "keep no s² scores: their recurrence is linear in s";
+            break;
+        case LayerKind::None:
+            what = cache ? "keep nothing (no token mixer)" : "have no token mixer, only their FFN";
             break;
         }
         out += (out.empty() ? "" : "; ") + formatNumber(n) + " " + kindName(k) + " layer" + (n == 1 ? "" : "s") + " " +
@@ -637,10 +645,10 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
         // kind in the model's proportion.
         if constexpr (X::kText)
             n.assumptions += kindsSentence(c, false);
-        static constexpr std::array<const char*, kLayerKindCount> kindSym{"L_full", "L_sliding", "L_chunked",
-                                                                          "L_linear"};
-        static constexpr std::array<const char*, kLayerKindCount> tapeSym{"tape_full", "tape_sliding", "tape_chunked",
-                                                                          "tape_linear"};
+        static constexpr std::array<const char*, kLayerKindCount> kindSym{"L_full",   "L_sliding", "L_chunked",
+                                                                          "L_linear", "L_mamba",   "L_ffn-only"};
+        static constexpr std::array<const char*, kLayerKindCount> tapeSym{
+            "tape_full", "tape_sliding", "tape_chunked", "tape_linear", "tape_mamba", "tape_ffn-only"};
         X sum = X(0);
         bool first = true;
         for (size_t i = 0; i < kLayerKindCount; ++i) {
@@ -691,9 +699,10 @@ template <class X> X activations(const TermContext& c, TermNotes<X>& n)
 }
 
 // The KV cache of a model of several layer kinds (issue 29 §2): a full-attention layer keeps K and V of every token,
-// a sliding-window layer of its last `window` tokens (transformers' DynamicSlidingWindowLayer, vLLM's sliding-window
-// KV manager), a chunked layer of at most its chunk; a linear-attention layer none (the recurrent-state term).
-// Tokens are the s of the scenario (s/c under context parallel); a pipeline stage holds n/L of each kind.
+// a sliding-window layer of its last `window` tokens (Mistral 7B's rolling buffer cache; transformers'
+// DynamicSlidingWindowLayer keeps [b, heads, min(s, window), head_dim]), a chunked layer of at most its chunk; a
+// linear-attention layer none (the recurrent-state term). Tokens are the s of the scenario (s/c under context
+// parallel); a pipeline stage holds n/L of each kind.
 template <class X> X kvCacheByKind(const TermContext& c, TermNotes<X>& n)
 {
     const Architecture& a = c.model->arch;
@@ -703,9 +712,8 @@ template <class X> X kvCacheByKind(const TermContext& c, TermNotes<X>& n)
                kindsSentence(c, true);
     });
     n.source("Pope et al. 2022, Efficiently Scaling Transformer Inference §2 (KV cache); Ainslie et al. 2023 (GQA); "
-             "Beltagy et al. 2020, Longformer §3.1 (sliding window); huggingface/transformers "
-             "src/transformers/cache_utils.py (DynamicSlidingWindowLayer keeps sliding_window − 1 past tokens, "
-             "plus the new one); docs/accounting.md, Layer kinds");
+             "Jiang et al. 2023, Mistral 7B (arXiv 2310.06825), Rolling Buffer Cache (a sliding-window layer's cache "
+             "has a fixed size of W); docs/accounting.md, Layer kinds");
     const X s = tokens<X>(c.in);
     const double seq = c.in.localSeq();
     X layerTokens = X(0);
@@ -733,6 +741,41 @@ template <class X> X kvCacheByKind(const TermContext& c, TermNotes<X>& n)
     return c.layout.tp > 1 ? over(kv, X::sym("t", dbl(c.layout.tp))) : kv;
 }
 
+// Mamba-2 layers' state while generating: per layer and sequence the SSM state, heads × head_dim × state in
+// mamba_ssm_cache_dtype (NemotronHConfig's default float32, configuration_nemotron_h.py @
+// cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba), and the conv state, conv_dim × K in the model's 16 bits
+// (NemotronHHybridDynamicCache in modeling_nemotron_h.py @ 897753a012bfa6dac8c0ae3281f23a2fc1e72db6: conv_states
+// [b, d_inner + 2·groups·state, conv_kernel], ssm_states [b, heads, head_dim, state]).
+template <class X> X mambaStateBytes(const TermContext& c)
+{
+    const Mamba2Config& m = c.model->arch.kinds.mamba2;
+    const X ssm =
+        dot(dot(dot(X::sym("heads", dbl(m.heads)), X::sym("d_head", dbl(m.headDim))), X::sym("N", dbl(m.stateSize))),
+            X::bytes("4 B", 4));
+    const X conv = dot(dot(X::sym("conv_dim", dbl(m.convDim())), X::sym("K", dbl(m.convKernel))),
+                       X::bytes("2 B", kKvElementBytes));
+    X layers = X::sym("L_mamba", c.kindLayers[static_cast<size_t>(LayerKind::Mamba)]);
+    if (c.layout.pp > 1)
+        layers = dot(X::sym("n/L", c.stageLayers / c.layers), layers);
+    return dot(dot(layers, X::sym("b", c.in.microBatch)), ssm + conv);
+}
+
+template <class X> X mambaState(const TermContext& c, TermNotes<X>& n)
+{
+    n.assume([&] {
+        return formatNumber(c.kindLayers[static_cast<size_t>(LayerKind::Mamba)]) +
+               " Mamba-2 layers keep, per sequence, an SSM state of heads × head_dim × N in fp32 and the causal "
+               "convolution's last K inputs in 16 bits, whatever the context: they replace the KV cache of those "
+               "layers." +
+               std::string(c.layout.pp > 1 ? " A pipeline stage holds n/L of them." : "");
+    });
+    n.source("Dao & Gu 2024, Transformers are SSMs (Mamba-2, arXiv 2405.21060) §7; huggingface/transformers "
+             "src/transformers/models/nemotron_h/modeling_nemotron_h.py @ 897753a0 (NemotronHHybridDynamicCache) and "
+             "configuration_nemotron_h.py @ cfeb552e (mamba_ssm_cache_dtype float32); docs/accounting.md, Layer kinds");
+    const X total = mambaStateBytes<X>(c);
+    return c.layout.tp > 1 ? over(total, X::sym("t", dbl(c.layout.tp))) : total;
+}
+
 // Linear-attention layers' state while generating (issue 29 §2): per layer and sequence, Gated DeltaNet's
 // recurrent state, one d_k × d_v matrix per value head in fp32, and the causal conv's last K inputs of its conv_dim
 // channels in the weights' 16 bits (huggingface/transformers src/transformers/models/qwen3_next/
@@ -744,6 +787,9 @@ template <class X> X recurrentState(const TermContext& c, TermNotes<X>& n)
     n.title("Recurrent state");
     const Architecture& a = c.model->arch;
     const double linear = c.kindLayers[static_cast<size_t>(LayerKind::Linear)];
+    const double mamba = c.kindLayers[static_cast<size_t>(LayerKind::Mamba)];
+    if (!c.training && linear <= 0 && mamba > 0)
+        return mambaState<X>(c, n);
     if (c.training || linear <= 0) {
         n.assume(c.training ? "Training keeps no recurrent state between steps: the linear-attention layers' tape is "
                               "in the activations term."
@@ -770,7 +816,9 @@ template <class X> X recurrentState(const TermContext& c, TermNotes<X>& n)
     X layers = X::sym("L_linear", linear);
     if (c.layout.pp > 1)
         layers = dot(X::sym("n/L", c.stageLayers / c.layers), layers);
-    const X total = dot(dot(layers, X::sym("b", c.in.microBatch)), state + conv);
+    X total = dot(dot(layers, X::sym("b", c.in.microBatch)), state + conv);
+    if (mamba > 0) // a model with both kinds
+        total = total + mambaStateBytes<X>(c);
     return c.layout.tp > 1 ? over(total, X::sym("t", dbl(c.layout.tp))) : total;
 }
 
@@ -792,7 +840,24 @@ template <class X> X kvCache(const TermContext& c, TermNotes<X>& n)
                  "and V.");
         n.source("DeepSeek-V2 technical report §2.1; docs/accounting.md, Model state (KV cache)");
         const X width = X::sym("r_kv", dbl(a.mla.kvLoraRank)) + X::sym("d_rope", dbl(a.mla.qkRopeHeadDim));
-        return dot(dot(dot(L, width), sb), e);
+        const X latent = dot(dot(dot(L, width), sb), e);
+        if (a.mla.indexHeads <= 0)
+            return latent;
+        // DeepSeek-V3.2's indexer keeps its own key of every token: d_I values in fp8 and one fp32 scale per 128
+        // (inference/model.py Indexer: k_cache float8_e4m3fn [b, s, d_I], k_scale_cache float32 [b, s, d_I/128],
+        // block_size 128).
+        if constexpr (X::kText)
+            n.assumptions += " DeepSeek-V3.2's sparse-attention indexer also caches one key of d_I = " +
+                             formatNumber(dbl(a.mla.indexHeadDim)) +
+                             " values per token and layer, in fp8 with an fp32 scale per 128: the attention reads "
+                             "only the top " +
+                             formatNumber(dbl(a.mla.indexTopk)) + " tokens, but every token stays cached.";
+        n.source("DeepSeek-V2 technical report §2.1; DeepSeek-V3.2 (DSA): huggingface/transformers "
+                 "src/transformers/models/deepseek_v32/deepseek_files/inference/model.py @ 220c122b (Indexer "
+                 "k_cache, k_scale_cache); docs/accounting.md, Layer kinds");
+        const X index = X::sym("d_I", dbl(a.mla.indexHeadDim)) * X::bytes("1 B", 1) +
+                        X::sym("d_I/128", dbl(a.mla.indexHeadDim) / 128) * X::bytes("4 B", 4);
+        return latent + dot(dot(L, index), sb);
     }
     if (c.mixedKinds)
         return kvCacheByKind<X>(c, n);
@@ -1118,8 +1183,9 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
     const int64_t L = std::max<int64_t>(a.layers, 1);
     c.layers = dbl(L);
     c.stageLayers = dbl(layout.maxStageLayers(L));
-    c.denseLayers = dbl(a.isMoe() ? std::min(a.moe.denseLayers, a.layers) : a.layers);
-    c.moeLayers = c.layers - c.denseLayers;
+    // Mixer-only blocks (Nemotron-H's M and *) have no FFN: neither dense nor MoE.
+    c.denseLayers = dbl(a.isMoe() ? std::min(a.moe.denseLayers, a.layers) : a.ffnLayers());
+    c.moeLayers = a.isMoe() ? std::max(0.0, dbl(a.ffnLayers()) - c.denseLayers) : 0.0;
     c.vision = dbl(heldVisionParams(m));
     if (c.training && trainedMtpParams(m, s) > 0) {
         c.mtpLayers = dbl(a.mtpLayers);
@@ -1145,43 +1211,52 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
 
     // Layer kinds (issue 29 §2): counts from the architecture, each kind's tape once per view (a handful of
     // layerActivations calls, not one per layer).
-    if (!m.fromSize && a.kinds.any()) {
+    if (a.kinds.any()) { // an architecture's, or a fit-map column's shares of them (fitMapKinds)
         c.mixedKinds = true;
         for (size_t i = 0; i < kLayerKindCount; ++i)
             c.kindLayers[i] = dbl(std::min(a.layersOfKind(static_cast<LayerKind>(i)), L));
-        // Each kind's tape with the average FFN of the model's dense and MoE layers.
-        auto averaged = [&](const ActivationInputs& in, LayerKind k) {
-            LayerActivations t = layerActivations(a, c.moeLayers > 0 && c.denseLayers <= 0, in, k);
-            if (c.moeLayers > 0 && c.denseLayers > 0)
-                t.mlp = (c.denseLayers * layerActivations(a, false, in, k).mlp +
-                         c.moeLayers * layerActivations(a, true, in, k).mlp) /
-                        c.layers;
-            return t;
-        };
-        // The largest kind's layer: what serving holds at once, and full recomputation rebuilds.
-        auto largest = [&](const ActivationInputs& in, bool moeLayer) {
-            LayerActivations best;
+        // One layerActivations call per kind other than full attention and per input set: a layer's FFN part does
+        // not depend on its token mixer, so every kind takes the full-attention layer's dense and MoE FFN parts
+        // (c.dense and c.moe, c.denseNone and c.moeNone, computed above). Each kind's tape gets the average FFN
+        // over all L layers (mixer-only blocks, Nemotron-H's M and *, have none); the largest kind's layer with the
+        // dense (MoE) FFN is what serving holds at once and full recomputation rebuilds.
+        auto kinds = [&](const ActivationInputs& in, const LayerActivations& fullDense, const LayerActivations& fullMoe,
+                         LayerActivations& largestDense, LayerActivations& largestMoe, bool average) {
+            const double mlp = (c.denseLayers * fullDense.mlp + c.moeLayers * fullMoe.mlp) / c.layers;
             bool any = false;
             for (size_t i = 0; i < kLayerKindCount; ++i) {
                 if (c.kindLayers[i] <= 0)
                     continue;
-                const LayerActivations t = layerActivations(a, moeLayer, in, static_cast<LayerKind>(i));
-                if (!any || t.total() > best.total())
-                    best = t;
+                const LayerKind k = static_cast<LayerKind>(i);
+                LayerActivations t = k == LayerKind::Full ? fullDense : layerActivations(a, false, in, k);
+                LayerActivations tm = t;
+                tm.mlp = fullMoe.mlp;
+                if (!any || t.total() > largestDense.total())
+                    largestDense = t;
+                if (!any || tm.total() > largestMoe.total())
+                    largestMoe = tm;
                 any = true;
+                if (average) {
+                    t.mlp = mlp;
+                    c.kindTape[i] = t;
+                }
             }
-            return best;
         };
         if (c.training) {
-            for (size_t i = 0; i < kLayerKindCount; ++i)
-                if (c.kindLayers[i] > 0)
-                    c.kindTape[i] = averaged(c.in, static_cast<LayerKind>(i));
-            c.dense = largest(c.in, false);
-            c.moe = a.isMoe() ? largest(c.in, true) : c.dense;
+            LayerActivations dense, moe;
+            kinds(c.in, c.dense, c.moe, dense, moe, true);
+            if (c.in.checkpointing == Checkpointing::None) {
+                c.denseNone = dense;
+                c.moeNone = a.isMoe() ? moe : dense;
+            }
+            c.dense = dense;
+            c.moe = a.isMoe() ? moe : dense;
         }
-        if (!c.training || c.in.checkpointing != Checkpointing::Selective) {
-            c.denseNone = largest(none, false);
-            c.moeNone = a.isMoe() ? largest(none, true) : c.denseNone;
+        if (!c.training || c.in.checkpointing == Checkpointing::Full) {
+            LayerActivations dense, moe;
+            kinds(none, c.denseNone, c.moeNone, dense, moe, false);
+            c.denseNone = dense;
+            c.moeNone = a.isMoe() ? moe : dense;
         }
     }
 

@@ -23,7 +23,7 @@ int64_t toCount(double v)
 // The linear layers of the whole model, d_in → d_out, `count` of each, grouped the way the two
 // target sets and expert parallelism need them. The shapes are the Hugging Face modules' (the
 // same ones core/model/params.cpp counts).
-constexpr std::array<std::pair<uint32_t, const char*>, 14> kModuleNames{{{kLoraQ, "q_proj"},
+constexpr std::array<std::pair<uint32_t, const char*>, 15> kModuleNames{{{kLoraQ, "q_proj"},
                                                                          {kLoraK, "k_proj"},
                                                                          {kLoraV, "v_proj"},
                                                                          {kLoraO, "o_proj"},
@@ -36,7 +36,8 @@ constexpr std::array<std::pair<uint32_t, const char*>, 14> kModuleNames{{{kLoraQ
                                                                          {kLoraKvB, "kv_b_proj"},
                                                                          {kLoraInProjQkvz, "in_proj_qkvz"},
                                                                          {kLoraInProjBa, "in_proj_ba"},
-                                                                         {kLoraOutProj, "out_proj"}}};
+                                                                         {kLoraOutProj, "out_proj"},
+                                                                         {kLoraInProj, "in_proj"}}};
 
 std::string trimmed(const std::string& s)
 {
@@ -90,6 +91,14 @@ struct Linears {
         const double L = dbl(a.attentionLayers());
         if (a.kinds.linear > 0)
             linearAttention(a, dbl(std::min(a.kinds.linear, a.layers)));
+        if (a.kinds.mamba > 0) {
+            // Mamba-2 (modeling_nemotron_h.py NemotronHMamba2Mixer @ 897753a012bfa6dac8c0ae3281f23a2fc1e72db6):
+            // in_proj h -> d_inner + conv_dim + heads, out_proj d_inner -> h.
+            const Mamba2Config& m = a.kinds.mamba2;
+            const double count = dbl(std::min(a.kinds.mamba, a.layers));
+            add(h, dbl(m.innerDim() + m.convDim() + m.heads), count, kLoraInProj);
+            add(dbl(m.innerDim()), h, count, kLoraOutProj);
+        }
         const double heads = dbl(a.heads);
         if (a.attention == AttentionKind::MLA) {
             // DeepSeek-V2/V3 modeling code: q_a_proj → q_b_proj (or q_proj), kv_a_proj_with_mqa →
@@ -105,6 +114,12 @@ struct Linears {
             add(h, dbl(m.kvLoraRank + m.qkRopeHeadDim), L, kLoraKvA);
             add(dbl(m.kvLoraRank), heads * dbl(m.qkNopeHeadDim + m.vHeadDim), L, kLoraKvB);
             add(heads * dbl(m.vHeadDim), h, L, kLoraO);
+            if (m.indexHeads > 0) {
+                // DeepSeek-V3.2's indexer (params.cpp): wq_b, wk, weights_proj, linears LoRA leaves alone.
+                add(dbl(m.qLoraRank > 0 ? m.qLoraRank : a.hidden), dbl(m.indexHeads * m.indexHeadDim), L, 0);
+                add(h, dbl(m.indexHeadDim), L, 0);
+                add(h, dbl(m.indexHeads), L, 0);
+            }
         } else {
             const double hd = dbl(a.headDimOrDefault());
             const double q = heads * hd, kv = dbl(a.kvHeadsOrDefault()) * hd;
@@ -113,7 +128,7 @@ struct Linears {
             add(h, kv, L, kLoraV);                           // v_proj
             add(q, h, L, kLoraO);                            // o_proj
         }
-        const double layers = dbl(a.layers);
+        const double layers = dbl(a.ffnLayers()); // Nemotron-H's M and * blocks have no FFN
         if (!a.isMoe()) {
             ffn(a, dbl(a.ffn), layers);
             return;
@@ -156,7 +171,7 @@ uint32_t loraModulesOf(LoraTargets t)
 {
     const uint32_t attn = kLoraQ | kLoraK | kLoraV | kLoraO | kLoraQA | kLoraQB | kLoraKvA | kLoraKvB;
     return t == LoraTargets::All
-               ? attn | kLoraGate | kLoraUp | kLoraDown | kLoraInProjQkvz | kLoraInProjBa | kLoraOutProj
+               ? attn | kLoraGate | kLoraUp | kLoraDown | kLoraInProjQkvz | kLoraInProjBa | kLoraOutProj | kLoraInProj
                : attn;
 }
 

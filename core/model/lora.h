@@ -48,7 +48,8 @@ enum LoraModule : uint32_t {
     /// not in attn (PEFT's attention set is q, k, v, o).
     kLoraInProjQkvz = 1u << 11,
     kLoraInProjBa = 1u << 12,
-    kLoraOutProj = 1u << 13
+    kLoraOutProj = 1u << 13, ///< Gated DeltaNet's and Mamba-2's out_proj
+    kLoraInProj = 1u << 14   ///< Mamba-2's in_proj (Nemotron-H)
 };
 /// \brief The modules of attn (every attention projection) and all (those and the MLP's).
 uint32_t loraModulesOf(LoraTargets t);

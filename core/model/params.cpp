@@ -39,6 +39,14 @@ double attentionParams(const Architecture& a)
         p += h * static_cast<double>(m.kvLoraRank + m.qkRopeHeadDim) + normParams(a, m.kvLoraRank);
         p += m.kvLoraRank * heads * static_cast<double>(m.qkNopeHeadDim + m.vHeadDim);
         p += heads * m.vHeadDim * h;
+        // DeepSeek-V3.2's indexer (its inference/model.py Indexer, vendored in huggingface/transformers
+        // src/transformers/models/deepseek_v32/deepseek_files/inference/model.py @
+        // 220c122bc324fc4b3a5018929c4c61ee456885d7): wq_b Linear(q_lora_rank, heads_I·d_I), wk Linear(h, d_I),
+        // k_norm LayerNorm(d_I) with weight and bias, weights_proj Linear(h, heads_I); no biases on the linears.
+        if (m.indexHeads > 0) {
+            const double d = static_cast<double>(m.indexHeadDim), n = static_cast<double>(m.indexHeads);
+            p += static_cast<double>(m.qLoraRank > 0 ? m.qLoraRank : a.hidden) * n * d + h * d + 2 * d + h * n;
+        }
         return p;
     }
     const double hd = static_cast<double>(a.headDimOrDefault());
@@ -86,6 +94,21 @@ double linearAttentionParams(const Architecture& a)
            static_cast<double>(g.valueHeadDim) + vDim * h;
 }
 
+// One Mamba-2 mixer as transformers' modeling_nemotron_h.py NemotronHMamba2Mixer builds it at
+// 897753a012bfa6dac8c0ae3281f23a2fc1e72db6: in_proj Linear(h, d_inner + conv_dim + heads, bias=use_bias); a depthwise
+// conv1d of conv_dim channels and conv_kernel taps with a bias (use_conv_bias); dt_bias, A_log and D, one per head;
+// the gated RMSNorm of d_inner (Zamba2RMSNormGated); out_proj Linear(d_inner, h, bias=use_bias).
+double mambaParams(const Architecture& a)
+{
+    const Mamba2Config& m = a.kinds.mamba2;
+    const double h = static_cast<double>(a.hidden);
+    const double inner = static_cast<double>(m.innerDim()), conv = static_cast<double>(m.convDim());
+    const double heads = static_cast<double>(m.heads);
+    const double proj = inner + conv + heads;
+    return h * proj + (m.projBias ? proj : 0) + conv * static_cast<double>(m.convKernel) + (m.convBias ? conv : 0) +
+           3 * heads + inner + inner * h + (m.projBias ? h : 0);
+}
+
 int64_t toCount(double v)
 {
     if (!std::isfinite(v) || v < 0)
@@ -119,12 +142,19 @@ ParamCount countParams(const Architecture& a)
         const double linear = static_cast<double>(std::min(a.kinds.linear, a.layers));
         total += linear * (linearAttentionParams(a) - attentionParams(a));
     }
+    // Mamba-2 layers likewise; FFN-only blocks (Nemotron-H's - and E) have no token mixer at all.
+    if (a.kinds.mamba > 0)
+        total += static_cast<double>(std::min(a.kinds.mamba, a.layers)) * (mambaParams(a) - attentionParams(a));
+    if (a.kinds.ffnOnly > 0)
+        total -= static_cast<double>(std::min(a.kinds.ffnOnly, a.layers)) * attentionParams(a);
+    // Mixer-only blocks (its M and *) have no FFN: the FFN counts below run over the FFN layers.
+    const double ffnLayers = static_cast<double>(a.ffnLayers());
     double active = total;
     double routed = 0;
     if (a.isMoe()) {
         const MoeConfig& m = a.moe;
         const double denseLayers = static_cast<double>(std::min(m.denseLayers, a.layers));
-        const double moeLayers = L - denseLayers;
+        const double moeLayers = std::max(0.0, ffnLayers - denseLayers);
         const double leadFfn = ffnParams(a, static_cast<double>(m.denseFfn > 0 ? m.denseFfn : a.ffn));
         const double expert = ffnParams(a, static_cast<double>(m.expertFfn));
         // The router (gate) is h·E without bias; DeepSeek-V3 adds a per-expert score-correction bias and
@@ -136,8 +166,8 @@ ParamCount countParams(const Architecture& a)
         total += denseLayers * leadFfn + routed + sharedAndRouter;
         active += denseLayers * leadFfn + sharedAndRouter + moeLayers * static_cast<double>(m.activeExperts) * expert;
     } else {
-        total += L * denseFfn;
-        active += L * denseFfn;
+        total += ffnLayers * denseFfn;
+        active += ffnLayers * denseFfn;
     }
     // Multi-token prediction (DeepSeek-V3 §2.2, Megatron-LM multi_token_prediction.py): per module the
     // projection M_k of [RMSNorm(h); RMSNorm(Emb)] (2h -> h, no bias), enorm and hnorm, one block of the last

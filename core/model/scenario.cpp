@@ -151,6 +151,10 @@ const char* toString(LayerKind v)
         return "chunked";
     case LayerKind::Linear:
         return "linear";
+    case LayerKind::Mamba:
+        return "mamba";
+    case LayerKind::None:
+        return "none";
     }
     return "";
 }

@@ -65,6 +65,11 @@ struct MlaConfig {
     int64_t qkRopeHeadDim = 64;
     int64_t qkNopeHeadDim = 128;
     int64_t vHeadDim = 128;
+    /// DeepSeek-V3.2's sparse-attention indexer (DSA, its lightning indexer; 0 heads = none): index_n_heads heads of
+    /// index_head_dim scoring every cached token, the attention then reads the index_topk best.
+    int64_t indexHeads = 0;
+    int64_t indexHeadDim = 128;
+    int64_t indexTopk = 2048;
 
     bool operator==(const MlaConfig&) const = default;
 };
@@ -87,8 +92,10 @@ struct MoeConfig {
 /// (Gemma 2/3, gpt-oss, Mistral) attends to the last `window` tokens and a chunked layer (Llama 4) to the tokens of
 /// its own chunk, so their caches and unfused scores are bounded; a linear-attention layer (Gated DeltaNet,
 /// Qwen3-Next) keeps a fixed-size recurrent state instead of a KV cache.
-enum class LayerKind { Full, Sliding, Chunked, Linear };
-inline constexpr size_t kLayerKindCount = 4;
+/// A Mamba-2 layer (Nemotron-H's M blocks) keeps an SSM state and a conv state the same way; a block with no token
+/// mixer at all (Nemotron-H's MLP and MoE blocks) has only its FFN.
+enum class LayerKind { Full, Sliding, Chunked, Linear, Mamba, None };
+inline constexpr size_t kLayerKindCount = 6;
 
 /// \brief Gated DeltaNet (Yang, Kautz & Hatamizadeh 2024, arXiv 2412.06464) as Qwen3-Next builds it
 /// (modeling_qwen3_next.py Qwen3NextGatedDeltaNet): linear_num_key_heads × linear_key_head_dim for q and k,
@@ -106,6 +113,23 @@ struct LinearAttentionConfig {
     bool operator==(const LinearAttentionConfig&) const = default;
 };
 
+/// \brief Mamba-2 (Dao & Gu 2024, Transformers are SSMs, arXiv 2405.21060) as Nemotron-H builds it
+/// (modeling_nemotron_h.py NemotronHMamba2Mixer at 897753a012bfa6dac8c0ae3281f23a2fc1e72db6): d_inner =
+/// heads·head_dim, conv_dim = d_inner + 2·groups·state; in_proj h -> d_inner + conv_dim + heads.
+struct Mamba2Config {
+    int64_t heads = 128;
+    int64_t headDim = 64;
+    int64_t stateSize = 128;
+    int64_t groups = 8;
+    int64_t convKernel = 4;
+    bool convBias = true;  ///< use_conv_bias
+    bool projBias = false; ///< use_bias: in_proj and out_proj
+    int64_t innerDim() const { return heads * headDim; }
+    int64_t convDim() const { return innerDim() + 2 * groups * stateSize; }
+
+    bool operator==(const Mamba2Config&) const = default;
+};
+
 /// \brief How many layers of each kind other than full attention a model has (issue 29 §2). Counts, not a list:
 /// memory depends on how many layers of a kind there are, not on where they sit, and a count costs nothing to
 /// evaluate at every slider step. The layers not counted here are full attention.
@@ -116,8 +140,14 @@ struct LayerKinds {
     int64_t chunk = 0;   ///< their chunk, tokens
     int64_t linear = 0;  ///< Gated DeltaNet layers
     LinearAttentionConfig linearAttention;
+    int64_t mamba = 0; ///< Mamba-2 layers
+    Mamba2Config mamba2;
+    /// Blocks that hold only an FFN, no token mixer (Nemotron-H's - and E blocks), and blocks that hold only a token
+    /// mixer, no FFN (its M and * blocks). A transformer layer has both: 0 and 0.
+    int64_t ffnOnly = 0;
+    int64_t mixerOnly = 0;
 
-    bool any() const { return sliding > 0 || chunked > 0 || linear > 0; }
+    bool any() const { return sliding > 0 || chunked > 0 || linear > 0 || mamba > 0 || ffnOnly > 0 || mixerOnly > 0; }
     bool operator==(const LayerKinds&) const = default;
 };
 
@@ -178,13 +208,24 @@ struct Architecture {
             return kinds.chunked;
         case LayerKind::Linear:
             return kinds.linear;
+        case LayerKind::Mamba:
+            return kinds.mamba;
+        case LayerKind::None:
+            return kinds.ffnOnly;
         case LayerKind::Full:
             break;
         }
-        return std::max<int64_t>(0, layers - kinds.sliding - kinds.chunked - kinds.linear);
+        return std::max<int64_t>(0,
+                                 layers - kinds.sliding - kinds.chunked - kinds.linear - kinds.mamba - kinds.ffnOnly);
     }
-    /// Layers with softmax attention (and so attention weights and a KV cache): every kind but linear attention.
-    int64_t attentionLayers() const { return std::max<int64_t>(0, layers - kinds.linear); }
+    /// Layers with softmax attention (and so attention weights and a KV cache): every kind but linear attention,
+    /// Mamba-2 and the FFN-only blocks.
+    int64_t attentionLayers() const
+    {
+        return std::max<int64_t>(0, layers - kinds.linear - kinds.mamba - kinds.ffnOnly);
+    }
+    /// Layers with an FFN (dense or MoE): all but the mixer-only blocks.
+    int64_t ffnLayers() const { return std::max<int64_t>(0, layers - kinds.mixerOnly); }
 
     int64_t kvHeadsOrDefault() const { return kvHeads > 0 ? kvHeads : heads; }
     int64_t headDimOrDefault() const { return headDim > 0 ? headDim : (heads > 0 ? hidden / heads : 0); }

@@ -1,11 +1,13 @@
 // Layer kinds (issue 29 §2): sliding-window attention bounds the KV cache and the unfused scores by the window,
 // linear attention (Gated DeltaNet) keeps a fixed-size recurrent state instead of a KV cache. Every number below is
 // derived by hand in its comment from the model's config fields.
+#include "fitmap.h"
 #include "hfconfig.h"
 #include "report.h"
 #include "scenarioio.h"
 #include "terms.h"
 #include "testdata.h"
+#include "timeline.h"
 
 #include <QtTest>
 
@@ -144,6 +146,49 @@ private Q_SLOTS:
         QCOMPARE(c.active, qint64(3874929408));
     }
 
+    void qwen35TextCountsADenseMlpBesideTheQwen3NextLayers()
+    {
+        // A qwen3_5_text file with only its model_type: Qwen3_5TextConfig's defaults (modular_qwen3_5.py @
+        // 8940358af7421e958995b05136ca14ce54bef39c, "similar to Qwen3.5-9B"): h 4096, 32 layers (every 4th full
+        // attention: 8 full, 24 Gated DeltaNet), 16 heads, 4 KV heads of 256, MLP 12288, V 248320, untied.
+        //   embeddings 2·V·h = 2,034,237,440; final norm 4,096; two norms a layer, 8,192 · 32 = 262,144;
+        //   gated attention: q_proj h·8192 33,554,432 + k, v h·1024 8,388,608 + o 16,777,216 + q/k norms 512 =
+        //     58,720,768; · 8 = 469,766,144;
+        //   Gated DeltaNet: in_proj_qkv h·8192 33,554,432 + in_proj_z h·4096 16,777,216 + in_proj_b, in_proj_a
+        //     h·32 each 262,144 + conv1d 8192·4 32,768 + dt_bias, A_log 64 + norm 128 + out_proj 16,777,216 =
+        //     67,403,968; · 24 = 1,617,695,232;
+        //   SwiGLU MLP 3·h·12288 = 150,994,944; · 32 = 4,831,838,208.
+        //   Total 8,953,803,264 (Qwen3.5-9B's language model; its vision tower is not counted).
+        const HfImport imp = parseHfConfig(R"({"model_type": "qwen3_5_text"})", "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(imp.architecture.kinds.linear, qint64(24));
+        QCOMPARE(countParams(imp.architecture).total, qint64(8953803264));
+        // The multimodal wrapper is read through its text_config.
+        const HfImport wrapped = parseHfConfig(
+            R"({"model_type": "qwen3_5", "text_config": {"model_type": "qwen3_5_text"}, "vision_config": {}})", "c");
+        QVERIFY(wrapped.ok());
+        QCOMPARE(countParams(wrapped.architecture).total, qint64(8953803264));
+    }
+
+    void qwen35MoeTextCountsItsExpertsInEveryLayer()
+    {
+        // A qwen3_5_moe_text file with only its model_type: Qwen3_5MoeTextConfig's defaults (modular_qwen3_5_moe.py @
+        // e36255cb9af68ea2c16fefd6b1c798882cafda16, "similar to Qwen3.5-35B-A3B"): h 2048, 40 layers (10 full, 30
+        // Gated DeltaNet), 16 heads, 2 KV heads of 256, V 248320, untied, every layer a Qwen3NextSparseMoeBlock of
+        // 256 experts of 512 (8 a token) with a shared expert of 512 behind its gate.
+        //   embeddings 2·V·h = 1,017,118,720; final norm 2,048; norms 4,096 · 40 = 163,840;
+        //   gated attention 27,263,488 (as Qwen3-Next's, the same widths) · 10 = 272,634,880;
+        //   Gated DeltaNet 33,718,464 (likewise) · 30 = 1,011,553,920;
+        //   MoE 256 · 3·h·512 = 805,306,368 + shared 3,145,728 + router h·256 524,288 + gate 2,048 = 808,978,432;
+        //     · 40 = 32,359,137,280; active 8 experts 25,165,824 + 3,145,728 + 524,288 + 2,048 = 28,837,888 · 40.
+        //   Total 34,660,610,688, active 3,454,988,928 (Qwen3.5-35B-A3B's language model: 35B, 3B active).
+        const HfImport imp = parseHfConfig(R"({"model_type": "qwen3_5_moe_text"})", "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        const ParamCount c = countParams(imp.architecture);
+        QCOMPARE(c.total, qint64(34660610688));
+        QCOMPARE(c.active, qint64(3454988928));
+    }
+
     void qwen3NextAt128kKeepsTwelveLayersKvAndThirtySixStates()
     {
         const Scenario s = serving(imported(kQwen3Next80b), 131072);
@@ -239,6 +284,140 @@ private Q_SLOTS:
         QVERIFY(!h.diesFromSeq || *h.diesFromSeq > *p.diesFromSeq);
     }
 
+    void nemotronHCountsItsBlocksAsTransformersBuildsThem()
+    {
+        // A file with only its model_type: NemotronHConfig's defaults (configuration_nemotron_h.py @
+        // cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba): blocks M, E, *, E; h 4096, V 131072 untied, 32 heads, 8 KV heads
+        // of 128; Mamba 128 heads of 64, state 128, 8 groups, conv 4 with a bias; 8 experts of 7688, 2 a token, a
+        // shared expert of 7688. modeling_nemotron_h.py @ 897753a012bfa6dac8c0ae3281f23a2fc1e72db6:
+        //   embeddings 2·V·h = 1,073,741,824; final norm 4,096; one norm a block, 4 · 4,096 = 16,384;
+        //   Mamba-2 (d_inner 8192, conv_dim 8192 + 2·8·128 = 10,240): in_proj h·(8192 + 10240 + 128) 76,021,760 +
+        //     conv1d 10,240·4 + 10,240 bias 51,200 + dt_bias, A_log, D 384 + norm 8,192 + out_proj 8192·h
+        //     33,554,432 = 109,635,968;
+        //   attention q, o 4096·4096 each + k, v 4096·1024 each = 41,943,040;
+        //   MoE (2 blocks): 8 experts · 2·h·7688 = 503,840,768 + shared 62,980,096 + router 8·h 32,768 =
+        //     566,853,632; · 2 = 1,133,707,264; active: 2 experts 125,960,192 + shared + router = 188,973,056, · 2.
+        //   Total 2,359,048,576; active 1,603,287,424.
+        const HfImport imp = parseHfConfig(R"({"model_type": "nemotron_h"})", "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        const Architecture& a = imp.architecture;
+        QCOMPARE(a.layers, qint64(4));
+        QCOMPARE(a.kinds.mamba, qint64(1));
+        QCOMPARE(a.layersOfKind(LayerKind::Full), qint64(1));
+        const ParamCount c = countParams(a);
+        QCOMPARE(c.total, qint64(2359048576));
+        QCOMPARE(c.active, qint64(1603287424));
+    }
+
+    void nemotronHKeepsMambaStatesAndItsAttentionLayersKv()
+    {
+        // The defaults above served at 131,072 tokens: the one attention block keeps 2 · 1 · 8 · 128 · 131072 · 2 B
+        // = 536,870,912 B; the Mamba-2 block its SSM state 128 heads · 64 · 128 · 4 B (mamba_ssm_cache_dtype
+        // float32) = 4,194,304 B and its conv state 10,240 · 4 · 2 B = 81,920 B: 4,276,224 B.
+        const Scenario s = serving(imported(R"({"model_type": "nemotron_h"})"), 131072);
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        QCOMPARE(b.perGpu.kvCache, 536870912.0);
+        QCOMPARE(b.perGpu.recurrentState, 4276224.0);
+    }
+
+    void nemotronHDenseMlpBlocksHaveTwoMatrices()
+    {
+        // A dense '-' block holds NemotronHMLP: up_proj and down_proj of intermediate_size, 2·h·f (relu², not
+        // gated). Adding one to the defaults' blocks (M, E, *, E, -) adds 2 · 4096 · 21504 = 176,160,768 and its
+        // norm 4,096 to the 2,359,048,576 above.
+        const HfImport imp =
+            parseHfConfig(R"({"model_type": "nemotron_h", "hybrid_override_pattern": "ME*E-"})", "config.json");
+        QVERIFY(imp.ok());
+        QCOMPARE(countParams(imp.architecture).total, qint64(2359048576 + 176160768 + 4096));
+    }
+
+    void nemotronHBadPatternsAreRefused_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("a pattern longer than num_hidden_layers names both numbers")
+            << QStringLiteral(
+                   R"({"model_type": "nemotron_h", "num_hidden_layers": 3, "hybrid_override_pattern": "M*-E"})")
+            << QStringLiteral("config.json: /hybrid_override_pattern: has 4 layers for 3 layers (num_hidden_layers)");
+        QTest::newRow("an unknown character is named with its index")
+            << QStringLiteral(R"({"model_type": "nemotron_h", "hybrid_override_pattern": "M*X-"})")
+            << QStringLiteral("config.json: /hybrid_override_pattern: unknown layer kind 'X' at layer 2");
+        QTest::newRow("an unknown block type in layers_block_type is named with its index")
+            << QStringLiteral(R"({"model_type": "nemotron_h", "layers_block_type": ["mamba", "ssm"]})")
+            << QStringLiteral("config.json: /layers_block_type/1: unknown layer kind \"ssm\" at layer 1");
+    }
+    void nemotronHBadPatternsAreRefused()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, message);
+        const HfImport imp = parseHfConfig(json.toStdString(), "config.json");
+        QVERIFY(!imp.ok());
+        const QString got = QString::fromStdString(imp.errors.front().toString());
+        QVERIFY2(got.startsWith(message), qPrintable(got));
+    }
+
+    void deepseekV32CountsItsIndexerAndCachesItsKeys()
+    {
+        // tests/data/hf/DeepSeek-V3.2.json (DeepSeek's config.json): DeepSeek-V3's widths, which TrainMem counts at
+        // 671,026,404,352 total and 37,552,282,624 active (tst_hfconfig's deepseek_v3 row, the same fields), and
+        // an indexer in each of the 61 layers (inference/model.py Indexer @ 220c122bc324fc4b3a5018929c4c61ee456885d7):
+        // wq_b 1536 · 64·128 = 12,582,912 + wk 7168 · 128 = 917,504 + k_norm 2 · 128 = 256 + weights_proj 7168 · 64
+        // = 458,752: 13,959,424 a layer, 851,524,864 in all, on the active path too.
+        const HfImport imp =
+            parseHfConfig(testdata::readFile(std::string(TRAINMEM_HF_DATA) + "/DeepSeek-V3.2.json"), "f");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(imp.architecture.mla.indexHeads, qint64(64));
+        const ParamCount c = countParams(imp.architecture);
+        QCOMPARE(c.total, qint64(671026404352 + 851524864));
+        QCOMPARE(c.active, qint64(37552282624 + 851524864));
+        // Served at 131,072 tokens: MLA's latent 61 · (512 + 64) · 131072 · 2 B = 9,210,691,584 B, and the indexer's
+        // keys 61 · (128 · 1 B + 128/128 · 4 B) · 131072 = 1,055,391,744 B.
+        const Scenario s = serving(scenarioWithHfModel(testdata::sized(7'000'000'000), imp, ""), 131072);
+        QCOMPARE(account(s, testdata::gpu("H100")).perGpu.kvCache, 9210691584.0 + 1055391744.0);
+        const ScenarioParse back = parseScenario(scenarioToText(s), "saved.json");
+        QVERIFY(back.ok());
+        QCOMPARE(back.scenario.model.architecture.mla, s.model.architecture.mla);
+    }
+
+    void fitMapKeepsTheKindsAtEverySize()
+    {
+        // A column's made-up shape takes the model's shares: gpt-oss's 18 sliding of 36 layers is half of any shape's
+        // layers (a 32-layer shape: 16), with the same 128-token window.
+        const Scenario s = serving(imported(kGptOss120b), 8192);
+        const ResolvedModel current = resolveModel(s.model);
+        const LayerKinds k = fitMapKinds(current, 32);
+        QCOMPARE(k.sliding, qint64(16));
+        QCOMPARE(k.window, qint64(128));
+        // Served on H100s, the hybrid's map needs no more GPUs than the same model with every layer full, and fewer
+        // where the full layers' cache is what does not fit.
+        Scenario plain = s;
+        plain.model.architecture.kinds = LayerKinds{};
+        const GpuSpec h100 = testdata::gpu("H100");
+        const FitMapAxes axes = fitMapAxes(1, 2, 1);
+        const FitMap h = fitMap(s, h100, axes), p = fitMap(plain, h100, axes);
+        bool fewer = false;
+        for (size_t i = 0; i < h.gpus.size(); ++i) {
+            const int64_t hg = h.gpus[i] > 0 ? h.gpus[i] : kMaxGpus + 1, pg = p.gpus[i] > 0 ? p.gpus[i] : kMaxGpus + 1;
+            QVERIFY2(hg <= pg, qPrintable(QString::number(i)));
+            fewer = fewer || hg < pg;
+        }
+        QVERIFY(fewer);
+    }
+
+    void servingFilmFillsTheRecurrentStateLayerByLayer()
+    {
+        // Qwen3-Next-80B served at 131,072 tokens: the prefill's film writes each layer's share of the KV cache and of
+        // the recurrent state as it passes (24 of 48 layers: half of each), and the output head sees both whole.
+        const Scenario s = serving(imported(kQwen3Next80b), 131072);
+        const GpuSpec h100 = testdata::gpu("H100");
+        const Breakdown b = account(s, h100);
+        const StepTimeline t = stepTimeline(resolveModel(s.model), s, b);
+        QCOMPARE(t.samples.size(), size_t(49)); // 48 layers and the head
+        testdata::compareBytes(t.samples[23].bytes.recurrentState, 77856768.0 * 24 / 48);
+        testdata::compareBytes(t.samples[23].bytes.kvCache, 3221225472.0 * 24 / 48);
+        QCOMPARE(t.samples.back().bytes.recurrentState, 77856768.0);
+    }
+
     void scenarioFileKeepsTheLayerKinds()
     {
         const Scenario s = imported(kQwen3Next80b);
@@ -247,6 +426,11 @@ private Q_SLOTS:
         QCOMPARE(back.scenario.model.architecture.kinds, s.model.architecture.kinds);
         QVERIFY(back.scenario.model.architecture.gatedAttention);
         QCOMPARE(countParams(back.scenario.model.architecture).total, qint64(79674391296));
+        const Scenario nemotron = imported(R"({"model_type": "nemotron_h"})");
+        const ScenarioParse again = parseScenario(scenarioToText(nemotron), "saved.json");
+        QVERIFY(again.ok());
+        QCOMPARE(again.scenario.model.architecture.kinds, nemotron.model.architecture.kinds);
+        QCOMPARE(countParams(again.scenario.model.architecture).total, qint64(2359048576));
     }
 
     void badLayerKindsAreRefused_data()
@@ -255,7 +439,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         QTest::newRow("more kinds than layers")
             << QStringLiteral(R"({"sliding": 30, "sliding_window": 128, "linear": 10, "linear_attention": {}})")
-            << QStringLiteral("/layer_kinds: counts 40 sliding, chunked and linear layers for 32 layers");
+            << QStringLiteral(
+                   "/layer_kinds: counts 40 sliding, chunked, linear, Mamba-2 and FFN-only layers for 32 layers");
         QTest::newRow("sliding layers without their window")
             << QStringLiteral(R"({"sliding": 16})")
             << QStringLiteral("/layer_kinds/sliding_window: is required when there are sliding-window layers");
