@@ -47,8 +47,8 @@ private Q_SLOTS:
     {
         m_lib.load(QString()); // built-in presets only, whatever the user's folder holds
         QVERIFY2(m_lib.errors().isEmpty(), qPrintable(m_lib.errors().join('\n')));
-        QCOMPARE(m_lib.presets().size(), size_t(11));
-        QCOMPARE(m_lib.gpus().gpus.size(), size_t(9));
+        QCOMPARE(m_lib.presets().size(), size_t(13));   // gpt-oss-120b and kimi-k2 joined (issue 29 §3)
+        QCOMPARE(m_lib.gpus().gpus.size(), size_t(21)); // the 2026 catalog: 9 + 12 sourced entries
     }
 
     void overrides()
@@ -196,11 +196,14 @@ private Q_SLOTS:
                                                    "1): the interleaved schedule splits pipeline stages, got 2";
         QTest::newRow("unknown GPU lists the catalog") << QStringList{"--json", "--gpu", "H900"}
                                                        << "--gpu: unknown GPU \"H900\" (known: H100, H800, H200, B200, "
-                                                          "A100-40GB, A100-80GB, MI300X, RTX4090, L40S)";
+                                                          "A100-40GB, A100-80GB, MI300X, RTX4090, L40S, B300, GB200, "
+                                                          "GB300, MI325X, MI355X, RTX5090, RTXPRO6000, L4, V100-16GB, "
+                                                          "V100-32GB, RTX3090, Gaudi3)";
         QTest::newRow("unknown preset")
             << QStringList{"--json", "--preset", "gpt5"}
-            << "--preset: unknown preset \"gpt5\" (known: chapter-70b, chapter-7b, deepseek-v3, gpt2-small, gpt3-175b, "
-               "llama2-7b, llama3-70b, llama3-8b, llama3.1-405b, mixtral-8x7b, qwen3.8-book)";
+            << "--preset: unknown preset \"gpt5\" (known: chapter-70b, chapter-7b, deepseek-v3, gpt-oss-120b, "
+               "gpt2-small, gpt3-175b, kimi-k2, llama2-7b, llama3-70b, llama3-8b, llama3.1-405b, mixtral-8x7b, "
+               "qwen3.8-book)";
         QTest::newRow("active above total") << QStringList{"--json", "--params", "7B", "--active-params", "8B"}
                                             << "--active-params: must not exceed the total parameters (7B), got 8B";
         QTest::newRow("missing value") << QStringList{"--json", "--seq"} << "Missing value after '--seq'.";
@@ -347,7 +350,7 @@ private Q_SLOTS:
         QVERIFY(QFile::link(fifo, dir.filePath(QStringLiteral("presets/stuck.json"))));
         PresetLibrary lib;
         lib.load(dir.filePath(QStringLiteral("presets")));
-        QCOMPARE(lib.presets().size(), size_t(11));
+        QCOMPARE(lib.presets().size(), size_t(13));
         QCOMPARE(lib.errors().size(), qsizetype(1));
         QVERIFY2(lib.errors().front().contains(QStringLiteral("stuck.json: is not a regular file")),
                  qPrintable(lib.errors().front()));
