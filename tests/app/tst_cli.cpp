@@ -143,6 +143,26 @@ private Q_SLOTS:
         QVERIFY(parse({"--preset", "gpt2-small"}).request.scenarioGiven);
     }
 
+    // Issue 29 §3: --weights mxfp4 on gpt-oss-120b is the checkpoint as it ships (experts in MXFP4, the rest bf16):
+    // 114,661,785,600 expert weights · 4.25/8 + 2,167,371,072 others · 2 = 65,248,815,744 B (60.77 GiB; the model
+    // card's Table 1: 60.8 GiB); bytes_per_param the average over all 116,829,156,672. nvfp4 on Llama 3 8B:
+    // 6,979,321,856 linears · 4.5/8 + 4 B · 224 tensors + 1,050,939,392 others · 2 = 6,027,748,224 B
+    // (tests/core/memory/tst_serving.cpp). A GPU without a public price gives a null price and cost, never $0.
+    void servingFormatsAndUnknownPrices()
+    {
+        const nlohmann::json oss =
+            runJson({"--json", "--preset", "gpt-oss-120b", "--mode", "inference", "--weights", "mxfp4", "--seq", "8k"});
+        QCOMPARE(oss["per_gpu_bytes"]["weights"].get<double>(), 65248815744.0);
+        QCOMPARE(oss["bytes_per_param"].get<double>(), 65248815744.0 / 116829156672.0);
+        QVERIFY(oss["fits"].get<bool>());
+        const nlohmann::json llama = runJson({"--json", "--preset", "llama3-8b", "--mode", "inference", "--weights",
+                                              "nvfp4", "--gpu", "B300", "--price", "0"});
+        QCOMPARE(llama["per_gpu_bytes"]["weights"].get<double>(), 6027748224.0);
+        QVERIFY(llama["gpu"]["price_per_hour"].is_null());
+        QVERIFY(llama["cost"]["cost_usd"].is_null());
+        QVERIFY(llama["cost"]["price_per_gpu_hour"].is_null());
+    }
+
     void badArguments_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -154,6 +174,9 @@ private Q_SLOTS:
             << "--seq: must be a whole number such as 8192, 7B or 2.4T, got \"long\"";
         QTest::newRow("context above 16M")
             << QStringList{"--json", "--seq", "1e9"} << "--seq: must be between 1 and 16777216, got 1e9";
+        QTest::newRow("unknown weight format lists the five")
+            << QStringList{"--json", "--weights", "fp3"}
+            << "--weights: must be one of bf16|int8|int4|mxfp4|nvfp4, got \"fp3\"";
         QTest::newRow("unknown precision")
             << QStringList{"--json", "--precision", "fp7"}
             << "--precision: must be one of fp32|bf16-mixed|fp16-mixed|bf16|fp8-mixed, got \"fp7\"";
