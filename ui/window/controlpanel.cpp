@@ -410,8 +410,8 @@ void ControlPanel::build()
     m_weights->setObjectName(QStringLiteral("weights"));
     m_weights->addItem(tr("bf16 (2 B/weight)"), static_cast<int>(InferenceWeights::BF16));
     m_weights->addItem(tr("int8 (1 B/weight)"), static_cast<int>(InferenceWeights::INT8));
-    m_weights->addItem(tr("int4 (GPTQ/AWQ, 4.16 bits)"), static_cast<int>(InferenceWeights::INT4));
-    m_weights->addItem(tr("MXFP4 (4.25 bits; MoE: experts only)"), static_cast<int>(InferenceWeights::MXFP4));
+    m_weights->addItem(tr("int4 (4.16 bits)"), static_cast<int>(InferenceWeights::INT4));
+    m_weights->addItem(tr("MXFP4 (4.25 bits)"), static_cast<int>(InferenceWeights::MXFP4));
     m_weights->addItem(tr("NVFP4 (4.5 bits)"), static_cast<int>(InferenceWeights::NVFP4));
     m_weights->setToolTip(
         tr("How served weights are stored: int8 or a 4-bit format roughly halves or quarters the linear layers; "
