@@ -65,9 +65,12 @@ struct Options {
     QCommandLineOption optimizer{QStringLiteral("optimizer"),
                                  QStringLiteral("adamw, adam, sgd, sgd-momentum, lion, adafactor or adam8bit."),
                                  QStringLiteral("name")};
-    QCommandLineOption weights{QStringLiteral("weights"),
-                               QStringLiteral("Inference weight format: bf16, int8 or int4."),
-                               QStringLiteral("format")};
+    QCommandLineOption weights{
+        QStringLiteral("weights"),
+        QStringLiteral("Inference weight format: bf16, int8, int4 (GPTQ/AWQ, group 128), mxfp4 (on a MoE "
+                       "model the experts only, as gpt-oss) or nvfp4; embeddings, head, "
+                       "norms and routers stay 16-bit."),
+        QStringLiteral("format")};
     QCommandLineOption seq{QStringLiteral("seq"), QStringLiteral("Context length in tokens: 8192, 8k, 128k, 1M."),
                            QStringLiteral("tokens")};
     QCommandLineOption batch{QStringLiteral("batch"), QStringLiteral("Micro-batch size (sequences per GPU per step)."),

@@ -125,13 +125,14 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
     case CliRequest::Action::ListGpus: {
         QString out;
         for (const GpuSpec& g : library.gpus().gpus)
-            out += QStringLiteral("%1  %2  %3  bf16 %4 TFLOP/s  fp8 %5 TFLOP/s  $%6/h\n")
+            out += QStringLiteral("%1  %2  %3  bf16 %4 TFLOP/s  fp8 %5 TFLOP/s  %6\n")
                        .arg(QString::fromStdString(g.id).leftJustified(10),
                             QString::fromStdString(g.name).leftJustified(30),
                             QString::fromStdString(formatBytes(g.memoryBytes)).rightJustified(7))
                        .arg(g.bf16Tflops, 7, 'f', 1)
                        .arg(g.fp8Tflops > 0 ? QString::number(g.fp8Tflops, 'f', 1) : QStringLiteral("  —"), 7)
-                       .arg(g.pricePerHour, 0, 'f', 2);
+                       .arg(g.pricePerHour ? QStringLiteral("$%1/h").arg(*g.pricePerHour, 0, 'f', 2)
+                                           : QStringLiteral("price unknown"));
         print(stdout, out);
         return 0;
     }

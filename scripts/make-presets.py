@@ -9,8 +9,8 @@ import json
 import sys
 
 ARCH_KEYS = ["layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "ffn_kind", "vocab",
-             "max_positions", "learned_positions", "tied_embeddings", "bias", "norm", "attention",
-             "mla", "moe", "mtp_layers",
+             "max_positions", "learned_positions", "tied_embeddings", "bias", "attention_bias", "mlp_bias",
+             "attention_sinks", "norm", "attention", "mla", "moe", "mtp_layers",
              # issue 29 §2: layers of other kinds than full attention, and Qwen3-Next's gated attention
              "layer_kinds", "gated_attention"]
 
@@ -32,6 +32,10 @@ DEFAULTS = {
                     # dense peak (docs/accounting.md, "Receipts").
                     "cost": {"tokens": 14.8e12, "mfu": 0.1908, "price_per_gpu_hour": 2.0}},
     "qwen3.8-book": {"training": {"seq_len": 8192}, "hardware": {"gpus": 1}},
+    # Served as it ships (experts in MXFP4, the rest bf16) on the one 80 GB GPU its model card names.
+    "gpt-oss-120b": {"training": {"mode": "inference", "inference_weights": "mxfp4", "seq_len": 8192}},
+    # The chapter's "a real model near 2.4T": 1T does not fit one GPU either.
+    "kimi-k2": {"training": {"seq_len": 4096}},
 }
 
 

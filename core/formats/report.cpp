@@ -120,12 +120,12 @@ nlohmann::json phasesJson(const CostReceipt& c, const Scenario& s)
     out.push_back({{"name", "pre-training"},
                    {"tokens", s.cost.tokens},
                    {"gpu_hours", c.pretrainingGpuHours},
-                   {"cost_usd", c.pretrainingGpuHours * c.pricePerGpuHour},
+                   {"cost_usd", c.priceKnown ? nlohmann::json(c.pretrainingGpuHours * c.pricePerGpuHour) : nullptr},
                    {"computed", true}});
     for (const CostPhase& p : c.phases)
         out.push_back({{"name", p.name},
                        {"gpu_hours", p.gpuHours},
-                       {"cost_usd", p.gpuHours * c.pricePerGpuHour},
+                       {"cost_usd", c.priceKnown ? nlohmann::json(p.gpuHours * c.pricePerGpuHour) : nullptr},
                        {"computed", false}});
     return out;
 }
@@ -360,7 +360,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"memory_bytes", gpu.memoryBytes},
           {"bf16_tflops", gpu.bf16Tflops},
           {"fp8_tflops", gpu.fp8Tflops},
-          {"price_per_hour", gpu.pricePerHour},
+          {"price_per_hour", gpu.pricePerHour ? nlohmann::json(*gpu.pricePerHour) : nullptr},
           {"host_memory_bytes", gpu.hostMemoryBytes}}},
         {"fits", b.fits},
         {"host_fits", b.hostFits},
@@ -403,8 +403,9 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"peak_flops_per_gpu", cost.peakFlopsPerGpu},
           {"mfu", cost.mfu},
           {"gpu_hours", cost.gpuHours},
-          {"price_per_gpu_hour", cost.pricePerGpuHour},
-          {"cost_usd", cost.costUsd},
+          // Unknown (no scenario price, none in the catalog): null, never a $0 cost.
+          {"price_per_gpu_hour", cost.priceKnown ? nlohmann::json(cost.pricePerGpuHour) : nullptr},
+          {"cost_usd", cost.priceKnown ? nlohmann::json(cost.costUsd) : nullptr},
           {"pretraining_gpu_hours", cost.pretrainingGpuHours},
           {"phases", phasesJson(cost, s)},
           {"wall_clock_days", cost.wallClockDays}}},

@@ -200,10 +200,13 @@ Zero3Fit zero3Fit(const ResolvedModel& m, const ParallelLayout& par, const Segme
     return f;
 }
 
-// Breakdown::bytesPerParam: the recipe's, or under LoRA/QLoRA the one-GPU model state per parameter.
+// Breakdown::bytesPerParam: the recipe's, or under LoRA/QLoRA and quantised serving (whose 16-bit embeddings, head and
+// norms sit beside the quantised linears) the one-GPU model state per parameter.
 double bytesPerParamOf(const ResolvedModel& m, const Scenario& s, const StateRecipe& recipe, const Segments& singleGpu)
 {
-    if (!s.training.adapters())
+    const bool quantisedServing =
+        s.training.mode == Mode::Inference && weightFormat(s.training.inferenceWeights).quantised();
+    if (!s.training.adapters() && !quantisedServing)
         return recipe.total();
     const double total = dbl(m.params.total) + dbl(heldVisionParams(m));
     return total > 0 ? singleGpu.modelState() / total : 0;
@@ -217,7 +220,7 @@ double residentBytesPerParam(const ResolvedModel& m, const Scenario& s, const St
                              const Segments& singleGpu)
 {
     const Offload offload = s.hardware.offload;
-    if (offload == Offload::None)
+    if (offload == Offload::None || s.training.mode == Mode::Inference) // serving offloads nothing (termContext)
         return bytesPerParamOf(m, s, recipe, singleGpu);
     if (!s.training.adapters())
         return offload == Offload::OptimizerParams ? 0.0 : recipe.weights;

@@ -377,8 +377,94 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
                          held<X>(c, byZero, c.vision, 0, {"P_vision", "P_vision", "P_vision"}), " · ", " × ");
 }
 
+// Serving a quantised checkpoint (docs/accounting.md, "Serving formats"): the blocks' linears (P_q) in the format,
+// b_q bytes each with their block constants and their share of the per-row and per-tensor ones; everything else
+// (embeddings, output head, norms, biases, routers) in 16 bits. Both are split like the weights: tensor, pipeline
+// (P_q lives in the layers, n/L of it on a stage) and expert parallelism.
+template <class X> X servedWeights(const TermContext& c, TermNotes<X>& n)
+{
+    const InferenceWeights w = c.scenario->training.inferenceWeights;
+    const WeightFormat f = weightFormat(w);
+    n.title([&] { return std::string("Weights (") + toString(w) + ") per GPU"; });
+    n.assume([&] {
+        std::string what;
+        switch (w) {
+        case InferenceWeights::INT8:
+            what = "int8 stores each quantised weight in 8 bits and one fp32 scale per output row of each matrix";
+            break;
+        case InferenceWeights::INT4:
+            what = "int4 (GPTQ/AWQ) stores each quantised weight in 4 bits and, per group of 128 input weights of "
+                   "each output column, an fp16 scale and a 4-bit zero point: 4 + 20/128 = 4.156 bits";
+            break;
+        case InferenceWeights::MXFP4:
+            what = "MXFP4 stores each quantised weight as a 4-bit E2M1 float and one E8M0 scale per block of 32: "
+                   "4 + 8/32 = 4.25 bits";
+            break;
+        case InferenceWeights::NVFP4:
+            what = "NVFP4 stores each quantised weight as a 4-bit E2M1 float, one FP8 E4M3 scale per block of 16 and "
+                   "one fp32 scale per tensor: 4 + 8/16 = 4.5 bits and 4 B a tensor";
+            break;
+        case InferenceWeights::BF16:
+            break;
+        }
+        const bool expertsOnly = f.expertsOnly && c.model->arch.isMoe();
+        return what + ". It quantises " +
+               (expertsOnly ? std::string("the routed experts' linears (P_q), as gpt-oss ships its MoE weights")
+                            : std::string("the blocks' linear layers (P_q)")) +
+               "; the embeddings, the output head, norms, biases" + (expertsOnly ? ", attention" : "") +
+               " and routers (P − P_q) stay in 16 bits. Serving keeps no gradients, master copy or optimizer state. " +
+               layoutAssumption(c.layout, 3, false) + stageSentence(c);
+    });
+    n.source("OCP Microscaling Formats (MX) Specification v1.0 (2023), §5 Table 1 (MXFP4: E2M1, k = 32, E8M0 "
+             "scale); NVIDIA, Introducing NVFP4 for Efficient and Accurate Low-Precision Inference (2025): E4M3 "
+             "scale per 16 values, fp32 per-tensor scale; OpenAI, gpt-oss-120b & gpt-oss-20b Model Card (arXiv "
+             "2508.10925) §2.1 (MoE weights in MXFP4, 4.25 bits per parameter); casper-hansen/AutoAWQ "
+             "awq/modules/linear/gemm.py @ 030fe2a1 (int4: qweight, qzeros, fp16 scales per group of 128); "
+             "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339) §3.1 (int8: a scale per row); "
+             "core/model/recipe.h");
+    const double total = dbl(c.model->params.total);
+    const double q = std::min(dbl(c.quantized.total), total);
+    const double qRouted = std::min(dbl(c.quantized.routedExperts), q);
+    // The quantised linears this GPU holds: split by tensor (t_e for routed experts) and expert parallelism, and
+    // on a pipeline stage n/L of them.
+    auto part = [&](const char* name, double count, bool experts) {
+        X div = 1;
+        bool any = false;
+        auto by = [&](const char* sym, int64_t k) {
+            if (k > 1) {
+                div = any ? div * X::sym(sym, dbl(k)) : X::sym(sym, dbl(k));
+                any = true;
+            }
+        };
+        if (experts && c.layout.etp != c.layout.tp)
+            by("t_e", c.layout.etp);
+        else
+            by("t", c.layout.tp);
+        if (experts)
+            by("e", c.layout.ep);
+        const X p = X::sym(name, count);
+        return any ? p / div : p;
+    };
+    X quantHeld = qRouted >= q  ? part("P_q", q, true)
+                  : qRouted > 0 ? part("P_q,dense", q - qRouted, false) + part("P_q,experts", qRouted, true)
+                                : part("P_q", q, false);
+    if (c.stage != PipelineStage::Only)
+        quantHeld = quantHeld * (X::sym("n", c.stageLayers) / X::sym("L", c.layers));
+    const X bits = X::sym("bits", f.elementBits) +
+                   (f.blockSize > 0 ? X::sym("c_block", f.blockBits) / X::sym("B", f.blockSize) : X(0));
+    X perWeight = bits / X(8);
+    if (c.quantConstantBytes > 0 && q > 0)
+        perWeight = perWeight + X::bytes("C_q", c.quantConstantBytes) / X::sym("P_q", q);
+    return X::mul(X::text(
+                      "b_q", [&] { return formatNumber(perWeight.value) + " B"; }, perWeight.value),
+                  quantHeld, " · ", " × ") +
+           X::mul(X::bytes("b_16", 2), parametersHeld<X>(c, false) - quantHeld, " · ", " × ");
+}
+
 template <class X> X weights(const TermContext& c, TermNotes<X>& n)
 {
+    if (!c.training && c.quantized.total > 0)
+        return servedWeights<X>(c, n);
     if (c.fineTune == FineTune::QLora)
         return c.host ? X(0) : qloraBase<X>(c, n); // validateScenario() refuses offloading an NF4 base
     // optimizer+params (ZeRO-Infinity): the 16-bit weights' ZeRO-3 partition lives in host memory.
@@ -1178,6 +1264,25 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
     } else {
         c.recipe = {};
         c.recipe.weights = inferenceWeightBytes(s.training.inferenceWeights);
+        const WeightFormat f = weightFormat(s.training.inferenceWeights);
+        if (f.quantised()) {
+            // A quantised checkpoint stores the blocks' linears in the format and the rest in 16 bits. A size-only
+            // model's shape is made up: everything but the embeddings counts as linear (as for QLoRA), its
+            // constants in the made-up shape's proportion.
+            const QuantisedLinears q = servedQuantisedLinears(a, f.expertsOnly);
+            const double constants = f.rowBits / 8 * q.rows + f.tensorBytes * q.tensors;
+            if (m.fromSize) {
+                const int64_t linear = std::max<int64_t>(0, m.params.total - m.params.embedding);
+                c.quantized = {linear, f.expertsOnly ? std::min(linear, m.params.routedExperts) : 0};
+                if (f.expertsOnly && a.isMoe())
+                    c.quantized.total = c.quantized.routedExperts;
+                c.quantConstantBytes =
+                    q.weights.total > 0 ? constants * dbl(c.quantized.total) / dbl(q.weights.total) : 0;
+            } else {
+                c.quantized = q.weights;
+                c.quantConstantBytes = constants;
+            }
+        }
     }
     c.in = activationInputs(s, dbl(layout.tp), dbl(layout.cp));
     const int64_t L = std::max<int64_t>(a.layers, 1);

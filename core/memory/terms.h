@@ -61,7 +61,8 @@ struct TermContext {
     FineTune fineTune = FineTune::Full; ///< Full unless training with adapters
     StateRecipe adapterRecipe;          ///< the adapters' training recipe (LoRA, QLoRA)
     LinearCount adapterParams;          ///< trainable adapter parameters (LoRA, QLoRA)
-    LinearCount quantized;              ///< base weights stored in NF4 (QLoRA)
+    LinearCount quantized;              ///< base weights stored in NF4 (QLoRA), or in the serving format
+    double quantConstantBytes = 0;      ///< serving: the quantised linears' per-row and per-tensor constants
     ActivationInputs in;                ///< at this view's tensor-parallel split
     double layers = 1;                  ///< L ≥ 1
     PipelineStage stage = PipelineStage::Only; ///< the stage this view describes (placeOnStage)

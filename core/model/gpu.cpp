@@ -93,13 +93,20 @@ GpuCatalog parseGpuCatalog(std::string_view text, const std::string& file)
         str("id", spec.id, true);
         str("name", spec.name, true);
         str("source", spec.source, true);
+        str("note", spec.note, false);
         double memoryGb = 0;
         num("memory_gb", memoryGb, 0.001, 1e6, true);
         spec.memoryBytes = memoryGb * 1e9;
         num("bf16_tflops", spec.bf16Tflops, 0.001, 1e6, true);
         spec.fp8Tflops = 0;
         num("fp8_tflops", spec.fp8Tflops, 0, 1e6, false);
-        num("price_per_hour", spec.pricePerHour, 0, 1e4, true);
+        // price_per_hour is optional: null or absent means no public price (the receipt asks for one).
+        spec.pricePerHour.reset();
+        if (g.contains("price_per_hour") && !g["price_per_hour"].is_null()) {
+            double price = 0;
+            num("price_per_hour", price, 0, 1e4, true);
+            spec.pricePerHour = price;
+        }
         double hostGb = 0;
         num("host_memory_gb", hostGb, 0, 1e7, false);
         spec.hostMemoryBytes = hostGb * 1e9;

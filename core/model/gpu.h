@@ -3,6 +3,7 @@
 
 #include "errors.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,11 +17,14 @@ struct GpuSpec {
     double memoryBytes = 80e9; ///< marketed capacity in decimal bytes (the chapter's convention)
     double bf16Tflops = 989;   ///< dense peak, no sparsity
     double fp8Tflops = 1979;   ///< dense peak, 0 when the GPU has no fp8 tensor cores
-    double pricePerHour = 2.0; ///< typical cloud USD per GPU-hour
+    /// Typical cloud USD per GPU-hour; unset when no public price was found (B300, MI355X, …): the cost receipt then
+    /// asks for the user's own price instead of showing a dollar figure.
+    std::optional<double> pricePerHour = 2.0;
     /// Host (CPU) memory of one node of these GPUs, decimal bytes (a DGX H100: 2 TB); 0 when the catalog
     /// gives none, and then offloaded state is not checked against it.
     double hostMemoryBytes = 0;
     std::string source;
+    std::string note; ///< a caveat (V100: no BF16 tensor cores; the figure is fp16's)
 
     bool operator==(const GpuSpec&) const = default;
 };

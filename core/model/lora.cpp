@@ -52,12 +52,19 @@ struct Linears {
     uint32_t modules = 0; // the adapted LoraModule bits
     bool lora = true;     // accumulate r·(d_in + d_out), or d_in·d_out
     double total = 0, routed = 0;
+    bool routers = true;      // count the routers (module 0) when !lora
+    bool expertsOnly = false; // count only routed experts' linears
+    double rows = 0, tensors = 0;
 
     // `module` is the linear's LoraModule bit, 0 for one LoRA never adapts (the router).
     void add(double in, double out, double count, uint32_t module, bool routedExpert = false)
     {
         if (lora && (modules & module) == 0)
             return;
+        if (!lora && ((!routers && module == 0) || (expertsOnly && !routedExpert)))
+            return;
+        rows += count * out;
+        tensors += count;
         const double v = count * (lora ? rank * (in + out) : in * out);
         total += v;
         if (routedExpert)
@@ -221,6 +228,16 @@ LinearCount linearWeights(const Architecture& a)
     l.lora = false;
     l.walk(a);
     return {toCount(l.total), toCount(l.routed)};
+}
+
+QuantisedLinears servedQuantisedLinears(const Architecture& a, bool expertsOnly)
+{
+    Linears l;
+    l.lora = false;
+    l.routers = false;
+    l.expertsOnly = expertsOnly && a.isMoe();
+    l.walk(a);
+    return {{toCount(l.total), toCount(l.routed)}, l.rows, l.tensors};
 }
 
 } // namespace trainmem

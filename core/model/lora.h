@@ -70,6 +70,18 @@ LinearCount loraParams(const Architecture& a, const TrainingSetup& t);
 /// (transformers' bitsandbytes integration replaces nn.Linear modules and keeps the output head).
 LinearCount linearWeights(const Architecture& a);
 
+/// \brief The linears a quantised serving checkpoint stores in its 4- or 8-bit format, with what their constants
+/// scale with: every linear of the blocks except the routers (and Qwen2-MoE's shared-expert gate), which GPTQ/AWQ,
+/// NVIDIA's ModelOpt and gpt-oss keep in 16 bits like the embeddings, head, norms and biases; with `expertsOnly`
+/// only the routed experts' (gpt-oss's MXFP4). `rows` sums each matrix's output rows, `tensors` counts the matrices
+/// (one per expert).
+struct QuantisedLinears {
+    LinearCount weights;
+    double rows = 0;
+    double tensors = 0;
+};
+QuantisedLinears servedQuantisedLinears(const Architecture& a, bool expertsOnly);
+
 /// QLoRA's storage (Dettmers et al. 2023, arXiv 2305.14314, §2 "Block-wise k-bit Quantization" and
 /// §3 "4-bit NormalFloat", "Double Quantization"): 4-bit NF4 values in blocks of 64, one absmax
 /// constant per block; double quantisation stores those constants in 8 bits with one fp32

@@ -63,17 +63,40 @@ StateRecipe trainingRecipe(Precision p, Optimizer o, double hidden)
     return r;
 }
 
-double inferenceWeightBytes(InferenceWeights w)
+WeightFormat weightFormat(InferenceWeights w)
 {
+    WeightFormat f;
     switch (w) {
     case InferenceWeights::BF16:
-        return 2;
+        break;
     case InferenceWeights::INT8:
-        return 1;
+        f.elementBits = 8;
+        f.rowBits = 32;
+        break;
     case InferenceWeights::INT4:
-        return 0.5;
+        f.elementBits = 4;
+        f.blockSize = 128;
+        f.blockBits = 16 + 4;
+        break;
+    case InferenceWeights::MXFP4:
+        f.elementBits = 4;
+        f.blockSize = 32;
+        f.blockBits = 8;
+        f.expertsOnly = true;
+        break;
+    case InferenceWeights::NVFP4:
+        f.elementBits = 4;
+        f.blockSize = 16;
+        f.blockBits = 8;
+        f.tensorBytes = 4;
+        break;
     }
-    return 2;
+    return f;
+}
+
+double inferenceWeightBytes(InferenceWeights w)
+{
+    return weightFormat(w).bitsPerWeight() / 8;
 }
 
 double activationElementBytes(Precision p)

@@ -27,8 +27,11 @@ constexpr Names<Optimizer, 7> kOptimizers{{{Optimizer::AdamW, "adamw"},
                                            {Optimizer::Adam8bit, "adam8bit"}}};
 constexpr Names<Checkpointing, 3> kCheckpointing{
     {{Checkpointing::None, "none"}, {Checkpointing::Selective, "selective"}, {Checkpointing::Full, "full"}}};
-constexpr Names<InferenceWeights, 3> kInferenceWeights{
-    {{InferenceWeights::BF16, "bf16"}, {InferenceWeights::INT8, "int8"}, {InferenceWeights::INT4, "int4"}}};
+constexpr Names<InferenceWeights, 5> kInferenceWeights{{{InferenceWeights::BF16, "bf16"},
+                                                        {InferenceWeights::INT8, "int8"},
+                                                        {InferenceWeights::INT4, "int4"},
+                                                        {InferenceWeights::MXFP4, "mxfp4"},
+                                                        {InferenceWeights::NVFP4, "nvfp4"}}};
 constexpr Names<FfnKind, 2> kFfnKinds{{{FfnKind::Gelu, "gelu"}, {FfnKind::SwiGLU, "swiglu"}}};
 constexpr Names<NormKind, 2> kNormKinds{{{NormKind::LayerNorm, "layernorm"}, {NormKind::RMSNorm, "rmsnorm"}}};
 constexpr Names<AttentionKind, 3> kAttentionKinds{

@@ -29,7 +29,12 @@ enum class Mode { Training, Inference };
 enum class Precision { FP32, BF16Mixed, FP16Mixed, BF16, FP8Mixed };
 enum class Optimizer { AdamW, Adam, SGD, SGDMomentum, Lion, Adafactor, Adam8bit };
 enum class Checkpointing { None, Selective, Full };
-enum class InferenceWeights { BF16, INT8, INT4 };
+/// How served weights are stored (core/model/recipe.h weightFormat(), docs/accounting.md "Serving formats"): bf16;
+/// int8 with a per-row scale (LLM.int8()); int4 with a 16-bit scale and a 4-bit zero per group of 128 (GPTQ/AWQ);
+/// MXFP4 (OCP MX v1.0: E2M1 + an E8M0 scale per 32; on a MoE model only the routed experts, as gpt-oss ships);
+/// NVFP4 (E2M1 + an E4M3 scale per 16 + an fp32 scale per tensor). Quantised checkpoints keep embeddings, the
+/// output head, norms, biases and routers in 16 bits.
+enum class InferenceWeights { BF16, INT8, INT4, MXFP4, NVFP4 };
 /// How training changes the weights: every parameter (full), low-rank adapters on a frozen base
 /// (LoRA, Hu et al. 2021), or adapters on a 4-bit NF4 base (QLoRA, Dettmers et al. 2023).
 enum class FineTune { Full, Lora, QLora };

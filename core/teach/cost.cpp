@@ -46,7 +46,10 @@ CostReceipt computeCost(const ResolvedModel& m, const Scenario& s, const GpuSpec
         r.phases.push_back({p.name, std::clamp(p.gpuHours, 0.0, 1e12)});
         r.gpuHours += r.phases.back().gpuHours;
     }
-    r.pricePerGpuHour = s.cost.pricePerGpuHour > 0 ? s.cost.pricePerGpuHour : gpu.pricePerHour;
+    const std::optional<double> price =
+        s.cost.pricePerGpuHour > 0 ? std::optional<double>(s.cost.pricePerGpuHour) : gpu.pricePerHour;
+    r.priceKnown = price.has_value();
+    r.pricePerGpuHour = price.value_or(0);
     r.costUsd = r.gpuHours * r.pricePerGpuHour;
     r.wallClockDays = r.gpuHours / static_cast<double>(std::max<int64_t>(s.hardware.gpus, 1)) / 24.0;
     return r;

@@ -19,6 +19,9 @@ struct CostReceipt {
     std::vector<CostPhase> phases;  ///< the scenario's other phases, their published GPU-hours
     double gpuHours = 0;            ///< pre-training plus the other phases
     double pricePerGpuHour = 0;     ///< the scenario's, or the GPU's typical price when 0
+    /// False when the scenario sets no price and the catalog has none for the GPU: pricePerGpuHour and costUsd are
+    /// then 0 and mean "unknown", never $0 (every display says "price unknown: set your own").
+    bool priceKnown = true;
     double costUsd = 0;
     double wallClockDays = 0; ///< on the scenario's GPU count
 };

@@ -74,7 +74,8 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
     if (before.fits)
         return out;
     const bool training = s.training.mode == Mode::Training;
-    const double price = s.cost.pricePerGpuHour > 0 ? s.cost.pricePerGpuHour : gpu.pricePerHour;
+    const std::optional<double> price =
+        s.cost.pricePerGpuHour > 0 ? std::optional<double>(s.cost.pricePerGpuHour) : gpu.pricePerHour;
 
     // Every candidate goes through here: it is kept only if account() says it fits.
     auto consider = [&](FixKind kind, FixTier tier, std::string title, std::string change, const Scenario& x,
@@ -295,9 +296,13 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
                  std::to_string(gpus) + " → " + std::to_string(x.hardware.gpus) + " " + gpu.id + " with ZeRO-3", x, 0,
                  [&](const Breakdown& a) {
                      char usd[64];
-                     std::snprintf(usd, sizeof usd, "$%.2f", static_cast<double>(x.hardware.gpus - gpus) * price);
+                     if (price)
+                         std::snprintf(usd, sizeof usd, "$%.2f more per hour",
+                                       static_cast<double>(x.hardware.gpus - gpus) * *price);
+                     else // no public price for this GPU: never a $0
+                         std::snprintf(usd, sizeof usd, "price unknown: set your own");
                      return to(a) + ". " + std::to_string(x.hardware.gpus - gpus) + " more GPUs (" + usd +
-                            " more per hour) and the communication tax: " + formatBytes(a.tax.total()) +
+                            ") and the communication tax: " + formatBytes(a.tax.total()) +
                             " sent per GPU per step (was " + formatBytes(before.tax.total()) + ").";
                  });
     } else if (!training && before.minGpusToFit > gpus) {

@@ -114,7 +114,7 @@ TourStep receiptStep()
         const CostReceipt r = computeCost(b.model, s, gpu);
         TourHighlight h;
         const std::string hours = formatCountPrecise(r.gpuHours) + " " + gpu.id + "-hours";
-        const std::string dollars = "$" + formatCountPrecise(r.costUsd);
+        const std::string dollars = r.priceKnown ? "$" + formatCountPrecise(r.costUsd) : "price unknown";
         h.label = "Training cost";
         h.valueText = dollars;
         h.figures = {{"Training cost", 0, dollars},

@@ -47,8 +47,8 @@ private Q_SLOTS:
     {
         m_lib.load(QString()); // built-in presets only, whatever the user's folder holds
         QVERIFY2(m_lib.errors().isEmpty(), qPrintable(m_lib.errors().join('\n')));
-        QCOMPARE(m_lib.presets().size(), size_t(11));
-        QCOMPARE(m_lib.gpus().gpus.size(), size_t(9));
+        QCOMPARE(m_lib.presets().size(), size_t(13));   // gpt-oss-120b and kimi-k2 joined (issue 29 §3)
+        QCOMPARE(m_lib.gpus().gpus.size(), size_t(21)); // the 2026 catalog: 9 + 12 sourced entries
     }
 
     void overrides()
@@ -143,6 +143,26 @@ private Q_SLOTS:
         QVERIFY(parse({"--preset", "gpt2-small"}).request.scenarioGiven);
     }
 
+    // Issue 29 §3: --weights mxfp4 on gpt-oss-120b is the checkpoint as it ships (experts in MXFP4, the rest bf16):
+    // 114,661,785,600 expert weights · 4.25/8 + 2,167,371,072 others · 2 = 65,248,815,744 B (60.77 GiB; the model
+    // card's Table 1: 60.8 GiB); bytes_per_param the average over all 116,829,156,672. nvfp4 on Llama 3 8B:
+    // 6,979,321,856 linears · 4.5/8 + 4 B · 224 tensors + 1,050,939,392 others · 2 = 6,027,748,224 B
+    // (tests/core/memory/tst_serving.cpp). A GPU without a public price gives a null price and cost, never $0.
+    void servingFormatsAndUnknownPrices()
+    {
+        const nlohmann::json oss =
+            runJson({"--json", "--preset", "gpt-oss-120b", "--mode", "inference", "--weights", "mxfp4", "--seq", "8k"});
+        QCOMPARE(oss["per_gpu_bytes"]["weights"].get<double>(), 65248815744.0);
+        QCOMPARE(oss["bytes_per_param"].get<double>(), 65248815744.0 / 116829156672.0);
+        QVERIFY(oss["fits"].get<bool>());
+        const nlohmann::json llama = runJson({"--json", "--preset", "llama3-8b", "--mode", "inference", "--weights",
+                                              "nvfp4", "--gpu", "B300", "--price", "0"});
+        QCOMPARE(llama["per_gpu_bytes"]["weights"].get<double>(), 6027748224.0);
+        QVERIFY(llama["gpu"]["price_per_hour"].is_null());
+        QVERIFY(llama["cost"]["cost_usd"].is_null());
+        QVERIFY(llama["cost"]["price_per_gpu_hour"].is_null());
+    }
+
     void badArguments_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -154,6 +174,9 @@ private Q_SLOTS:
             << "--seq: must be a whole number such as 8192, 7B or 2.4T, got \"long\"";
         QTest::newRow("context above 16M")
             << QStringList{"--json", "--seq", "1e9"} << "--seq: must be between 1 and 16777216, got 1e9";
+        QTest::newRow("unknown weight format lists the five")
+            << QStringList{"--json", "--weights", "fp3"}
+            << "--weights: must be one of bf16|int8|int4|mxfp4|nvfp4, got \"fp3\"";
         QTest::newRow("unknown precision")
             << QStringList{"--json", "--precision", "fp7"}
             << "--precision: must be one of fp32|bf16-mixed|fp16-mixed|bf16|fp8-mixed, got \"fp7\"";
@@ -196,11 +219,14 @@ private Q_SLOTS:
                                                    "1): the interleaved schedule splits pipeline stages, got 2";
         QTest::newRow("unknown GPU lists the catalog") << QStringList{"--json", "--gpu", "H900"}
                                                        << "--gpu: unknown GPU \"H900\" (known: H100, H800, H200, B200, "
-                                                          "A100-40GB, A100-80GB, MI300X, RTX4090, L40S)";
+                                                          "A100-40GB, A100-80GB, MI300X, RTX4090, L40S, B300, GB200, "
+                                                          "GB300, MI325X, MI355X, RTX5090, RTXPRO6000, L4, V100-16GB, "
+                                                          "V100-32GB, RTX3090, Gaudi3)";
         QTest::newRow("unknown preset")
             << QStringList{"--json", "--preset", "gpt5"}
-            << "--preset: unknown preset \"gpt5\" (known: chapter-70b, chapter-7b, deepseek-v3, gpt2-small, gpt3-175b, "
-               "llama2-7b, llama3-70b, llama3-8b, llama3.1-405b, mixtral-8x7b, qwen3.8-book)";
+            << "--preset: unknown preset \"gpt5\" (known: chapter-70b, chapter-7b, deepseek-v3, gpt-oss-120b, "
+               "gpt2-small, gpt3-175b, kimi-k2, llama2-7b, llama3-70b, llama3-8b, llama3.1-405b, mixtral-8x7b, "
+               "qwen3.8-book)";
         QTest::newRow("active above total") << QStringList{"--json", "--params", "7B", "--active-params", "8B"}
                                             << "--active-params: must not exceed the total parameters (7B), got 8B";
         QTest::newRow("missing value") << QStringList{"--json", "--seq"} << "Missing value after '--seq'.";
@@ -348,7 +374,7 @@ private Q_SLOTS:
         QVERIFY(QFile::link(fifo, dir.filePath(QStringLiteral("presets/stuck.json"))));
         PresetLibrary lib;
         lib.load(dir.filePath(QStringLiteral("presets")));
-        QCOMPARE(lib.presets().size(), size_t(11));
+        QCOMPARE(lib.presets().size(), size_t(13));
         QCOMPARE(lib.errors().size(), qsizetype(1));
         QVERIFY2(lib.errors().front().contains(QStringLiteral("stuck.json: is not a regular file")),
                  qPrintable(lib.errors().front()));

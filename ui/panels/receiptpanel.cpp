@@ -191,8 +191,11 @@ void ReceiptPanel::recompute()
     }
     m_phases->setText(phases.join(QLatin1Char('\n')));
     m_phases->setVisible(!phases.isEmpty());
+    // A GPU without a public price shows no dollar figure, never $0: the user sets the price above.
     m_cost->setText(
-        tr("%1 at $%2 per GPU-hour").arg(usd(m_receipt.costUsd), loc.toString(m_receipt.pricePerGpuHour, 'f', 2)));
+        m_receipt.priceKnown
+            ? tr("%1 at $%2 per GPU-hour").arg(usd(m_receipt.costUsd), loc.toString(m_receipt.pricePerGpuHour, 'f', 2))
+            : tr("Price unknown for the %1: set your own price per GPU-hour").arg(QString::fromStdString(gpu.id)));
     const int64_t n = std::max<int64_t>(m_scenario.hardware.gpus, 1);
     m_days->setText(
         n == 1 ? tr("%1 days on one GPU").arg(loc.toString(m_receipt.wallClockDays, 'f', 1))

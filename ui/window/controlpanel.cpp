@@ -344,10 +344,18 @@ void ControlPanel::build()
     QGroupBox* hardwareBox = group(tr("Hardware"), form, this);
     m_gpu = new QComboBox(this);
     m_gpu->setObjectName(QStringLiteral("gpu"));
-    for (const GpuSpec& g : m_library.gpus().gpus)
+    for (const GpuSpec& g : m_library.gpus().gpus) {
         m_gpu->addItem(
             tr("%1 (%2)").arg(QString::fromStdString(g.id), QString::fromStdString(formatBytes(g.memoryBytes))),
             QString::fromStdString(g.id));
+        // Each entry's name, and its caveat (V100 has no BF16; no public price), on hover.
+        QString tip = QString::fromStdString(g.name);
+        if (!g.note.empty())
+            tip += QLatin1Char('\n') + QString::fromStdString(g.note);
+        if (!g.pricePerHour)
+            tip += QLatin1Char('\n') + tr("No public price: set your own in the cost receipt.");
+        m_gpu->setItemData(m_gpu->count() - 1, tip, Qt::ToolTipRole);
+    }
     m_gpu->setToolTip(tr("The accelerator type: its memory is the red capacity line on both charts."));
     form->addRow(tr("GPU"), m_gpu);
     m_gpuCount = new QSpinBox(this);
@@ -402,9 +410,14 @@ void ControlPanel::build()
     m_weights->setObjectName(QStringLiteral("weights"));
     m_weights->addItem(tr("bf16 (2 B/weight)"), static_cast<int>(InferenceWeights::BF16));
     m_weights->addItem(tr("int8 (1 B/weight)"), static_cast<int>(InferenceWeights::INT8));
-    m_weights->addItem(tr("int4 (0.5 B/weight)"), static_cast<int>(InferenceWeights::INT4));
-    m_weights->setToolTip(tr("How served weights are stored: quantising to int8 or int4 halves or quarters the "
-                             "inference memory. Training always keeps higher precision."));
+    m_weights->addItem(tr("int4 (4.16 bits)"), static_cast<int>(InferenceWeights::INT4));
+    m_weights->addItem(tr("MXFP4 (4.25 bits)"), static_cast<int>(InferenceWeights::MXFP4));
+    m_weights->addItem(tr("NVFP4 (4.5 bits)"), static_cast<int>(InferenceWeights::NVFP4));
+    m_weights->setToolTip(
+        tr("How served weights are stored: int8 or a 4-bit format roughly halves or quarters the linear layers; "
+           "embeddings, the output head, norms and routers stay 16-bit, and the formats' scales are counted. MXFP4 "
+           "on a mixture-of-experts model quantises the experts only, as gpt-oss ships. Training always keeps "
+           "higher precision."));
     form->addRow(tr("Inference weights"), m_weights);
     layout->addWidget(hardwareBox);
     layout->addStretch(1);

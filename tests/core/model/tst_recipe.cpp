@@ -61,7 +61,24 @@ private Q_SLOTS:
     {
         QCOMPARE(inferenceWeightBytes(InferenceWeights::BF16), 2.0);
         QCOMPARE(inferenceWeightBytes(InferenceWeights::INT8), 1.0);
-        QCOMPARE(inferenceWeightBytes(InferenceWeights::INT4), 0.5);
+        // int4: 4 bits + (16-bit scale + 4-bit zero) / 128 = 4.15625 bits = 0.51953125 B (AutoAWQ's WQLinear_GEMM).
+        QCOMPARE(inferenceWeightBytes(InferenceWeights::INT4), 0.51953125);
+        // MXFP4: 4 + 8/32 = 4.25 bits (OCP MX v1.0); NVFP4: 4 + 8/16 = 4.5 bits.
+        QCOMPARE(inferenceWeightBytes(InferenceWeights::MXFP4), 0.53125);
+        QCOMPARE(inferenceWeightBytes(InferenceWeights::NVFP4), 0.5625);
+    }
+
+    // The constants that scale with rows and tensors, and which linears each format quantises.
+    void weightFormats()
+    {
+        QVERIFY(!weightFormat(InferenceWeights::BF16).quantised());
+        QCOMPARE(weightFormat(InferenceWeights::INT8).rowBits, 32.0);     // LLM.int8()'s fp32 row scale
+        QCOMPARE(weightFormat(InferenceWeights::NVFP4).tensorBytes, 4.0); // the fp32 per-tensor scale
+        QCOMPARE(weightFormat(InferenceWeights::NVFP4).blockSize, 16.0);
+        QCOMPARE(weightFormat(InferenceWeights::MXFP4).blockSize, 32.0);
+        QVERIFY(weightFormat(InferenceWeights::MXFP4).expertsOnly); // gpt-oss: the experts only
+        QVERIFY(!weightFormat(InferenceWeights::NVFP4).expertsOnly);
+        QCOMPARE(weightFormat(InferenceWeights::INT4).blockSize, 128.0);
     }
 };
 

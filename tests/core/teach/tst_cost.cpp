@@ -1,8 +1,10 @@
 // The compute and cost receipt (docs/accounting.md, "Receipts"; Kaplan et al. 2020).
 #include "cost.h"
+#include "report.h"
 #include "testdata.h"
 
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 using namespace trainmem;
 
@@ -59,8 +61,47 @@ private Q_SLOTS:
         const GpuSpec h100 = testdata::gpu("H100");
         const CostReceipt r = computeCost(resolveModel(s.model), s, h100);
         testdata::compareBytes(r.gpuHours, hours);
-        QCOMPARE(r.pricePerGpuHour, h100.pricePerHour);
-        testdata::compareBytes(r.costUsd, hours * h100.pricePerHour);
+        QCOMPARE(r.pricePerGpuHour, *h100.pricePerHour);
+        QVERIFY(r.priceKnown);
+        testdata::compareBytes(r.costUsd, hours * *h100.pricePerHour);
+    }
+
+    // A GPU without a public price (the catalog's null) and no price in the scenario: the receipt says the price is
+    // unknown and never shows $0 as a cost; the hours are computed all the same. A price the user sets wins.
+    void unknownPriceIsNotZeroDollars_data()
+    {
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<double>("userPrice"); // 0: none set, the catalog's
+        QTest::addColumn<bool>("known");
+        QTest::addColumn<double>("price");
+        QTest::newRow("B300, no price anywhere: unknown") << "B300" << 0.0 << false << 0.0;
+        QTest::newRow("MI355X, no price anywhere: unknown") << "MI355X" << 0.0 << false << 0.0;
+        QTest::newRow("B300 at the user's $6.50: known") << "B300" << 6.5 << true << 6.5;
+        QTest::newRow("H100, the catalog's $2.50: known") << "H100" << 0.0 << true << 2.5;
+    }
+    void unknownPriceIsNotZeroDollars()
+    {
+        QFETCH(QString, gpu);
+        QFETCH(double, userPrice);
+        QFETCH(bool, known);
+        QFETCH(double, price);
+        Scenario s = testdata::sized(7'000'000'000);
+        s.cost.tokens = 1e12;
+        s.cost.mfu = 0.4;
+        s.cost.pricePerGpuHour = userPrice;
+        const GpuSpec g = testdata::gpu(gpu.toStdString());
+        const CostReceipt r = computeCost(resolveModel(s.model), s, g);
+        QCOMPARE(r.priceKnown, known);
+        QCOMPARE(r.pricePerGpuHour, price);
+        QVERIFY(r.gpuHours > 0);
+        QCOMPARE(r.costUsd, r.gpuHours * price);
+        // --json: null, not 0, where the price is unknown.
+        const nlohmann::json j = breakdownToJson(account(s, g), s, g, r);
+        QCOMPARE(j["cost"]["cost_usd"].is_null(), !known);
+        QCOMPARE(j["cost"]["price_per_gpu_hour"].is_null(), !known);
+        QCOMPARE(j["gpu"]["price_per_hour"].is_null(), gpu != QLatin1String("H100"));
+        for (const auto& phase : j["cost"]["phases"])
+            QCOMPARE(phase["cost_usd"].is_null(), !known);
     }
 };
 

@@ -71,6 +71,19 @@ private Q_SLOTS:
             << inference(withLayout(testdata::preset("llama3-70b"), 4, 0, 1, 1, 1));
         QTest::newRow("inference DeepSeek-V3 (MLA KV cache)")
             << inference(withLayout(testdata::preset("deepseek-v3"), 16, 0, 1, 2, 8));
+        // Serving formats (issue 29 §3): the quantised linears and the 16-bit rest, split by tp, pp and ep.
+        for (const InferenceWeights w :
+             {InferenceWeights::INT8, InferenceWeights::INT4, InferenceWeights::MXFP4, InferenceWeights::NVFP4}) {
+            Scenario moe = inference(withLayout(testdata::preset("gpt-oss-120b"), 16, 0, 2, 2, 4));
+            moe.training.inferenceWeights = w;
+            QTest::addRow("serving gpt-oss-120b %s tp 2 pp 2 ep 4", toString(w)) << moe;
+            Scenario dense = inference(withLayout(testdata::preset("llama3-8b"), 2, 0, 1, 2, 1));
+            dense.training.inferenceWeights = w;
+            QTest::addRow("serving Llama 3 8B %s pp 2", toString(w)) << dense;
+        }
+        Scenario sized = inference(testdata::preset("chapter-7b"));
+        sized.training.inferenceWeights = InferenceWeights::NVFP4;
+        QTest::newRow("serving the size-only 7B nvfp4") << sized;
     }
     void everySegmentEqualsAccount()
     {

@@ -37,6 +37,25 @@ private Q_SLOTS:
                               QStringLiteral("post-training: 5k H800-hours, as published")}));
     }
 
+    // A GPU without a public price (the 2026 catalog entries), and "catalog price" in the dock: the cost line says
+    // the price is unknown and asks for one, never $0; a price typed in gives dollars again.
+    void unknownPriceAsksForOne()
+    {
+        ReceiptPanel panel;
+        panel.setCatalog(testdata::gpus());
+        Scenario s = testdata::preset("deepseek-v3");
+        s.hardware.gpu = "B300";
+        s.cost.pricePerGpuHour = 0;
+        panel.setScenario(s, testdata::gpu("B300"));
+        QVERIFY(!panel.receipt().priceKnown);
+        QCOMPARE(panel.costText(), QStringLiteral("Price unknown for the B300: set your own price per GPU-hour"));
+        QVERIFY(!panel.costText().contains(QLatin1Char('$')));
+        QVERIFY(panel.receipt().gpuHours > 0);
+        panel.priceEditor()->setValue(6.5);
+        QVERIFY(panel.receipt().priceKnown);
+        QVERIFY2(panel.costText().contains(QStringLiteral("at $6.50 per GPU-hour")), qPrintable(panel.costText()));
+    }
+
     void editsRequestTheScenarioAndRecompute()
     {
         ReceiptPanel panel;

@@ -254,7 +254,12 @@ void TestUiControls::controlChangesScenarioAndPlots_data()
     QTest::newRow("ZeRO-2 on 8 GPUs: 3.75 B/param = 26.25 GB") << "chapter-7b" << 8 << Act::Zero << V(2) << 112 * gb << 26.25 * gb << 14 * gb << 80 * gb;
     QTest::newRow("ZeRO-3 on 8 GPUs: 14 GB per GPU") << "chapter-7b" << 8 << Act::Zero << V(3) << 112 * gb << 14 * gb << 14 * gb << 80 * gb;
     QTest::newRow("inference mode: per-GPU bar is the 14 GB of weights") << "chapter-7b" << 0 << Act::Mode << V(int(Mode::Inference)) << 112 * gb << 14 * gb << 14 * gb << 80 * gb;
-    QTest::newRow("int4 weights: 3.5 GB to serve 7B") << "chapter-7b" << 0 << Act::Weights << V(int(InferenceWeights::INT4)) << 112 * gb << 112 * gb << 3.5 * gb << 80 * gb;
+    // Quantised serving keeps the embeddings and head in 16 bits (issue 30): the size rule's 7B has 2·32000·4096 =
+    // 262,144,000 of them (1 GB at 2 B), the other 6,737,856,000 are linear. int4 (GPTQ/AWQ, 4 + 20/128 bits):
+    // 6,737,856,000 · 133/256 = 3,500,526,750 B + 524,288,000 B = 4.02 GB; MXFP4 (4 + 8/32 bits, a dense model
+    // quantises every linear): 6,737,856,000 · 17/32 = 3,579,486,000 B + 524,288,000 B = 4.10 GB.
+    QTest::newRow("int4 weights: 4.02 GB to serve 7B, its embeddings 16-bit") << "chapter-7b" << 0 << Act::Weights << V(int(InferenceWeights::INT4)) << 112 * gb << 112 * gb << 4024814750.0 << 80 * gb;
+    QTest::newRow("MXFP4 weights: 4.10 GB to serve 7B") << "chapter-7b" << 0 << Act::Weights << V(int(InferenceWeights::MXFP4)) << 112 * gb << 112 * gb << 4103774000.0 << 80 * gb;
     QTest::newRow("preset chapter-70b: 1.12 TB") << "chapter-7b" << 0 << Act::Preset << V(QStringLiteral("chapter-70b")) << 1120 * gb << 1120 * gb << 140 * gb << 80 * gb;
     QTest::newRow("preset qwen3.8-book: 2.4T total = 38.4 TB") << "chapter-7b" << 0 << Act::Preset << V(QStringLiteral("qwen3.8-book")) << 38400 * gb << 38400 * gb << 4800 * gb << 80 * gb;
     QTest::newRow("DeepSeek-V3 with 4 active experts: model state unchanged") << "deepseek-v3" << 0 << Act::ActiveExperts << V(4) << 0.0 << 0.0 << 0.0 << 80 * gb;
