@@ -109,6 +109,16 @@ private Q_SLOTS:
         QVERIFY2(why.contains(QStringLiteral("18 sliding-window layers keep the last 128 tokens")), qPrintable(why));
     }
 
+    // The built-in gpt-oss-120b preset (issue 29 §3) carries the same layer kinds as the imported file: served at 128k
+    // in bf16 its KV cache is the 4,836,556,800 B above.
+    void gptOss120bPresetKeepsItsSlidingLayers()
+    {
+        Scenario s = serving(testdata::preset("gpt-oss-120b"), 131072);
+        QCOMPARE(s.model.architecture.kinds.sliding, int64_t(18));
+        QCOMPARE(s.model.architecture.kinds.window, int64_t(128));
+        QCOMPARE(account(s, testdata::gpu("H100")).perGpu.kvCache, 4831838208.0 + 4718592.0);
+    }
+
     void slidingScoresAreBoundedByTheWindowWithoutFlashAttention()
     {
         const Architecture a = imported(kGptOss120b).model.architecture;
