@@ -85,6 +85,10 @@ struct TermContext {
     Offload offload = Offload::None;
     /// The host view: the model-state terms give the bytes this GPU's host holds for it (hostTerms()).
     bool host = false;
+    /// Issue 30 §2's recipes, as the scenario runs them (training only): the tape offloaded to host memory but the
+    /// layers in flight; the optimizer state paged out to host memory.
+    bool offloadActivations = false;
+    bool pagedOptimizer = false;
     /// ZeRO-3 all-gathers the layer being computed: over more than one rank, or from host memory when the
     /// parameters are offloaded.
     bool gathersLayer() const;
