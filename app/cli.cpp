@@ -128,6 +128,13 @@ struct Options {
         QStringLiteral("FSDP2's reshard_after_forward with ZeRO-3: off keeps every layer's gathered weights from its "
                        "forward to its backward. Default: the framework's, else on."),
         QStringLiteral("on|off")};
+    QCommandLineOption fsdpFlatWrap{
+        QStringLiteral("fsdp-flat-wrap"),
+        QStringLiteral(
+            "FSDP1 wrapped the model as loaded (use_orig_params=False, as fsdp_qlora's train.py): with ZeRO-3 "
+            "the caching allocator keeps one layer's and the embeddings' unsharded blocks from the wrap. "
+            "Default off."),
+        QStringLiteral("on|off")};
     QCommandLineOption flash{QStringLiteral("flash"), QStringLiteral("Fused (flash) attention: on or off."),
                              QStringLiteral("on|off")};
     QCommandLineOption gpu{QStringLiteral("gpu"), QStringLiteral("GPU type (see --list-gpus)."), QStringLiteral("id")};
@@ -216,7 +223,7 @@ struct Options {
                       mfu,          price,
                       megatron,     listPresets,
                       listGpus,     measured});
-        p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward});
+        p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap});
         p.addOptions(training.all());
     }
 };
@@ -570,6 +577,16 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         else
             ov.error = fail(option->names().constFirst(),
                             QStringLiteral("must be on or off, got \"%1\"").arg(p.value(*option)));
+    }
+    if (ov.error.isEmpty() && p.isSet(o.fsdpFlatWrap)) {
+        const QString v = p.value(o.fsdpFlatWrap).toLower();
+        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
+            s.hardware.fsdpFlatWrap = true;
+        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
+            s.hardware.fsdpFlatWrap = false;
+        else
+            ov.error = fail(QStringLiteral("fsdp-flat-wrap"),
+                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.fsdpFlatWrap)));
     }
     if (ov.error.isEmpty() && p.isSet(o.expandableSegments)) {
         const QString v = p.value(o.expandableSegments).toLower();

@@ -301,6 +301,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"activation_offload", effectiveActivationOffload(s)},
           {"paged_optimizer", s.training.pagedOptimizer},
           {"reshard_after_forward", effectiveReshardAfterForward(s)},
+          {"fsdp_flat_wrap", s.hardware.fsdpFlatWrap},
           {"recipe_defaults_source", s.framework ? frameworkDefaults(*s.framework).recipeSource : ""}}},
         {"single_gpu_bytes", segmentsJson(b.singleGpu)},
         {"per_node_host_bytes",

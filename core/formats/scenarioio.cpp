@@ -506,6 +506,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
             if (hardware->at("reshard_after_forward").is_boolean())
                 h.reshardAfterForward = on;
         }
+        r.boolean(*hardware, "fsdp_flat_wrap", p, h.fsdpFlatWrap);
         r.integer(*hardware, "first_stage_layers", p, h.split.firstLayers, 1, kMaxLayers);
         r.integer(*hardware, "last_stage_layers", p, h.split.lastLayers, 1, kMaxLayers);
         r.boolean(*hardware, "embedding_in_pipeline_split", p, h.split.embedding);
@@ -695,6 +696,8 @@ json scenarioToJson(const Scenario& s)
         j["hardware"]["expandable_segments"] = *h.expandableSegments; // left out when unset
     if (h.reshardAfterForward)
         j["hardware"]["reshard_after_forward"] = *h.reshardAfterForward; // left out when unset
+    if (h.fsdpFlatWrap)
+        j["hardware"]["fsdp_flat_wrap"] = true; // left out, it is false
     // The pipeline split only when it is not the even one.
     if (h.split.firstLayers > 0)
         j["hardware"]["first_stage_layers"] = h.split.firstLayers;

@@ -856,8 +856,25 @@ template <class X> X fragmentation(const TermContext& c, TermNotes<X>& n)
     n.assume("The caching allocator cannot use every byte it reserves; a fixed fraction is set aside.");
     n.source(
         "docs/accounting.md, Workspace and overhead (/hardware/fragmentation); PyTorch CUDA caching allocator notes");
-    return times(X::sym("f", std::clamp(c.scenario->hardware.fragmentation, 0.0, 1.0)),
-                 X::total("(everything but the framework)", reservedBytes(c.bytes)));
+    const X share = times(X::sym("f", std::clamp(c.scenario->hardware.fragmentation, 0.0, 1.0)),
+                          X::total("(everything but the framework)", reservedBytes(c.bytes)));
+    const double cache = flatWrapCache(c);
+    if (cache <= 0)
+        return share;
+    n.assume("The caching allocator cannot use every byte it reserves; a fixed fraction is set aside. FSDP1 wrapped "
+             "the model as loaded (use_orig_params=False): each unit was materialised unsharded on the GPU and "
+             "concatenated into its flat parameter before the shard was kept, and the allocator keeps those blocks "
+             "(one decoder layer's and the root unit's, its embeddings and head, twice each) through the run: "
+             "reset_peak_memory_stats() does not release them. Counted whole, an upper bound: the step reuses them "
+             "where its requests fit.");
+    n.source("PyTorch c10/cuda/CUDACachingAllocator.cpp at 001074d25084fdb87a799823e395a50f5ec044d3 (freed blocks "
+             "stay cached; a request reuses a free block only if it fits, best fit; blocks of different segments never "
+             "merge); torch/distributed/fsdp/_flat_param.py FlatParamHandle (flatten_tensors: torch.cat of the unit's "
+             "parameters; shard(): the local chunk cloned, the flat tensor freed); AnswerDotAI/fsdp_qlora train.py at "
+             "4cd6923 (FSDP(use_orig_params=False, sync_module_states), reset_peak_memory_stats without "
+             "empty_cache); docs/accounting.md, Workspace and overhead");
+    return share + X::text(
+                       "2·(U_layer + U_root)", [&] { return formatNumber(cache) + " B"; }, cache);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1110,6 +1127,30 @@ double allocatorReserve(const Scenario& s, double inUse)
     if (effectiveExpandableSegments(s))
         return std::min(inUse, kExpandableSegmentsReserve);
     return std::clamp(s.hardware.fragmentation, 0.0, 1.0) * inUse;
+}
+
+double flatWrapCache(const TermContext& c)
+{
+    const Scenario& s = *c.scenario;
+    if (!s.hardware.fsdpFlatWrap || !c.training || effectiveExpandableSegments(s) || c.offload != Offload::None)
+        return 0;
+    // Sharded (ZeRO-1 to 3 over more than one rank: FULL_SHARD, SHARD_GRAD_OP) the flat parameter is freed once its
+    // shard is cloned, so the unit's parameters and their concatenation stay cached; unsharded (NO_SHARD, fsdp_qlora's
+    // "ddp") the concatenation is kept as the parameter and only the parameters as loaded are.
+    const double copies = c.layout.zero >= 1 && c.layout.replicas() > 1 ? 2 : 1;
+    // U_layer: one decoder layer's parameters as its flat parameter holds them unsharded (QLoRA: its quantised
+    // linears at the NF4 bits per parameter, the rest in 16 bits); U_root: the embeddings and head in 16 bits.
+    const ResolvedModel& m = *c.model;
+    const double layer = layerParams(c);
+    double layerBytes = layer * c.recipe.weights;
+    if (c.fineTune == FineTune::QLora) {
+        const double q =
+            std::min(layer, dbl(c.quantized.total) / std::max(c.layers, 1.0) / dbl(std::max<int64_t>(c.layout.tp, 1)));
+        layerBytes = q * nf4BytesPerParam() + (layer - q) * c.recipe.weights;
+    }
+    const double root = dbl(std::clamp<int64_t>(m.params.embedding, 0, m.params.total)) * c.recipe.weights /
+                        dbl(std::max<int64_t>(c.layout.tp, 1));
+    return copies * (layerBytes + root);
 }
 
 double reservedBytes(const Segments& g)

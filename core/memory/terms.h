@@ -166,6 +166,13 @@ inline constexpr double kExpandableSegmentsReserve = 20.0 * 1048576 + 2.0 * 1048
 /// expandable segments (effectiveExpandableSegments()), else the fraction /hardware/fragmentation of them.
 double allocatorReserve(const Scenario& s, double inUse);
 
+/// \brief What wrapping a model loaded whole with FSDP1's flat parameters leaves in the caching allocator's cache
+/// (/hardware/fsdp_flat_wrap, classic allocator; else 0): the blocks of one decoder layer's and of the root unit's
+/// (embeddings and head) parameters and, when sharded (ZeRO ≥ 1 over more than one rank), of their flat
+/// concatenation: 2·(U_layer + U_root) unsharded bytes, U_layer + U_root unsharded (NO_SHARD keeps the concatenation
+/// as the parameter). Counted whole (the step reuses them where its requests fit: an upper bound).
+double flatWrapCache(const TermContext& c);
+
 /// \brief The activation term of view `c` split by when its bytes live (the step timeline, core/memory/timeline.h):
 /// activations = perLayer · stageLayers · inflight + recomputeInBars + mtp, to the byte.
 struct TapeParts {

@@ -262,6 +262,11 @@ struct HardwareSetup {
     /// gathered weights from its forward to its backward. ZeRO-3 over more than one rank only. Unset: on (the
     /// framework's default).
     std::optional<bool> reshardAfterForward;
+    /// FSDP1's flat parameters built from a model loaded whole (torch.distributed.fsdp FullyShardedDataParallel with
+    /// use_orig_params=False, as Answer.AI's fsdp_qlora train.py wraps it; --fsdp-flat-wrap): each unit is
+    /// materialised unsharded on the GPU and concatenated before its shard is kept, and the caching allocator keeps
+    /// those blocks through the run (issue 30 §1; docs/accounting.md, "Workspace and overhead").
+    bool fsdpFlatWrap = false;
 
     bool operator==(const HardwareSetup&) const = default;
 };

@@ -15,6 +15,7 @@
 
 #include "scenarioio.h"
 #include "terms.h"
+#include "timeline.h"
 
 #include <QtTest>
 
@@ -159,6 +160,36 @@ private Q_SLOTS:
         QVERIFY(effectiveReshardAfterForward(s));
         s.hardware.pp = 2;
         QVERIFY(!effectiveReshardAfterForward(s));
+    }
+
+    void flatWrapCacheStaysReserved()
+    {
+        // FSDP1 wrapping the loaded model (fsdp_qlora's train.py) on 2 GPUs, ZeRO-3, bf16: one layer's parameters
+        // and their flat concatenation, 2 · 202,383,488 · 2 B, and the root's embeddings and head, 2 · 262,144,000 ·
+        // 2 B: 2 · (404,766,976 + 524,288,000) = 1,858,109,952 B more reserve, none of it allocated.
+        Scenario s = llama2();
+        s.hardware.gpus = 2;
+        s.hardware.zeroStage = 3;
+        const Breakdown plain = on(s);
+        s.hardware.fsdpFlatWrap = true;
+        const Breakdown wrapped = on(s);
+        QCOMPARE(wrapped.perGpu.fragmentation - plain.perGpu.fragmentation, 1858109952.0);
+        QCOMPARE(wrapped.perGpu.total() - wrapped.perGpu.fragmentation,
+                 plain.perGpu.total() - plain.perGpu.fragmentation);
+        // The film reserves it all step long: its peak is the bars' again.
+        const StepTimeline t = stepTimeline(s, testdata::gpu("H100"));
+        QVERIFY(t.peakBytes >= 1858109952.0);
+        // Expandable segments map their own pages: no cache.
+        s.hardware.expandableSegments = true;
+        const ResolvedModel m = resolveModel(s.model);
+        QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 0.0);
+        s.hardware.expandableSegments = false;
+        QVERIFY(flatWrapCache(termContext(m, s, parallelLayout(s, m))) > 0);
+        // Unsharded (NO_SHARD) the concatenation is the parameter: U_layer + U_root = 929,054,976 B.
+        s.hardware.zeroStage = 0;
+        QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 929054976.0);
+        s.hardware.fsdpFlatWrap = false;
+        QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 0.0);
     }
 
     void profileNeverOverrides()
