@@ -869,8 +869,9 @@ template <class X> X fragmentation(const TermContext& c, TermNotes<X>& n)
              "where its requests fit.");
     n.source("PyTorch c10/cuda/CUDACachingAllocator.cpp at 001074d25084fdb87a799823e395a50f5ec044d3 (freed blocks "
              "stay cached; a request reuses a free block only if it fits, best fit; blocks of different segments never "
-             "merge); torch/distributed/fsdp/_flat_param.py FlatParamHandle (flatten_tensors: torch.cat of the unit's "
-             "parameters; shard(): the local chunk cloned, the flat tensor freed); AnswerDotAI/fsdp_qlora train.py at "
+             "merge); PyTorch torch/distributed/fsdp/_flat_param.py at 01caf79 (FlatParameter: the unit's "
+             "parameters \"flattened and concatenated\", \"initialized as unsharded and then sharded in-place\"; "
+             "NO_SHARD keeps the unsharded flat parameter); AnswerDotAI/fsdp_qlora train.py at "
              "4cd6923 (FSDP(use_orig_params=False, sync_module_states), reset_peak_memory_stats without "
              "empty_cache); docs/accounting.md, Workspace and overhead");
     return share + X::text(
