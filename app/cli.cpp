@@ -527,7 +527,7 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             s.training.optimizer = *opt;
         else
             ov.error = fail(QStringLiteral("optimizer"),
-                            QStringLiteral("must be %1, paged-adamw8bit or paged-adamw, got \"%2\"")
+                            QStringLiteral("must be one of %1|paged-adamw8bit|paged-adamw, got \"%2\"")
                                 .arg(QString::fromStdString(optimizerNames()), p.value(o.optimizer)));
         s.training.pagedOptimizer = paged;
     }

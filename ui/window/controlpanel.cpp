@@ -272,8 +272,8 @@ void ControlPanel::build()
     m_optimizer->addItem(tr("8-bit Adam"), static_cast<int>(Optimizer::Adam8bit));
     // Issue 30 §2: Muon (AdamW for the embeddings, norms and head) and a paged 8-bit AdamW (state in host-paged
     // unified memory), kPagedAdam8bit standing for Adam8bit with /training/paged_optimizer.
-    m_optimizer->addItem(tr("Muon (1 slot; AdamW for embeddings)"), static_cast<int>(Optimizer::Muon));
-    m_optimizer->addItem(tr("Paged 8-bit AdamW (state on host)"), kPagedAdam8bit);
+    m_optimizer->addItem(tr("Muon (1 slot)"), static_cast<int>(Optimizer::Muon));
+    m_optimizer->addItem(tr("Paged 8-bit AdamW"), kPagedAdam8bit);
     m_optimizer->setToolTip(tr("The optimizer keeps running averages per weight: Adam two (momentum and "
                                "variance), Lion and momentum SGD one, plain SGD none."));
     form->addRow(tr("Optimizer"), m_optimizer);
@@ -329,7 +329,7 @@ void ControlPanel::build()
     auto recipe = [this, form](QComboBox*& box, const char* name, const QString& label, const QString& tip) {
         box = new QComboBox(this);
         box->setObjectName(QString::fromLatin1(name));
-        box->addItem(tr("Framework's default"), -1);
+        box->addItem(tr("Default"), -1);
         box->addItem(tr("On"), 1);
         box->addItem(tr("Off"), 0);
         box->setToolTip(tip);
