@@ -62,9 +62,11 @@ struct Options {
     QCommandLineOption precision{QStringLiteral("precision"),
                                  QStringLiteral("fp32, bf16-mixed, fp16-mixed, bf16 or fp8-mixed."),
                                  QStringLiteral("recipe")};
-    QCommandLineOption optimizer{QStringLiteral("optimizer"),
-                                 QStringLiteral("adamw, adam, sgd, sgd-momentum, lion, adafactor or adam8bit."),
-                                 QStringLiteral("name")};
+    QCommandLineOption optimizer{
+        QStringLiteral("optimizer"),
+        QStringLiteral("adamw, adam, sgd, sgd-momentum, lion, adafactor, adam8bit, muon (Muon with AdamW for "
+                       "embeddings, norms and head), paged-adamw8bit or paged-adamw."),
+        QStringLiteral("name")};
     QCommandLineOption weights{
         QStringLiteral("weights"),
         QStringLiteral("Inference weight format: bf16, int8, int4 (GPTQ/AWQ, group 128), mxfp4 (on a MoE "
@@ -108,6 +110,34 @@ struct Options {
         QStringLiteral("PyTorch's caching allocator with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the "
                        "reserve over allocated memory is at most a 20 MiB and a 2 MiB page. Default: the framework's, "
                        "else off."),
+        QStringLiteral("on|off")};
+    QCommandLineOption compile{
+        QStringLiteral("compile"),
+        QStringLiteral(
+            "torch.compile of the model: the fused kernels rebuild the SwiGLU product and the norms' outputs "
+            "in backward instead of keeping them. Default: the framework's, else off."),
+        QStringLiteral("on|off")};
+    QCommandLineOption optimizerInBackward{
+        QStringLiteral("optimizer-in-backward"),
+        QStringLiteral("Step each parameter as soon as its gradient is ready and free it (torchtune's "
+                       "optimizer_in_bwd): one layer's gradients at a time; needs --grad-accum 1. Default: off."),
+        QStringLiteral("on|off")};
+    QCommandLineOption activationOffload{
+        QStringLiteral("activation-offload"),
+        QStringLiteral("Keep the activation tape in host memory (torchtune's OffloadActivations): the GPU holds the "
+                       "two layers in flight; needs a GPU whose catalog gives a host. Default: off."),
+        QStringLiteral("on|off")};
+    QCommandLineOption reshardAfterForward{
+        QStringLiteral("reshard-after-forward"),
+        QStringLiteral("FSDP2's reshard_after_forward with ZeRO-3: off keeps every layer's gathered weights from its "
+                       "forward to its backward. Default: the framework's, else on."),
+        QStringLiteral("on|off")};
+    QCommandLineOption fsdpFlatWrap{
+        QStringLiteral("fsdp-flat-wrap"),
+        QStringLiteral(
+            "FSDP1 wrapped the model as loaded (use_orig_params=False, as fsdp_qlora's train.py): with ZeRO-3 "
+            "the caching allocator keeps one layer's and the embeddings' unsharded blocks from the wrap. "
+            "Default off."),
         QStringLiteral("on|off")};
     QCommandLineOption flash{QStringLiteral("flash"), QStringLiteral("Fused (flash) attention: on or off."),
                              QStringLiteral("on|off")};
@@ -197,6 +227,7 @@ struct Options {
                       mfu,          price,
                       megatron,     listPresets,
                       listGpus,     measured});
+        p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap});
         p.addOptions(training.all());
     }
 };
@@ -489,7 +520,21 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     }
     ov.choice(o.mode, s.training.mode, modeFromString, modeNames());
     ov.choice(o.precision, s.training.precision, precisionFromString, precisionNames());
-    ov.choice(o.optimizer, s.training.optimizer, optimizerFromString, optimizerNames());
+    // paged-adamw8bit and paged-adamw (bitsandbytes' PagedAdamW8bit, PagedAdamW): the optimizer with its state in
+    // unified memory (issue 30 §2); any other name is an optimizer and not paged.
+    if (ov.error.isEmpty() && p.isSet(o.optimizer)) {
+        const std::string v = p.value(o.optimizer).toLower().toStdString();
+        const bool paged = v == "paged-adamw8bit" || v == "paged-adamw";
+        if (paged)
+            s.training.optimizer = v == "paged-adamw" ? Optimizer::AdamW : Optimizer::Adam8bit;
+        else if (const std::optional<Optimizer> opt = optimizerFromString(v))
+            s.training.optimizer = *opt;
+        else
+            ov.error = fail(QStringLiteral("optimizer"),
+                            QStringLiteral("must be one of %1|paged-adamw8bit|paged-adamw, got \"%2\"")
+                                .arg(QString::fromStdString(optimizerNames()), p.value(o.optimizer)));
+        s.training.pagedOptimizer = paged;
+    }
     ov.choice(o.weights, s.training.inferenceWeights, inferenceWeightsFromString, inferenceWeightsNames());
     ov.choice(o.checkpointing, s.training.checkpointing, checkpointingFromString, checkpointingNames());
     ov.choice(o.finetune, s.training.fineTune, fineTuneFromString, fineTuneNames());
@@ -520,6 +565,32 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         ov.choice(o.framework, f, frameworkFromString, frameworkNames());
         if (ov.error.isEmpty())
             s.framework = f;
+    }
+    // The recipes (issue 30 §2): on or off, each replacing the framework's default.
+    for (auto [option, field] : {std::pair{&o.compile, &s.training.compile},
+                                 {&o.optimizerInBackward, &s.training.optimizerInBackward},
+                                 {&o.activationOffload, &s.training.activationOffload},
+                                 {&o.reshardAfterForward, &s.hardware.reshardAfterForward}}) {
+        if (!ov.error.isEmpty() || !p.isSet(*option))
+            continue;
+        const QString v = p.value(*option).toLower();
+        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
+            *field = true;
+        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
+            *field = false;
+        else
+            ov.error = fail(option->names().constFirst(),
+                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(*option)));
+    }
+    if (ov.error.isEmpty() && p.isSet(o.fsdpFlatWrap)) {
+        const QString v = p.value(o.fsdpFlatWrap).toLower();
+        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
+            s.hardware.fsdpFlatWrap = true;
+        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
+            s.hardware.fsdpFlatWrap = false;
+        else
+            ov.error = fail(QStringLiteral("fsdp-flat-wrap"),
+                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.fsdpFlatWrap)));
     }
     if (ov.error.isEmpty() && p.isSet(o.expandableSegments)) {
         const QString v = p.value(o.expandableSegments).toLower();
@@ -628,8 +699,26 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         out.ok = false;
         return out;
     }
-    // Cross-option checks (gpus a multiple of tp·pp, and so on), named by option.
-    const FieldErrors semantic = validateScenario(s, "");
+    // Cross-option checks (gpus a multiple of tp·pp, and so on), named by option; then what needs a host, on the
+    // catalog's GPU (issue 30 §2: a paged optimizer or activation offloading on a GPU without one).
+    FieldErrors semantic = validateScenario(s, "");
+    if (semantic.empty())
+        if (const GpuSpec* g = library.gpus().find(s.hardware.gpu)) {
+            semantic = validateHost(s, *g, "");
+            if (!semantic.empty()) {
+                const FieldError& e = semantic.front();
+                const bool paged = e.path == "/training/paged_optimizer";
+                out.ok = false;
+                out.error =
+                    QStringLiteral("--%1 and --gpu %2 (%3): %4")
+                        .arg(paged ? (p.isSet(o.optimizer) ? QStringLiteral("optimizer ") + p.value(o.optimizer)
+                                                           : QStringLiteral("optimizer (paged, from the scenario)"))
+                                   : QStringLiteral("activation-offload"),
+                             QString::fromStdString(s.hardware.gpu), QString::fromStdString(e.path),
+                             QString::fromStdString(e.message));
+                return out;
+            }
+        }
     if (!semantic.empty()) {
         out.ok = false;
         const FieldError& e = semantic.front();
@@ -648,6 +737,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             option = QStringLiteral("cp");
         else if (option == QLatin1String("gpus_per_node"))
             option = QStringLiteral("gpus-per-node");
+        else if (option == QLatin1String("optimizer_in_backward"))
+            option = QStringLiteral("optimizer-in-backward");
         out.error = QStringLiteral("--%1 (%2): %3")
                         .arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
         return out;
@@ -664,6 +755,9 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
                                                &o.cp,        &o.gradAccum,    &o.globalBatch,
                                                &o.tokens,    &o.mfu,          &o.price})
         r.scenarioGiven = r.scenarioGiven || p.isSet(*override);
+    for (const QCommandLineOption* recipe :
+         {&o.compile, &o.optimizerInBackward, &o.activationOffload, &o.reshardAfterForward})
+        r.scenarioGiven = r.scenarioGiven || p.isSet(*recipe);
 
     if (p.isSet(o.exportPng) && p.isSet(o.exportTour)) {
         out.ok = false;

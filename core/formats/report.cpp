@@ -339,13 +339,22 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"framework_source", s.framework ? frameworkDefaults(*s.framework).source : ""},
           {"lora_targets", !s.training.adapters()        ? std::string()
                            : s.training.loraModules != 0 ? loraModulesList(s.training.loraModules)
-                                                         : std::string(toString(s.training.loraTargets))}}},
+                                                         : std::string(toString(s.training.loraTargets))},
+          // The recipes as run (issue 30 §2): each the scenario's, else the framework's default.
+          {"compile", effectiveCompile(s)},
+          {"optimizer_in_backward", effectiveOptimizerInBackward(s)},
+          {"activation_offload", effectiveActivationOffload(s)},
+          {"paged_optimizer", s.training.pagedOptimizer},
+          {"reshard_after_forward", effectiveReshardAfterForward(s)},
+          {"fsdp_flat_wrap", s.hardware.fsdpFlatWrap},
+          {"recipe_defaults_source", s.framework ? frameworkDefaults(*s.framework).recipeSource : ""}}},
         {"single_gpu_bytes", segmentsJson(b.singleGpu)},
         {"per_node_host_bytes",
          {{"weights", b.perNodeHost.weights},
           {"gradients", b.perNodeHost.gradients},
           {"master_weights", b.perNodeHost.master},
           {"optimizer", b.perNodeHost.optimizer},
+          {"activations", b.perNodeHost.activations},
           {"total", b.perNodeHost.total()}}},
         {"activation_layer_bytes",
          {{"attention", l.attention},

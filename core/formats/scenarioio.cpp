@@ -481,7 +481,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.onlyKeys(*training, p,
                    {"mode", "precision", "optimizer", "seq_len", "micro_batch", "grad_accum", "global_batch",
                     "checkpointing", "flash_attention", "sequence_parallel", "inference_weights", "finetune",
-                    "lora_rank", "lora_targets", "loss"});
+                    "lora_rank", "lora_targets", "loss", "compile", "optimizer_in_backward", "activation_offload",
+                    "paged_optimizer"});
         r.choice(*training, "mode", p, t.mode, modeFromString, modeNames());
         r.choice(*training, "precision", p, t.precision, precisionFromString, precisionNames());
         r.choice(*training, "optimizer", p, t.optimizer, optimizerFromString, optimizerNames());
@@ -518,6 +519,17 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
             if (training->at("loss").is_string() && lossKindFromString(training->at("loss").get<std::string>()))
                 t.loss = loss;
         }
+        // The recipes (issue 30 §2): left out, each is the framework's default.
+        for (auto [key, field] : {std::pair{"compile", &t.compile},
+                                  {"optimizer_in_backward", &t.optimizerInBackward},
+                                  {"activation_offload", &t.activationOffload}})
+            if (training->contains(key)) {
+                bool on = false;
+                r.boolean(*training, key, p, on);
+                if (training->at(key).is_boolean())
+                    *field = on;
+            }
+        r.boolean(*training, "paged_optimizer", p, t.pagedOptimizer);
     }
 
     const json* hardware = nullptr;
@@ -525,10 +537,26 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         const std::string p = "/hardware";
         HardwareSetup& h = s.hardware;
         r.onlyKeys(*hardware, p,
-                   {"gpu", "gpus", "zero_stage", "tp", "pp", "ep", "vpp", "expert_tensor_parallel", "context_parallel",
-                    "offload", "gpus_per_node", "framework_bytes", "fragmentation", "first_stage_layers",
-                    "last_stage_layers", "embedding_in_pipeline_split", "loss_in_pipeline_split", "pipeline_layout",
-                    "expandable_segments"});
+                   {"gpu",
+                    "gpus",
+                    "zero_stage",
+                    "tp",
+                    "pp",
+                    "ep",
+                    "vpp",
+                    "expert_tensor_parallel",
+                    "context_parallel",
+                    "offload",
+                    "gpus_per_node",
+                    "framework_bytes",
+                    "fragmentation",
+                    "first_stage_layers",
+                    "last_stage_layers",
+                    "embedding_in_pipeline_split",
+                    "loss_in_pipeline_split",
+                    "pipeline_layout",
+                    "expandable_segments",
+                    "reshard_after_forward"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
@@ -548,6 +576,13 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
             if (hardware->at("expandable_segments").is_boolean())
                 h.expandableSegments = on;
         }
+        if (hardware->contains("reshard_after_forward")) {
+            bool on = true;
+            r.boolean(*hardware, "reshard_after_forward", p, on);
+            if (hardware->at("reshard_after_forward").is_boolean())
+                h.reshardAfterForward = on;
+        }
+        r.boolean(*hardware, "fsdp_flat_wrap", p, h.fsdpFlatWrap);
         r.integer(*hardware, "first_stage_layers", p, h.split.firstLayers, 1, kMaxLayers);
         r.integer(*hardware, "last_stage_layers", p, h.split.lastLayers, 1, kMaxLayers);
         r.boolean(*hardware, "embedding_in_pipeline_split", p, h.split.embedding);
@@ -746,6 +781,14 @@ json scenarioToJson(const Scenario& s)
     }
     if (t.loss)
         j["training"]["loss"] = toString(*t.loss); // left out when unset: the framework's, or the chapter's
+    if (t.compile)
+        j["training"]["compile"] = *t.compile; // the recipes: left out when unset (the framework's)
+    if (t.optimizerInBackward)
+        j["training"]["optimizer_in_backward"] = *t.optimizerInBackward;
+    if (t.activationOffload)
+        j["training"]["activation_offload"] = *t.activationOffload;
+    if (t.pagedOptimizer)
+        j["training"]["paged_optimizer"] = true;
     if (s.framework)
         j["framework"] = toString(*s.framework);
     const HardwareSetup& h = s.hardware;
@@ -768,6 +811,10 @@ json scenarioToJson(const Scenario& s)
         j["hardware"]["gpus_per_node"] = h.gpusPerNode; // left out, it is 8
     if (h.expandableSegments)
         j["hardware"]["expandable_segments"] = *h.expandableSegments; // left out when unset
+    if (h.reshardAfterForward)
+        j["hardware"]["reshard_after_forward"] = *h.reshardAfterForward; // left out when unset
+    if (h.fsdpFlatWrap)
+        j["hardware"]["fsdp_flat_wrap"] = true; // left out, it is false
     // The pipeline split only when it is not the even one.
     if (h.split.firstLayers > 0)
         j["hardware"]["first_stage_layers"] = h.split.firstLayers;

@@ -48,6 +48,7 @@ ActivationInputs activationInputs(const Scenario& s, double tp, double cp)
     in.tp = tp;
     in.sequenceParallel = s.training.sequenceParallel;
     in.cp = std::max(cp, 1.0);
+    in.compiled = s.training.mode == Mode::Training && effectiveCompile(s);
     return in;
 }
 
@@ -316,14 +317,14 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         adapterParams = peak.adapterParams;
         // Offload (issue 9 §3): the host view of the same GPU, and a node's worth of them.
         const Segments host = hostTerms(peak);
-        r.perGpuHost = {host.weights, host.gradients, host.master, host.optimizer};
+        r.perGpuHost = {host.weights, host.gradients, host.master, host.optimizer, host.activations};
         offload = peak.offload;
     }
     r.gpusOnNode = std::clamp<int64_t>(std::min(par.gpus, s.hardware.gpusPerNode), 1, kMaxGpusPerNode);
     {
         const double n = dbl(r.gpusOnNode);
         r.perNodeHost = {r.perGpuHost.weights * n, r.perGpuHost.gradients * n, r.perGpuHost.master * n,
-                         r.perGpuHost.optimizer * n};
+                         r.perGpuHost.optimizer * n, r.perGpuHost.activations * n};
     }
     r.hostMemoryBytes = gpu.hostMemoryBytes;
     r.hostFits = gpu.hostMemoryBytes <= 0 || r.perNodeHost.total() <= gpu.hostMemoryBytes;
@@ -629,6 +630,15 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
             bad("/hardware/offload", "optimizer+params cannot offload QLoRA's 4-bit NF4 base (it stays on the GPU "
                                      "where bitsandbytes dequantises it); use optimizer, got optimizer+params");
     }
+    // The optimizer step in backward (issue 30 §2, "Bad input"): each parameter is stepped as soon as its gradient is
+    // ready and the gradient freed, so there is nothing to accumulate over micro-batches (torchtune bd2a0fc
+    // recipes/full_finetune_single_device.py: "Gradient accumulation is not supported with optimizer_in_bwd: True").
+    if (t.mode == Mode::Training && effectiveOptimizerInBackward(s) && t.gradAccum > 1)
+        bad("/training/optimizer_in_backward",
+            "cannot be on with grad_accum " + std::to_string(t.gradAccum) +
+                ": the optimizer steps each parameter as soon as its gradient is ready and frees the gradient, so "
+                "nothing accumulates over micro-batches (torchtune refuses the same); set grad_accum to 1 or turn the "
+                "optimizer step in backward off");
     if (!(hw.fragmentation >= 0 && hw.fragmentation <= 1))
         bad("/hardware/fragmentation", "must be a fraction between 0 and 1");
     if (!(hw.frameworkBytes >= 0 && hw.frameworkBytes <= 1e12))
@@ -639,6 +649,24 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
         bad("/cost/tokens", "must be between 0 and 1e18");
     if (!(s.cost.pricePerGpuHour >= 0 && s.cost.pricePerGpuHour <= 1e6))
         bad("/cost/price_per_gpu_hour", "must be between 0 and 1e6 USD");
+    return errs;
+}
+
+FieldErrors validateHost(const Scenario& s, const GpuSpec& gpu, const std::string& where)
+{
+    FieldErrors errs;
+    if (s.training.mode != Mode::Training || gpu.hostMemoryBytes > 0)
+        return errs;
+    const std::string none = "the GPU catalog gives the " + gpu.id + " no host memory (host_memory_gb)";
+    if (s.training.pagedOptimizer)
+        errs.push_back(
+            {where, "/training/paged_optimizer",
+             "a paged optimizer keeps its state in unified memory that pages out to the host's memory, and " + none +
+                 "; choose a GPU with a host or an optimizer that is not paged"});
+    if (effectiveActivationOffload(s))
+        errs.push_back({where, "/training/activation_offload",
+                        "activation offloading keeps the tape in the host's memory, and " + none +
+                            "; choose a GPU with a host or turn activation offloading off"});
     return errs;
 }
 

@@ -57,7 +57,8 @@ struct HostBytes {
     double gradients = 0; ///< fp32 gradients of the partition, for the CPU optimizer
     double master = 0;
     double optimizer = 0;
-    double total() const { return weights + gradients + master + optimizer; }
+    double activations = 0; ///< the tape under activation offloading (issue 30 §2), but the layers in flight
+    double total() const { return weights + gradients + master + optimizer + activations; }
 };
 
 /// \brief The parallel layout account() works with: the scenario's gpus/tp/pp/ep/ZeRO when
@@ -194,5 +195,8 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
 
 /// \brief Semantic checks after parsing and overrides: ranges and divisibility.
 FieldErrors validateScenario(const Scenario& s, const std::string& where);
+/// \brief What needs a host (issue 30 §2, "Bad input"): a paged optimizer and activation offloading, refused on a GPU
+/// whose catalog entry gives no host memory, naming both.
+FieldErrors validateHost(const Scenario& s, const GpuSpec& gpu, const std::string& where);
 
 } // namespace trainmem

@@ -45,6 +45,28 @@ double mambaTape(const Architecture& a, double sb, double e, double lin)
     return lin * sb * h + e * sb * proj + e * sb * inner + 4 * sb * static_cast<double>(m.groups);
 }
 
+// torch.compile's min-cut partitioner (torch/_functorch/partitioners.py, min_cut_rematerialization_partition) keeps
+// what is costly to rebuild (matmul outputs, reductions) and recomputes pointwise results in the backward kernel. What
+// this takes off the eager tape, an assumption stated in docs/accounting.md ("Recipes"): the FFN's product that feeds
+// the down-projection (silu(gate)·up, or gelu(x)), lin·sb·f per FFN, rebuilt from the kept gate‖up (GeLU input);
+// and the outputs of the two norms that feed the attention and FFN projections, lin·sb·h each, rebuilt from the norm's
+// kept input and its fp32 1/rms (4·sb each, kept instead). The MoE layer's experts keep their own products (each
+// expert is a separate grouped GEMM call) and are left as they are.
+void compiledSavings(const Architecture& a, bool moeLayer, bool mlaRecompute, double sb, double lin,
+                     LayerActivations& r)
+{
+    if (!(moeLayer && a.isMoe())) {
+        const double f = static_cast<double>(a.moe.denseFfn <= 0 || moeLayer ? a.ffn : a.moe.denseFfn);
+        r.mlp = std::max(0.0, r.mlp - lin * sb * f);
+    }
+    if (!mlaRecompute) {
+        const double h = static_cast<double>(a.hidden);
+        r.attention = std::max(0.0, r.attention - lin * sb * h);
+        r.mlp = std::max(0.0, r.mlp - lin * sb * h);
+        r.norms += 2 * 4 * sb;
+    }
+}
+
 } // namespace
 
 double linearAttentionChunkTape(const Architecture& a, double sb)
@@ -139,6 +161,8 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
     }
     r.norms = 2 * e * sb * h;
     r.dropout = dropout ? 2 * sb * h : 0;
+    if (in.compiled)
+        compiledSavings(a, moeLayer, mlaRecompute, sb, lin, r);
 
     if (in.tp > 1) {
         if (in.sequenceParallel) {

@@ -46,6 +46,10 @@ struct ActivationInputs {
     double tp = 1;
     bool sequenceParallel = true;
     double cp = 1; ///< context parallel: this GPU holds seq/cp tokens of every activation
+    /// torch.compile (issue 30 §2): the pointwise results the backward can rebuild from what it keeps are not kept:
+    /// the SwiGLU product (GeLU output) that feeds the down-projection, and each norm's output that feeds a linear
+    /// (rebuilt from the norm's input and its fp32 1/rms per token). docs/accounting.md, "Recipes".
+    bool compiled = false;
     /// Tokens of one sequence on this GPU.
     double localSeq() const { return seq / cp; }
 };

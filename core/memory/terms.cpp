@@ -215,6 +215,9 @@ struct HostCopy {
 // The sentence the drill-down adds when a term is offloaded.
 std::string offloadSentence(const TermContext& c)
 {
+    if (c.offload == Offload::None && c.pagedOptimizer)
+        return " Paged optimizer (bitsandbytes): its state lives in CUDA unified memory, which the driver pages out "
+               "to the host's memory when the GPU runs short; counted in host memory, where it goes under pressure.";
     if (c.offload == Offload::OptimizerParams)
         return " ZeRO-Infinity offload (optimizer+params): the fp32 master weights, the optimizer state, the fp32 "
                "gradients and the 16-bit weights live in the host's memory; each GPU keeps only its shard there, "
@@ -476,8 +479,39 @@ template <class X> X weights(const TermContext& c, TermNotes<X>& n)
                          host);
 }
 
+// The parameters of the largest unit whose gradients exist at once when the optimizer steps in backward: one layer
+// (its routed experts split by ep) or the output head (V·h), split by tp.
+double layerParams(const TermContext& c)
+{
+    const ResolvedModel& m = *c.model;
+    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
+    const double dense = std::max(0.0, dbl(m.params.total) - routed - dbl(m.params.embedding));
+    double layer = dense / std::max(c.layers, 1.0);
+    if (c.moeLayers > 0)
+        layer += routed / c.moeLayers / dbl(std::max<int64_t>(c.layout.ep, 1));
+    return layer / dbl(std::max<int64_t>(c.layout.tp, 1));
+}
+
+double unitParams(const TermContext& c)
+{
+    const double head = dbl(c.model->arch.vocab) * dbl(c.model->arch.hidden) / dbl(std::max<int64_t>(c.layout.tp, 1));
+    return std::max(layerParams(c), head);
+}
+
 template <class X> X gradients(const TermContext& c, TermNotes<X>& n)
 {
+    if (c.training && c.fineTune == FineTune::Full && c.offload == Offload::None && !c.host &&
+        effectiveOptimizerInBackward(*c.scenario)) {
+        // torchtune bd2a0fc torchtune/modules/optim.py OptimizerInBackward: one optimizer per parameter, stepped and
+        // zero_grad()-ed (set_to_none) by a register_post_accumulate_grad_hook as soon as the parameter's gradient is
+        // accumulated: the gradients alive at once are those of the unit the backward pass is in.
+        n.title("Gradients per GPU (optimizer step in backward)");
+        n.assume("The optimizer steps each parameter as soon as the backward pass has written its gradient and frees "
+                 "the gradient: at most one layer's (or the output head's) gradients exist at once.");
+        n.source("torchtune bd2a0fc torchtune/modules/optim.py OptimizerInBackward (register_post_accumulate_grad_hook "
+                 "steps and frees each parameter's gradient); docs/accounting.md, Recipes");
+        return X::mul(X::bytes("b_g", c.recipe.gradients), X::sym("max(P_layer, V·h)/t", unitParams(c)), " · ", " × ");
+    }
     // Offloaded, the CPU optimizer reads fp32 gradients: DeepSpeed copies each 16-bit gradient bucket into an
     // fp32 buffer of this rank's partition in pinned host memory (stage_1_and_2.py's
     // single_partition_of_fp32_groups' .grad, 4 B of its estimator's 16 B per parameter on the CPU), from ZeRO-1 on.
@@ -502,7 +536,7 @@ template <class X> X optimizer(const TermContext& c, TermNotes<X>& n)
         what = std::to_string(c.recipe.slotCount) + " slot(s) of " + formatNumber(c.recipe.slotBytes) +
                " B per parameter for " + toString(c.scenario->training.optimizer) +
                " (Adam keeps the running mean m and variance v).";
-    const HostCopy host{c.offload != Offload::None, "b_o", c.recipe.optimizer, 1};
+    const HostCopy host{c.offload != Offload::None || c.pagedOptimizer, "b_o", c.recipe.optimizer, 1};
     return modelState<X>(c, n, "Optimizer state", "b_o", c.recipe.optimizer, 1, what, host);
 }
 
@@ -651,6 +685,11 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
     X layers = p.pp > 1 ? X::sym("n", c.stageLayers) : X::sym("L", c.stageLayers);
     if (p.pp > 1)
         layers = times(layers, X::sym("micro-batches in flight", c.inflight));
+    // Activation offloading (torchtune bd2a0fc training/_activation_offloading.py OffloadActivations): each saved
+    // tensor is copied to the host as forward saves it and brought back before its backward, so the GPU holds the
+    // layer being computed and the next one in flight (its copy or its prefetch); the rest is hostTerms()'.
+    if (c.offloadActivations)
+        layers = X::sym("layers in flight (the rest in host memory)", std::min(c.stageLayers * c.inflight, 2.0));
     auto notes = [&] {
         std::string s;
         if (p.tp > 1)
@@ -1100,6 +1139,17 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
                  "(Rajbhandari et al. 2020) §5.3; "
                  "PyTorch FSDP (Zhao et al. 2023)");
         w = w + gatheredLayer<X>(c);
+        if (c.training && c.stageLayers > 1 && !effectiveReshardAfterForward(*c.scenario)) {
+            // FSDP2 fully_shard(reshard_after_forward=False) (torch/distributed/fsdp/_fully_shard/_fully_shard.py):
+            // a layer's all-gathered weights are not freed after its forward, so when backward begins every layer
+            // of the stage holds its gathered weights; the layer computed is already in the gathered term.
+            if constexpr (X::kText)
+                n.assumptions += " Reshard after forward off (FSDP2's reshard_after_forward=False, torchtitan's "
+                                 "default under pipeline parallelism): the other n − 1 layers keep their gathered "
+                                 "weights from their forward to their backward.";
+            w = w + times(X::sym("(n − 1)", c.stageLayers - 1),
+                          X::mul(X::sym("P_layer/t", layerParams(c)), X::bytes("b_w", c.recipe.weights), " · ", " × "));
+        }
     }
     return w;
 }
@@ -1133,8 +1183,26 @@ template <class X> X fragmentation(const TermContext& c, TermNotes<X>& n)
     n.assume("The caching allocator cannot use every byte it reserves; a fixed fraction is set aside.");
     n.source(
         "docs/accounting.md, Workspace and overhead (/hardware/fragmentation); PyTorch CUDA caching allocator notes");
-    return times(X::sym("f", std::clamp(c.scenario->hardware.fragmentation, 0.0, 1.0)),
-                 X::total("(everything but the framework)", reservedBytes(c.bytes)));
+    const X share = times(X::sym("f", std::clamp(c.scenario->hardware.fragmentation, 0.0, 1.0)),
+                          X::total("(everything but the framework)", reservedBytes(c.bytes)));
+    const double cache = flatWrapCache(c);
+    if (cache <= 0)
+        return share;
+    n.assume("The caching allocator cannot use every byte it reserves; a fixed fraction is set aside. FSDP1 wrapped "
+             "the model as loaded (use_orig_params=False): each unit was materialised unsharded on the GPU and "
+             "concatenated into its flat parameter before the shard was kept, and the allocator keeps those blocks "
+             "(one decoder layer's and the root unit's, its embeddings and head, twice each) through the run: "
+             "reset_peak_memory_stats() does not release them. Counted whole, an upper bound: the step reuses them "
+             "where its requests fit.");
+    n.source("PyTorch c10/cuda/CUDACachingAllocator.cpp at 001074d25084fdb87a799823e395a50f5ec044d3 (freed blocks "
+             "stay cached; a request reuses a free block only if it fits, best fit; blocks of different segments never "
+             "merge); PyTorch torch/distributed/fsdp/_flat_param.py at 01caf79 (FlatParameter: the unit's "
+             "parameters \"flattened and concatenated\", \"initialized as unsharded and then sharded in-place\"; "
+             "NO_SHARD keeps the unsharded flat parameter); AnswerDotAI/fsdp_qlora train.py at "
+             "4cd6923 (FSDP(use_orig_params=False, sync_module_states), reset_peak_memory_stats without "
+             "empty_cache); docs/accounting.md, Workspace and overhead");
+    return share + X::text(
+                       "2·(U_layer + U_root)", [&] { return formatNumber(cache) + " B"; }, cache);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1261,6 +1329,16 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         }
     } else if (c.training) {
         c.recipe = trainingRecipe(s.training.precision, s.training.optimizer, dbl(a.hidden));
+        if (s.training.optimizer == Optimizer::Muon && m.params.total > 0) {
+            // Muon steps the hidden matrices with one momentum buffer; the embeddings, the output head and the norms
+            // (every parameter that is not a hidden matrix) keep AdamW's two moments (Moonlight, arXiv 2502.16982,
+            // §2.2; MoonshotAI/Moonlight examples/toy_train.py at abaa96e: muon_params are the ≥ 2-D parameters but
+            // embed_tokens and lm_head, each with a momentum_buffer; the rest get moment1 and moment2). One slot per
+            // parameter, one more for that share: b_o = b_slot·(1 + P_AdamW/P).
+            const double norms = dbl(a.layers) * dbl(a.normsPerLayer) * dbl(a.hidden) + dbl(a.hidden);
+            const double adamw = std::min(dbl(m.params.embedding) + norms, dbl(m.params.total));
+            c.recipe.optimizer = c.recipe.slotBytes * (1 + adamw / dbl(m.params.total));
+        }
     } else {
         c.recipe = {};
         c.recipe.weights = inferenceWeightBytes(s.training.inferenceWeights);
@@ -1285,6 +1363,8 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         }
     }
     c.in = activationInputs(s, dbl(layout.tp), dbl(layout.cp));
+    c.offloadActivations = c.training && effectiveActivationOffload(s);
+    c.pagedOptimizer = c.training && s.training.pagedOptimizer && !s.training.adapters();
     const int64_t L = std::max<int64_t>(a.layers, 1);
     c.layers = dbl(L);
     c.stageLayers = dbl(layout.maxStageLayers(L));
@@ -1402,7 +1482,7 @@ const Segments& evaluateTerms(TermContext& c)
 Segments hostTerms(const TermContext& c)
 {
     Segments out;
-    if (c.offload == Offload::None)
+    if (c.offload == Offload::None && !c.pagedOptimizer && !c.offloadActivations)
         return out; // before the copy: account() calls this on every step
     TermContext h = c;
     h.host = true;
@@ -1411,6 +1491,12 @@ Segments hostTerms(const TermContext& c)
     out.gradients = gradients<NumExpr>(h, none).value;
     out.master = master<NumExpr>(h, none).value;
     out.optimizer = optimizer<NumExpr>(h, none).value;
+    if (c.offloadActivations) {
+        // The tape but the layers in flight (layerTapes): all of it without offloading, less what the GPU keeps.
+        TermContext all = c;
+        all.offloadActivations = false;
+        out.activations = std::max(0.0, activations<NumExpr>(all, none).value - activations<NumExpr>(c, none).value);
+    }
     return out;
 }
 
@@ -1444,6 +1530,30 @@ double allocatorReserve(const Scenario& s, double inUse)
     if (effectiveExpandableSegments(s))
         return std::min(inUse, kExpandableSegmentsReserve);
     return std::clamp(s.hardware.fragmentation, 0.0, 1.0) * inUse;
+}
+
+double flatWrapCache(const TermContext& c)
+{
+    const Scenario& s = *c.scenario;
+    if (!s.hardware.fsdpFlatWrap || !c.training || effectiveExpandableSegments(s) || c.offload != Offload::None)
+        return 0;
+    // Sharded (ZeRO-1 to 3 over more than one rank: FULL_SHARD, SHARD_GRAD_OP) the flat parameter is freed once its
+    // shard is cloned, so the unit's parameters and their concatenation stay cached; unsharded (NO_SHARD, fsdp_qlora's
+    // "ddp") the concatenation is kept as the parameter and only the parameters as loaded are.
+    const double copies = c.layout.zero >= 1 && c.layout.replicas() > 1 ? 2 : 1;
+    // U_layer: one decoder layer's parameters as its flat parameter holds them unsharded (QLoRA: its quantised
+    // linears at the NF4 bits per parameter, the rest in 16 bits); U_root: the embeddings and head in 16 bits.
+    const ResolvedModel& m = *c.model;
+    const double layer = layerParams(c);
+    double layerBytes = layer * c.recipe.weights;
+    if (c.fineTune == FineTune::QLora) {
+        const double q =
+            std::min(layer, dbl(c.quantized.total) / std::max(c.layers, 1.0) / dbl(std::max<int64_t>(c.layout.tp, 1)));
+        layerBytes = q * nf4BytesPerParam() + (layer - q) * c.recipe.weights;
+    }
+    const double root = dbl(std::clamp<int64_t>(m.params.embedding, 0, m.params.total)) * c.recipe.weights /
+                        dbl(std::max<int64_t>(c.layout.tp, 1));
+    return copies * (layerBytes + root);
 }
 
 double reservedBytes(const Segments& g)

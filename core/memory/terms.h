@@ -96,6 +96,10 @@ struct TermContext {
     Offload offload = Offload::None;
     /// The host view: the model-state terms give the bytes this GPU's host holds for it (hostTerms()).
     bool host = false;
+    /// Issue 30 §2's recipes, as the scenario runs them (training only): the tape offloaded to host memory but the
+    /// layers in flight; the optimizer state paged out to host memory.
+    bool offloadActivations = false;
+    bool pagedOptimizer = false;
     /// ZeRO-3 all-gathers the layer being computed: over more than one rank, or from host memory when the
     /// parameters are offloaded.
     bool gathersLayer() const;
@@ -172,6 +176,13 @@ inline constexpr double kExpandableSegmentsReserve = 20.0 * 1048576 + 2.0 * 1048
 /// \brief The allocator's reserve over `inUse` allocated bytes: at most kExpandableSegmentsReserve with
 /// expandable segments (effectiveExpandableSegments()), else the fraction /hardware/fragmentation of them.
 double allocatorReserve(const Scenario& s, double inUse);
+
+/// \brief What wrapping a model loaded whole with FSDP1's flat parameters leaves in the caching allocator's cache
+/// (/hardware/fsdp_flat_wrap, classic allocator; else 0): the blocks of one decoder layer's and of the root unit's
+/// (embeddings and head) parameters and, when sharded (ZeRO ≥ 1 over more than one rank), of their flat
+/// concatenation: 2·(U_layer + U_root) unsharded bytes, U_layer + U_root unsharded (NO_SHARD keeps the concatenation
+/// as the parameter). Counted whole (the step reuses them where its requests fit: an upper bound).
+double flatWrapCache(const TermContext& c);
 
 /// \brief The activation term of view `c` split by when its bytes live (the step timeline, core/memory/timeline.h):
 /// activations = perLayer · stageLayers · inflight + recomputeInBars + mtp, to the byte.

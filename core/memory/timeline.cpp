@@ -29,9 +29,9 @@ constexpr int64_t kMaxPasses = 400;
 
 // The allocator's reserve is a share of the bytes in use (core/memory/terms.cpp, fragmentation): it follows
 // the other terms at every moment.
-void reserve(Segments& g, const Scenario& s)
+void reserve(Segments& g, const Scenario& s, double cache)
 {
-    g.fragmentation = allocatorReserve(s, reservedBytes(g));
+    g.fragmentation = allocatorReserve(s, reservedBytes(g)) + cache;
 }
 
 // Model state and the framework live through the whole step: every term outside the working group (a new one
@@ -62,6 +62,8 @@ class Builder
 {
 public:
     Builder(StepTimeline& t, const Scenario& s) : m_t(t), m_s(s) {}
+    /// What the allocator keeps cached from wrapping the model (flatWrapCache()): reserved all step long.
+    void setCache(double cache) { m_cache = cache; }
 
     size_t phase(StepPhaseKind kind, std::string name, int64_t microBatch = 0)
     {
@@ -79,7 +81,7 @@ public:
 
     void sample(size_t phase, double width, TimelineSample x)
     {
-        reserve(x.bytes, m_s);
+        reserve(x.bytes, m_s, m_cache);
         x.start = m_time;
         x.end = m_time + width;
         x.phase = phase;
@@ -95,6 +97,7 @@ public:
 private:
     StepTimeline& m_t;
     const Scenario& m_s;
+    double m_cache = 0;
     double m_time = 0;
 };
 
@@ -139,6 +142,7 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
 
     const Segments base = standing(bars);
     Builder b(t, s);
+    b.setCache(flatWrapCache(c));
     const bool several = K > 1;
     // Gradients: a buffer allocated for the step (Megatron-LM's and DDP's contiguous buffers, DeepSpeed's
     // partitions), written during the first backward pass drawn and accumulated into after it.

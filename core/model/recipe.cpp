@@ -54,6 +54,12 @@ StateRecipe trainingRecipe(Precision p, Optimizer o, double hidden)
         r.slotCount = 0;
         r.optimizer = r.slotBytes * 2.0 / std::max(1.0, hidden);
         break;
+    case Optimizer::Muon:
+        // One momentum buffer per hidden matrix parameter (Moonlight, arXiv 2502.16982, Algorithm 1); the
+        // embeddings, norms and head keep AdamW's two, which termContext() adds for the model's share of them.
+        r.slotCount = 1;
+        r.optimizer = r.slotBytes;
+        break;
     case Optimizer::Adam8bit:
         r.slotCount = 2;
         r.slotBytes = 1;

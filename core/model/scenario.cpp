@@ -18,13 +18,14 @@ constexpr Names<Precision, 5> kPrecisions{{{Precision::FP32, "fp32"},
                                            {Precision::FP16Mixed, "fp16-mixed"},
                                            {Precision::BF16, "bf16"},
                                            {Precision::FP8Mixed, "fp8-mixed"}}};
-constexpr Names<Optimizer, 7> kOptimizers{{{Optimizer::AdamW, "adamw"},
+constexpr Names<Optimizer, 8> kOptimizers{{{Optimizer::AdamW, "adamw"},
                                            {Optimizer::Adam, "adam"},
                                            {Optimizer::SGD, "sgd"},
                                            {Optimizer::SGDMomentum, "sgd-momentum"},
                                            {Optimizer::Lion, "lion"},
                                            {Optimizer::Adafactor, "adafactor"},
-                                           {Optimizer::Adam8bit, "adam8bit"}}};
+                                           {Optimizer::Adam8bit, "adam8bit"},
+                                           {Optimizer::Muon, "muon"}}};
 constexpr Names<Checkpointing, 3> kCheckpointing{
     {{Checkpointing::None, "none"}, {Checkpointing::Selective, "selective"}, {Checkpointing::Full, "full"}}};
 constexpr Names<InferenceWeights, 5> kInferenceWeights{{{InferenceWeights::BF16, "bf16"},
@@ -239,7 +240,34 @@ std::optional<Framework> frameworkFromString(const std::string& s)
 //    torchtune/__init__.py sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True unless it is set.
 //  - Hugging Face transformers at d0fed636753eeb35d790126c4496d06847983d60: loss/loss_utils.py ForCausalLMLoss upcasts
 //    with logits.float() and calls nn.functional.cross_entropy; the library sets no allocator option.
+// The recipes' defaults (issue 30 §4), read from each framework's code:
+//  - torchtune at bd2a0fc: recipes/full_finetune_single_device.py reads enable_activation_offloading with
+//    cfg.get(…, False) and takes compile and optimizer_in_bwd from the config, whose files set compile: False (all but
+//    three of 177) and optimizer_in_bwd: False (64 of 83; the single-device full fine-tunes, such as
+//    llama3_2/3B_full_single_device.yaml, set True); FSDP2's fully_shard keeps its default reshard_after_forward=True.
+//  - torchtitan at b5bcd76: config/configs.py CompileConfig.enable = False and fsdp_reshard_after_forward = "default",
+//    which distributed/fsdp.py get_fsdp_reshard_after_forward_policy resolves to `not pp_enabled`: resharded after
+//    forward, kept gathered under pipeline parallelism.
+//  - Megatron-LM, DeepSpeed and Hugging Face: no torch.compile of the model, no optimizer step in backward, no
+//    activation offloading unless asked.
+static FrameworkDefaults frameworkLossDefaults(Framework f);
+
 FrameworkDefaults frameworkDefaults(Framework f)
+{
+    FrameworkDefaults d = frameworkLossDefaults(f);
+    if (f == Framework::Torchtune)
+        d.recipeSource = "torchtune bd2a0fc: recipes/full_finetune_single_device.py (enable_activation_offloading "
+                         "defaults to False) and recipes/configs (compile: False, optimizer_in_bwd: False in most)";
+    else if (f == Framework::Torchtitan)
+        d.recipeSource = "torchtitan b5bcd76: config/configs.py (CompileConfig.enable = False, "
+                         "fsdp_reshard_after_forward = \"default\": distributed/fsdp.py reshards unless pipeline "
+                         "parallel)";
+    else
+        d.recipeSource = "none of torch.compile, optimizer step in backward or activation offloading by default";
+    return d;
+}
+
+static FrameworkDefaults frameworkLossDefaults(Framework f)
 {
     switch (f) {
     case Framework::Megatron:
@@ -280,6 +308,37 @@ bool effectiveExpandableSegments(const Scenario& s)
     if (s.hardware.expandableSegments)
         return *s.hardware.expandableSegments;
     return s.framework && frameworkDefaults(*s.framework).expandableSegments;
+}
+
+bool effectiveCompile(const Scenario& s)
+{
+    if (s.training.compile)
+        return *s.training.compile;
+    return s.framework && frameworkDefaults(*s.framework).compile;
+}
+
+bool effectiveOptimizerInBackward(const Scenario& s)
+{
+    if (s.training.optimizerInBackward)
+        return *s.training.optimizerInBackward;
+    return s.framework && frameworkDefaults(*s.framework).optimizerInBackward;
+}
+
+bool effectiveActivationOffload(const Scenario& s)
+{
+    if (s.training.activationOffload)
+        return *s.training.activationOffload;
+    return s.framework && frameworkDefaults(*s.framework).activationOffload;
+}
+
+bool effectiveReshardAfterForward(const Scenario& s)
+{
+    if (s.hardware.reshardAfterForward)
+        return *s.hardware.reshardAfterForward;
+    // torchtitan's "default" policy keeps the weights gathered under pipeline parallelism (see frameworkDefaults).
+    if (s.framework == Framework::Torchtitan)
+        return s.hardware.pp <= 1;
+    return !s.framework || frameworkDefaults(*s.framework).reshardAfterForward;
 }
 
 Scenario withGpuCount(Scenario s, int64_t gpus)

@@ -27,7 +27,9 @@ inline constexpr int64_t kMaxGpusPerNode = 1024;
 
 enum class Mode { Training, Inference };
 enum class Precision { FP32, BF16Mixed, FP16Mixed, BF16, FP8Mixed };
-enum class Optimizer { AdamW, Adam, SGD, SGDMomentum, Lion, Adafactor, Adam8bit };
+/// Muon (Jordan et al. 2024; as Moonlight, arXiv 2502.16982, trains with it): one momentum buffer for the hidden
+/// matrices, AdamW's two moments for the embeddings, norms and output head (issue 30 §2).
+enum class Optimizer { AdamW, Adam, SGD, SGDMomentum, Lion, Adafactor, Adam8bit, Muon };
 enum class Checkpointing { None, Selective, Full };
 /// How served weights are stored (core/model/recipe.h weightFormat(), docs/accounting.md "Serving formats"): bf16;
 /// int8 with a per-row scale (LLM.int8()); int4 with a 16-bit scale and a 4-bit zero per group of 128 (GPTQ/AWQ);
@@ -281,6 +283,18 @@ struct TrainingSetup {
     /// How the cross-entropy is computed; unset: the framework profile's, and without one the chapter's e + 4 B
     /// per logit (Megatron-LM's theoretical_memory_usage.py, the same bytes as VocabParallel).
     std::optional<LossKind> loss;
+    /// torch.compile of each layer (issue 30 §2, --compile): the fused kernels recompute the pointwise results their
+    /// backward needs instead of keeping them (docs/accounting.md, "Recipes"). Unset: the framework's (off).
+    std::optional<bool> compile;
+    /// The optimizer steps each parameter as soon as its gradient is ready and frees the gradient (torchtune's
+    /// optimizer_in_bwd, --optimizer-in-backward): gradients of one layer at a time. Unset: the framework's (off).
+    std::optional<bool> optimizerInBackward;
+    /// The tape kept in host memory (torchtune's OffloadActivations, --activation-offload): the GPU holds the layers
+    /// in flight only. Unset: the framework's (off).
+    std::optional<bool> activationOffload;
+    /// The optimizer state in CUDA unified memory that pages out to the host under pressure (bitsandbytes' paged
+    /// optimizers, --optimizer paged-adamw8bit): counted in host memory, needs a host.
+    bool pagedOptimizer = false;
 
     /// Training with adapters on a frozen base (LoRA or QLoRA).
     bool adapters() const { return mode == Mode::Training && fineTune != FineTune::Full; }
@@ -359,6 +373,15 @@ struct HardwareSetup {
     /// grow by 2 MiB (small pool) and 20 MiB (large pool) pages, so the reserve is at most one page of each pool
     /// and `fragmentation` does not apply. Unset: the framework profile's, and without one PyTorch's default (off).
     std::optional<bool> expandableSegments;
+    /// FSDP2's fully_shard(reshard_after_forward=…) (issue 30 §2, --reshard-after-forward): off keeps every layer's
+    /// gathered weights from its forward to its backward. ZeRO-3 over more than one rank only. Unset: on (the
+    /// framework's default).
+    std::optional<bool> reshardAfterForward;
+    /// FSDP1's flat parameters built from a model loaded whole (torch.distributed.fsdp FullyShardedDataParallel with
+    /// use_orig_params=False, as Answer.AI's fsdp_qlora train.py wraps it; --fsdp-flat-wrap): each unit is
+    /// materialised unsharded on the GPU and concatenated before its shard is kept, and the caching allocator keeps
+    /// those blocks through the run (issue 30 §1; docs/accounting.md, "Workspace and overhead").
+    bool fsdpFlatWrap = false;
 
     bool operator==(const HardwareSetup&) const = default;
 };
@@ -403,12 +426,24 @@ struct FrameworkDefaults {
     std::optional<LossKind> loss; ///< unset: the framework leaves the loss to the model it wraps
     bool expandableSegments = false;
     const char* source = "";
+    // The recipes' defaults (issue 30 §2, §4): each off unless the framework's code turns it on by default.
+    bool compile = false;
+    bool optimizerInBackward = false;
+    bool activationOffload = false;
+    bool reshardAfterForward = true;
+    const char* recipeSource = ""; ///< where the four above are read, at a commit
 };
 FrameworkDefaults frameworkDefaults(Framework f);
 /// \brief The loss the scenario computes: its own, else its framework's, else unset (the chapter's accounting).
 std::optional<LossKind> effectiveLoss(const Scenario& s);
 /// \brief Whether the caching allocator uses expandable segments: the scenario's setting, else its framework's.
 bool effectiveExpandableSegments(const Scenario& s);
+/// \brief The recipes as the scenario runs them: its own setting, else its framework's default (issue 30 §2: a
+/// profile never overrides what the scenario sets).
+bool effectiveCompile(const Scenario& s);
+bool effectiveOptimizerInBackward(const Scenario& s);
+bool effectiveActivationOffload(const Scenario& s);
+bool effectiveReshardAfterForward(const Scenario& s);
 
 /// \brief The scenario on `gpus` GPUs, its tensor/pipeline/expert degrees kept as far as they still
 /// divide it: the scenario format (docs/scenario-format.md) requires gpus to be a multiple of tp·pp and

@@ -182,7 +182,8 @@ private Q_SLOTS:
             << "--precision: must be one of fp32|bf16-mixed|fp16-mixed|bf16|fp8-mixed, got \"fp7\"";
         QTest::newRow("unknown optimizer")
             << QStringList{"--json", "--optimizer", "adagrad"}
-            << "--optimizer: must be one of adamw|adam|sgd|sgd-momentum|lion|adafactor|adam8bit, got \"adagrad\"";
+            << "--optimizer: must be one of "
+               "adamw|adam|sgd|sgd-momentum|lion|adafactor|adam8bit|muon|paged-adamw8bit|paged-adamw, got \"adagrad\"";
         QTest::newRow("unknown checkpointing") << QStringList{"--json", "--checkpointing", "some"}
                                                << "--checkpointing: must be one of none|selective|full, got \"some\"";
         QTest::newRow("unknown mode") << QStringList{"--json", "--mode", "serving"}

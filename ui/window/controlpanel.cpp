@@ -23,6 +23,9 @@
 namespace trainmem {
 namespace {
 
+// The optimizer box's item for bitsandbytes' paged 8-bit AdamW: Adam8bit with its state paged (issue 30 §2).
+constexpr int kPagedAdam8bit = 1000;
+
 template <typename E> void selectData(QComboBox* box, E value)
 {
     const QSignalBlocker block(box);
@@ -139,6 +142,14 @@ QString ControlPanel::controlName(Control c)
         return tr("Loss");
     case Control::Framework:
         return tr("Framework");
+    case Control::Compile:
+        return tr("torch.compile");
+    case Control::OptimizerInBackward:
+        return tr("Optimizer in backward");
+    case Control::ActivationOffload:
+        return tr("Activation offload");
+    case Control::ReshardAfterForward:
+        return tr("Reshard after forward");
     case Control::Flash:
         return tr("Flash attention");
     case Control::Gpu:
@@ -259,6 +270,10 @@ void ControlPanel::build()
     m_optimizer->addItem(tr("Lion (1 slot)"), static_cast<int>(Optimizer::Lion));
     m_optimizer->addItem(tr("Adafactor (factored)"), static_cast<int>(Optimizer::Adafactor));
     m_optimizer->addItem(tr("8-bit Adam"), static_cast<int>(Optimizer::Adam8bit));
+    // Issue 30 §2: Muon (AdamW for the embeddings, norms and head) and a paged 8-bit AdamW (state in host-paged
+    // unified memory), kPagedAdam8bit standing for Adam8bit with /training/paged_optimizer.
+    m_optimizer->addItem(tr("Muon (1 slot)"), static_cast<int>(Optimizer::Muon));
+    m_optimizer->addItem(tr("Paged 8-bit AdamW"), kPagedAdam8bit);
     m_optimizer->setToolTip(tr("The optimizer keeps running averages per weight: Adam two (momentum and "
                                "variance), Lion and momentum SGD one, plain SGD none."));
     form->addRow(tr("Optimizer"), m_optimizer);
@@ -310,6 +325,28 @@ void ControlPanel::build()
     m_framework->setToolTip(tr("A framework's defaults (its loss, its allocator settings) fill what the scenario "
                                "leaves unset; what you set stays. docs/accounting.md, \"Framework profiles\"."));
     form->addRow(tr("Framework"), m_framework);
+    // The recipes (issue 30 §2): each the framework's default unless set here.
+    auto recipe = [this, form](QComboBox*& box, const char* name, const QString& label, const QString& tip) {
+        box = new QComboBox(this);
+        box->setObjectName(QString::fromLatin1(name));
+        box->addItem(tr("Default"), -1);
+        box->addItem(tr("On"), 1);
+        box->addItem(tr("Off"), 0);
+        box->setToolTip(tip);
+        form->addRow(label, box);
+    };
+    recipe(m_compile, "compile", tr("torch.compile"),
+           tr("The fused kernels rebuild the SwiGLU product and the norms' outputs in backward instead of keeping "
+              "them. docs/accounting.md, \"Recipes\"."));
+    recipe(m_optimizerInBackward, "optimizerInBackward", tr("Optimizer in backward"),
+           tr("Each parameter is stepped and its gradient freed as soon as it is ready (torchtune's optimizer_in_bwd): "
+              "one layer's gradients at a time. Needs gradient accumulation 1."));
+    recipe(m_activationOffload, "activationOffload", tr("Activation offload"),
+           tr("The tape goes to host memory as forward saves it (torchtune's OffloadActivations); the GPU keeps two "
+              "layers in flight. Needs a GPU with host memory in the catalog."));
+    recipe(m_reshardAfterForward, "reshardAfterForward", tr("Reshard after forward"),
+           tr("FSDP2's reshard_after_forward with ZeRO-3: off keeps every layer's gathered weights from its forward to "
+              "its backward."));
     m_flash = new QCheckBox(tr("Fused (flash) attention"), this);
     m_flash->setObjectName(QStringLiteral("flash"));
     m_flash->setToolTip(tr("A fused attention kernel never stores the s×s score matrix, only softmax statistics, "
@@ -435,8 +472,10 @@ void ControlPanel::build()
     combo(m_mode, Control::Mode, [](Scenario& s, int v) { s.training.mode = static_cast<Mode>(v); });
     combo(m_precision, Control::Precision,
           [](Scenario& s, int v) { s.training.precision = static_cast<Precision>(v); });
-    combo(m_optimizer, Control::Optimizer,
-          [](Scenario& s, int v) { s.training.optimizer = static_cast<Optimizer>(v); });
+    combo(m_optimizer, Control::Optimizer, [](Scenario& s, int v) {
+        s.training.pagedOptimizer = v == kPagedAdam8bit;
+        s.training.optimizer = v == kPagedAdam8bit ? Optimizer::Adam8bit : static_cast<Optimizer>(v);
+    });
     combo(m_checkpointing, Control::Checkpointing,
           [](Scenario& s, int v) { s.training.checkpointing = static_cast<Checkpointing>(v); });
     combo(m_loss, Control::Loss, [](Scenario& s, int v) {
@@ -445,6 +484,14 @@ void ControlPanel::build()
     combo(m_framework, Control::Framework, [](Scenario& s, int v) {
         s.framework = v < 0 ? std::nullopt : std::optional<Framework>(static_cast<Framework>(v));
     });
+    auto onOff = [](int v) { return v < 0 ? std::nullopt : std::optional<bool>(v == 1); };
+    combo(m_compile, Control::Compile, [onOff](Scenario& s, int v) { s.training.compile = onOff(v); });
+    combo(m_optimizerInBackward, Control::OptimizerInBackward,
+          [onOff](Scenario& s, int v) { s.training.optimizerInBackward = onOff(v); });
+    combo(m_activationOffload, Control::ActivationOffload,
+          [onOff](Scenario& s, int v) { s.training.activationOffload = onOff(v); });
+    combo(m_reshardAfterForward, Control::ReshardAfterForward,
+          [onOff](Scenario& s, int v) { s.hardware.reshardAfterForward = onOff(v); });
     combo(m_fineTune, Control::FineTune, [](Scenario& s, int v) { s.training.fineTune = static_cast<FineTune>(v); });
     combo(m_loraTargets, Control::LoraTargets, [](Scenario& s, int v) {
         s.training.loraTargets = static_cast<LoraTargets>(v);
@@ -559,7 +606,10 @@ void ControlPanel::setScenario(const Scenario& s)
     setSpinRange(m_experts, 1, static_cast<int>(std::max<int64_t>(1, moe.experts)));
     setSpin(m_experts, static_cast<int>(std::max<int64_t>(1, moe.activeExperts)));
     selectData(m_precision, s.training.precision);
-    selectData(m_optimizer, s.training.optimizer);
+    if (s.training.pagedOptimizer && s.training.optimizer == Optimizer::Adam8bit)
+        selectData(m_optimizer, kPagedAdam8bit);
+    else
+        selectData(m_optimizer, s.training.optimizer);
     m_context->setValue(s.training.seqLen);
     setSpin(m_microBatch, static_cast<int>(s.training.microBatch));
     selectData(m_checkpointing, s.training.checkpointing);
@@ -568,6 +618,11 @@ void ControlPanel::setScenario(const Scenario& s)
     selectData(m_loraTargets, s.training.loraTargets);
     selectData(m_loss, s.training.loss ? static_cast<int>(*s.training.loss) : -1);
     selectData(m_framework, s.framework ? static_cast<int>(*s.framework) : -1);
+    auto onOff = [](const std::optional<bool>& v) { return v ? (*v ? 1 : 0) : -1; };
+    selectData(m_compile, onOff(s.training.compile));
+    selectData(m_optimizerInBackward, onOff(s.training.optimizerInBackward));
+    selectData(m_activationOffload, onOff(s.training.activationOffload));
+    selectData(m_reshardAfterForward, onOff(s.hardware.reshardAfterForward));
     if (s.training.loraModules != 0) { // a PEFT list from a file or --lora-targets: named, neither of the two choices
         const QSignalBlocker block(m_loraTargets);
         m_loraTargets->setCurrentIndex(-1);
@@ -635,6 +690,9 @@ void ControlPanel::updateEnabled()
     for (QWidget* w : std::initializer_list<QWidget*>{m_precision, m_optimizer, m_checkpointing, m_loss, m_fineTune,
                                                       m_zero, m_offload})
         w->setEnabled(training);
+    for (QWidget* w : std::initializer_list<QWidget*>{m_compile, m_optimizerInBackward, m_activationOffload})
+        w->setEnabled(training);
+    m_reshardAfterForward->setEnabled(training && m_scenario.hardware.zeroStage >= 3);
     // Rank and targets mean something only with adapters (serving ignores the fine-tuning choice).
     for (QWidget* w : std::initializer_list<QWidget*>{m_loraRank, m_loraTargets})
         w->setEnabled(m_scenario.training.adapters());

@@ -47,7 +47,11 @@ public:
         Offload,
         GpusPerNode,
         Loss,
-        Framework
+        Framework,
+        Compile,
+        OptimizerInBackward,
+        ActivationOffload,
+        ReshardAfterForward
     };
     Q_ENUM(Control)
 
@@ -116,6 +120,11 @@ private:
     QComboBox* m_checkpointing = nullptr;
     QComboBox* m_loss = nullptr;      ///< issue 30: the cross-entropy as computed
     QComboBox* m_framework = nullptr; ///< issue 30: a framework profile
+    /// Issue 30 §2's recipes: the framework's default (-1), on (1) or off (0).
+    QComboBox* m_compile = nullptr;
+    QComboBox* m_optimizerInBackward = nullptr;
+    QComboBox* m_activationOffload = nullptr;
+    QComboBox* m_reshardAfterForward = nullptr;
     QCheckBox* m_flash = nullptr;
     QComboBox* m_fineTune = nullptr;
     QSpinBox* m_loraRank = nullptr;

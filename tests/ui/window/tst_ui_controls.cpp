@@ -53,6 +53,7 @@ private Q_SLOTS:
     void sizeOnArchitecturePresetSwitchesToSizeOnly();
     void loraControlsEditTrainingOnlyAndUndo();
     void lossAndFrameworkControls();
+    void recipeControls();
     void sequenceAndContextParallelControls();
     void offloadControlRaisesZeroAndMovesStateToTheHost();
 };
@@ -463,6 +464,44 @@ void TestUiControls::lossAndFrameworkControls()
              qPrintable(other.controlPanel()->loraTargetsBox()->placeholderText()));
     choose(other.controlPanel()->loraTargetsBox(), static_cast<int>(LoraTargets::All));
     QCOMPARE(other.scenario().training.loraModules, 0u);
+}
+
+void TestUiControls::recipeControls()
+{
+    // Issue 30 §2's recipes in the Training group. Llama 2 7B at s = 4096, b = 1, bf16 mixed, no checkpointing
+    // (tests/core/memory/tst_recipes.cpp works the numbers): torch.compile drops 157,253,632 B a layer, 32 layers
+    // 5,032,116,224 B; the optimizer step in backward keeps one layer's gradients, 202,383,488 · 2 = 404,766,976 B.
+    Scenario s = preset(QStringLiteral("llama2-7b"));
+    s.training.gradAccum = 1;
+    MainWindow w(PresetLibrary::instance(), s);
+    w.setModalErrors(false);
+    ControlPanel* panel = w.controlPanel();
+    auto* compile = panel->findChild<QComboBox*>(QStringLiteral("compile"));
+    auto* inBackward = panel->findChild<QComboBox*>(QStringLiteral("optimizerInBackward"));
+    auto* offload = panel->findChild<QComboBox*>(QStringLiteral("activationOffload"));
+    auto* reshard = panel->findChild<QComboBox*>(QStringLiteral("reshardAfterForward"));
+    auto* optimizer = panel->findChild<QComboBox*>(QStringLiteral("optimizer"));
+    QVERIFY(compile && inBackward && offload && reshard && optimizer);
+    QCOMPARE(compile->currentData().toInt(), -1); // the framework's default unless set
+    QVERIFY(!reshard->isEnabled());               // ZeRO-3 only
+    const double tape = w.dashboard()->state().current.perGpu.activations;
+    choose(compile, 1);
+    QCOMPARE(w.scenario().training.compile, std::optional<bool>(true));
+    QCOMPARE(tape - w.dashboard()->state().current.perGpu.activations, 5032116224.0);
+    choose(inBackward, 1);
+    QCOMPARE(w.dashboard()->state().current.perGpu.gradients, 404766976.0);
+    choose(offload, 0);
+    QCOMPARE(w.scenario().training.activationOffload, std::optional<bool>(false));
+    // The paged 8-bit AdamW: Adam8bit with its state in host memory, 0 B of it on the GPU.
+    choose(optimizer, optimizer->itemData(optimizer->count() - 1));
+    QVERIFY(w.scenario().training.pagedOptimizer);
+    QCOMPARE(w.scenario().training.optimizer, Optimizer::Adam8bit);
+    QCOMPARE(w.dashboard()->state().current.perGpu.optimizer, 0.0);
+    w.undoStack()->undo();
+    QVERIFY(!w.scenario().training.pagedOptimizer);
+    QCOMPARE(optimizer->currentData().toInt(), static_cast<int>(Optimizer::AdamW));
+    w.undoStack()->undo();
+    QCOMPARE(offload->currentData().toInt(), -1);
 }
 
 void TestUiControls::sequenceAndContextParallelControls()

@@ -1,0 +1,239 @@
+// The recipes of issue 30 §2 (docs/accounting.md, "Recipes"): torch.compile, the optimizer step in backward,
+// activation offloading, paged optimizers, Muon, FSDP2's reshard-after-forward; the contradictions refused with both
+// named (§3) and framework profiles that never override what the scenario sets (§4). Every expected number is worked
+// by hand in the comments.
+//
+// Llama 2 7B (presets/llama2-7b.json): L = 32, h = 4096, 32 heads of 128, f = 11008 (SwiGLU), V = 32000, untied, no
+// dropout; 6,738,415,616 parameters, of which the embedding and head are 2·32000·4096 = 262,144,000. At s = 4096,
+// b = 1, bf16 (e = 2 B), flash attention, no checkpointing, sb = 4096 and one layer's eager tape is
+//   attention 2·sb·(h + (q + k) + v + q) = 2·4096·(4096 + 8192 + 4096 + 4096) = 167,772,160
+//   scores    4·a·sb = 4·32·4096                                         =     524,288
+//   mlp       2·sb·(h + 2f + f) = 2·4096·(4096 + 33,024)                  = 304,087,040
+//   norms     2·2·sb·h                                                    =  67,108,864
+//   total                                                                 = 539,492,352 B.
+#include "testdata.h"
+
+#include "scenarioio.h"
+#include "terms.h"
+#include "timeline.h"
+
+#include <QtTest>
+
+using namespace trainmem;
+
+namespace {
+
+constexpr double kLayerTape = 539492352.0;
+constexpr double kParams = 6738415616.0;
+
+Scenario llama2()
+{
+    Scenario s = testdata::preset("llama2-7b");
+    s.training.mode = Mode::Training;
+    s.training.precision = Precision::BF16Mixed;
+    s.training.seqLen = 4096;
+    s.training.microBatch = 1;
+    s.training.gradAccum = 1;
+    s.training.checkpointing = Checkpointing::None;
+    s.hardware.gpus = 1;
+    s.hardware.zeroStage = 0;
+    return s;
+}
+
+Breakdown on(const Scenario& s)
+{
+    return account(s, testdata::gpu("H100"));
+}
+
+} // namespace
+
+class TestRecipes : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void compileDropsTheRebuiltResults()
+    {
+        // torch.compile: −lin·sb·f (the SwiGLU product), −2·lin·sb·h (the two norms' outputs), +2·4·sb (their 1/rms):
+        // 2·4096·11008 + 2·2·4096·4096 − 8·4096 = 90,177,536 + 67,108,864 − 32,768 = 157,253,632 B a layer, so a
+        // compiled layer keeps 539,492,352 − 157,253,632 = 382,238,720 B.
+        Scenario s = llama2();
+        const ActivationInputs eager = activationInputs(s, 1);
+        QCOMPARE(layerActivations(s.model.architecture, false, eager).total(), kLayerTape);
+        s.training.compile = true;
+        const ActivationInputs compiled = activationInputs(s, 1);
+        QCOMPARE(layerActivations(s.model.architecture, false, compiled).total(), 382238720.0);
+        // The activations term: 32 layers, 32 · 157,253,632 = 5,032,116,224 B less.
+        Scenario off = llama2();
+        QCOMPARE(on(off).perGpu.activations - on(s).perGpu.activations, 5032116224.0);
+    }
+
+    void optimizerInBackwardKeepsOneLayersGradients()
+    {
+        // One layer: (6,738,415,616 − 262,144,000)/32 = 202,383,488 parameters (the final norm's 4096 shared out),
+        // more than the head's V·h = 131,072,000; b_g = 2 B: 404,766,976 B instead of 2 · 6,738,415,616.
+        Scenario s = llama2();
+        QCOMPARE(on(s).perGpu.gradients, 2 * kParams);
+        s.training.optimizerInBackward = true;
+        QCOMPARE(on(s).perGpu.gradients, 404766976.0);
+    }
+
+    void optimizerInBackwardRefusesAccumulation()
+    {
+        Scenario s = llama2();
+        s.training.optimizerInBackward = true;
+        s.training.gradAccum = 4;
+        const FieldErrors e = validateScenario(s, "");
+        QCOMPARE(e.size(), size_t(1));
+        QCOMPARE(e.front().path, std::string("/training/optimizer_in_backward"));
+        QVERIFY(e.front().message.find("grad_accum 4") != std::string::npos);
+        s.training.gradAccum = 1;
+        QVERIFY(validateScenario(s, "").empty());
+    }
+
+    void activationOffloadKeepsTwoLayers()
+    {
+        // No checkpointing: the GPU keeps 2 layers' tapes, 1,078,984,704 B; the host the other 30, 16,184,770,560 B.
+        Scenario s = llama2();
+        s.training.activationOffload = true;
+        Breakdown b = on(s);
+        QCOMPARE(b.perGpu.activations, 2 * kLayerTape);
+        QCOMPARE(b.perGpuHost.activations, 30 * kLayerTape);
+        // Full checkpointing: 2 layer inputs of e·sbh = 33,554,432 B and the layer rebuilt in backward (the whole
+        // tape): 67,108,864 + 539,492,352 = 606,601,216 B; the host 30 inputs, 1,006,632,960 B.
+        s.training.checkpointing = Checkpointing::Full;
+        b = on(s);
+        QCOMPARE(b.perGpu.activations, 606601216.0);
+        QCOMPARE(b.perGpuHost.activations, 1006632960.0);
+    }
+
+    void pagedOptimizerLivesOnTheHost()
+    {
+        // Paged 8-bit AdamW: 2 B per parameter, 13,476,831,232 B, in host memory; none of it on the GPU.
+        Scenario s = llama2();
+        s.training.optimizer = Optimizer::Adam8bit;
+        QCOMPARE(on(s).perGpu.optimizer, 2 * kParams);
+        s.training.pagedOptimizer = true;
+        const Breakdown b = on(s);
+        QCOMPARE(b.perGpu.optimizer, 0.0);
+        QCOMPARE(b.perGpuHost.optimizer, 2 * kParams);
+    }
+
+    void hostNeededIsRefusedWithBothNamed()
+    {
+        Scenario s = llama2();
+        s.training.pagedOptimizer = true;
+        s.training.activationOffload = true;
+        GpuSpec noHost = testdata::gpu("H100");
+        noHost.id = "NOHOST";
+        noHost.hostMemoryBytes = 0;
+        const FieldErrors e = validateHost(s, noHost, "");
+        QCOMPARE(e.size(), size_t(2));
+        QCOMPARE(e[0].path, std::string("/training/paged_optimizer"));
+        QVERIFY(e[0].message.find("NOHOST") != std::string::npos);
+        QCOMPARE(e[1].path, std::string("/training/activation_offload"));
+        QVERIFY(validateHost(s, testdata::gpu("H100"), "").empty()); // a DGX H100 node has 2 TB
+    }
+
+    void muonKeepsOneSlotForMatrices()
+    {
+        // AdamW's second moment for the embeddings, head and norms: 262,144,000 + 32·2·4096 + 4096 = 262,410,240
+        // parameters; fp32 slots: 4 · (6,738,415,616 + 262,410,240) = 28,003,303,424 B (AdamW: 8 · P).
+        Scenario s = llama2();
+        s.training.optimizer = Optimizer::Muon;
+        QCOMPARE(on(s).perGpu.optimizer, 28003303424.0);
+        QCOMPARE(optimizerFromString("muon"), std::optional<Optimizer>(Optimizer::Muon));
+    }
+
+    void reshardAfterForwardOffKeepsTheLayersGathered()
+    {
+        // ZeRO-3 on 8 GPUs: off keeps the other 31 layers' gathered bf16 weights, 31 · 202,383,488 · 2 =
+        // 12,547,776,256 B more workspace.
+        Scenario s = llama2();
+        s.hardware.gpus = 8;
+        s.hardware.zeroStage = 3;
+        const double resharded = on(s).perGpu.workspace;
+        s.hardware.reshardAfterForward = false;
+        QCOMPARE(on(s).perGpu.workspace - resharded, 12547776256.0);
+        // torchtitan's default policy keeps them gathered only under pipeline parallelism.
+        s.hardware.reshardAfterForward.reset();
+        s.framework = Framework::Torchtitan;
+        QVERIFY(effectiveReshardAfterForward(s));
+        s.hardware.pp = 2;
+        QVERIFY(!effectiveReshardAfterForward(s));
+    }
+
+    void flatWrapCacheStaysReserved()
+    {
+        // FSDP1 wrapping the loaded model (fsdp_qlora's train.py) on 2 GPUs, ZeRO-3, bf16: one layer's parameters
+        // and their flat concatenation, 2 · 202,383,488 · 2 B, and the root's embeddings and head, 2 · 262,144,000 ·
+        // 2 B: 2 · (404,766,976 + 524,288,000) = 1,858,109,952 B more reserve, none of it allocated.
+        Scenario s = llama2();
+        s.hardware.gpus = 2;
+        s.hardware.zeroStage = 3;
+        const Breakdown plain = on(s);
+        s.hardware.fsdpFlatWrap = true;
+        const Breakdown wrapped = on(s);
+        QCOMPARE(wrapped.perGpu.fragmentation - plain.perGpu.fragmentation, 1858109952.0);
+        QCOMPARE(wrapped.perGpu.total() - wrapped.perGpu.fragmentation,
+                 plain.perGpu.total() - plain.perGpu.fragmentation);
+        // The film reserves it all step long: its peak is the bars' again.
+        const StepTimeline t = stepTimeline(s, testdata::gpu("H100"));
+        QVERIFY(t.peakBytes >= 1858109952.0);
+        // Expandable segments map their own pages: no cache.
+        s.hardware.expandableSegments = true;
+        const ResolvedModel m = resolveModel(s.model);
+        QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 0.0);
+        s.hardware.expandableSegments = false;
+        QVERIFY(flatWrapCache(termContext(m, s, parallelLayout(s, m))) > 0);
+        // Unsharded (NO_SHARD) the concatenation is the parameter: U_layer + U_root = 929,054,976 B.
+        s.hardware.zeroStage = 0;
+        QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 929054976.0);
+        s.hardware.fsdpFlatWrap = false;
+        QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 0.0);
+    }
+
+    void profileNeverOverrides()
+    {
+        // A profile fills what is unset, never what the scenario sets.
+        Scenario s = llama2();
+        s.framework = Framework::Torchtitan;
+        s.hardware.pp = 2;
+        s.hardware.reshardAfterForward = true;
+        QVERIFY(effectiveReshardAfterForward(s));
+        s.framework = Framework::Torchtune;
+        QVERIFY(!effectiveCompile(s)); // torchtune's configs: compile: False
+        QVERIFY(!effectiveActivationOffload(s));
+        QVERIFY(!effectiveOptimizerInBackward(s));
+        s.training.compile = true;
+        s.training.activationOffload = true;
+        s.training.optimizerInBackward = true;
+        QVERIFY(effectiveCompile(s) && effectiveActivationOffload(s) && effectiveOptimizerInBackward(s));
+        QVERIFY(std::string(frameworkDefaults(Framework::Torchtune).recipeSource).find("bd2a0fc") != std::string::npos);
+    }
+
+    void scenarioFileRoundTrips()
+    {
+        Scenario s = llama2();
+        s.training.compile = true;
+        s.training.optimizerInBackward = false;
+        s.training.activationOffload = true;
+        s.training.pagedOptimizer = true;
+        s.hardware.reshardAfterForward = false;
+        const ScenarioParse p = parseScenarioJson(scenarioToJson(s), "round trip");
+        QVERIFY(p.ok());
+        QCOMPARE(p.scenario.training.compile, std::optional<bool>(true));
+        QCOMPARE(p.scenario.training.optimizerInBackward, std::optional<bool>(false));
+        QCOMPARE(p.scenario.training.activationOffload, std::optional<bool>(true));
+        QVERIFY(p.scenario.training.pagedOptimizer);
+        QCOMPARE(p.scenario.hardware.reshardAfterForward, std::optional<bool>(false));
+        // A bad value is named by its pointer.
+        nlohmann::json j = scenarioToJson(llama2());
+        j["training"]["compile"] = "yes";
+        const ScenarioParse bad = parseScenarioJson(j, "bad");
+        QVERIFY(!bad.ok());
+        QCOMPARE(bad.errors.front().path, std::string("/training/compile"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestRecipes)
+#include "tst_recipes.moc"
