@@ -24,7 +24,8 @@ constexpr double kKvElementBytes = 2;
 // One count with its divisors, for the adapters and QLoRA's quantised share: "N/(t·p·d)"; the experts'
 // part is divided by t_e and e (and d_e). Unlike the model's own parameters (parametersHeld below) these
 // are spread evenly over the pipeline stages.
-template <class X> X heldPart(const TermContext& c, bool byZero, const char* name, double count, bool experts)
+template <class X>
+X heldPart(const TermContext& c, bool byZero, const char* name, double count, bool experts, bool byPipeline = true)
 {
     const ParallelLayout& p = c.layout;
     X div = 1;
@@ -40,7 +41,8 @@ template <class X> X heldPart(const TermContext& c, bool byZero, const char* nam
         by("t_e", p.etp);
     else
         by("t", p.tp);
-    by("p", p.pp);
+    if (byPipeline)
+        by("p", p.pp);
     if (experts)
         by("e", p.ep);
     if (byZero && c.training) {
@@ -429,24 +431,9 @@ template <class X> X servedWeights(const TermContext& c, TermNotes<X>& n)
     const double q = std::min(dbl(c.quantized.total), total);
     const double qRouted = std::min(dbl(c.quantized.routedExperts), q);
     // The quantised linears this GPU holds: split by tensor (t_e for routed experts) and expert parallelism, and
-    // on a pipeline stage n/L of them.
+    // on a pipeline stage n/L of them (below), not by p.
     auto part = [&](const char* name, double count, bool experts) {
-        X div = 1;
-        bool any = false;
-        auto by = [&](const char* sym, int64_t k) {
-            if (k > 1) {
-                div = any ? div * X::sym(sym, dbl(k)) : X::sym(sym, dbl(k));
-                any = true;
-            }
-        };
-        if (experts && c.layout.etp != c.layout.tp)
-            by("t_e", c.layout.etp);
-        else
-            by("t", c.layout.tp);
-        if (experts)
-            by("e", c.layout.ep);
-        const X p = X::sym(name, count);
-        return any ? p / div : p;
+        return heldPart<X>(c, false, name, count, experts, false);
     };
     X quantHeld = qRouted >= q  ? part("P_q", q, true)
                   : qRouted > 0 ? part("P_q,dense", q - qRouted, false) + part("P_q,experts", qRouted, true)
