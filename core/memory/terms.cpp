@@ -1218,7 +1218,7 @@ constexpr std::array<TermInfo, kTermCount> kTerms{{
      G::Working, 0xedc948, false, &Segments::kvCache, kvCache<NumExpr>, kvCache<TextExpr>},
     {K::RecurrentState, "recurrent_state", "Recurrent state", "recurrent state",
      "Linear-attention layers' fixed-size state per sequence, kept while generating instead of a KV cache.", G::Working,
-     0x86bcb6, false, &Segments::recurrentState, recurrentState<NumExpr>, recurrentState<TextExpr>},
+     0xb6992d, false, &Segments::recurrentState, recurrentState<NumExpr>, recurrentState<TextExpr>},
     {K::Logits, "logits", "Logits", "logits", "One score per vocabulary entry per token, plus fp32 for the loss.",
      G::Working, 0xb07aa1, true, &Segments::logits, logits<NumExpr>, logits<TextExpr>},
     {K::Workspace, "workspace", "Workspace", "workspace", "The largest temporary matmul buffer and its gradient.",

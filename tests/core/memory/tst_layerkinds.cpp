@@ -119,6 +119,26 @@ private Q_SLOTS:
         QCOMPARE(account(s, testdata::gpu("H100")).perGpu.kvCache, 4831838208.0 + 4718592.0);
     }
 
+    // Regression: the recurrent state's colour (0x86bcb6) was 25 levels from the fp32 master weights' (0x76b7b2), so a
+    // hybrid model's legend showed two teal swatches. Every term's colour is at least 50 levels (summed over R, G and
+    // B) from every other's; the closest pair of the Tableau 10 colours the table uses is 59.
+    void everyTermHasItsOwnColour()
+    {
+        auto distance = [](uint32_t x, uint32_t y) {
+            int d = 0;
+            for (int shift : {0, 8, 16})
+                d += std::abs(static_cast<int>((x >> shift) & 0xff) - static_cast<int>((y >> shift) & 0xff));
+            return d;
+        };
+        for (size_t i = 0; i < kTermCount; ++i)
+            for (size_t j = i + 1; j < kTermCount; ++j) {
+                const TermInfo& a = termInfo(kAllSegmentKinds[i]);
+                const TermInfo& b = termInfo(kAllSegmentKinds[j]);
+                QVERIFY2(distance(a.colour, b.colour) >= 50,
+                         qPrintable(QStringLiteral("%1 and %2").arg(QLatin1String(a.key), QLatin1String(b.key))));
+            }
+    }
+
     void slidingScoresAreBoundedByTheWindowWithoutFlashAttention()
     {
         const Architecture a = imported(kGptOss120b).model.architecture;
