@@ -331,9 +331,9 @@ void TimelineChart::rebuild()
         m_peak->data()->clear();
     }
     // The layout (below) may keep only the first line; a step that changes neither keeps the cached text.
-    const QString full = peakText();
-    if (m_peakText->text() != full && m_peakText->text() != full.section(QLatin1Char('\n'), 0, 0))
-        m_peakText->setText(full);
+    m_peakFull = peakText();
+    if (m_peakText->text() != m_peakFull && m_peakText->text() != m_peakFull.section(QLatin1Char('\n'), 0, 0))
+        m_peakText->setText(m_peakFull);
     m_peakText->setVisible(n > 0);
 
     const size_t played = m_played ? firstPhaseOf(t, *m_played) : t.phases.size();
@@ -431,8 +431,7 @@ bool TimelineChart::arrangeLabels()
             leftHalf ? std::vector<LabelSpot>{upRight, downRight, upLeft, downLeft, topCentre}
                      : std::vector<LabelSpot>{upLeft, downLeft, upRight, downRight, topCentre};
         // The two-line label (peak, and why the bar differs) where it fits, else its first line alone.
-        const QString full = peakText();
-        for (const QString& text : {full, full.section(QLatin1Char('\n'), 0, 0)}) {
+        for (const QString& text : {m_peakFull, m_peakFull.section(QLatin1Char('\n'), 0, 0)}) {
             if (m_peakText->text() != text)
                 m_peakText->setText(text);
             if (placeLabel(m_peakText, spots, plot, m_theme.font(1.05, true), taken, 0.8, m_theme.minFontPx) ||

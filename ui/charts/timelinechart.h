@@ -111,6 +111,7 @@ private:
     UnitSystem m_units = UnitSystem::Decimal;
     ChartTheme m_theme;
     std::optional<StepPhaseKind> m_played;
+    QString m_peakFull; ///< peakText() of the data drawn, made once a rebuild() for the label's layout
     int m_fitWidth = 0;
     bool m_customTitle = false;
     bool m_titleShown = true;
