@@ -4,7 +4,7 @@
 # input in build/fuzz/findings/.
 # Time: the scenario, GPU and command-line targets run FUZZ_SECONDS (default 60) each; the four reader
 # targets (fuzz_megatron, fuzz_hfconfig, fuzz_trainconfig, fuzz_measured) run FUZZ_SECONDS/2 each, so CI's
-# FUZZ_SECONDS=20 costs 3·20 + 4·10 = 100 s of fuzzing in all (CI's 15-minute budget on a 2-core machine). The reader
+# FUZZ_SECONDS=12 costs 3·12 + 4·6 = 60 s of fuzzing in all (CI's 15-minute budget on a 2-core machine). The reader
 # targets reach their code quickly (fuzz_megatron with fuzz/megatron.dict); run longer by hand with
 # FUZZ_SECONDS=600 after changing a reader.
 set -euo pipefail

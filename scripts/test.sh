@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start 2: install what is missing, build with warnings as errors, run every test; then the
 # core suites again under AddressSanitizer + UndefinedBehaviorSanitizer, and each fuzz target for
-# FUZZ_SECONDS (default 20: 3 × 20 + 4 readers × 10 = 100 s of fuzzing, for CI's 15 minutes).
+# FUZZ_SECONDS (default 12: 3 × 12 + 4 readers × 6 = 60 s of fuzzing, for CI's 15 minutes).
 # .ci/run calls this verbatim. TRAINMEM_QUICK=1 stops after the first part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,5 +16,5 @@ cmake --preset asan >/dev/null
 cmake --build --preset asan-core
 ctest --preset asan-core
 
-echo "== fuzzing, ${FUZZ_SECONDS:-20}s per target"
-FUZZ_SECONDS=${FUZZ_SECONDS:-20} scripts/fuzz.sh
+echo "== fuzzing, ${FUZZ_SECONDS:-12}s per target"
+FUZZ_SECONDS=${FUZZ_SECONDS:-12} scripts/fuzz.sh
