@@ -32,8 +32,15 @@ struct Segments {
     double fragmentation = 0;  ///< allocator reserve
     double modelState() const; ///< the terms of group ModelState
     double overhead() const;   ///< the terms of group Overhead
-    double total() const;      ///< every term
+    /// Every term, added in the table's order (terms.cpp checks that it gives what summing the table gives). Inline:
+    /// the context chart's sweep compares some 600 totals per recompute.
+    constexpr double total() const
+    {
+        return weights + gradients + master + optimizer + adapters + activations + kvCache + recurrentState + logits +
+               workspace + framework + fragmentation;
+    }
 };
+static_assert(sizeof(Segments) == 12 * sizeof(double), "Segments::total() adds every field: add a new one there");
 
 /// \brief Bytes each GPU sends per optimizer step for each cut (ring collectives).
 struct CommTax {

@@ -104,7 +104,7 @@ void placeOnStageIndex(TermContext& c, int64_t index)
     c.bytes = {};
 }
 
-std::vector<StageMemory> pipelineStages(const TermContext& base)
+std::vector<TermContext> stageViews(const TermContext& base)
 {
     static constexpr PipelineStage kOnly[] = {PipelineStage::Only};
     static constexpr PipelineStage kTwo[] = {PipelineStage::First, PipelineStage::Last};
@@ -112,20 +112,35 @@ std::vector<StageMemory> pipelineStages(const TermContext& base)
     const int64_t p = base.layout.pp;
     using Kinds = std::span<const PipelineStage>;
     const Kinds kinds = p <= 1 ? Kinds(kOnly) : p == 2 ? Kinds(kTwo) : Kinds(kMore);
-    std::vector<StageMemory> out;
-    out.reserve(kinds.size());
+    std::vector<TermContext> out;
     for (PipelineStage k : kinds) {
-        TermContext c = base;
-        placeOnStage(c, k);
-        out.push_back({c.stage, c.stageIndex, c.stageLayers, c.inflight, evaluateTerms(c)});
-        // A layout gives each middle rank its own layers (and one of them may hold the MTP layers): the middle
-        // entry is the busiest of them, not stage 1's.
+        out.push_back(base);
+        placeOnStage(out.back(), k);
+        evaluateTerms(out.back());
+        // A layout gives each middle rank its own layers (and one of them may hold the MTP layers): every middle
+        // rank is a view of its own.
         if (k != PipelineStage::Middle || !base.layout.split.hasLayout())
             continue;
         for (int64_t i = 2; i < p - 1; ++i) {
-            placeOnStageIndex(c, i);
-            if (evaluateTerms(c).total() > out.back().bytes.total())
-                out.back() = {c.stage, c.stageIndex, c.stageLayers, c.inflight, c.bytes};
+            out.push_back(base);
+            placeOnStageIndex(out.back(), i);
+            evaluateTerms(out.back());
+        }
+    }
+    return out;
+}
+
+std::vector<StageMemory> pipelineStages(const TermContext& base)
+{
+    // The middle entry is the busiest middle rank (the first of equals), not stage 1's.
+    std::vector<StageMemory> out;
+    for (const TermContext& c : stageViews(base)) {
+        const StageMemory stage{c.stage, c.stageIndex, c.stageLayers, c.inflight, c.bytes};
+        if (c.stage == PipelineStage::Middle && !out.empty() && out.back().stage == PipelineStage::Middle) {
+            if (stage.bytes.total() > out.back().bytes.total())
+                out.back() = stage;
+        } else {
+            out.push_back(stage);
         }
     }
     return out;

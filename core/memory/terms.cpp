@@ -1285,6 +1285,88 @@ bool TermContext::gathersLayer() const
     return training && layout.zero >= 3 && (layout.replicas() > 1 || offload == Offload::OptimizerParams);
 }
 
+Tapes tapesFor(const TermContext& c, const Scenario& s)
+{
+    const Architecture& a = c.model->arch;
+    Tapes t;
+    t.in = activationInputs(s, dbl(c.layout.tp), dbl(c.layout.cp));
+    t.offloadActivations = c.training && effectiveActivationOffload(s);
+    ActivationInputs none = t.in;
+    none.checkpointing = Checkpointing::None;
+    if (c.training) {
+        t.dense = layerActivations(a, false, t.in);
+        t.moe = a.isMoe() ? layerActivations(a, true, t.in) : t.dense;
+    }
+    if (!c.training || t.in.checkpointing == Checkpointing::Full) {
+        t.denseNone = layerActivations(a, false, none);
+        t.moeNone = a.isMoe() ? layerActivations(a, true, none) : t.denseNone;
+    } else if (t.in.checkpointing == Checkpointing::None) {
+        t.denseNone = t.dense;
+        t.moeNone = t.moe;
+    }
+
+    // Layer kinds (issue 29 §2): each kind's tape once per view (a handful of layerActivations calls, not one per
+    // layer).
+    if (c.mixedKinds) {
+        // One layerActivations call per kind other than full attention and per input set: a layer's FFN part does
+        // not depend on its token mixer, so every kind takes the full-attention layer's dense and MoE FFN parts
+        // (t.dense and t.moe, t.denseNone and t.moeNone, computed above). Each kind's tape gets the average FFN
+        // over all L layers (mixer-only blocks, Nemotron-H's M and *, have none); the largest kind's layer with the
+        // dense (MoE) FFN is what serving holds at once and full recomputation rebuilds.
+        auto kinds = [&](const ActivationInputs& in, const LayerActivations& fullDense, const LayerActivations& fullMoe,
+                         LayerActivations& largestDense, LayerActivations& largestMoe, bool average) {
+            const double mlp = (c.denseLayers * fullDense.mlp + c.moeLayers * fullMoe.mlp) / c.layers;
+            bool any = false;
+            for (size_t i = 0; i < kLayerKindCount; ++i) {
+                if (c.kindLayers[i] <= 0)
+                    continue;
+                const LayerKind k = static_cast<LayerKind>(i);
+                LayerActivations one = k == LayerKind::Full ? fullDense : layerActivations(a, false, in, k);
+                LayerActivations tm = one;
+                tm.mlp = fullMoe.mlp;
+                if (!any || one.total() > largestDense.total())
+                    largestDense = one;
+                if (!any || tm.total() > largestMoe.total())
+                    largestMoe = tm;
+                any = true;
+                if (average) {
+                    one.mlp = mlp;
+                    t.kindTape[i] = one;
+                }
+            }
+        };
+        if (c.training) {
+            LayerActivations dense, moe;
+            kinds(t.in, t.dense, t.moe, dense, moe, true);
+            if (t.in.checkpointing == Checkpointing::None) {
+                t.denseNone = dense;
+                t.moeNone = a.isMoe() ? moe : dense;
+            }
+            t.dense = dense;
+            t.moe = a.isMoe() ? moe : dense;
+        }
+        if (!c.training || t.in.checkpointing == Checkpointing::Full) {
+            LayerActivations dense, moe;
+            kinds(none, t.denseNone, t.moeNone, dense, moe, false);
+            t.denseNone = dense;
+            t.moeNone = a.isMoe() ? moe : dense;
+        }
+    }
+    return t;
+}
+
+void useTapes(TermContext& c, const Tapes& t, const Scenario& s)
+{
+    c.scenario = &s;
+    c.in = t.in;
+    c.offloadActivations = t.offloadActivations;
+    c.dense = t.dense;
+    c.moe = t.moe;
+    c.denseNone = t.denseNone;
+    c.moeNone = t.moeNone;
+    c.kindTape = t.kindTape;
+}
+
 TermContext termContext(const ResolvedModel& m, const Scenario& s, const ParallelLayout& layout)
 {
     TermContext c;
@@ -1349,8 +1431,6 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
             }
         }
     }
-    c.in = activationInputs(s, dbl(layout.tp), dbl(layout.cp));
-    c.offloadActivations = c.training && effectiveActivationOffload(s);
     c.pagedOptimizer = c.training && s.training.pagedOptimizer && !s.training.adapters();
     const int64_t L = std::max<int64_t>(a.layers, 1);
     c.layers = dbl(L);
@@ -1367,70 +1447,12 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
             c.mtpStage = layoutMtpRank(layout.split.stages, std::max<int64_t>(layout.pp, 1));
     }
 
-    ActivationInputs none = c.in;
-    none.checkpointing = Checkpointing::None;
-    if (c.training) {
-        c.dense = layerActivations(a, false, c.in);
-        c.moe = a.isMoe() ? layerActivations(a, true, c.in) : c.dense;
-    }
-    if (!c.training || c.in.checkpointing == Checkpointing::Full) {
-        c.denseNone = layerActivations(a, false, none);
-        c.moeNone = a.isMoe() ? layerActivations(a, true, none) : c.denseNone;
-    } else if (c.in.checkpointing == Checkpointing::None) {
-        c.denseNone = c.dense;
-        c.moeNone = c.moe;
-    }
-
-    // Layer kinds (issue 29 §2): counts from the architecture, each kind's tape once per view (a handful of
-    // layerActivations calls, not one per layer).
     if (a.kinds.any()) { // an architecture's, or a fit-map column's shares of them (fitMapKinds)
         c.mixedKinds = true;
         for (size_t i = 0; i < kLayerKindCount; ++i)
             c.kindLayers[i] = dbl(std::min(a.layersOfKind(static_cast<LayerKind>(i)), L));
-        // One layerActivations call per kind other than full attention and per input set: a layer's FFN part does
-        // not depend on its token mixer, so every kind takes the full-attention layer's dense and MoE FFN parts
-        // (c.dense and c.moe, c.denseNone and c.moeNone, computed above). Each kind's tape gets the average FFN
-        // over all L layers (mixer-only blocks, Nemotron-H's M and *, have none); the largest kind's layer with the
-        // dense (MoE) FFN is what serving holds at once and full recomputation rebuilds.
-        auto kinds = [&](const ActivationInputs& in, const LayerActivations& fullDense, const LayerActivations& fullMoe,
-                         LayerActivations& largestDense, LayerActivations& largestMoe, bool average) {
-            const double mlp = (c.denseLayers * fullDense.mlp + c.moeLayers * fullMoe.mlp) / c.layers;
-            bool any = false;
-            for (size_t i = 0; i < kLayerKindCount; ++i) {
-                if (c.kindLayers[i] <= 0)
-                    continue;
-                const LayerKind k = static_cast<LayerKind>(i);
-                LayerActivations t = k == LayerKind::Full ? fullDense : layerActivations(a, false, in, k);
-                LayerActivations tm = t;
-                tm.mlp = fullMoe.mlp;
-                if (!any || t.total() > largestDense.total())
-                    largestDense = t;
-                if (!any || tm.total() > largestMoe.total())
-                    largestMoe = tm;
-                any = true;
-                if (average) {
-                    t.mlp = mlp;
-                    c.kindTape[i] = t;
-                }
-            }
-        };
-        if (c.training) {
-            LayerActivations dense, moe;
-            kinds(c.in, c.dense, c.moe, dense, moe, true);
-            if (c.in.checkpointing == Checkpointing::None) {
-                c.denseNone = dense;
-                c.moeNone = a.isMoe() ? moe : dense;
-            }
-            c.dense = dense;
-            c.moe = a.isMoe() ? moe : dense;
-        }
-        if (!c.training || c.in.checkpointing == Checkpointing::Full) {
-            LayerActivations dense, moe;
-            kinds(none, c.denseNone, c.moeNone, dense, moe, false);
-            c.denseNone = dense;
-            c.moeNone = a.isMoe() ? moe : dense;
-        }
     }
+    useTapes(c, tapesFor(c, s), s);
 
     // The embedding's parameters, split between the first stage (token + position embedding) and
     // the last (the output head; with pp > 1 a tied embedding's copy, see parametersHeld). A
@@ -1463,6 +1485,15 @@ const Segments& evaluateTerms(TermContext& c)
     TermNotes<NumExpr> none;
     for (const TermInfo& t : kTerms)
         c.bytes.*t.field = t.bytes(c, none).value;
+    return c.bytes;
+}
+
+const Segments& evaluateTokenTerms(TermContext& c)
+{
+    TermNotes<NumExpr> none;
+    for (const TermInfo& t : kTerms)
+        if (t.group != TermGroup::ModelState)
+            c.bytes.*t.field = t.bytes(c, none).value;
     return c.bytes;
 }
 
@@ -1616,12 +1647,16 @@ double Segments::overhead() const
     return sum;
 }
 
-double Segments::total() const
-{
-    double sum = 0;
-    for (const TermInfo& t : kTerms)
-        sum += this->*t.field;
-    return sum;
-}
+// Segments::total() (accounting.h) adds the fields by name, in the table's order: the same sum, in the same order.
+static_assert(kTermCount * sizeof(double) == sizeof(Segments));
+static_assert([] {
+    for (size_t i = 0; i < kTerms.size(); ++i) {
+        Segments g;
+        g.*kTerms[i].field = static_cast<double>(i + 1);
+        if (g.total() != static_cast<double>(i + 1))
+            return false;
+    }
+    return true;
+}());
 
 } // namespace trainmem

@@ -141,6 +141,24 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
 /// \brief Evaluates every term of the table, numbers only, into `c.bytes`, and returns them.
 const Segments& evaluateTerms(TermContext& c);
 
+/// \brief What a view's terms read of the tokens: the activation inputs and the per-layer tapes. A scenario that
+/// differs from the view's own only in context length, micro-batch or checkpointing has other tapes and the same
+/// everything else (the context sweep's points).
+struct Tapes {
+    ActivationInputs in;
+    bool offloadActivations = false;
+    LayerActivations dense, moe, denseNone, moeNone;
+    std::array<LayerActivations, kLayerKindCount> kindTape{};
+};
+/// \brief The tapes of scenario `s` in the view `c` (its layout, its layer counts and kinds).
+Tapes tapesFor(const TermContext& c, const Scenario& s);
+/// \brief Gives the view `s`'s tapes; `s` must outlive the view. c.bytes keeps what was evaluated before.
+void useTapes(TermContext& c, const Tapes& t, const Scenario& s);
+/// \brief Evaluates only the terms outside the model state (TermGroup::Working and Overhead) into `c.bytes`, keeping
+/// the model-state terms from an earlier evaluateTerms(c): none of them reads the tapes, so after useTapes() this
+/// gives what evaluateTerms() would.
+const Segments& evaluateTokenTerms(TermContext& c);
+
 /// \brief Tapes rank i of a p-stage pipeline holds at once, in micro-batches of its n layers, with
 /// m micro-batches per step and v virtual stages (1F1B: min(p − i, m)).
 double microBatchesInFlight(int64_t p, int64_t i, int64_t m, int64_t v);
@@ -156,6 +174,9 @@ void placeOnStageIndex(TermContext& c, int64_t index);
 /// \brief Every distinct stage of the view's pipeline, evaluated: Only for pp = 1; First and Last
 /// for pp = 2; First, Middle and Last beyond.
 std::vector<StageMemory> pipelineStages(const TermContext& c);
+/// \brief The views pipelineStages() compares, each placed and evaluated, in its order: the only stage; or stage 0,
+/// stage 1 (every middle rank 1 … p−2 when a layout gives each its own layers) and stage p−1.
+std::vector<TermContext> stageViews(const TermContext& c);
 /// \brief The stage with the largest total (the first of equals), the one the verdict is about.
 size_t busiestStage(const std::vector<StageMemory>& stages);
 

@@ -124,6 +124,97 @@ private Q_SLOTS:
         checkSegments(b.singleGpu, "one GPU");
     }
 
+    // The context chart's sweep evaluates each stage's model state once and only the tapes per point
+    // (sweepContext, evaluateTokenTerms): every point, in every mode, must be what account() gives for that context
+    // and mode, over the recipes and layouts that change which terms hold what.
+    void sweepPointIsAccountAtThatPoint_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("variant");
+        for (const char* id : {"chapter-7b", "llama3-70b", "deepseek-v3", "gpt-oss-120b", "kimi-k2", "mixtral-8x7b",
+                               "llama3.1-405b", "gpt3-175b"})
+            QTest::addRow("%s", id) << id << "";
+        for (const char* v : {"lora", "qlora", "serving", "zero3-offload", "cp", "pp-tied", "paged-compile-offload"})
+            QTest::addRow("llama3-70b %s", v) << "llama3-70b" << v;
+        QTest::addRow("deepseek-v3 layout") << "deepseek-v3"
+                                            << "layout";
+        QTest::addRow("deepseek-v3 uneven") << "deepseek-v3"
+                                            << "uneven";
+        QTest::addRow("gpt-oss-120b serving") << "gpt-oss-120b"
+                                              << "serving";
+    }
+
+    void sweepPointIsAccountAtThatPoint()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QString, variant);
+        Scenario s = testdata::preset(preset.toStdString());
+        if (variant == "lora" || variant == "qlora") {
+            s.training.fineTune = variant == "lora" ? FineTune::Lora : FineTune::QLora;
+            s.hardware.gpus = 2;
+        } else if (variant == "serving") {
+            s.training.mode = Mode::Inference;
+        } else if (variant == "zero3-offload") {
+            s.hardware.gpus = 8;
+            s.hardware.zeroStage = 3;
+            s.hardware.offload = Offload::OptimizerParams;
+        } else if (variant == "cp") {
+            s.hardware.gpus = 16;
+            s.hardware.tp = 4;
+            s.hardware.cp = 2;
+        } else if (variant == "pp-tied") {
+            s.model.architecture.tiedEmbeddings = true;
+            s.hardware.gpus = 32;
+            s.hardware.pp = 4;
+            s.training.gradAccum = 2;
+        } else if (variant == "paged-compile-offload") {
+            s.training.pagedOptimizer = true;
+            s.training.compile = true;
+            s.training.activationOffload = true;
+            s.training.optimizerInBackward = true;
+        } else if (variant == "layout") {
+            // Megatron-LM's own DeepSeek-V3 layout (docs/user-guide/features/pipeline_parallel_layout.md at d98e8a6):
+            // each middle rank holds its own layers, one of them the MTP layer.
+            s = testdata::deepseekV3OnPipeline(16);
+            s.hardware.vpp = 2;
+            QCOMPARE(setPipelineLayout(s.hardware.split, "Et*3|(tt|)*29,m|L"), std::string());
+        } else if (variant == "uneven") {
+            s = testdata::deepseekV3OnPipeline(16, 3, 2);
+        }
+        const FieldErrors errs = validateScenario(s, "");
+        QVERIFY2(errs.empty(), errs.empty() ? "" : errs.front().message.c_str());
+        const GpuSpec gpu = testdata::gpu("H100");
+        const ContextSweep sw = sweepContext(s, gpu, 2);
+        for (size_t i = 0; i < sw.seq.size(); ++i) {
+            for (int c = 0; c < 3; ++c) {
+                Scenario x = s;
+                x.training.seqLen = int64_t(sw.seq[i]);
+                x.training.checkpointing = Checkpointing(c);
+                const Segments g = account(x, gpu).perGpu;
+                QCOMPARE(sw.totalPerGpu[size_t(c)][i], g.total());
+                QCOMPARE(sw.activationsPerGpu[size_t(c)][i], g.activations + g.logits + g.kvCache + g.recurrentState);
+            }
+        }
+        // The crossover and the first context that does not fit are the first whole contexts (whole 2·cp chunks
+        // under context parallel) where each holds: it holds there and not one step before.
+        const int64_t unit = s.hardware.cp > 1 ? 2 * s.hardware.cp : 1;
+        auto tape = [](const Segments& g) { return g.activations + g.logits + g.kvCache + g.recurrentState; };
+        auto at = [&](double seq) {
+            Scenario x = s;
+            x.training.seqLen = int64_t(seq);
+            return account(x, gpu).perGpu;
+        };
+        if (sw.crossoverSeq && *sw.crossoverSeq > kSweepMinSeq) {
+            QVERIFY(tape(at(*sw.crossoverSeq)) >= at(*sw.crossoverSeq).modelState());
+            QVERIFY(tape(at(*sw.crossoverSeq - unit)) < at(*sw.crossoverSeq - unit).modelState());
+        }
+        if (sw.diesFromSeq && *sw.diesFromSeq > kSweepMinSeq) {
+            QVERIFY(at(*sw.diesFromSeq).total() > gpu.memoryBytes);
+            QVERIFY(at(*sw.diesFromSeq - unit).total() <= gpu.memoryBytes);
+        }
+        QVERIFY(sw.crossoverSeq || sw.diesFromSeq || s.training.mode == Mode::Inference);
+    }
+
     void sweepMatchesAccount()
     {
         Scenario s = testdata::preset("llama3-8b");
