@@ -158,11 +158,15 @@ int main(int argc, char** argv)
     out["machine"] = {{"cores", QThread::idealThreadCount()},
                       {"platform", QGuiApplication::platformName().toStdString()}};
 
-    // 1. Core: one full breakdown plus every curve of the sequence chart.
+    // 1. Core: one full breakdown plus every curve of the sequence chart, for every built-in preset (issue 29's
+    // target holds for each).
     if (wanted("core")) {
         nlohmann::json core;
-        for (const char* id : {"chapter-7b", "llama3-70b", "deepseek-v3"}) {
-            const Scenario s = lib.find(QString::fromLatin1(id))->scenario;
+        for (const PresetEntry& preset : lib.presets()) {
+            if (!preset.builtIn)
+                continue;
+            const std::string id = preset.scenario.id;
+            const Scenario& s = preset.scenario;
             const GpuSpec& gpu = lib.gpuFor(s);
             std::vector<double> us;
             double sink = 0;
