@@ -5,8 +5,9 @@
 //   the fit map (issue 11 §3): one grid of 61 × 45 cells from the core, and a context-slider step with the
 //   Fit map dock shown (its recompute and paint included); the step as a film (issue 11 §1): stepTimeline() from
 //   the core, a context-slider step with its dock shown (three charts), and its PNG export.
-// Usage: trainmem-bench [--quick] [--only core|steps|fitmap|timeline|docks|export|startup]
-//   --quick: fewer repetitions, for a smoke run; --only: one section, for profiling it alone
+// Usage: trainmem-bench [--quick] [--only core|steps|fitmap|timeline|docks|export|startup] [--dock NAME]
+//   --quick: fewer repetitions, for a smoke run; --only: one section, for profiling it alone; --dock: the docks
+//   section with that dock alone (peersDock, fitMapDock, …). TRAINMEM_BENCH_TRACE=1 prints each dock step.
 #include "accounting.h"
 #include "chartexport.h"
 #include "controlpanel.h"
@@ -111,6 +112,9 @@ nlohmann::json dragWithDock(const PresetLibrary& lib, const char* dockName, int 
         QCoreApplication::processEvents();
         ms.push_back(since(t0, 1e3));
         chartPaintMs.push_back(chart && chart->paintCount() > paintsBefore ? chart->lastPaintMs() : 0);
+        if (qEnvironmentVariableIsSet("TRAINMEM_BENCH_TRACE"))
+            std::fprintf(stderr, "step %d value %d: %.2f ms (dock chart %.2f)\n", i, context->value(), ms.back(),
+                         chartPaintMs.back());
     }
     nlohmann::json step = stats(ms, "ms");
     step["dock_chart_paint_ms"] = stats(chartPaintMs, "ms")["median"];
@@ -128,17 +132,20 @@ int main(int argc, char** argv)
         if (QByteArray(argv[i]) == "--startup-once")
             return startupOnce(argc, argv, started);
     bool quick = false;
-    QByteArray only;
+    QByteArray only, onlyDock;
     for (int i = 1; i < argc; ++i) {
         const QByteArray a(argv[i]);
         if (a == "--quick") {
             quick = true;
         } else if (a == "--only" && i + 1 < argc) {
             only = argv[++i];
+        } else if (a == "--dock" && i + 1 < argc) {
+            onlyDock = argv[++i];
         } else {
             std::fprintf(stderr,
                          "trainmem-bench: unknown argument '%s'\n"
-                         "usage: trainmem-bench [--quick] [--only core|steps|fitmap|timeline|docks|export|startup]\n",
+                         "usage: trainmem-bench [--quick] [--only core|steps|fitmap|timeline|docks|export|startup] "
+                         "[--dock NAME]\n",
                          argv[i]);
             return 2;
         }
@@ -346,7 +353,8 @@ int main(int argc, char** argv)
         nlohmann::json docks;
         for (const char* name : {"peersDock", "ranksDock", "fitMapDock", "timelineDock", "tourDock", "formulaDock",
                                  "fixesDock", "receiptDock", "ladderDock"})
-            docks[name] = dragWithDock(lib, name, quick ? 50 : 300);
+            if (onlyDock.isEmpty() || onlyDock == name)
+                docks[name] = dragWithDock(lib, name, quick ? 50 : 300);
         out["slider_step_with_each_dock_1600x1000"] = docks;
     }
 

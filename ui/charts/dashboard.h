@@ -51,6 +51,8 @@ class Dashboard : public QWidget
 {
     Q_OBJECT
 public:
+    /// The pause after the last edit before the antialiased redraw (and the panels' fences let go).
+    static constexpr int kSettleMs = 150;
     explicit Dashboard(QWidget* parent = nullptr);
 
     /// The one update path: recompute with the core, update every chart, queue one replot each.
@@ -103,9 +105,8 @@ private:
     void redraw();
     void settle();
 
-    static constexpr int kSettleMs = 150;
     static constexpr int kChartMinWidth = 393;
-    static constexpr int kChartMinHeight = 300; ///< pause after the last edit before the antialiased redraw
+    static constexpr int kChartMinHeight = 300;
 
     VerdictLabel* m_verdict = nullptr;
     LayoutFence* m_verdictFence = nullptr;

@@ -2,10 +2,13 @@
 
 #include "chartexport.h"
 #include "charttheme.h"
+#include "dashboard.h"
+#include "layoutfence.h"
 #include "megatrondialog.h"
 #include "peerschart.h"
 #include "scenarioio.h"
 #include "units.h"
+#include "wraplabel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -14,6 +17,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -40,19 +44,21 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
     row->addWidget(m_stage);
     row->addStretch(1);
     layout->addLayout(row);
-    m_source = new QLabel(this);
+    m_source = new WrapLabel;
     m_source->setObjectName(QStringLiteral("peersSource"));
-    m_source->setWordWrap(true);
-    layout->addWidget(m_source);
+    m_sourceFence = new LayoutFence(m_source, this);
+    layout->addWidget(m_sourceFence);
     m_chart = new PeersChart(this);
     m_chart->setMinimumHeight(220);
     m_chart->setTheme(ChartTheme::fromPalette(palette())); // the desktop's dark mode too
     layout->addWidget(m_chart, 3);
-    m_printed = new QLabel(this);
+    // Megatron-LM's printed line and the reason below the table change on every slider step, the notes above with
+    // the context: each sits in a fence, so the dock is laid out again only when one needs another height.
+    m_printed = new WrapLabel;
     m_printed->setObjectName(QStringLiteral("peersPrinted"));
-    m_printed->setWordWrap(true);
     m_printed->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_printed);
+    m_printedFence = new LayoutFence(m_printed, this);
+    layout->addWidget(m_printedFence);
     auto* row2 = new QHBoxLayout;
     row2->addWidget(new QLabel(tr("Why they differ, term by term:"), this));
     m_peer = new QComboBox(this);
@@ -75,15 +81,22 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     layout->addWidget(m_table, 2);
-    m_why = new QLabel(this);
+    m_why = new WrapLabel;
     m_why->setObjectName(QStringLiteral("peersWhy"));
-    m_why->setWordWrap(true);
     m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_why->setMinimumHeight(m_why->fontMetrics().lineSpacing() * 5);
     m_why->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    layout->addWidget(m_why);
+    m_whyFence = new LayoutFence(m_why, this);
+    layout->addWidget(m_whyFence);
     // Narrow enough to share the left column with the controls on a 1024 px projector (issue 31 §2).
     setMinimumWidth(200);
+    m_settle = new QTimer(this);
+    m_settle->setSingleShot(true);
+    m_settle->setInterval(Dashboard::kSettleMs);
+    connect(m_settle, &QTimer::timeout, this, [this] {
+        for (LayoutFence* f : {m_sourceFence, m_printedFence, m_whyFence})
+            f->setHeld(false);
+    });
 
     connect(m_paste, &QPushButton::clicked, this, &PeersPanel::pasteDialog);
     connect(m_stage, &QComboBox::currentIndexChanged, this, [this] {
@@ -94,12 +107,15 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
         m_peer->setCurrentIndex(m_stage->currentData().toInt() == 3 ? 2 : 1);
     });
     connect(m_peer, &QComboBox::currentIndexChanged, this, &PeersPanel::fillTable);
-    connect(m_table, &QTableWidget::currentCellChanged, this, [this](int row) {
-        const QTableWidgetItem* it = row >= 0 ? m_table->item(row, 0) : nullptr;
-        m_why->setText(
-            it ? tr("<b>%1:</b> %2").arg(it->text().toHtmlEscaped(), it->data(Qt::UserRole).toString().toHtmlEscaped())
-               : QString());
-    });
+    connect(m_table, &QTableWidget::currentCellChanged, this, &PeersPanel::showWhy);
+}
+
+void PeersPanel::showWhy(int row)
+{
+    const QTableWidgetItem* it = row >= 0 ? m_table->item(row, 0) : nullptr;
+    m_why->setText(
+        it ? tr("<b>%1:</b> %2").arg(it->text().toHtmlEscaped(), it->data(Qt::UserRole).toString().toHtmlEscaped())
+           : QString());
 }
 
 void PeersPanel::pasteDialog()
@@ -136,8 +152,12 @@ void PeersPanel::setScenario(const Scenario& s, const GpuSpec& gpu)
     m_scenario = s;
     m_gpu = gpu;
     m_dirty = true;
-    if (isVisible())
-        recompute();
+    if (!isVisible())
+        return;
+    for (LayoutFence* f : {m_sourceFence, m_printedFence, m_whyFence})
+        f->setHeld(true);
+    m_settle->start();
+    recompute();
 }
 
 void PeersPanel::changeEvent(QEvent* e)
@@ -208,6 +228,28 @@ void PeersPanel::fillTable()
         if (d.peer == peer)
             rows.push_back(&d);
     m_table->setRowCount(static_cast<int>(rows.size()) + 1);
+    // A slider step changes a few numbers: the cells are kept and only the texts that differ are set, so the view
+    // repaints those cells instead of rebuilding 40 items and their layout on every step.
+    auto cell = [this](int r, int c, const QString& text, const QString& why, bool bold) {
+        QTableWidgetItem* it = m_table->item(r, c);
+        if (!it) {
+            it = new QTableWidgetItem;
+            if (c >= 1 && c <= 3)
+                it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_table->setItem(r, c, it);
+        }
+        if (it->text() != text)
+            it->setText(text);
+        if (it->data(Qt::UserRole).toString() != why) {
+            it->setData(Qt::UserRole, why);
+            it->setToolTip(QStringLiteral("<div style='max-width:520px'>%1</div>").arg(why.toHtmlEscaped()));
+        }
+        if (it->font().bold() != bold) {
+            QFont f = it->font();
+            f.setBold(bold);
+            it->setFont(f);
+        }
+    };
     auto bytes = [](double b) { return QString::fromStdString(formatBytes(b)); };
     auto signedBytes = [&](double b) {
         return (b >= 0 ? QStringLiteral("+") : QStringLiteral("−")) + bytes(std::fabs(b));
@@ -220,30 +262,15 @@ void PeersPanel::fillTable()
         const QString reason = QString::fromStdString(d.reason);
         const QString items[] = {QString::fromStdString(d.term), bytes(d.trainmemBytes), bytes(d.peerBytes),
                                  signedBytes(d.trainmemBytes - d.peerBytes)};
-        for (int c = 0; c < 4; ++c) {
-            auto* it = new QTableWidgetItem(items[c]);
-            it->setData(Qt::UserRole, reason);
-            it->setToolTip(QStringLiteral("<div style='max-width:520px'>%1</div>").arg(reason.toHtmlEscaped()));
-            if (c >= 1 && c <= 3)
-                it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            m_table->setItem(r, c, it);
-        }
+        for (int c = 0; c < 4; ++c)
+            cell(r, c, items[c], reason, false);
     }
     const int last = static_cast<int>(rows.size());
     const QString total[] = {tr("total per GPU"), bytes(tm), bytes(pe), signedBytes(tm - pe)};
     const QString totalWhy =
         rows.empty() ? tr("No estimate from this peer.") : tr("The terms above add up to the whole gap.");
-    for (int c = 0; c < 4; ++c) {
-        auto* it = new QTableWidgetItem(total[c]);
-        it->setData(Qt::UserRole, totalWhy);
-        it->setToolTip(totalWhy);
-        QFont f = it->font();
-        f.setBold(true);
-        it->setFont(f);
-        if (c >= 1 && c <= 3)
-            it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        m_table->setItem(last, c, it);
-    }
+    for (int c = 0; c < 4; ++c)
+        cell(last, c, total[c], totalWhy, true);
     // The term with the largest gap is explained first.
     int largest = 0;
     for (int r = 1; r < last; ++r)
@@ -252,6 +279,7 @@ void PeersPanel::fillTable()
                       rows[static_cast<size_t>(largest)]->peerBytes))
             largest = r;
     m_table->setCurrentCell(last > 0 ? largest : 0, 0);
+    showWhy(m_table->currentRow()); // the same row's reason may have changed (no currentCellChanged then)
 }
 
 } // namespace trainmem

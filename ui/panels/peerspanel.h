@@ -16,9 +16,11 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 class QTableWidget;
+class QTimer;
 
 namespace trainmem {
 
+class LayoutFence;
 class PeersChart;
 
 class PeersPanel : public QWidget
@@ -56,6 +58,7 @@ protected:
 private:
     void recompute();
     void fillTable();
+    void showWhy(int row);
 
     PeersChart* m_chart = nullptr;
     QComboBox* m_stage = nullptr;
@@ -72,6 +75,12 @@ private:
     QString m_lastPasteText;      ///< what the paste dialog last held, offered again when it reopens
     bool m_usingPaste = false;
     bool m_dirty = true;
+    /// While edits keep coming (a slider drag) the three fences only grow, as the dashboard's verdict does: a line
+    /// that wraps once more mid-drag moves the table once, not back and forth. Released kSettleMs after the last.
+    LayoutFence* m_sourceFence = nullptr;
+    LayoutFence* m_printedFence = nullptr;
+    LayoutFence* m_whyFence = nullptr;
+    QTimer* m_settle = nullptr;
     PeerComparison m_comparison;
 };
 

@@ -43,6 +43,7 @@ private Q_SLOTS:
     void windowHasTheActionAndTheDock();
     void exportDrawsThePeersChart();
     void pasteDialogReopensWithTheLastText();
+    void aSliderStepUpdatesTheCellsItHas();
 };
 
 void TestUiPeers::dialogRejectsBadTextAndNamesTheFlag()
@@ -193,6 +194,38 @@ void TestUiPeers::pasteDialogReopensWithTheLastText()
     QCOMPARE(seen, QString());
     answer(QString());
     QCOMPARE(seen, QString::fromLatin1(kLlama2));
+}
+
+// Issue 31's slider step: a step sets the texts of the cells the table has (it rebuilt all 40 items before), and
+// the reason below follows the selected row.
+void TestUiPeers::aSliderStepUpdatesTheCellsItHas()
+{
+    Scenario s = preset(QStringLiteral("chapter-7b"));
+    PeersPanel panel;
+    panel.resize(700, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setScenario(s, gpuOf(s));
+    QTableWidget* t = panel.table();
+    const int rows = t->rowCount();
+    int activations = -1;
+    for (int r = 0; r < rows; ++r)
+        if (t->item(r, 0)->text() == QStringLiteral("activations"))
+            activations = r;
+    QVERIFY(activations >= 0);
+    const QTableWidgetItem* cell = t->item(activations, 1);
+    const QString before = cell->text();
+    t->setCurrentCell(activations, 0);
+
+    s.training.seqLen *= 4; // four times the tape
+    panel.setScenario(s, gpuOf(s));
+    QCOMPARE(t->rowCount(), rows);
+    QCOMPARE(t->item(activations, 1), cell); // the same item, its text set
+    QVERIFY2(cell->text() != before, qPrintable(cell->text()));
+    QCOMPARE(cell->text(), QString::fromStdString(formatBytes(account(s, gpuOf(s)).perGpu.activations)));
+    const int row = t->currentRow();
+    QVERIFY(panel.whyLabel()->text().contains(t->item(row, 0)->text().toHtmlEscaped()));
+    QVERIFY(panel.whyLabel()->text().contains(t->item(row, 0)->data(Qt::UserRole).toString().toHtmlEscaped()));
 }
 
 QTEST_MAIN(TestUiPeers)
