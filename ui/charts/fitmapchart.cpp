@@ -80,10 +80,10 @@ LogSpan seqSpan(const FitMap& m)
 
 } // namespace
 
-FitMapChartData fitMapChartData(const Scenario& s, const GpuSpec& gpu)
+FitMapChartData fitMapChartData(const Scenario& s, const GpuSpec& gpu, const FitMap* map)
 {
     FitMapChartData d;
-    d.map = fitMap(s, gpu);
+    d.map = map ? *map : fitMap(s, gpu);
     const ResolvedModel m = resolveModel(s.model);
     d.currentParams = static_cast<double>(m.params.total);
     d.currentSeq = s.training.seqLen;
@@ -457,7 +457,11 @@ void FitMapPanel::applyTheme(const ChartTheme& theme)
 
 void FitMapPanel::recompute()
 {
-    const FitMapChartData d = fitMapChartData(m_scenario, m_gpu);
+    std::pair<Scenario, GpuSpec> key{m_scenario, m_gpu};
+    key.first.training.seqLen = 0;
+    const bool sameMap = m_mapFor && *m_mapFor == key;
+    const FitMapChartData d = fitMapChartData(m_scenario, m_gpu, sameMap ? &m_chart->data().map : nullptr);
+    m_mapFor = std::move(key);
     m_chart->setData(d);
 
     // The sentence: where one GPU (or the layout's smallest group: tp · pp · cp GPUs) stops at this context, and what

@@ -13,6 +13,8 @@
 #include <QWidget>
 
 #include <array>
+#include <optional>
+#include <utility>
 
 class QLabel;
 
@@ -28,8 +30,9 @@ struct FitMapChartData {
     QString layout;           ///< "ZeRO-3 at tp 8 · pp 4", for the hover text
 };
 
-/// The map of scenario `s` on `gpu`, with the scenario's own count (the panel and the export use it).
-FitMapChartData fitMapChartData(const Scenario& s, const GpuSpec& gpu);
+/// The map of scenario `s` on `gpu`, with the scenario's own count (the panel and the export use it). `map`, when
+/// given, is fitMap(s, gpu) already computed (a context step does not change it: every row sets its own context).
+FitMapChartData fitMapChartData(const Scenario& s, const GpuSpec& gpu, const FitMap* map = nullptr);
 
 class FitMapChart : public LivePlot
 {
@@ -106,6 +109,9 @@ private:
     FitMapChart* m_chart = nullptr;
     Scenario m_scenario;
     GpuSpec m_gpu;
+    /// The scenario and GPU the chart's map was computed for, their context left out: a context-slider step moves
+    /// only the marker and the sentence (the grid took 2–3 ms of each step, issue 31's performance).
+    std::optional<std::pair<Scenario, GpuSpec>> m_mapFor;
 };
 
 } // namespace trainmem

@@ -1,8 +1,9 @@
 #include "receiptpanel.h"
 
+#include "layoutfence.h"
 #include "presetlibrary.h"
-
 #include "units.h"
+#include "wraplabel.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -16,16 +17,17 @@
 namespace trainmem {
 namespace {
 
-QLabel* result(QWidget* parent)
+// A result line: word-wrapped ("$55.5M at $2.00 per GPU-hour" wraps in the controls' column at 1024 px), its text new
+// on every context step. In a fence, so that the form is laid out again only when a result needs another height.
+QLabel* result(QLabel*& label)
 {
-    auto* l = new QLabel(parent);
-    l->setTextFormat(Qt::PlainText);
-    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    l->setWordWrap(true); // "$55.5M at $2.00 per GPU-hour" wraps in the controls' column at 1024 px
-    QFont f = l->font();
+    label = new WrapLabel;
+    label->setTextFormat(Qt::PlainText);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont f = label->font();
     f.setBold(true);
-    l->setFont(f);
-    return l;
+    label->setFont(f);
+    return label;
 }
 
 // Three significant figures with a k/M/B suffix ("2.79M"), as the chapter quotes its receipts.
@@ -64,11 +66,12 @@ ReceiptPanel::ReceiptPanel(QWidget* parent) : QWidget(parent)
     m_price->setSuffix(tr(" per GPU-hour"));
     m_price->setSpecialValueText(tr("catalog price"));
 
-    m_flopsPerToken = result(this);
-    m_flops = result(this);
-    m_hours = result(this);
-    m_cost = result(this);
-    m_days = result(this);
+    auto fenced = [this](QLabel*& label) { return new LayoutFence(result(label), this); };
+    LayoutFence* flopsPerToken = fenced(m_flopsPerToken);
+    LayoutFence* flops = fenced(m_flops);
+    LayoutFence* hours = fenced(m_hours);
+    LayoutFence* cost = fenced(m_cost);
+    LayoutFence* days = fenced(m_days);
     m_phases = new QLabel(this);
     m_phases->setTextFormat(Qt::PlainText);
     m_phases->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -82,12 +85,12 @@ ReceiptPanel::ReceiptPanel(QWidget* parent) : QWidget(parent)
     form->addRow(tr("GPU"), m_gpu);
     form->addRow(tr("GPU count"), m_count);
     form->addRow(tr("Price"), m_price);
-    form->addRow(tr("FLOPs per token"), m_flopsPerToken);
-    form->addRow(tr("Training FLOPs"), m_flops);
-    form->addRow(tr("GPU-hours"), m_hours);
+    form->addRow(tr("FLOPs per token"), flopsPerToken);
+    form->addRow(tr("Training FLOPs"), flops);
+    form->addRow(tr("GPU-hours"), hours);
     form->addRow(QString(), m_phases);
-    form->addRow(tr("Cost"), m_cost);
-    form->addRow(tr("Wall clock"), m_days);
+    form->addRow(tr("Cost"), cost);
+    form->addRow(tr("Wall clock"), days);
     form->addRow(m_note);
 
     setCatalog(PresetLibrary::instance().gpus());

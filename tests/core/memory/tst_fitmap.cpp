@@ -126,6 +126,21 @@ private Q_SLOTS:
         QVERIFY2(std::count_if(seen.begin(), seen.end(), [](int n) { return n > 0; }) >= 2, "every cell in one band");
     }
 
+    // Every row sets its own context, so the map does not depend on the scenario's: the Fit map dock keeps its grid
+    // on a context-slider step (FitMapPanel::recompute) and relies on this.
+    void theMapDoesNotDependOnTheScenariosContext()
+    {
+        for (const char* id : {"llama2-7b", "deepseek-v3", "gpt-oss-120b"}) {
+            Scenario s = testdata::preset(id);
+            const GpuSpec gpu = testdata::gpu("H100");
+            s.training.seqLen = 1024;
+            const FitMap a = fitMap(s, gpu);
+            s.training.seqLen = 131072;
+            const FitMap b = fitMap(s, gpu);
+            QVERIFY2(a.gpus == b.gpus && a.bands == b.bands && a.oneGpuRows == b.oneGpuRows, id);
+        }
+    }
+
     // The chapter: 2 + 2 + 4 + 4 + 4 = 16 B per parameter, 6.74B × 16 B = 107.8 GB (the chapter rounds to 7B and
     // 112 GB) of model state on an 80 GB H100. The map's 7B cell at 4k needs 2 GPUs, as the verdict says.
     void llama2At4kNeedsTwoH100s()

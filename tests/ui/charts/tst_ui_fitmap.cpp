@@ -285,6 +285,36 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("This scenario (6.7B) needs 32 GPUs")), qPrintable(text));
     }
 
+    // Issue 31's slider step: a context step keeps the grid (every row sets its own context) and moves the marker;
+    // any other edit computes the grid again. Each time the chart holds what fitMap() gives for the scenario now.
+    void contextStepKeepsTheGridOtherEditsRedoIt()
+    {
+        Scenario s = preset(QStringLiteral("llama2-7b"));
+        FitMapPanel panel;
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto check = [&](const Scenario& x) {
+            panel.setScenario(x, gpuOf(x));
+            QCoreApplication::processEvents();
+            const FitMapChartData& d = panel.chart()->data();
+            const FitMap fresh = fitMap(x, gpuOf(x));
+            QCOMPARE(d.currentSeq, x.training.seqLen);
+            QVERIFY(d.map.gpus == fresh.gpus);
+            QVERIFY(d.map.bands == fresh.bands);
+            QVERIFY(d.map.axes.seq == fresh.axes.seq);
+        };
+        check(s);
+        const std::vector<int64_t> before = panel.chart()->data().map.gpus;
+        s.training.seqLen = 32768;
+        check(s);
+        QVERIFY(panel.chart()->data().map.gpus == before); // the same grid
+        s.training.microBatch = 4;                         // four times the tape: another grid
+        check(s);
+        QVERIFY(panel.chart()->data().map.gpus != before);
+        s.hardware.gpu = "A100-40GB";
+        check(s);
+    }
+
     void windowOffersTheDockHiddenAndFollowsEdits()
     {
         MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("llama2-7b")));
