@@ -186,6 +186,17 @@ std::string workingRemedies(const Breakdown& b, const Scenario& s)
 
 } // namespace
 
+std::string soFarVerdict(double bytes, const GpuSpec& gpu)
+{
+    const double cap = gpu.memoryBytes;
+    const std::string where = "one " + gpu.id + " (" + formatBytes(cap);
+    if (bytes <= cap)
+        return "So far it fits: " + formatBytes(bytes) + " on " + where + ", " + percent(bytes / std::max(cap, 1.0)) +
+               " used).";
+    return "So far it already dies: " + formatBytes(bytes) + " is " + times(bytes / std::max(cap, 1.0)) + " " + where +
+           ").";
+}
+
 std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu)
 {
     const double cap = gpu.memoryBytes;

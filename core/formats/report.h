@@ -12,6 +12,9 @@ namespace trainmem {
 /// \brief The plain-words verdict with its numbers, e.g.
 /// "Dies: 112 GB of model state is 1.4× one H100 (80 GB); it needs 2 GPUs with ZeRO-3."
 std::string verdict(const Breakdown& b, const Scenario& s, const GpuSpec& gpu);
+/// \brief The verdict of a tour step that builds the memory up a kind at a time (issue 31 §1): what the bars show so
+/// far, `bytes` on one `gpu`, not the whole scenario ("So far it fits: 14.0 GB on one H100 (80.0 GB, 18% used).").
+std::string soFarVerdict(double bytes, const GpuSpec& gpu);
 
 /// \brief The full --json document: breakdown, GPU, fit, parallel layout, tax, cost, resolved scenario.
 nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuSpec& gpu, const CostReceipt& cost);

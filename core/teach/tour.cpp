@@ -17,14 +17,6 @@ std::string ratio(double x)
     return formatRatio(x);
 } // core/base/units.h
 
-double revealedBytes(const Segments& g, const std::vector<SegmentKind>& kinds)
-{
-    double sum = 0;
-    for (SegmentKind k : kinds)
-        sum += segmentBytes(g, k);
-    return sum;
-}
-
 void sized(Scenario& s, int64_t params, int64_t active)
 {
     s.model = ModelSpec{};
@@ -424,6 +416,14 @@ std::vector<TourStep> makeTour()
 }
 
 } // namespace
+
+double revealedBytes(const Segments& g, const std::vector<SegmentKind>& kinds)
+{
+    double sum = 0;
+    for (SegmentKind k : kinds)
+        sum += segmentBytes(g, k);
+    return sum;
+}
 
 TourPicture tourPicture(const TourStage& stage)
 {

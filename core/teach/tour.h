@@ -68,6 +68,8 @@ struct TourPicture {
     std::optional<StepPhaseKind> phase; ///< the phase the timeline shades
 };
 TourPicture tourPicture(const TourStage& stage);
+/// \brief What `kinds` of `g` add up to: the bars' "so far" during a build-up step.
+double revealedBytes(const Segments& g, const std::vector<SegmentKind>& kinds);
 
 /// \brief "01-7b-inference": the file name (without extension) of step `index` in an exported deck.
 std::string tourSlideName(size_t index, const TourStep& step);

@@ -42,12 +42,16 @@ struct Scene {
     std::unique_ptr<FitMapChart> fitMap;
     std::unique_ptr<TimelineChart> timeline;
     QString title;
+    bool verdictFits = false; ///< the verdict band's colour: the scenario's, or a build-up step's "so far"
 };
 
 Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& o, const ChartExtras& x)
 {
     Scene sc;
     sc.state = computeDashboard(s, gpu, x.pins, x.units, nullptr, x.measured ? &*x.measured : nullptr);
+    const ShownVerdict shown = shownVerdict(sc.state, x.picture, gpu); // a build-up slide says "so far" (issue 31 §1)
+    sc.state.verdict = shown.text;
+    sc.verdictFits = shown.fits;
     sc.theme =
         o.slideTheme ? ChartTheme::slide(o.width, o.height) : ChartTheme::fromPalette(QGuiApplication::palette());
     sc.title = !x.title.isEmpty() ? x.title : QString::fromStdString(s.name.empty() ? s.id : s.name);
@@ -191,7 +195,7 @@ void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
     const int bar = qRound(t.fontPx * 0.35);
     const QRect verdictArea(m + bar * 3, y, w - 2 * m - bar * 3, h);
     const QRect verdictRect = QFontMetrics(verdictFont).boundingRect(verdictArea, Qt::TextWordWrap, sc.state.verdict);
-    const QColor accent = sc.state.current.fits ? t.fits : t.capacity;
+    const QColor accent = sc.verdictFits ? t.fits : t.capacity;
     QColor tint = accent;
     tint.setAlpha(28);
     const QRect band(m, y - bar, w - 2 * m, verdictRect.height() + 2 * bar);
@@ -387,7 +391,10 @@ bool exportTour(const QString& dir, const ExportOptions& o, QStringList* written
         if (written)
             written->append(path);
         // The slide's verdict line under its number, as the speaker's notes (issue 31 §1).
-        const std::string said = verdict(account(stage->scenario, stage->gpu), stage->scenario, stage->gpu);
+        const Breakdown b = account(stage->scenario, stage->gpu);
+        const std::string said = isBuildUp(x.picture)
+                                     ? soFarVerdict(revealedBytes(b.perGpu, x.picture->revealed), stage->gpu)
+                                     : verdict(b, stage->scenario, stage->gpu);
         index +=
             QStringLiteral("## %1\n\n![%2](%3)\n\n**%4**\n\n> %5\n\n%6\n\n")
                 .arg(x.title, QString::fromStdString(tour[i].title), name, QString::fromStdString(x.picture->callout),

@@ -50,6 +50,14 @@ QString sizeText(const Breakdown& b)
 
 } // namespace
 
+ShownVerdict shownVerdict(const DashboardState& st, const std::optional<TourPicture>& picture, const GpuSpec& gpu)
+{
+    if (!isBuildUp(picture))
+        return {st.verdict, st.current.fits};
+    const double soFar = revealedBytes(st.current.perGpu, picture->revealed);
+    return {QString::fromStdString(soFarVerdict(soFar, gpu)), soFar <= gpu.memoryBytes};
+}
+
 BarColumn measuredColumn(const MeasuredComparison& c)
 {
     BarColumn col;
@@ -182,7 +190,8 @@ void Dashboard::redraw()
 {
     m_bars->setColumns(m_state.columns, m_gpu.memoryBytes, m_state.capacityLabel);
     m_seq->setData(m_state.sequence);
-    m_verdict->setVerdict(m_state.verdict, m_state.current.fits);
+    const ShownVerdict shown = shownVerdict(m_state, m_picture, m_gpu);
+    m_verdict->setVerdict(shown.text, shown.fits);
     QStringList notes;
     for (const FieldError& w : m_state.current.warnings)
         notes << QString::fromStdString(w.path + ": " + w.message);
@@ -286,6 +295,7 @@ void Dashboard::setAxisScale(AxisScale scale)
 
 void Dashboard::setPicture(const std::optional<TourPicture>& picture)
 {
+    m_picture = picture;
     m_bars->setPicture(picture);
     // A build-up step's bars show "so far"; the context chart cannot, so it steps aside (issue 31 §1).
     m_seq->setVisible(!isBuildUp(picture));

@@ -8,6 +8,7 @@
 
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QLabel;
@@ -42,6 +43,13 @@ inline constexpr int kSweepPointsPerOctave = 4;
 DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std::vector<BarColumn>& pins,
                                 UnitSystem units = UnitSystem::Decimal, const ContextSweep* sweep = nullptr,
                                 const MeasuredMemory* measured = nullptr);
+/// The verdict line a view shows and whether it is green: the scenario's, or during a tour step that builds the memory
+/// up a kind at a time what its bars show so far (issue 31 §1: "So far 14.0 GB" under "Dies: 112 GB" contradicted).
+struct ShownVerdict {
+    QString text;
+    bool fits = false;
+};
+ShownVerdict shownVerdict(const DashboardState& st, const std::optional<TourPicture>& picture, const GpuSpec& gpu);
 /// The bar of a readout beside the prediction of the same statistic.
 BarColumn measuredColumn(const MeasuredComparison& c);
 /// A pinned bar for the scenario's own view (its per-GPU memory), labelled by size and hardware.
@@ -120,8 +128,9 @@ private:
     DashboardState m_state;
     Scenario m_scenario;
     GpuSpec m_gpu;
-    Scenario m_sweepScenario; ///< the scenario the cached sweep was made for, its context set to 0
-    GpuSpec m_sweepGpu;       ///< and its GPU
+    std::optional<TourPicture> m_picture; ///< the tour step's (setPicture), for the verdict during a build-up
+    Scenario m_sweepScenario;             ///< the scenario the cached sweep was made for, its context set to 0
+    GpuSpec m_sweepGpu;                   ///< and its GPU
     std::vector<BarColumn> m_pins;
     std::vector<Scenario> m_pinScenarios; ///< m_pins' scenarios
     UnitSystem m_units = UnitSystem::Decimal;

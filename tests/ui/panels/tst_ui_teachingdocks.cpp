@@ -133,6 +133,15 @@ private Q_SLOTS:
         QVERIFY(bars->bars(SegmentKind::Gradients)->pen().widthF() > 1.5);
         QVERIFY(bars->calloutLabel()->visible());
         QCOMPARE(bars->calloutLabel()->text(), QStringLiteral("So far: 28.0 GB"));
+        // Issue 31 §1: the verdict above says what the bars show so far, in green, not the whole run's "Dies: 112 GB".
+        QCOMPARE(w.dashboard()->verdictLabel()->text(),
+                 QStringLiteral("So far it fits: 28.0 GB on one H100 (80.0 GB, 35% used)."));
+        QVERIFY(w.dashboard()->verdictLabel()->fits());
+        tour->setStep(static_cast<int>(*tourStepIndex("picture-adam"))); // 112 GB so far: past the GPU
+        QCOMPARE(w.dashboard()->verdictLabel()->text(),
+                 QStringLiteral("So far it already dies: 112 GB is 1.4× one H100 (80.0 GB)."));
+        QVERIFY(!w.dashboard()->verdictLabel()->fits());
+        tour->setStep(static_cast<int>(*tourStepIndex("picture-gradients")));
 
         dragParamsTo(w, 70'000'000'000); // any edit leaves the tour
         QVERIFY(tour->hasLeft());
@@ -255,3 +264,4 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestUiTeachingDocks)
 #include "tst_ui_teachingdocks.moc"
+#include "verdictlabel.h"
