@@ -12,6 +12,7 @@
 #include "receiptpanel.h"
 #include "teachingdocks.h"
 #include "tourpanel.h"
+#include "verdictlabel.h"
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -264,4 +265,3 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestUiTeachingDocks)
 #include "tst_ui_teachingdocks.moc"
-#include "verdictlabel.h"
