@@ -207,6 +207,24 @@ private Q_SLOTS:
             << "Qwen3-VL-30B-A3B-Instruct.json"
             << "qwen3_vl_moe_text" << qint64(30532122624) << qint64(3353032704) << qint64(538631408) << qint64(0)
             << qint64(31100000000) << 0.0017 << true;
+        // Nemotron 3 Nano 30B-A3B (nemotron_h; jax-ml/jax-llm-examples' copy, tests/data/hf/README.md), as
+        // modeling_nemotron_h.py @ 897753a012bfa6dac8c0ae3281f23a2fc1e72db6 builds it, h = 2688: 52 blocks of one
+        // norm (h) and one mixer, hybrid_override_pattern "MEMEM*EMEMEM*…" = 23 M, 6 *, 23 E.
+        //   M, NemotronHMamba2Mixer: 64 heads of 64 (d_inner 4096), 8 groups of state 128, conv_dim 4096 + 2·8·128 =
+        //     6144; in_proj h·(4096 + 6144 + 64) = 27,697,152, conv1d 6144·4 + 6144 (use_conv_bias) = 30,720,
+        //     dt_bias, A_log, D 3·64 = 192, gated norm 4096, out_proj 4096·h = 11,010,048: 38,742,208; · 23.
+        //   *, NemotronHAttention without biases: q, o h·4096 each, k, v h·256 each: 23,396,352; · 6.
+        //   E, NemotronHMoE: 128 experts of up_proj and down_proj 2·h·1856 = 9,977,856 (relu², not gated), a shared
+        //     NemotronHMLP 2·h·3712 = 19,955,712, the router weight 128·h = 344,064 (e_score_correction_bias is a
+        //     buffer): 1,297,465,344; · 23.
+        //   embeddings untied 2·131072·h = 704,643,072, 52 block norms 139,776, final norm 2,688.
+        // Total 891,070,784 + 140,378,112 + 29,841,702,912 + 704,643,072 + 139,776 + 2,688 = 31,577,937,344; active,
+        // 6 experts (59,867,136) instead of 128 in each E block: 3,580,073,408. NVIDIA publishes 31.6B total, 3.6B
+        // active (NVIDIA-NeMo/Nemotron docs/nemotron/nano3/README.md @ 20a06ac3bc1acd4bd867796c5e071f8b8e9e6189).
+        QTest::newRow("nemotron_h: Nemotron 3 Nano 30B-A3B (23 Mamba-2, 6 attention, 23 MoE) = 31.58B, 3.58B active")
+            << "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json"
+            << "nemotron_h" << qint64(31577937344) << qint64(3580073408) << qint64(0) << qint64(0)
+            << qint64(31600000000) << 0.0007 << false;
     }
     void families2026MatchPublishedCounts()
     {
