@@ -583,7 +583,13 @@ int64_t layersOffPeriod(int64_t layers, int64_t period)
 //   mistral: every layer attends through sliding_window, default 4096, null for none (configuration_mistral.py @
 //     0b07a74c673bdf8fbd472a1c7df139b357495414);
 //   qwen3_next: "linear_attention" if (i + 1) % full_attention_interval else "full_attention", interval 4, and
-//     the Gated DeltaNet widths linear_* (configuration_qwen3_next.py @ 249ef8164cfbd8e288c2f6d8395539b9e90e8300).
+//     the Gated DeltaNet widths linear_* (configuration_qwen3_next.py @ 249ef8164cfbd8e288c2f6d8395539b9e90e8300);
+//   cohere2: "sliding_attention" if (i + 1) % sliding_window_pattern else "full_attention", the pattern 4 (a kwarg
+//     older files still write), sliding_window 4096 (Cohere2Config.__post_init__, configuration_cohere2.py @
+//     008e574391258935f3ecc3035c882e73bbcac419): three sliding layers, then one full;
+//   exaone4: the same rule, sliding_window_pattern 4 and sliding_window 4096 (Exaone4Config.__post_init__,
+//     configuration_exaone4.py @ 008e574391258935f3ecc3035c882e73bbcac419; a null sliding_window leaves no
+//     sliding layer). EXAONE 4.0's own files write layer_types beside a pattern string ("LLLG"), read as above.
 // Another family's layer_types is read the same way (Qwen3 and Qwen2 write one, all full attention unless
 // use_sliding_window). A sliding kind with no window in the file or the class is counted as full attention.
 void readLayerKinds(HfReader& r, Family f, Architecture& a)
@@ -643,9 +649,11 @@ void readLayerKinds(HfReader& r, Family f, Architecture& a)
         sliding = layersOffPeriod(a.layers, r.integer("sliding_window_pattern", false, 6, 1, kMaxLayers));
     else if (f == Family::Mistral)
         sliding = a.layers;
-    const int64_t defaultWindow = f == Family::GptOss                                                  ? 128
-                                  : f == Family::Gemma2 || f == Family::Gemma3 || f == Family::Mistral ? 4096
-                                                                                                       : 0;
+    else if ((f == Family::Cohere2 || f == Family::Exaone4) && !r.isNull("sliding_window"))
+        sliding = layersOffPeriod(a.layers, r.integer("sliding_window_pattern", false, 4, 1, kMaxLayers));
+    const bool window4096 = f == Family::Gemma2 || f == Family::Gemma3 || f == Family::Mistral ||
+                            f == Family::Cohere2 || f == Family::Exaone4;
+    const int64_t defaultWindow = f == Family::GptOss ? 128 : window4096 ? 4096 : 0;
     // null means no window (Mistral 7B v0.2 on); absent, the class's default.
     const bool nullWindow = r.isNull("sliding_window");
     const int64_t window = nullWindow ? 0 : r.integer("sliding_window", false, defaultWindow, 1, INT64_MAX);
