@@ -207,6 +207,20 @@ private Q_SLOTS:
             << "Qwen3-VL-30B-A3B-Instruct.json"
             << "qwen3_vl_moe_text" << qint64(30532122624) << qint64(3353032704) << qint64(538631408) << qint64(0)
             << qint64(31100000000) << 0.0017 << true;
+        // Qwen3-Next-80B-A3B-Thinking (qwen3_next; AIConfigurator's copy, tests/data/hf/README.md), as
+        // modeling_qwen3_next.py @ 7515843b617551b008901620ca58f1208bbc330d builds it, h = 2048, V = 151936: 36 Gated
+        // DeltaNet layers ((i + 1) % full_attention_interval 4 != 0) of 33,718,464 (in_proj_qkvz h·(2·2048 + 2·4096),
+        // in_proj_ba h·64, conv1d 8192·4, dt_bias and A_log 64, norm 128, out_proj 4096·h) and 12 gated-attention
+        // layers of 27,263,488 (q_proj h·2·16·256, k and v h·512, o_proj 4096·h, q/k norms 2·256); every layer MoE
+        // (mlp_only_layers [], decoder_sparse_step 1: intermediate_size 5120 builds nothing) of 512 experts of
+        // 3·h·512, a shared expert 3·h·512 behind its gate h, a router h·512: 1,614,809,088; two norms a layer,
+        // untied 2·V·h, a final norm. 79,674,391,296 in all, 3,874,929,408 active (10 experts), as
+        // tst_layerkinds::qwen3NextCountsAsTransformersBuildsIt derives term by term. Qwen's model card: 80B in total
+        // and 3B activated, 79B without the embeddings (79,052,061,440).
+        QTest::newRow("qwen3_next: Qwen3-Next-80B-A3B (36 Gated DeltaNet, 12 gated attention) = 79.67B, 3.87B active")
+            << "Qwen3-Next-80B-A3B-Thinking.json"
+            << "qwen3_next" << qint64(79674391296) << qint64(3874929408) << qint64(0) << qint64(0)
+            << qint64(80000000000) << 0.0041 << false;
         // Nemotron 3 Nano 30B-A3B (nemotron_h; jax-ml/jax-llm-examples' copy, tests/data/hf/README.md), as
         // modeling_nemotron_h.py @ 897753a012bfa6dac8c0ae3281f23a2fc1e72db6 builds it, h = 2688: 52 blocks of one
         // norm (h) and one mixer, hybrid_override_pattern "MEMEM*EMEMEM*…" = 23 M, 6 *, 23 E.
