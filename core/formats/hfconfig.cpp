@@ -367,7 +367,8 @@ enum class Family {
     Qwen3Next,
     NemotronH,
     Qwen3_5,
-    Qwen3_5Moe
+    Qwen3_5Moe,
+    GlmMoeDsa
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -424,7 +425,9 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   // Qwen3.5's language model (the text_config of a
                                                                   // qwen3_5 file): qwen3_next's layers, a dense MLP.
                                                                   {"qwen3_5_text", Family::Qwen3_5},
-                                                                  {"qwen3_5_moe_text", Family::Qwen3_5Moe}};
+                                                                  {"qwen3_5_moe_text", Family::Qwen3_5Moe},
+                                                                  // GLM-5: DeepSeek-V3.2's MLA, indexer and MoE
+                                                                  {"glm_moe_dsa", Family::GlmMoeDsa}};
     return list;
 }
 
@@ -555,6 +558,9 @@ SizeDefaults sizeDefaults(Family f)
     case Family::Qwen3_5Moe: // Qwen3_5MoeTextConfig, modular_qwen3_5_moe.py @ e36255cb9af68ea2c16fefd6b1c798882cafda16
                              // (it has no intermediate_size: every layer is MoE; 512 stands in, unused)
         return {2048, 40, 16, 248320, 512};
+    case Family::GlmMoeDsa: // GlmMoeDsaConfig, configuration_glm_moe_dsa.py @ 598881bceccfbc4ec888e43df68dc235415426bf
+                            // (GLM-5's sizes)
+        return {6144, 78, 64, 154880, 12288};
     case Family::NemotronH: // configuration_nemotron_h.py @ cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba (the layers
                             // are the pattern's; 4 is its default layers_block_type's)
         return {4096, 4, 32, 131072, 21504};
@@ -780,7 +786,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     // GPTBigCode (SantaCoder, StarCoder 1) keeps GPT-2's names and modules (configuration_gpt_bigcode.py maps
     // hidden_size to n_embd, …); its attention is multi-query by default: c_attn projects to h + 2·head_dim.
     const bool gpt2 = f == Family::Gpt2 || f == Family::GptBigCode;
-    const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3;
+    const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3 || f == Family::GlmMoeDsa;
     const bool gemma = f == Family::Gemma || f == Family::Gemma2 || f == Family::Gemma3;
     const bool qwenMoe =
         f == Family::Qwen2Moe || f == Family::Qwen3Moe || f == Family::Qwen3Next || f == Family::Qwen3_5Moe;
@@ -908,6 +914,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         break;
     case Family::DeepseekV2:
     case Family::DeepseekV3:
+    case Family::GlmMoeDsa:
         if (r.flag("attention_bias", false))
             r.error("attention_bias",
                     "true is not supported for MLA attention (every published DeepSeek config has false)");
@@ -1008,7 +1015,47 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
 
     a.attention = a.kvHeadsOrDefault() == a.heads ? AttentionKind::MHA : AttentionKind::GQA;
 
-    if (deepseek) {
+    if (f == Family::GlmMoeDsa) {
+        // GLM-5 (modeling_glm_moe_dsa.py @ 5641c8e222119b102b4c2a401aea3a751145173a): DeepSeek-V3.2's modules under
+        // other sizes. GlmMoeDsaAttention is MLA (q_a_proj, q_a_layernorm, q_b_proj to heads·(nope + rope),
+        // kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj to heads·(nope + v), o_proj) with a GlmMoeDsaIndexer in every
+        // layer (wq_b Linear(q_lora_rank, index_n_heads·index_head_dim), wk Linear(h, index_head_dim), k_norm
+        // LayerNorm(index_head_dim) with a bias, weights_proj Linear(h, index_n_heads)); GlmMoeDsaMoE holds
+        // n_routed_experts experts of moe_intermediate_size (gate_up_proj, down_proj), a shared GlmMoeDsaMLP of
+        // moe_intermediate_size·n_shared_experts and a router weight [E, h] whose e_score_correction_bias is a buffer;
+        // the layers mlp_layer_types calls "dense" hold a GlmMoeDsaMLP of intermediate_size. Defaults
+        // (GlmMoeDsaConfig, configuration_glm_moe_dsa.py @ 598881bceccfbc4ec888e43df68dc235415426bf): q_lora_rank
+        // 2048 (null: q_proj from h), kv_lora_rank 512, qk_rope_head_dim 64, qk_nope_head_dim 192, v_head_dim 256,
+        // index_n_heads 32, index_head_dim 128, index_topk 2048, 256 experts of 2048, 8 a token, 1 shared,
+        // mlp_layer_types 3 dense then sparse (first_k_dense_replace is not read by that class). The model builds
+        // num_hidden_layers layers and ignores the checkpoint's next one (_keys_to_ignore_on_load_unexpected
+        // model.layers.78), its multi-token-prediction layer: num_nextn_predict_layers, when the file has it, becomes
+        // mtpLayers, outside the count.
+        a.attention = AttentionKind::MLA;
+        a.kvHeads = a.heads;
+        a.mla.qLoraRank = r.integer("q_lora_rank", false, r.isNull("q_lora_rank") ? 0 : 2048, 1, kMaxHidden);
+        a.mla.kvLoraRank = r.integer("kv_lora_rank", false, 512, 1, kMaxHidden);
+        a.mla.qkNopeHeadDim = r.integer("qk_nope_head_dim", false, 192, 1, 65536);
+        a.mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", false, 64, 0, 65536);
+        a.mla.vHeadDim = r.integer("v_head_dim", false, 256, 1, 65536);
+        a.mla.indexHeads = r.integer("index_n_heads", false, 32, 1, 65536);
+        a.mla.indexHeadDim = r.integer("index_head_dim", false, 128, 1, 65536);
+        a.mla.indexTopk = r.integer("index_topk", false, 2048, 1, kMaxSeq);
+        // GLM-5.2's IndexShare (one indexer for several layers) is written as indexer_types; this transformers
+        // version builds an indexer in every layer.
+        if (r.has("indexer_types"))
+            r.error("indexer_types", "is not supported yet (indexers shared between layers)");
+        a.mtpLayers = r.integer("num_nextn_predict_layers", false, 0, 0, kMaxLayers);
+        a.moe.experts = r.integer("n_routed_experts", false, 256, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 8, 1, 65536);
+        a.moe.expertFfn = r.integer("moe_intermediate_size", false, 2048, 1, 16 * kMaxHidden);
+        a.moe.sharedExperts = r.integer("n_shared_experts", false, 1, 0, 65536);
+        if (r.has("mlp_layer_types"))
+            a.moe.denseLayers = r.layerKinds("mlp_layer_types", a.layers, {"dense", "sparse"})[0];
+        else
+            a.moe.denseLayers = std::min<int64_t>(3, a.layers);
+        a.moe.denseFfn = a.ffn;
+    } else if (deepseek) {
         a.attention = AttentionKind::MLA;
         a.kvHeads = a.heads;
         a.mla.qLoraRank = r.integer("q_lora_rank", false, 0, 1, kMaxHidden); // null: q_proj from h

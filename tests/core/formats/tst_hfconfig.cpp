@@ -207,6 +207,30 @@ private Q_SLOTS:
             << "Qwen3-VL-30B-A3B-Instruct.json"
             << "qwen3_vl_moe_text" << qint64(30532122624) << qint64(3353032704) << qint64(538631408) << qint64(0)
             << qint64(31100000000) << 0.0017 << true;
+        // GLM-5 (glm_moe_dsa; AIConfigurator's copy of zai-org/GLM-5-FP8's config.json, tests/data/hf/README.md), as
+        // modeling_glm_moe_dsa.py @ 5641c8e222119b102b4c2a401aea3a751145173a builds it: DeepSeek-V3.2's modules with
+        // h = 6144, 78 layers, 64 heads, q_lora_rank 2048, kv_lora_rank 512, qk_nope 192, qk_rope 64, v 256, V =
+        // 154880.
+        //   MLA: q_a_proj h·2048 = 12,582,912, q_a_layernorm 2048, q_b_proj 2048·64·256 = 33,554,432,
+        //   kv_a_proj_with_mqa
+        //     h·576 = 3,538,944, kv_a_layernorm 512, kv_b_proj 512·64·448 = 14,680,064, o_proj 64·256·h = 100,663,296:
+        //     165,022,208;
+        //   indexer (index_n_heads 32 of index_head_dim 128): wq_b 2048·32·128 = 8,388,608, wk h·128 = 786,432, k_norm
+        //     LayerNorm 2·128, weights_proj h·32 = 196,608: 9,371,904;
+        //   two norms 2h: (165,022,208 + 9,371,904 + 12,288) · 78 = 13,603,699,200;
+        //   3 dense layers (mlp_layer_types' default) of 3·h·12288 = 226,492,416: 679,477,248;
+        //   75 MoE layers of 256 experts and a shared one, each 3·h·2048 = 37,748,736, and a router 256·h = 1,572,864
+        //     (e_score_correction_bias a buffer): 257·37,748,736 + 1,572,864 = 9,702,998,016; · 75 = 727,724,851,200;
+        //   untied 2·V·h = 1,903,165,440 and a final norm h.
+        // Total 743,911,199,232 (Zhipu: 744B); active, 8 routed experts and the shared one: 75·(9·37,748,736 +
+        // 1,572,864) = 25,598,361,600 instead, 41,784,709,632 (Zhipu's "40B active" leaves out the embeddings:
+        // 39,881,544,192). num_nextn_predict_layers 1: the checkpoint's layer 78, which transformers does not build,
+        // apart (mtpLayers; 9,952,920,320 of its own: one MoE layer with its attention and indexer, eh_proj 2h·h, three
+        // norms). zai-org/GLM-5 README.md @ 1a977a8a92e810bd78b0c0a98f8623c8a2c02751: 744B parameters (40B active).
+        QTest::newRow("glm_moe_dsa: GLM-5 (MLA + the DSA indexer, 75 MoE layers) = 743.9B, 41.8B active (744B)")
+            << "GLM-5-FP8.json"
+            << "glm_moe_dsa" << qint64(743911199232) << qint64(41784709632) << qint64(0) << qint64(1)
+            << qint64(744000000000) << 0.00013 << false;
         // Qwen3-Next-80B-A3B-Thinking (qwen3_next; AIConfigurator's copy, tests/data/hf/README.md), as
         // modeling_qwen3_next.py @ 7515843b617551b008901620ca58f1208bbc330d builds it, h = 2048, V = 151936: 36 Gated
         // DeltaNet layers ((i + 1) % full_attention_interval 4 != 0) of 33,718,464 (in_proj_qkvz h·(2·2048 + 2·4096),
@@ -647,6 +671,10 @@ private Q_SLOTS:
         // q/k norms) + 3·h·16384 + 2h (post-norms) = 268,443,904; 32·268,443,904 + 2·V·h + h = 9,429,069,824.
         QTest::newRow("exaone4 with no sizes (per-head q/k norms, post-norms) = 9,429,069,824")
             << R"({"model_type": "exaone4"})" << qint64(9429069824);
+        // GlmMoeDsaConfig's defaults (configuration_glm_moe_dsa.py @ 598881bceccfbc4ec888e43df68dc235415426bf) are
+        // GLM-5's sizes: the GLM-5 row of families2026MatchPublishedCounts, 743,911,199,232.
+        QTest::newRow("glm_moe_dsa with no sizes is GLM-5 = 743,911,199,232")
+            << R"({"model_type": "glm_moe_dsa"})" << qint64(743911199232);
         // GPTBigCodeConfig's defaults (configuration_gpt_bigcode.py @ 05ff2e98e4461ece6e706435e2a57834bb4f985f): GPT-2
         // small's sizes (n_embd 768, 12 layers, 12 heads, V=50257, 1024 learned positions, tied) with multi-query
         // attention: c_attn h·(h + 2·64) + 896, c_proj h² + h, MLP 2·h·3072 + 3072 + h, two LayerNorms 4h =
@@ -692,6 +720,27 @@ private Q_SLOTS:
         const HfImport imp = parseHfConfig(json.toStdString(), "config.json");
         QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
         QCOMPARE(countParams(imp.architecture).total, total);
+    }
+
+    // GlmMoeDsaConfig's mlp_layer_types names each layer's MLP, dense or sparse (its default: 3 dense, then sparse);
+    // first_k_dense_replace, which GLM-5's file also writes, is not read by that class.
+    void glmMoeDsaReadsMlpLayerTypes()
+    {
+        const HfImport listed = parseHfConfig(R"({"model_type": "glm_moe_dsa", "num_hidden_layers": 4,
+            "first_k_dense_replace": 3, "mlp_layer_types": ["dense", "sparse", "sparse", "sparse"]})",
+                                              "config.json");
+        QVERIFY(listed.ok());
+        QCOMPARE(listed.architecture.moe.denseLayers, qint64(1));
+        const HfImport byDefault =
+            parseHfConfig(R"({"model_type": "glm_moe_dsa", "num_hidden_layers": 4})", "config.json");
+        QVERIFY(byDefault.ok());
+        QCOMPARE(byDefault.architecture.moe.denseLayers, qint64(3));
+        QCOMPARE(byDefault.architecture.mla.indexHeads, qint64(32));
+        const HfImport bad = parseHfConfig(
+            R"({"model_type": "glm_moe_dsa", "num_hidden_layers": 2, "mlp_layer_types": ["dense", "moe"]})", "c");
+        QVERIFY(!bad.ok());
+        QCOMPARE(QString::fromStdString(bad.errors.front().toString()),
+                 QStringLiteral("c: /mlp_layer_types/1: unknown layer kind \"moe\" at layer 1 (known: dense, sparse)"));
     }
 
     void importKeepsTheSetupAndRecordsDtype()
@@ -771,13 +820,17 @@ private Q_SLOTS:
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, gpt_oss, phi, smollm3, olmoe, "
             "starcoder2, seed_oss, cohere2, exaone4, gpt_bigcode, llama4_text, glm4_moe, minimax_m2, granitemoe, "
             "falcon, qwen3_vl_text, qwen3_vl_moe_text, qwen2_5_vl_text, qwen3_next, nemotron_h, qwen3_5_text, "
-            "qwen3_5_moe_text, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, mistral3, kimi_k25");
+            "qwen3_5_moe_text, glm_moe_dsa, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, mistral3, kimi_k25");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
             << R"({"model_type": "bert", "hidden_size": 768})"
             << QStringLiteral("config.json: /model_type: unsupported model type \"bert\" (supported: %1)")
                    .arg(supported);
+        // GLM-5.2's shared indexers (indexer_types) are newer than the GlmMoeDsa modules counted here.
+        QTest::newRow("glm_moe_dsa's indexer_types are refused")
+            << R"({"model_type": "glm_moe_dsa", "indexer_types": ["full", "shared"]})"
+            << QStringLiteral("config.json: /indexer_types: is not supported yet (indexers shared between layers)");
         QTest::newRow("missing model_type")
             << R"({"hidden_size": 768})"
             << QStringLiteral("config.json: /model_type: is required (supported: %1)").arg(supported);
