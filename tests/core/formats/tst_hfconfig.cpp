@@ -231,6 +231,23 @@ private Q_SLOTS:
             << "GLM-5-FP8.json"
             << "glm_moe_dsa" << qint64(743911199232) << qint64(41784709632) << qint64(0) << qint64(1)
             << qint64(744000000000) << 0.00013 << false;
+        // Nemotron-H-56B-Base-8K (nemotron_h, dense: AIConfigurator's copy, tests/data/hf/README.md; its
+        // time_step_limit holds Python's Infinity), as modeling_nemotron_h.py @
+        // 897753a012bfa6dac8c0ae3281f23a2fc1e72db6 builds it, h = 8192: 118 blocks "M-M-M-M*-…" = 54 M, 10 *, 54 -,
+        // each with one norm h.
+        //   M: 256 heads of 64 (d_inner 16384), 8 groups of state 256, conv_dim 16384 + 2·8·256 = 20480; in_proj
+        //     h·(16384 + 20480 + 256) = 304,087,040, conv1d 20480·4 + 20480 = 102,400, dt_bias, A_log, D 3·256 = 768,
+        //     gated norm 16384, out_proj 16384·h = 134,217,728: 438,424,320; · 54 = 23,674,913,280;
+        //   *: 64 heads and 8 KV heads of 128 (attention_head_dim), q, o h·8192, k, v h·1024: 150,994,944; · 10 =
+        //     1,509,949,440;
+        //   -: NemotronHMLP up and down 2·h·32768 = 536,870,912 (relu², not gated); · 54 = 28,991,029,248;
+        //   norms 118·h = 966,656, untied 2·131072·h = 2,147,483,648, final norm h.
+        // 56,324,350,464 in all, every parameter active. NVIDIA names it 56B (the Nemotron-H report, arXiv
+        // 2504.03624), rounded: 0.58% below the count.
+        QTest::newRow("nemotron_h: Nemotron-H-56B (54 Mamba-2, 10 attention, 54 MLP blocks) = 56.32B")
+            << "Nemotron-H-56B-Base-8K.json"
+            << "nemotron_h" << qint64(56324350464) << qint64(56324350464) << qint64(0) << qint64(0)
+            << qint64(56000000000) << 0.006 << false;
         // Qwen3-Next-80B-A3B-Thinking (qwen3_next; AIConfigurator's copy, tests/data/hf/README.md), as
         // modeling_qwen3_next.py @ 7515843b617551b008901620ca58f1208bbc330d builds it, h = 2048, V = 151936: 36 Gated
         // DeltaNet layers ((i + 1) % full_attention_interval 4 != 0) of 33,718,464 (in_proj_qkvz h·(2·2048 + 2·4096),
