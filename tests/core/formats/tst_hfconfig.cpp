@@ -262,6 +262,21 @@ private Q_SLOTS:
             << "Qwen3-Next-80B-A3B-Thinking.json"
             << "qwen3_next" << qint64(79674391296) << qint64(3874929408) << qint64(0) << qint64(0)
             << qint64(80000000000) << 0.0041 << false;
+        // Qwen3.5-397B-A17B (qwen3_5_moe wrapper, text_config qwen3_5_moe_text; AIConfigurator's copy,
+        // tests/data/hf/README.md), as modular_qwen3_5_moe.py @ e36255cb9af68ea2c16fefd6b1c798882cafda16 builds the
+        // language model, h = 4096, V = 248320: 15 gated-attention layers (32 heads and 2 KV heads of 256): q_proj
+        // h·2·8192, k and v h·512, o_proj 8192·h, q/k norms 2·256 = 104,858,112; 45 Gated DeltaNet layers (16 key
+        // heads and 64 value heads of 128): in_proj_qkv h·(2·2048 + 8192) = 50,331,648, in_proj_z h·8192 = 33,554,432,
+        // in_proj_b and in_proj_a h·64 each, conv1d 12288·4, dt_bias and A_log 64 each, norm 128, out_proj 8192·h:
+        // 118,014,208; every layer 512 experts of 3·h·1024 = 12,582,912, a shared one behind its gate h, a router
+        // h·512: 6,457,135,104; two norms a layer; untied 2·V·h = 2,034,237,440 and a final norm.
+        // 15·104,858,112 + 45·118,014,208 + 60·(6,457,135,104 + 2h) + 2·V·h + h = 396,346,350,336; active (10
+        // experts: 140,513,280 a layer's MoE) 17,349,040,896. Qwen's model card, Language Model: 397B in total and
+        // 17B activated. The vision tower (27 blocks of 1152) is not counted for this wrapper.
+        QTest::newRow("qwen3_5_moe: Qwen3.5-397B-A17B's language model = 396.3B, 17.3B active (397B)")
+            << "Qwen3.5-397B-A17B.json"
+            << "qwen3_5_moe_text" << qint64(396346350336) << qint64(17349040896) << qint64(0) << qint64(0)
+            << qint64(397000000000) << 0.0017 << false;
         // Nemotron 3 Nano 30B-A3B (nemotron_h; jax-ml/jax-llm-examples' copy, tests/data/hf/README.md), as
         // modeling_nemotron_h.py @ 897753a012bfa6dac8c0ae3281f23a2fc1e72db6 builds it, h = 2688: 52 blocks of one
         // norm (h) and one mixer, hybrid_override_pattern "MEMEM*EMEMEM*…" = 23 M, 6 *, 23 E.
