@@ -5,6 +5,7 @@
 //   the fit map (issue 11 §3): one grid of 61 × 45 cells from the core, and a context-slider step with the
 //   Fit map dock shown (its recompute and paint included); the step as a film (issue 11 §1): stepTimeline() from
 //   the core, a context-slider step with its dock shown (three charts), and its PNG export.
+//   Slider steps run on the default preset and on a hybrid one (Qwen3-Next-80B-A3B served at 262,144 tokens).
 // Usage: trainmem-bench [--quick] [--only core|steps|fitmap|timeline|docks|export|startup] [--dock NAME]
 //   --quick: fewer repetitions, for a smoke run; --only: one section, for profiling it alone; --dock: the docks
 //   section with that dock alone (peersDock, fitMapDock, …). TRAINMEM_BENCH_TRACE=1 prints each dock step.
@@ -38,6 +39,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 using namespace trainmem;
@@ -121,6 +123,122 @@ nlohmann::json dragWithDock(const PresetLibrary& lib, const char* dockName, int 
     return step;
 }
 
+// Slider steps, end to end, on a real window offscreen showing preset `presetId`: `n` steps of each named control
+// (params, context, micro_batch, gpu_count, active_params), swept up and down its range like a hand dragging.
+std::optional<nlohmann::json> sliderSteps(const PresetLibrary& lib, const char* presetId,
+                                          std::initializer_list<const char*> names, int n)
+{
+    const auto* preset = lib.find(QString::fromLatin1(presetId));
+    if (!preset) {
+        std::fprintf(stderr, "bench: no preset %s\n", presetId);
+        return std::nullopt;
+    }
+    MainWindow w(lib, preset->scenario);
+    w.setModalErrors(false);
+    w.resize(1600, 1000);
+    w.show();
+    QCoreApplication::processEvents();
+    ControlPanel* panel = w.controlPanel();
+    struct Target {
+        const char* name;
+        QAbstractSlider* slider;
+        QSpinBox* spin;
+    };
+    std::vector<Target> targets;
+    for (const char* name : names) {
+        const std::string key = name;
+        if (key == "params")
+            targets.push_back({name, panel->paramsField()->slider(), nullptr});
+        else if (key == "context")
+            targets.push_back({name, panel->contextField()->slider(), nullptr});
+        else if (key == "micro_batch")
+            targets.push_back({name, nullptr, panel->microBatchBox()});
+        else if (key == "gpu_count")
+            targets.push_back({name, nullptr, panel->gpuCountBox()});
+        else if (key == "active_params")
+            targets.push_back({name, panel->activeField()->slider(), nullptr});
+        else {
+            std::fprintf(stderr, "bench: no control %s\n", name);
+            return std::nullopt;
+        }
+    }
+    nlohmann::json steps;
+    // Paints of the two charts and of every widget: what a step repaints besides the charts.
+    // TRAINMEM_BENCH_PAINTLOG=1 lists each paint with its widget and rectangle on stderr.
+    struct PaintCounter : QObject {
+        int charts = 0, widgets = 0;
+        const QObject* bars = nullptr;
+        const QObject* seq = nullptr;
+        bool log = qEnvironmentVariableIsSet("TRAINMEM_BENCH_PAINTLOG");
+        bool eventFilter(QObject* o, QEvent* e) override
+        {
+            if (e->type() != QEvent::Paint)
+                return false;
+            ++widgets;
+            charts += (o == bars || o == seq) ? 1 : 0;
+            if (log) {
+                const QRect r = static_cast<QPaintEvent*>(e)->rect();
+                std::fprintf(stderr, "paint %s %s %d,%d %dx%d\n", o->metaObject()->className(),
+                             qPrintable(o->objectName()), r.x(), r.y(), r.width(), r.height());
+            }
+            return false;
+        }
+    } paints;
+    LivePlot* bars = w.dashboard()->barChart();
+    LivePlot* seq = w.dashboard()->sequenceChart();
+    paints.bars = bars;
+    paints.seq = seq;
+    qApp->installEventFilter(&paints);
+    int replots = 0; // QCustomPlot::replot(): the live path should need none
+    QObject::connect(bars, &QCustomPlot::afterReplot, [&] { ++replots; });
+    QObject::connect(seq, &QCustomPlot::afterReplot, [&] { ++replots; });
+    for (const Target& t : targets) {
+        if (paints.log)
+            std::fprintf(stderr, "target %s\n", t.name);
+        std::vector<double> ms, editMs, paintMs, chartMs;
+        if (t.slider && !t.slider->isEnabled()) {
+            std::fprintf(stderr, "bench: the %s slider is disabled in %s\n", t.name, presetId);
+            return std::nullopt;
+        }
+        const int lo = t.slider ? t.slider->minimum() : t.spin->minimum();
+        const int hi = t.slider ? t.slider->maximum() : std::min(t.spin->maximum(), t.spin->minimum() + 255);
+        const int span = std::max(1, hi - lo);
+        for (int i = 0; i < n; ++i) {
+            // Sweep up and down the range like a hand dragging.
+            const int phase = i % (2 * span);
+            const int v = lo + (phase < span ? phase : 2 * span - phase);
+            const int barsBefore = bars->paintCount(), seqBefore = seq->paintCount();
+            const auto t0 = Clock::now();
+            // The control change: scenario, undo stack, recompute with the core, chart data.
+            if (t.slider)
+                t.slider->setValue(v);
+            else
+                t.spin->setValue(v);
+            const auto t1 = Clock::now();
+            QCoreApplication::sendPostedEvents(); // layout requests, queued updates
+            QCoreApplication::processEvents();    // and the paint of everything that changed
+            const auto t2 = Clock::now();
+            ms.push_back(std::chrono::duration<double>(t2 - t0).count() * 1e3);
+            editMs.push_back(std::chrono::duration<double>(t1 - t0).count() * 1e3);
+            paintMs.push_back(std::chrono::duration<double>(t2 - t1).count() * 1e3);
+            chartMs.push_back((bars->paintCount() > barsBefore ? bars->lastPaintMs() : 0) +
+                              (seq->paintCount() > seqBefore ? seq->lastPaintMs() : 0));
+        }
+        nlohmann::json& r = steps[t.name];
+        r = stats(ms, "ms");
+        // Where the step goes (medians): the edit up to new chart data; the event-loop pass
+        // that paints; and, within that, the two charts' own paint events.
+        r["edit_recompute_ms"] = stats(editMs, "ms")["median"];
+        r["paint_ms"] = stats(paintMs, "ms")["median"];
+        r["chart_paint_ms"] = stats(chartMs, "ms")["median"];
+        r["chart_paints_per_step"] = static_cast<double>(paints.charts) / n;
+        r["widget_paints_per_step"] = static_cast<double>(paints.widgets) / n;
+        r["replots_per_step"] = static_cast<double>(replots) / n;
+        replots = paints.charts = paints.widgets = 0;
+    }
+    return steps;
+}
+
 int main(int argc, char** argv)
 {
     const Clock::time_point started = Clock::now();
@@ -192,102 +310,19 @@ int main(int argc, char** argv)
         out["core_recompute"] = core;
     }
 
-    // 2. Slider steps, end to end, on a real window offscreen.
+    // 2. Slider steps, end to end, on a real window offscreen: the default preset with every slider, and a hybrid
+    // model (issue 29: Qwen3-Next-80B-A3B served at 262,144 tokens, 12 layers of KV cache beside 36 Gated DeltaNet
+    // states) with the controls that keep its architecture (the size sliders would replace it by the size rule).
     if (wanted("steps")) {
-        MainWindow w(lib, lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario);
-        w.setModalErrors(false);
-        w.resize(1600, 1000);
-        w.show();
-        QCoreApplication::processEvents();
-        ControlPanel* panel = w.controlPanel();
-        struct Target {
-            const char* name;
-            QAbstractSlider* slider;
-            QSpinBox* spin;
-        };
-        const std::vector<Target> targets{
-            {"params", panel->paramsField()->slider(), nullptr},
-            {"context", panel->contextField()->slider(), nullptr},
-            {"micro_batch", nullptr, panel->microBatchBox()},
-            {"gpu_count", nullptr, panel->gpuCountBox()},
-            {"active_params", panel->activeField()->slider(), nullptr},
-        };
-        nlohmann::json steps;
-        // Paints of the two charts and of every widget: what a step repaints besides the charts.
-        // TRAINMEM_BENCH_PAINTLOG=1 lists each paint with its widget and rectangle on stderr.
-        struct PaintCounter : QObject {
-            int charts = 0, widgets = 0;
-            const QObject* bars = nullptr;
-            const QObject* seq = nullptr;
-            bool log = qEnvironmentVariableIsSet("TRAINMEM_BENCH_PAINTLOG");
-            bool eventFilter(QObject* o, QEvent* e) override
-            {
-                if (e->type() != QEvent::Paint)
-                    return false;
-                ++widgets;
-                charts += (o == bars || o == seq) ? 1 : 0;
-                if (log) {
-                    const QRect r = static_cast<QPaintEvent*>(e)->rect();
-                    std::fprintf(stderr, "paint %s %s %d,%d %dx%d\n", o->metaObject()->className(),
-                                 qPrintable(o->objectName()), r.x(), r.y(), r.width(), r.height());
-                }
-                return false;
-            }
-        } paints;
-        LivePlot* bars = w.dashboard()->barChart();
-        LivePlot* seq = w.dashboard()->sequenceChart();
-        paints.bars = bars;
-        paints.seq = seq;
-        app.installEventFilter(&paints);
-        int replots = 0; // QCustomPlot::replot(): the live path should need none
-        QObject::connect(bars, &QCustomPlot::afterReplot, [&] { ++replots; });
-        QObject::connect(seq, &QCustomPlot::afterReplot, [&] { ++replots; });
         const int n = quick ? 100 : 1000;
-        for (const Target& t : targets) {
-            if (paints.log)
-                std::fprintf(stderr, "target %s\n", t.name);
-            std::vector<double> ms, editMs, paintMs, chartMs;
-            if (t.slider && !t.slider->isEnabled()) {
-                std::fprintf(stderr, "bench: the %s slider is disabled in this scenario\n", t.name);
-                return 1;
-            }
-            const int lo = t.slider ? t.slider->minimum() : t.spin->minimum();
-            const int hi = t.slider ? t.slider->maximum() : std::min(t.spin->maximum(), t.spin->minimum() + 255);
-            const int span = std::max(1, hi - lo);
-            for (int i = 0; i < n; ++i) {
-                // Sweep up and down the range like a hand dragging.
-                const int phase = i % (2 * span);
-                const int v = lo + (phase < span ? phase : 2 * span - phase);
-                const int barsBefore = bars->paintCount(), seqBefore = seq->paintCount();
-                const auto t0 = Clock::now();
-                // The control change: scenario, undo stack, recompute with the core, chart data.
-                if (t.slider)
-                    t.slider->setValue(v);
-                else
-                    t.spin->setValue(v);
-                const auto t1 = Clock::now();
-                QCoreApplication::sendPostedEvents(); // layout requests, queued updates
-                QCoreApplication::processEvents();    // and the paint of everything that changed
-                const auto t2 = Clock::now();
-                ms.push_back(std::chrono::duration<double>(t2 - t0).count() * 1e3);
-                editMs.push_back(std::chrono::duration<double>(t1 - t0).count() * 1e3);
-                paintMs.push_back(std::chrono::duration<double>(t2 - t1).count() * 1e3);
-                chartMs.push_back((bars->paintCount() > barsBefore ? bars->lastPaintMs() : 0) +
-                                  (seq->paintCount() > seqBefore ? seq->lastPaintMs() : 0));
-            }
-            nlohmann::json& r = steps[t.name];
-            r = stats(ms, "ms");
-            // Where the step goes (medians): the edit up to new chart data; the event-loop pass
-            // that paints; and, within that, the two charts' own paint events.
-            r["edit_recompute_ms"] = stats(editMs, "ms")["median"];
-            r["paint_ms"] = stats(paintMs, "ms")["median"];
-            r["chart_paint_ms"] = stats(chartMs, "ms")["median"];
-            r["chart_paints_per_step"] = static_cast<double>(paints.charts) / n;
-            r["widget_paints_per_step"] = static_cast<double>(paints.widgets) / n;
-            r["replots_per_step"] = static_cast<double>(replots) / n;
-            replots = paints.charts = paints.widgets = 0;
-        }
-        out["slider_step_1600x1000"] = steps;
+        const auto steps = sliderSteps(lib, PresetLibrary::kDefaultPresetId,
+                                       {"params", "context", "micro_batch", "gpu_count", "active_params"}, n);
+        const auto hybrid = sliderSteps(lib, "qwen3-next-80b-a3b", {"context", "micro_batch"}, n);
+        if (!steps || !hybrid)
+            return 1;
+        out["slider_step_1600x1000"] = *steps;
+        out["slider_step_hybrid_1600x1000"] = *hybrid;
+        out["slider_step_hybrid_1600x1000"]["preset"] = "qwen3-next-80b-a3b";
     }
 
     // 3. The fit map: the core's grid (every cell's minGpusToFit), and a context-slider step with its dock shown.

@@ -367,7 +367,8 @@ enum class Family {
     Qwen3Next,
     NemotronH,
     Qwen3_5,
-    Qwen3_5Moe
+    Qwen3_5Moe,
+    GlmMoeDsa
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -424,7 +425,9 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   // Qwen3.5's language model (the text_config of a
                                                                   // qwen3_5 file): qwen3_next's layers, a dense MLP.
                                                                   {"qwen3_5_text", Family::Qwen3_5},
-                                                                  {"qwen3_5_moe_text", Family::Qwen3_5Moe}};
+                                                                  {"qwen3_5_moe_text", Family::Qwen3_5Moe},
+                                                                  // GLM-5: DeepSeek-V3.2's MLA, indexer and MoE
+                                                                  {"glm_moe_dsa", Family::GlmMoeDsa}};
     return list;
 }
 
@@ -555,6 +558,9 @@ SizeDefaults sizeDefaults(Family f)
     case Family::Qwen3_5Moe: // Qwen3_5MoeTextConfig, modular_qwen3_5_moe.py @ e36255cb9af68ea2c16fefd6b1c798882cafda16
                              // (it has no intermediate_size: every layer is MoE; 512 stands in, unused)
         return {2048, 40, 16, 248320, 512};
+    case Family::GlmMoeDsa: // GlmMoeDsaConfig, configuration_glm_moe_dsa.py @ 598881bceccfbc4ec888e43df68dc235415426bf
+                            // (GLM-5's sizes)
+        return {6144, 78, 64, 154880, 12288};
     case Family::NemotronH: // configuration_nemotron_h.py @ cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba (the layers
                             // are the pattern's; 4 is its default layers_block_type's)
         return {4096, 4, 32, 131072, 21504};
@@ -583,7 +589,13 @@ int64_t layersOffPeriod(int64_t layers, int64_t period)
 //   mistral: every layer attends through sliding_window, default 4096, null for none (configuration_mistral.py @
 //     0b07a74c673bdf8fbd472a1c7df139b357495414);
 //   qwen3_next: "linear_attention" if (i + 1) % full_attention_interval else "full_attention", interval 4, and
-//     the Gated DeltaNet widths linear_* (configuration_qwen3_next.py @ 249ef8164cfbd8e288c2f6d8395539b9e90e8300).
+//     the Gated DeltaNet widths linear_* (configuration_qwen3_next.py @ 249ef8164cfbd8e288c2f6d8395539b9e90e8300);
+//   cohere2: "sliding_attention" if (i + 1) % sliding_window_pattern else "full_attention", the pattern 4 (a kwarg
+//     older files still write), sliding_window 4096 (Cohere2Config.__post_init__, configuration_cohere2.py @
+//     008e574391258935f3ecc3035c882e73bbcac419): three sliding layers, then one full;
+//   exaone4: the same rule, sliding_window_pattern 4 and sliding_window 4096 (Exaone4Config.__post_init__,
+//     configuration_exaone4.py @ 008e574391258935f3ecc3035c882e73bbcac419; a null sliding_window leaves no
+//     sliding layer). EXAONE 4.0's own files write layer_types beside a pattern string ("LLLG"), read as above.
 // Another family's layer_types is read the same way (Qwen3 and Qwen2 write one, all full attention unless
 // use_sliding_window). A sliding kind with no window in the file or the class is counted as full attention.
 void readLayerKinds(HfReader& r, Family f, Architecture& a)
@@ -643,9 +655,11 @@ void readLayerKinds(HfReader& r, Family f, Architecture& a)
         sliding = layersOffPeriod(a.layers, r.integer("sliding_window_pattern", false, 6, 1, kMaxLayers));
     else if (f == Family::Mistral)
         sliding = a.layers;
-    const int64_t defaultWindow = f == Family::GptOss                                                  ? 128
-                                  : f == Family::Gemma2 || f == Family::Gemma3 || f == Family::Mistral ? 4096
-                                                                                                       : 0;
+    else if ((f == Family::Cohere2 || f == Family::Exaone4) && !r.isNull("sliding_window"))
+        sliding = layersOffPeriod(a.layers, r.integer("sliding_window_pattern", false, 4, 1, kMaxLayers));
+    const bool window4096 = f == Family::Gemma2 || f == Family::Gemma3 || f == Family::Mistral ||
+                            f == Family::Cohere2 || f == Family::Exaone4;
+    const int64_t defaultWindow = f == Family::GptOss ? 128 : window4096 ? 4096 : 0;
     // null means no window (Mistral 7B v0.2 on); absent, the class's default.
     const bool nullWindow = r.isNull("sliding_window");
     const int64_t window = nullWindow ? 0 : r.integer("sliding_window", false, defaultWindow, 1, INT64_MAX);
@@ -772,7 +786,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     // GPTBigCode (SantaCoder, StarCoder 1) keeps GPT-2's names and modules (configuration_gpt_bigcode.py maps
     // hidden_size to n_embd, …); its attention is multi-query by default: c_attn projects to h + 2·head_dim.
     const bool gpt2 = f == Family::Gpt2 || f == Family::GptBigCode;
-    const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3;
+    const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3 || f == Family::GlmMoeDsa;
     const bool gemma = f == Family::Gemma || f == Family::Gemma2 || f == Family::Gemma3;
     const bool qwenMoe =
         f == Family::Qwen2Moe || f == Family::Qwen3Moe || f == Family::Qwen3Next || f == Family::Qwen3_5Moe;
@@ -900,6 +914,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         break;
     case Family::DeepseekV2:
     case Family::DeepseekV3:
+    case Family::GlmMoeDsa:
         if (r.flag("attention_bias", false))
             r.error("attention_bias",
                     "true is not supported for MLA attention (every published DeepSeek config has false)");
@@ -1000,7 +1015,47 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
 
     a.attention = a.kvHeadsOrDefault() == a.heads ? AttentionKind::MHA : AttentionKind::GQA;
 
-    if (deepseek) {
+    if (f == Family::GlmMoeDsa) {
+        // GLM-5 (modeling_glm_moe_dsa.py @ 5641c8e222119b102b4c2a401aea3a751145173a): DeepSeek-V3.2's modules under
+        // other sizes. GlmMoeDsaAttention is MLA (q_a_proj, q_a_layernorm, q_b_proj to heads·(nope + rope),
+        // kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj to heads·(nope + v), o_proj) with a GlmMoeDsaIndexer in every
+        // layer (wq_b Linear(q_lora_rank, index_n_heads·index_head_dim), wk Linear(h, index_head_dim), k_norm
+        // LayerNorm(index_head_dim) with a bias, weights_proj Linear(h, index_n_heads)); GlmMoeDsaMoE holds
+        // n_routed_experts experts of moe_intermediate_size (gate_up_proj, down_proj), a shared GlmMoeDsaMLP of
+        // moe_intermediate_size·n_shared_experts and a router weight [E, h] whose e_score_correction_bias is a buffer;
+        // the layers mlp_layer_types calls "dense" hold a GlmMoeDsaMLP of intermediate_size. Defaults
+        // (GlmMoeDsaConfig, configuration_glm_moe_dsa.py @ 598881bceccfbc4ec888e43df68dc235415426bf): q_lora_rank
+        // 2048 (null: q_proj from h), kv_lora_rank 512, qk_rope_head_dim 64, qk_nope_head_dim 192, v_head_dim 256,
+        // index_n_heads 32, index_head_dim 128, index_topk 2048, 256 experts of 2048, 8 a token, 1 shared,
+        // mlp_layer_types 3 dense then sparse (first_k_dense_replace is not read by that class). The model builds
+        // num_hidden_layers layers and ignores the checkpoint's next one (_keys_to_ignore_on_load_unexpected
+        // model.layers.78), its multi-token-prediction layer: num_nextn_predict_layers, when the file has it, becomes
+        // mtpLayers, outside the count.
+        a.attention = AttentionKind::MLA;
+        a.kvHeads = a.heads;
+        a.mla.qLoraRank = r.integer("q_lora_rank", false, r.isNull("q_lora_rank") ? 0 : 2048, 1, kMaxHidden);
+        a.mla.kvLoraRank = r.integer("kv_lora_rank", false, 512, 1, kMaxHidden);
+        a.mla.qkNopeHeadDim = r.integer("qk_nope_head_dim", false, 192, 1, 65536);
+        a.mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", false, 64, 0, 65536);
+        a.mla.vHeadDim = r.integer("v_head_dim", false, 256, 1, 65536);
+        a.mla.indexHeads = r.integer("index_n_heads", false, 32, 1, 65536);
+        a.mla.indexHeadDim = r.integer("index_head_dim", false, 128, 1, 65536);
+        a.mla.indexTopk = r.integer("index_topk", false, 2048, 1, kMaxSeq);
+        // GLM-5.2's IndexShare (one indexer for several layers) is written as indexer_types; this transformers
+        // version builds an indexer in every layer.
+        if (r.has("indexer_types"))
+            r.error("indexer_types", "is not supported yet (indexers shared between layers)");
+        a.mtpLayers = r.integer("num_nextn_predict_layers", false, 0, 0, kMaxLayers);
+        a.moe.experts = r.integer("n_routed_experts", false, 256, 1, 65536);
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 8, 1, 65536);
+        a.moe.expertFfn = r.integer("moe_intermediate_size", false, 2048, 1, 16 * kMaxHidden);
+        a.moe.sharedExperts = r.integer("n_shared_experts", false, 1, 0, 65536);
+        if (r.has("mlp_layer_types"))
+            a.moe.denseLayers = r.layerKinds("mlp_layer_types", a.layers, {"dense", "sparse"})[0];
+        else
+            a.moe.denseLayers = std::min<int64_t>(3, a.layers);
+        a.moe.denseFfn = a.ffn;
+    } else if (deepseek) {
         a.attention = AttentionKind::MLA;
         a.kvHeads = a.heads;
         a.mla.qLoraRank = r.integer("q_lora_rank", false, 0, 1, kMaxHidden); // null: q_proj from h

@@ -47,7 +47,9 @@ private Q_SLOTS:
     {
         m_lib.load(QString()); // built-in presets only, whatever the user's folder holds
         QVERIFY2(m_lib.errors().isEmpty(), qPrintable(m_lib.errors().join('\n')));
-        QCOMPARE(m_lib.presets().size(), size_t(13));   // gpt-oss-120b and kimi-k2 joined (issue 29 §3)
+        // gpt-oss-120b and kimi-k2 joined (issue 29 §3), then llama4-maverick, qwen3-next-80b-a3b and
+        // nemotron-3-nano-30b-a3b
+        QCOMPARE(m_lib.presets().size(), size_t(16));
         QCOMPARE(m_lib.gpus().gpus.size(), size_t(21)); // the 2026 catalog: 9 + 12 sourced entries
     }
 
@@ -226,8 +228,8 @@ private Q_SLOTS:
         QTest::newRow("unknown preset")
             << QStringList{"--json", "--preset", "gpt5"}
             << "--preset: unknown preset \"gpt5\" (known: chapter-70b, chapter-7b, deepseek-v3, gpt-oss-120b, "
-               "gpt2-small, gpt3-175b, kimi-k2, llama2-7b, llama3-70b, llama3-8b, llama3.1-405b, mixtral-8x7b, "
-               "qwen3.8-book)";
+               "gpt2-small, gpt3-175b, kimi-k2, llama2-7b, llama3-70b, llama3-8b, llama3.1-405b, llama4-maverick, "
+               "mixtral-8x7b, nemotron-3-nano-30b-a3b, qwen3-next-80b-a3b, qwen3.8-book)";
         QTest::newRow("active above total") << QStringList{"--json", "--params", "7B", "--active-params", "8B"}
                                             << "--active-params: must not exceed the total parameters (7B), got 8B";
         QTest::newRow("missing value") << QStringList{"--json", "--seq"} << "Missing value after '--seq'.";
@@ -375,7 +377,7 @@ private Q_SLOTS:
         QVERIFY(QFile::link(fifo, dir.filePath(QStringLiteral("presets/stuck.json"))));
         PresetLibrary lib;
         lib.load(dir.filePath(QStringLiteral("presets")));
-        QCOMPARE(lib.presets().size(), size_t(13));
+        QCOMPARE(lib.presets().size(), size_t(16));
         QCOMPARE(lib.errors().size(), qsizetype(1));
         QVERIFY2(lib.errors().front().contains(QStringLiteral("stuck.json: is not a regular file")),
                  qPrintable(lib.errors().front()));
@@ -861,8 +863,8 @@ private Q_SLOTS:
                                   "deepseek_v32, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, cohere2, exaone4, "
                                   "gpt_bigcode, llama4_text, glm4_moe, minimax_m2, granitemoe, falcon, qwen3_vl_text, "
                                   "qwen3_vl_moe_text, qwen2_5_vl_text, qwen3_next, nemotron_h, qwen3_5_text, "
-                                  "qwen3_5_moe_text, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, mistral3, "
-                                  "kimi_k25)")),
+                                  "qwen3_5_moe_text, glm_moe_dsa, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, "
+                                  "mistral3, kimi_k25)")),
                  qPrintable(err));
         const CliOutcome missing = parse({"--json", "--hf-config", dir.filePath(QStringLiteral("nothing"))});
         QVERIFY(!missing.ok);

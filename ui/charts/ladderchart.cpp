@@ -1,6 +1,7 @@
 #include "ladderchart.h"
 
 #include "bytestickers.h"
+#include "cachedtext.h"
 #include "fastbars.h"
 
 #include "units.h"
@@ -10,6 +11,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <cmath>
 
 namespace trainmem {
 namespace {
@@ -154,10 +156,55 @@ bool LadderChart::arrangeLabels()
 {
     // Value ticks at least two and a half font heights apart: a low dock gets fewer.
     const int ticks = std::clamp(static_cast<int>(axisRect()->height() / (m_theme.fontPx * 2.5)), 2, 6);
-    if (m_valueTicker->tickCount() == ticks)
+    if (m_valueTicker->tickCount() != ticks) {
+        m_valueTicker->setTickCount(ticks);
+        return true;
+    }
+    // The rung labels, at the settled geometry. Three lines each ("64.2 GB", "−102 GB", "tax +2.82 GB/step") can be
+    // wider than a rung on a narrow dock (109 px labels 104 px apart at 1024 px): a smaller font first, down to 0.72
+    // of the theme's, so neighbours do not meet.
+    const int n = static_cast<int>(m_labels.size());
+    if (n == 0)
         return false;
-    m_valueTicker->setTickCount(ticks);
-    return true;
+    const double rungPx = n > 1 ? std::fabs(xAxis->coordToPixel(1) - xAxis->coordToPixel(0)) : 1e9;
+    for (double scale : {0.9, 0.8, 0.72}) {
+        int widest = 0;
+        for (QCPItemText* t : m_labels) {
+            t->setFont(m_theme.font(scale));
+            widest = std::max(widest, static_cast<CachedTextItem*>(t)->pixelBox().width());
+        }
+        if (widest + 2 <= rungPx)
+            break;
+    }
+    // Then each label above its bar, lifted above what it meets (the capacity label, a neighbour) a few times at
+    // most, and left out (the rung's tooltip still has the numbers) when that takes it out of the plot.
+    const QRect plot = axisRect()->rect();
+    std::vector<QRect> taken{static_cast<CachedTextItem*>(m_capacityText)->pixelBox()};
+    auto meets = [&taken](const QRect& box) {
+        return std::any_of(taken.begin(), taken.end(), [&box](const QRect& r) { return r.intersects(box); });
+    };
+    for (int i = 0; i < n; ++i) {
+        auto* t = static_cast<CachedTextItem*>(m_labels[static_cast<size_t>(i)]);
+        t->position->setCoords(i, m_rungs[static_cast<size_t>(i)].perGpu.total() + m_top * 0.015);
+        const QRect natural = t->pixelBox();
+        QRect box = natural;
+        for (int tries = 0; tries < 3 && meets(box); ++tries) {
+            int top = box.top();
+            for (const QRect& r : taken)
+                if (r.intersects(box))
+                    top = std::min(top, r.top());
+            box.moveBottom(top - 1);
+        }
+        const bool fits = plot.contains(box) && !meets(box);
+        t->setSkipped(!fits);
+        if (!fits)
+            continue;
+        if (box.bottom() != natural.bottom())
+            t->position->setCoords(
+                i, yAxis->pixelToCoord(t->position->pixelPosition().y() + (box.bottom() - natural.bottom())));
+        taken.push_back(box);
+    }
+    return false;
 }
 
 bool LadderChart::event(QEvent* e)
@@ -228,6 +275,7 @@ void LadderChart::rebuild()
     double top = m_gpu.memoryBytes;
     for (const LadderRung& r : m_rungs)
         top = std::max(top, r.perGpu.total());
+    m_top = top;
     for (int i = 0; i < n; ++i) {
         const LadderRung& r = m_rungs[static_cast<size_t>(i)];
         auto* t = new CachedTextItem(this);

@@ -72,6 +72,7 @@ private:
     Scenario m_scenario;
     GpuSpec m_gpu;
     std::vector<LadderRung> m_rungs;
+    double m_top = 0; ///< the tallest bar or the capacity, whichever is higher: the labels sit 1.5% of it above a bar
 };
 
 } // namespace trainmem

@@ -36,4 +36,18 @@ QString LogBytesTicker::getTickLabel(double tick, const QLocale&, QChar, int)
     return tickBytes(tick, units);
 }
 
+QVector<double> LogBytesTicker::createTickVector(double tickStep, const QCPRange& range)
+{
+    const bool decimal = logBase() == 10.0;
+    if (!decimal || !(range.lower > 0 && range.upper > range.lower) || std::log10(range.upper / range.lower) >= 1.6)
+        return QCPAxisTickerLog::createTickVector(tickStep, range);
+    QVector<double> ticks;
+    // From the decade below the range to the one above it, so the ticks just outside are there for the sub-ticks.
+    for (double decade = std::pow(10.0, std::floor(std::log10(range.lower)) - 1); decade <= range.upper * 10;
+         decade *= 10)
+        for (double m : {1.0, 2.0, 5.0})
+            ticks.push_back(m * decade);
+    return ticks;
+}
+
 } // namespace trainmem

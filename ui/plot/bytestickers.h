@@ -30,6 +30,10 @@ public:
 
 protected:
     QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+    /// Below 1.6 decades QCPAxisTickerLog (qcustomplot 2.1.0) falls back to evenly spaced linear ticks, which a log
+    /// axis crowds together at the top (500, 600 and 700 GB 10 px apart on a 341 px chart). Decimal units take the 1,
+    /// 2 and 5 of each decade there instead: 0.3 to 0.4 of a decade apart.
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override;
 };
 
 } // namespace trainmem

@@ -690,8 +690,12 @@ void ControlPanel::updateEnabled()
     for (QWidget* w : std::initializer_list<QWidget*>{m_precision, m_optimizer, m_checkpointing, m_loss, m_fineTune,
                                                       m_zero, m_offload})
         w->setEnabled(training);
-    for (QWidget* w : std::initializer_list<QWidget*>{m_compile, m_optimizerInBackward, m_activationOffload})
+    for (QWidget* w : std::initializer_list<QWidget*>{m_compile, m_activationOffload})
         w->setEnabled(training);
+    // The optimizer step in backward leaves nothing to accumulate: with grad_accum > 1 (a preset's or a file's) the
+    // scenario would be refused, so the choice waits for grad_accum 1 (it stays enabled while on, to turn it off).
+    m_optimizerInBackward->setEnabled(
+        training && (m_scenario.training.gradAccum <= 1 || m_optimizerInBackward->currentData().toInt() == 1));
     m_reshardAfterForward->setEnabled(training && m_scenario.hardware.zeroStage >= 3);
     // Rank and targets mean something only with adapters (serving ignores the fine-tuning choice).
     for (QWidget* w : std::initializer_list<QWidget*>{m_loraRank, m_loraTargets})

@@ -207,6 +207,94 @@ private Q_SLOTS:
             << "Qwen3-VL-30B-A3B-Instruct.json"
             << "qwen3_vl_moe_text" << qint64(30532122624) << qint64(3353032704) << qint64(538631408) << qint64(0)
             << qint64(31100000000) << 0.0017 << true;
+        // GLM-5 (glm_moe_dsa; AIConfigurator's copy of zai-org/GLM-5-FP8's config.json, tests/data/hf/README.md), as
+        // modeling_glm_moe_dsa.py @ 5641c8e222119b102b4c2a401aea3a751145173a builds it: DeepSeek-V3.2's modules with
+        // h = 6144, 78 layers, 64 heads, q_lora_rank 2048, kv_lora_rank 512, qk_nope 192, qk_rope 64, v 256, V =
+        // 154880.
+        //   MLA: q_a_proj h·2048 = 12,582,912, q_a_layernorm 2048, q_b_proj 2048·64·256 = 33,554,432,
+        //   kv_a_proj_with_mqa
+        //     h·576 = 3,538,944, kv_a_layernorm 512, kv_b_proj 512·64·448 = 14,680,064, o_proj 64·256·h = 100,663,296:
+        //     165,022,208;
+        //   indexer (index_n_heads 32 of index_head_dim 128): wq_b 2048·32·128 = 8,388,608, wk h·128 = 786,432, k_norm
+        //     LayerNorm 2·128, weights_proj h·32 = 196,608: 9,371,904;
+        //   two norms 2h: (165,022,208 + 9,371,904 + 12,288) · 78 = 13,603,699,200;
+        //   3 dense layers (mlp_layer_types' default) of 3·h·12288 = 226,492,416: 679,477,248;
+        //   75 MoE layers of 256 experts and a shared one, each 3·h·2048 = 37,748,736, and a router 256·h = 1,572,864
+        //     (e_score_correction_bias a buffer): 257·37,748,736 + 1,572,864 = 9,702,998,016; · 75 = 727,724,851,200;
+        //   untied 2·V·h = 1,903,165,440 and a final norm h.
+        // Total 743,911,199,232 (Zhipu: 744B); active, 8 routed experts and the shared one: 75·(9·37,748,736 +
+        // 1,572,864) = 25,598,361,600 instead, 41,784,709,632 (Zhipu's "40B active" leaves out the embeddings:
+        // 39,881,544,192). num_nextn_predict_layers 1: the checkpoint's layer 78, which transformers does not build,
+        // apart (mtpLayers; 9,952,920,320 of its own: one MoE layer with its attention and indexer, eh_proj 2h·h, three
+        // norms). zai-org/GLM-5 README.md @ 1a977a8a92e810bd78b0c0a98f8623c8a2c02751: 744B parameters (40B active).
+        QTest::newRow("glm_moe_dsa: GLM-5 (MLA + the DSA indexer, 75 MoE layers) = 743.9B, 41.8B active (744B)")
+            << "GLM-5-FP8.json"
+            << "glm_moe_dsa" << qint64(743911199232) << qint64(41784709632) << qint64(0) << qint64(1)
+            << qint64(744000000000) << 0.00013 << false;
+        // Nemotron-H-56B-Base-8K (nemotron_h, dense: AIConfigurator's copy, tests/data/hf/README.md; its
+        // time_step_limit holds Python's Infinity), as modeling_nemotron_h.py @
+        // 897753a012bfa6dac8c0ae3281f23a2fc1e72db6 builds it, h = 8192: 118 blocks "M-M-M-M*-…" = 54 M, 10 *, 54 -,
+        // each with one norm h.
+        //   M: 256 heads of 64 (d_inner 16384), 8 groups of state 256, conv_dim 16384 + 2·8·256 = 20480; in_proj
+        //     h·(16384 + 20480 + 256) = 304,087,040, conv1d 20480·4 + 20480 = 102,400, dt_bias, A_log, D 3·256 = 768,
+        //     gated norm 16384, out_proj 16384·h = 134,217,728: 438,424,320; · 54 = 23,674,913,280;
+        //   *: 64 heads and 8 KV heads of 128 (attention_head_dim), q, o h·8192, k, v h·1024: 150,994,944; · 10 =
+        //     1,509,949,440;
+        //   -: NemotronHMLP up and down 2·h·32768 = 536,870,912 (relu², not gated); · 54 = 28,991,029,248;
+        //   norms 118·h = 966,656, untied 2·131072·h = 2,147,483,648, final norm h.
+        // 56,324,350,464 in all, every parameter active. NVIDIA names it 56B (the Nemotron-H report, arXiv
+        // 2504.03624), rounded: 0.58% below the count.
+        QTest::newRow("nemotron_h: Nemotron-H-56B (54 Mamba-2, 10 attention, 54 MLP blocks) = 56.32B")
+            << "Nemotron-H-56B-Base-8K.json"
+            << "nemotron_h" << qint64(56324350464) << qint64(56324350464) << qint64(0) << qint64(0)
+            << qint64(56000000000) << 0.006 << false;
+        // Qwen3-Next-80B-A3B-Thinking (qwen3_next; AIConfigurator's copy, tests/data/hf/README.md), as
+        // modeling_qwen3_next.py @ 7515843b617551b008901620ca58f1208bbc330d builds it, h = 2048, V = 151936: 36 Gated
+        // DeltaNet layers ((i + 1) % full_attention_interval 4 != 0) of 33,718,464 (in_proj_qkvz h·(2·2048 + 2·4096),
+        // in_proj_ba h·64, conv1d 8192·4, dt_bias and A_log 64, norm 128, out_proj 4096·h) and 12 gated-attention
+        // layers of 27,263,488 (q_proj h·2·16·256, k and v h·512, o_proj 4096·h, q/k norms 2·256); every layer MoE
+        // (mlp_only_layers [], decoder_sparse_step 1: intermediate_size 5120 builds nothing) of 512 experts of
+        // 3·h·512, a shared expert 3·h·512 behind its gate h, a router h·512: 1,614,809,088; two norms a layer,
+        // untied 2·V·h, a final norm. 79,674,391,296 in all, 3,874,929,408 active (10 experts), as
+        // tst_layerkinds::qwen3NextCountsAsTransformersBuildsIt derives term by term. Qwen's model card: 80B in total
+        // and 3B activated, 79B without the embeddings (79,052,061,440).
+        QTest::newRow("qwen3_next: Qwen3-Next-80B-A3B (36 Gated DeltaNet, 12 gated attention) = 79.67B, 3.87B active")
+            << "Qwen3-Next-80B-A3B-Thinking.json"
+            << "qwen3_next" << qint64(79674391296) << qint64(3874929408) << qint64(0) << qint64(0)
+            << qint64(80000000000) << 0.0041 << false;
+        // Qwen3.5-397B-A17B (qwen3_5_moe wrapper, text_config qwen3_5_moe_text; AIConfigurator's copy,
+        // tests/data/hf/README.md), as modular_qwen3_5_moe.py @ e36255cb9af68ea2c16fefd6b1c798882cafda16 builds the
+        // language model, h = 4096, V = 248320: 15 gated-attention layers (32 heads and 2 KV heads of 256): q_proj
+        // h·2·8192, k and v h·512, o_proj 8192·h, q/k norms 2·256 = 104,858,112; 45 Gated DeltaNet layers (16 key
+        // heads and 64 value heads of 128): in_proj_qkv h·(2·2048 + 8192) = 50,331,648, in_proj_z h·8192 = 33,554,432,
+        // in_proj_b and in_proj_a h·64 each, conv1d 12288·4, dt_bias and A_log 64 each, norm 128, out_proj 8192·h:
+        // 118,014,208; every layer 512 experts of 3·h·1024 = 12,582,912, a shared one behind its gate h, a router
+        // h·512: 6,457,135,104; two norms a layer; untied 2·V·h = 2,034,237,440 and a final norm.
+        // 15·104,858,112 + 45·118,014,208 + 60·(6,457,135,104 + 2h) + 2·V·h + h = 396,346,350,336; active (10
+        // experts: 140,513,280 a layer's MoE) 17,349,040,896. Qwen's model card, Language Model: 397B in total and
+        // 17B activated. The vision tower (27 blocks of 1152) is not counted for this wrapper.
+        QTest::newRow("qwen3_5_moe: Qwen3.5-397B-A17B's language model = 396.3B, 17.3B active (397B)")
+            << "Qwen3.5-397B-A17B.json"
+            << "qwen3_5_moe_text" << qint64(396346350336) << qint64(17349040896) << qint64(0) << qint64(0)
+            << qint64(397000000000) << 0.0017 << false;
+        // Nemotron 3 Nano 30B-A3B (nemotron_h; jax-ml/jax-llm-examples' copy, tests/data/hf/README.md), as
+        // modeling_nemotron_h.py @ 897753a012bfa6dac8c0ae3281f23a2fc1e72db6 builds it, h = 2688: 52 blocks of one
+        // norm (h) and one mixer, hybrid_override_pattern "MEMEM*EMEMEM*…" = 23 M, 6 *, 23 E.
+        //   M, NemotronHMamba2Mixer: 64 heads of 64 (d_inner 4096), 8 groups of state 128, conv_dim 4096 + 2·8·128 =
+        //     6144; in_proj h·(4096 + 6144 + 64) = 27,697,152, conv1d 6144·4 + 6144 (use_conv_bias) = 30,720,
+        //     dt_bias, A_log, D 3·64 = 192, gated norm 4096, out_proj 4096·h = 11,010,048: 38,742,208; · 23.
+        //   *, NemotronHAttention without biases: q, o h·4096 each, k, v h·256 each: 23,396,352; · 6.
+        //   E, NemotronHMoE: 128 experts of up_proj and down_proj 2·h·1856 = 9,977,856 (relu², not gated), a shared
+        //     NemotronHMLP 2·h·3712 = 19,955,712, the router weight 128·h = 344,064 (e_score_correction_bias is a
+        //     buffer): 1,297,465,344; · 23.
+        //   embeddings untied 2·131072·h = 704,643,072, 52 block norms 139,776, final norm 2,688.
+        // Total 891,070,784 + 140,378,112 + 29,841,702,912 + 704,643,072 + 139,776 + 2,688 = 31,577,937,344; active,
+        // 6 experts (59,867,136) instead of 128 in each E block: 3,580,073,408. NVIDIA publishes 31.6B total, 3.6B
+        // active (NVIDIA-NeMo/Nemotron docs/nemotron/nano3/README.md @ 20a06ac3bc1acd4bd867796c5e071f8b8e9e6189).
+        QTest::newRow("nemotron_h: Nemotron 3 Nano 30B-A3B (23 Mamba-2, 6 attention, 23 MoE) = 31.58B, 3.58B active")
+            << "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json"
+            << "nemotron_h" << qint64(31577937344) << qint64(3580073408) << qint64(0) << qint64(0)
+            << qint64(31600000000) << 0.0007 << false;
     }
     void families2026MatchPublishedCounts()
     {
@@ -615,6 +703,10 @@ private Q_SLOTS:
         // q/k norms) + 3·h·16384 + 2h (post-norms) = 268,443,904; 32·268,443,904 + 2·V·h + h = 9,429,069,824.
         QTest::newRow("exaone4 with no sizes (per-head q/k norms, post-norms) = 9,429,069,824")
             << R"({"model_type": "exaone4"})" << qint64(9429069824);
+        // GlmMoeDsaConfig's defaults (configuration_glm_moe_dsa.py @ 598881bceccfbc4ec888e43df68dc235415426bf) are
+        // GLM-5's sizes: the GLM-5 row of families2026MatchPublishedCounts, 743,911,199,232.
+        QTest::newRow("glm_moe_dsa with no sizes is GLM-5 = 743,911,199,232")
+            << R"({"model_type": "glm_moe_dsa"})" << qint64(743911199232);
         // GPTBigCodeConfig's defaults (configuration_gpt_bigcode.py @ 05ff2e98e4461ece6e706435e2a57834bb4f985f): GPT-2
         // small's sizes (n_embd 768, 12 layers, 12 heads, V=50257, 1024 learned positions, tied) with multi-query
         // attention: c_attn h·(h + 2·64) + 896, c_proj h² + h, MLP 2·h·3072 + 3072 + h, two LayerNorms 4h =
@@ -660,6 +752,27 @@ private Q_SLOTS:
         const HfImport imp = parseHfConfig(json.toStdString(), "config.json");
         QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
         QCOMPARE(countParams(imp.architecture).total, total);
+    }
+
+    // GlmMoeDsaConfig's mlp_layer_types names each layer's MLP, dense or sparse (its default: 3 dense, then sparse);
+    // first_k_dense_replace, which GLM-5's file also writes, is not read by that class.
+    void glmMoeDsaReadsMlpLayerTypes()
+    {
+        const HfImport listed = parseHfConfig(R"({"model_type": "glm_moe_dsa", "num_hidden_layers": 4,
+            "first_k_dense_replace": 3, "mlp_layer_types": ["dense", "sparse", "sparse", "sparse"]})",
+                                              "config.json");
+        QVERIFY(listed.ok());
+        QCOMPARE(listed.architecture.moe.denseLayers, qint64(1));
+        const HfImport byDefault =
+            parseHfConfig(R"({"model_type": "glm_moe_dsa", "num_hidden_layers": 4})", "config.json");
+        QVERIFY(byDefault.ok());
+        QCOMPARE(byDefault.architecture.moe.denseLayers, qint64(3));
+        QCOMPARE(byDefault.architecture.mla.indexHeads, qint64(32));
+        const HfImport bad = parseHfConfig(
+            R"({"model_type": "glm_moe_dsa", "num_hidden_layers": 2, "mlp_layer_types": ["dense", "moe"]})", "c");
+        QVERIFY(!bad.ok());
+        QCOMPARE(QString::fromStdString(bad.errors.front().toString()),
+                 QStringLiteral("c: /mlp_layer_types/1: unknown layer kind \"moe\" at layer 1 (known: dense, sparse)"));
     }
 
     void importKeepsTheSetupAndRecordsDtype()
@@ -739,13 +852,17 @@ private Q_SLOTS:
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, gpt_oss, phi, smollm3, olmoe, "
             "starcoder2, seed_oss, cohere2, exaone4, gpt_bigcode, llama4_text, glm4_moe, minimax_m2, granitemoe, "
             "falcon, qwen3_vl_text, qwen3_vl_moe_text, qwen2_5_vl_text, qwen3_next, nemotron_h, qwen3_5_text, "
-            "qwen3_5_moe_text, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, mistral3, kimi_k25");
+            "qwen3_5_moe_text, glm_moe_dsa, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, mistral3, kimi_k25");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")
             << R"({"model_type": "bert", "hidden_size": 768})"
             << QStringLiteral("config.json: /model_type: unsupported model type \"bert\" (supported: %1)")
                    .arg(supported);
+        // GLM-5.2's shared indexers (indexer_types) are newer than the GlmMoeDsa modules counted here.
+        QTest::newRow("glm_moe_dsa's indexer_types are refused")
+            << R"({"model_type": "glm_moe_dsa", "indexer_types": ["full", "shared"]})"
+            << QStringLiteral("config.json: /indexer_types: is not supported yet (indexers shared between layers)");
         QTest::newRow("missing model_type")
             << R"({"hidden_size": 768})"
             << QStringLiteral("config.json: /model_type: is required (supported: %1)").arg(supported);

@@ -94,6 +94,56 @@ private Q_SLOTS:
         QCOMPARE(account(s, testdata::gpu("H100")).perGpu.kvCache, 134217728.0 + 11534336.0);
     }
 
+    // Without layer_types, Cohere2Config and Exaone4Config fill it in: layer i slides when (i + 1) %
+    // sliding_window_pattern != 0, pattern 4, sliding_window 4096 (configuration_cohere2.py and
+    // configuration_exaone4.py @ 008e574391258935f3ecc3035c882e73bbcac419, __post_init__); a null window slides
+    // nowhere.
+    void cohere2AndExaone4DefaultToThreeSlidingLayersToEachFullOne_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<qint64>("sliding");
+        QTest::addColumn<qint64>("window");
+        QTest::addColumn<double>("kvAt128k"); // bf16, one sequence of 131,072 tokens
+        // Cohere2Config's 40 layers: 10 full (layers 3, 7, …, 39), 30 sliding; 64 KV heads (num_key_value_heads
+        // defaults to the heads) of 8192/64 = 128. Full: 2 · 10 · 64 · 128 · 131072 · 2 B = 42,949,672,960 B;
+        // sliding, the last 4096 tokens: 2 · 30 · 64 · 128 · 4096 · 2 B = 4,026,531,840 B.
+        QTest::newRow("cohere2 with no layer_types: 30 of 40 layers slide over 4096 tokens")
+            << R"({"model_type": "cohere2"})" << qint64(30) << qint64(4096) << 42949672960.0 + 4026531840.0;
+        // The old integer pattern still read: every fifth layer full, 32 of 40 sliding.
+        QTest::newRow("cohere2 sliding_window_pattern 5: 32 of 40")
+            << R"({"model_type": "cohere2", "sliding_window_pattern": 5})" << qint64(32) << qint64(4096) << -1.0;
+        QTest::newRow("cohere2 with a null sliding_window: none")
+            << R"({"model_type": "cohere2", "sliding_window": null})" << qint64(0) << qint64(0) << -1.0;
+        // Exaone4Config's 32 layers: 8 full, 24 sliding; 32 KV heads of 4096/32 = 128. Full: 2 · 8 · 32 · 128 ·
+        // 131072 · 2 B = 17,179,869,184 B; sliding: 2 · 24 · 32 · 128 · 4096 · 2 B = 1,610,612,736 B.
+        QTest::newRow("exaone4 with no layer_types: 24 of 32 layers slide over 4096 tokens")
+            << R"({"model_type": "exaone4"})" << qint64(24) << qint64(4096) << 17179869184.0 + 1610612736.0;
+        QTest::newRow("exaone4 with a window of 2048 and no layer_types")
+            << R"({"model_type": "exaone4", "sliding_window": 2048})" << qint64(24) << qint64(2048) << -1.0;
+        QTest::newRow("exaone4 with a null sliding_window: none")
+            << R"({"model_type": "exaone4", "sliding_window": null})" << qint64(0) << qint64(0) << -1.0;
+        // A file's own layer_types wins over the pattern (EXAONE 4.0's files write both, the pattern as "LLLG").
+        QTest::newRow("exaone4 layer_types beside a pattern string")
+            << R"({"model_type": "exaone4", "num_hidden_layers": 4, "sliding_window_pattern": "LLLG",
+                  "layer_types": ["sliding_attention", "full_attention", "full_attention", "full_attention"]})"
+            << qint64(1) << qint64(4096) << -1.0;
+    }
+    void cohere2AndExaone4DefaultToThreeSlidingLayersToEachFullOne()
+    {
+        QFETCH(QString, json);
+        QFETCH(qint64, sliding);
+        QFETCH(qint64, window);
+        QFETCH(double, kvAt128k);
+        const HfImport imp = parseHfConfig(json.toStdString(), "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(imp.architecture.kinds.sliding, sliding);
+        QCOMPARE(imp.architecture.kinds.window, window);
+        if (kvAt128k > 0) {
+            const Scenario s = serving(imported(json.toStdString().c_str()), 131072);
+            QCOMPARE(account(s, testdata::gpu("H100")).perGpu.kvCache, kvAt128k);
+        }
+    }
+
     void gptOss120bAt128kKeepsTheKvOfItsFullLayersOnly()
     {
         const Scenario s = serving(imported(kGptOss120b), 131072);

@@ -502,6 +502,13 @@ void TestUiControls::recipeControls()
     QCOMPARE(optimizer->currentData().toInt(), static_cast<int>(Optimizer::AdamW));
     w.undoStack()->undo();
     QCOMPARE(offload->currentData().toInt(), -1);
+
+    // Regression (tst_ui_monkey, seed 20261205): with a preset's gradient accumulation (Llama 3.1 405B's 16 micro-
+    // batches a step) the optimizer step in backward could be turned on, a scenario the core refuses.
+    MainWindow big(PresetLibrary::instance(), preset(QStringLiteral("llama3.1-405b")));
+    big.setModalErrors(false);
+    QCOMPARE(big.scenario().training.gradAccum, int64_t(16));
+    QVERIFY(!big.controlPanel()->findChild<QComboBox*>(QStringLiteral("optimizerInBackward"))->isEnabled());
 }
 
 void TestUiControls::sequenceAndContextParallelControls()
