@@ -355,6 +355,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"master_weights", b.perNodeHost.master},
           {"optimizer", b.perNodeHost.optimizer},
           {"activations", b.perNodeHost.activations},
+          {"adapters", b.perNodeHost.adapters},
           {"total", b.perNodeHost.total()}}},
         {"activation_layer_bytes",
          {{"attention", l.attention},

@@ -216,7 +216,8 @@ double bytesPerParamOf(const ResolvedModel& m, const Scenario& s, const StateRec
 // What one parameter keeps on the GPU under the ZeRO-3 the fit search assumes, with the scenario's offload (issue 31
 // §1: the search honours the recipe the verdict does). ZeRO-Offload moves the fp32 gradients, the master weights and
 // the optimizer state to host memory, leaving the 16-bit weights; ZeRO-Infinity (optimizer+params) moves those too
-// (the one gathered layer stays, in the working set). LoRA's adapters stay on the GPU (core/memory/terms.cpp).
+// (the one gathered layer stays, in the working set). LoRA's adapters stay on the GPU under optimizer offload and go
+// to the host with the parameters (core/memory/terms.cpp, adapters).
 double residentBytesPerParam(const ResolvedModel& m, const Scenario& s, const StateRecipe& recipe,
                              const Segments& singleGpu)
 {
@@ -226,8 +227,9 @@ double residentBytesPerParam(const ResolvedModel& m, const Scenario& s, const St
     if (!s.training.adapters())
         return offload == Offload::OptimizerParams ? 0.0 : recipe.weights;
     const double total = dbl(m.params.total) + dbl(heldVisionParams(m));
-    const double base = offload == Offload::OptimizerParams ? 0.0 : singleGpu.modelState() - singleGpu.adapters;
-    return total > 0 ? (base + singleGpu.adapters) / total : 0;
+    if (offload == Offload::OptimizerParams)
+        return 0.0;
+    return total > 0 ? singleGpu.modelState() / total : 0;
 }
 
 Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu);
@@ -317,14 +319,14 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         adapterParams = peak.adapterParams;
         // Offload (issue 9 §3): the host view of the same GPU, and a node's worth of them.
         const Segments host = hostTerms(peak);
-        r.perGpuHost = {host.weights, host.gradients, host.master, host.optimizer, host.activations};
+        r.perGpuHost = {host.weights, host.gradients, host.master, host.optimizer, host.activations, host.adapters};
         offload = peak.offload;
     }
     r.gpusOnNode = std::clamp<int64_t>(std::min(par.gpus, s.hardware.gpusPerNode), 1, kMaxGpusPerNode);
     {
         const double n = dbl(r.gpusOnNode);
-        r.perNodeHost = {r.perGpuHost.weights * n, r.perGpuHost.gradients * n, r.perGpuHost.master * n,
-                         r.perGpuHost.optimizer * n, r.perGpuHost.activations * n};
+        r.perNodeHost = {r.perGpuHost.weights * n,   r.perGpuHost.gradients * n,   r.perGpuHost.master * n,
+                         r.perGpuHost.optimizer * n, r.perGpuHost.activations * n, r.perGpuHost.adapters * n};
     }
     r.hostMemoryBytes = gpu.hostMemoryBytes;
     r.hostFits = gpu.hostMemoryBytes <= 0 || r.perNodeHost.total() <= gpu.hostMemoryBytes;
@@ -626,9 +628,6 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
             bad("/hardware/offload",
                 "optimizer needs ZeRO stage 1, 2 or 3 (DeepSpeed's optimizer offload partitions the optimizer "
                 "state over the data-parallel ranks), got zero_stage 0");
-        else if (hw.offload == Offload::OptimizerParams && t.fineTune == FineTune::QLora)
-            bad("/hardware/offload", "optimizer+params cannot offload QLoRA's 4-bit NF4 base (it stays on the GPU "
-                                     "where bitsandbytes dequantises it); use optimizer, got optimizer+params");
     }
     // The optimizer step in backward (issue 30 §2, "Bad input"): each parameter is stepped as soon as its gradient is
     // ready and the gradient freed, so there is nothing to accumulate over micro-batches (torchtune bd2a0fc

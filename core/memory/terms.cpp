@@ -382,6 +382,51 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
                          held<X>(c, byZero, c.vision, 0, {"P_vision", "P_vision", "P_vision"}), " · ", " × ");
 }
 
+// QLoRA with the base offloaded (optimizer+params at ZeRO-3; issue 30 §2): FSDP's CPUOffload(offload_params=True)
+// keeps every flat parameter's shard in host memory and copies a unit in and all-gathers it when it computes
+// (torch/distributed/fsdp/_flat_param.py at 01caf79, FlatParamHandle.pre_unshard: "flat_param_to(self.device)"), so the
+// NF4 data (4 bits a weight) and the 16-bit rest are on the host (their gathered layer is the workspace's). The
+// quantisation constants are not parameters: bitsandbytes keeps them in Params4bit.quant_state (the double-quantised
+// absmax, 8 bits per block of 64, and an fp32 constant per 256 blocks), which FSDP neither shards nor offloads —
+// AnswerDotAI/fsdp_qlora train.py at 05ed9f2, load_and_quantize: each Params4bit is quantised with .cuda(device) and
+// only its data is moved to the CPU or meta device ("FSDP only syncs parameters and buffers, so the quant_state isn't
+// copied"). So every GPU keeps the whole model's constants, P_q·(8/64 + 32/(64·256))/8 B, split only by tensor and
+// pipeline parallelism.
+template <class X> X qloraOffloaded(const TermContext& c, TermNotes<X>& n)
+{
+    const double q = std::min(dbl(c.quantized.total), dbl(c.model->params.total));
+    const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
+    const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
+    const double perConstant =
+        (kNf4ConstantBits / kNf4BlockSize + kNf4SecondConstantBits / (kNf4BlockSize * kNf4SecondBlockSize)) / 8;
+    const HeldNames names{"P_q", "P_q,dense", "P_q,experts"};
+    if (c.host) {
+        // The offloaded flat parameters: the NF4 base less the constants, this GPU's ZeRO-3 shard.
+        const X base = qloraBase<X>(c, n);
+        n.title("Base weights (frozen, 4-bit NF4) per GPU, in host memory");
+        const X constants = X::mul(X::text(
+                                       "c_q", [&] { return formatNumber(perConstant) + " B"; }, perConstant),
+                                   held<X>(c, c.layout.zero >= 3, q, qRouted, names), " · ", " × ");
+        return base - constants;
+    }
+    qloraBase<X>(c, n); // its title and assumptions, then what this view adds
+    n.title("Base weights (frozen, 4-bit NF4) per GPU: the quantisation constants");
+    if constexpr (X::kText) {
+        n.assumptions += " Offloaded with the parameters (optimizer+params: FSDP's CPUOffload(offload_params=True)): "
+                         "this GPU's shard of the NF4 data and of the 16-bit rest lives in the host's memory, and the "
+                         "layer being computed is copied in and all-gathered (the workspace's gathered layer). The "
+                         "quantisation constants are not parameters (bitsandbytes' Params4bit.quant_state): FSDP "
+                         "neither shards nor offloads them, so every GPU keeps the whole model's, "
+                         "c_q = (8/64 + 32/(64·256))/8 B per quantised weight.";
+        n.sourceText += "; AnswerDotAI/fsdp_qlora train.py at 05ed9f2 (load_and_quantize: Params4bit quantised on the "
+                        "GPU, only its data moved to the CPU; FSDP(cpu_offload=CPUOffload(offload_params=True))); "
+                        "PyTorch torch/distributed/fsdp/api.py (CPUOffload)";
+    }
+    return X::mul(X::text(
+                      "c_q", [&] { return formatNumber(perConstant) + " B"; }, perConstant),
+                  held<X>(c, false, q, qRouted, names), " · ", " × ");
+}
+
 // Serving a quantised checkpoint (docs/accounting.md, "Serving formats"): the blocks' linears (P_q) in the format,
 // b_q bytes each with their block constants and their share of the per-row and per-tensor ones; everything else
 // (embeddings, output head, norms, biases, routers) in 16 bits. Both are split like the weights: tensor, pipeline
@@ -455,8 +500,11 @@ template <class X> X weights(const TermContext& c, TermNotes<X>& n)
 {
     if (!c.training && c.quantized.total > 0)
         return servedWeights<X>(c, n);
-    if (c.fineTune == FineTune::QLora)
-        return c.host ? X(0) : qloraBase<X>(c, n); // validateScenario() refuses offloading an NF4 base
+    if (c.fineTune == FineTune::QLora) {
+        if (c.offload != Offload::OptimizerParams)
+            return c.host ? X(0) : qloraBase<X>(c, n);
+        return qloraOffloaded<X>(c, n);
+    }
     // optimizer+params (ZeRO-Infinity): the 16-bit weights' ZeRO-3 partition lives in host memory.
     const HostCopy host{c.offload == Offload::OptimizerParams, "b_w", c.recipe.weights, 3};
     return modelState<X>(c, n, c.fineTune == FineTune::Lora ? "Base weights (frozen)" : "Weights", "b_w",
@@ -532,7 +580,7 @@ template <class X> X optimizer(const TermContext& c, TermNotes<X>& n)
 // recipe. One segment, not four: at 0.1–1% of the parameters the four would be slivers no bar can
 // show; the formula keeps them apart. Tensor and pipeline parallelism split them with their
 // linears, expert parallelism the experts' ones, and ZeRO shards each part from its stage on.
-template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
+template <class X> X adaptersHeld(const TermContext& c, TermNotes<X>& n)
 {
     n.title("LoRA adapters per GPU");
     n.source([&] {
@@ -584,6 +632,37 @@ template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
         return times(heldPart<X>(c, false, "N_A,dense", total - routed, false), perParam(p.dp, "d")) +
                times(heldPart<X>(c, false, "N_A,experts", routed, true), perParam(p.dpExpert, "d_e"));
     return times(heldPart<X>(c, false, "N_A", total, false), perParam(p.dp, "d"));
+}
+
+// The adapters under optimizer+params offload (ZeRO-3): every flat parameter's shard, its gradient and the optimizer
+// step live on the host. PyTorch's FSDP CPUOffload(offload_params=True) "offloads gradients to CPU as well, meaning
+// that the optimizer step runs on CPU" (torch/distributed/fsdp/api.py, CPUOffload), and Answer.AI's fsdp_qlora wraps
+// each trainable LoRA linear as its own FSDP unit (train.py at 05ed9f2, get_wrapping_policy's lambda_policy_fn), so
+// the adapters are offloaded with the base; DeepSpeed's offload_param with offload_optimizer does the same. The layer's
+// adapters being computed are gathered with it (r·(d_in + d_out) a linear, under 2% of the layer: not counted).
+template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
+{
+    const bool offloaded = c.offload == Offload::OptimizerParams && c.fineTune != FineTune::Full;
+    if (c.host && !offloaded)
+        return X(0);
+    const X held = adaptersHeld<X>(c, n);
+    if (!offloaded)
+        return held;
+    if constexpr (X::kText)
+        n.assumptions += " Offloaded with the parameters (FSDP's CPUOffload(offload_params=True), DeepSpeed's "
+                         "offload_param and offload_optimizer): the adapters' shard, their gradients and optimizer "
+                         "state live in the host's memory and the CPU runs their optimizer step.";
+    if (c.host) {
+        n.title("LoRA adapters per GPU, in host memory");
+        return held;
+    }
+    if constexpr (X::kText)
+        return X::text(held.symbolic + " in host memory",
+                       "0 B on the GPU (offloaded: " + held.substituted + " = " + formatBytes(held.value) +
+                           " of this GPU's partition in the host's memory)",
+                       0);
+    else
+        return X(0);
 }
 
 // The kinds of layer a model mixes (issue 29 §2), for the drill-down: what each kind's queries meet (tape) or
@@ -1126,6 +1205,14 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
                  "(Rajbhandari et al. 2020) §5.3; "
                  "PyTorch FSDP (Zhao et al. 2023)");
         w = w + gatheredLayer<X>(c);
+        if (const double root = fsdp1RootGathered(c); root > 0) {
+            if constexpr (X::kText)
+                n.assumptions += " FSDP1 (the flat wrap) does not reshard the root unit after forward: its embeddings "
+                                 "and output head stay gathered whole, U_root, from forward to the end of backward "
+                                 "(torch/distributed/fsdp/_runtime_utils.py at 01caf79, _post_forward_reshard).";
+            w = w + X::text(
+                        "U_root", [&] { return formatNumber(root) + " B"; }, root);
+        }
         if (c.training && c.stageLayers > 1 && !effectiveReshardAfterForward(*c.scenario)) {
             // FSDP2 fully_shard(reshard_after_forward=False) (torch/distributed/fsdp/_fully_shard/_fully_shard.py):
             // a layer's all-gathered weights are not freed after its forward, so when backward begins every layer
@@ -1478,6 +1565,7 @@ Segments hostTerms(const TermContext& c)
     out.gradients = gradients<NumExpr>(h, none).value;
     out.master = master<NumExpr>(h, none).value;
     out.optimizer = optimizer<NumExpr>(h, none).value;
+    out.adapters = adapters<NumExpr>(h, none).value;
     if (c.offloadActivations) {
         // The tape but the layers in flight (layerTapes): all of it without offloading, less what the GPU keeps.
         TermContext all = c;
@@ -1505,6 +1593,9 @@ TermText explainHostTerm(SegmentKind k, const TermContext& c)
     case SegmentKind::Optimizer:
         t.expr = optimizer<TextExpr>(h, t.notes);
         break;
+    case SegmentKind::Adapters:
+        t.expr = adapters<TextExpr>(h, t.notes);
+        break;
     default:
         break;
     }
@@ -1522,7 +1613,10 @@ double allocatorReserve(const Scenario& s, double inUse)
 double flatWrapCache(const TermContext& c)
 {
     const Scenario& s = *c.scenario;
-    if (!s.hardware.fsdpFlatWrap || !c.training || effectiveExpandableSegments(s) || c.offload != Offload::None)
+    // FSDP1 has no optimizer-only offload; with CPUOffload(offload_params=True) (optimizer+params) each unit is still
+    // materialised and flattened on the GPU before its shard goes to the host (torch/distributed/fsdp/
+    // _init_utils.py at 01caf79, _init_param_handle_from_params: "handle.flat_param_to(cpu_device)" after the shard).
+    if (!s.hardware.fsdpFlatWrap || !c.training || effectiveExpandableSegments(s) || c.offload == Offload::Optimizer)
         return 0;
     // Sharded (ZeRO-1 to 3 over more than one rank: FULL_SHARD, SHARD_GRAD_OP) the flat parameter is freed once its
     // shard is cloned, so the unit's parameters and their concatenation stay cached; unsharded (NO_SHARD, fsdp_qlora's
@@ -1540,7 +1634,23 @@ double flatWrapCache(const TermContext& c)
     }
     const double root = dbl(std::clamp<int64_t>(m.params.embedding, 0, m.params.total)) * c.recipe.weights /
                         dbl(std::max<int64_t>(c.layout.tp, 1));
-    return copies * (layerBytes + root);
+    // The root unit's gathered flat parameter (fsdp1RootGathered, in the workspace) has the padded size of the root's
+    // concatenation at the wrap, so best fit serves it from that cached block: what stays cached beside the step is
+    // the rest.
+    return std::max(0.0, copies * (layerBytes + root) - fsdp1RootGathered(c));
+}
+
+double fsdp1RootGathered(const TermContext& c)
+{
+    // FSDP1 does not reshard the root unit after forward under FULL_SHARD: "Do not free the root's parameters in the
+    // post-forward for `FULL_SHARD` with the intention that they are immediately used for backward computation"
+    // (torch/distributed/fsdp/_runtime_utils.py at 01caf79, _post_forward_reshard). Its unsharded flat parameter (the
+    // embeddings and the output head, U_root) stays on the GPU from forward to the end of backward, beside the shard.
+    if (!c.scenario->hardware.fsdpFlatWrap || !c.gathersLayer() || c.stage != PipelineStage::Only)
+        return 0;
+    const ResolvedModel& m = *c.model;
+    return dbl(std::clamp<int64_t>(m.params.embedding, 0, m.params.total)) * c.recipe.weights /
+           dbl(std::max<int64_t>(c.layout.tp, 1));
 }
 
 double reservedBytes(const Segments& g)

@@ -656,8 +656,6 @@ Scenario withValidOffload(Scenario s, bool raiseZero)
     HardwareSetup& hw = s.hardware;
     if (s.training.mode != Mode::Training || hw.offload == Offload::None)
         return s;
-    if (hw.offload == Offload::OptimizerParams && s.training.fineTune == FineTune::QLora)
-        hw.offload = Offload::Optimizer;
     const int needs = hw.offload == Offload::OptimizerParams ? 3 : 1;
     if (hw.zeroStage >= needs && hw.zeroStage <= 3)
         return s;

@@ -467,7 +467,7 @@ Scenario withValidLayout(Scenario s);
 HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, int64_t heads = 0, int64_t kvHeads = 0);
 
 /// \brief The scenario with an offload its ZeRO stage allows (DeepSpeed: offload_optimizer from ZeRO-1, offload_param
-/// only at ZeRO-3; no parameter offload of a QLoRA NF4 base). With `raiseZero` the ZeRO stage is raised to what the
+/// only at ZeRO-3). With `raiseZero` the ZeRO stage is raised to what the
 /// offload needs (the window's offload control was just chosen), else the offload is lowered to what the stage allows.
 /// Serving is left as it is (validateScenario() ignores offload there).
 Scenario withValidOffload(Scenario s, bool raiseZero);

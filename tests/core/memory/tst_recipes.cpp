@@ -166,16 +166,20 @@ private Q_SLOTS:
     {
         // FSDP1 wrapping the loaded model (fsdp_qlora's train.py) on 2 GPUs, ZeRO-3, bf16: one layer's parameters
         // and their flat concatenation, 2 · 202,383,488 · 2 B, and the root's embeddings and head, 2 · 262,144,000 ·
-        // 2 B: 2 · (404,766,976 + 524,288,000) = 1,858,109,952 B more reserve, none of it allocated.
+        // 2 B: 2 · (404,766,976 + 524,288,000) = 1,858,109,952 B cached. FSDP1 keeps the root unit gathered from
+        // forward to backward (U_root = 524,288,000 B more allocated, in the workspace), served by best fit from the
+        // root's cached concatenation of the same size: the cache beside the step is 1,858,109,952 − 524,288,000 =
+        // 1,333,821,952 B, and the 5% share grows by 5% of U_root, 26,214,400 B: 1,360,036,352 B more reserve.
         Scenario s = llama2();
         s.hardware.gpus = 2;
         s.hardware.zeroStage = 3;
         const Breakdown plain = on(s);
         s.hardware.fsdpFlatWrap = true;
         const Breakdown wrapped = on(s);
-        QCOMPARE(wrapped.perGpu.fragmentation - plain.perGpu.fragmentation, 1858109952.0);
+        QCOMPARE(wrapped.perGpu.fragmentation - plain.perGpu.fragmentation, 1360036352.0);
+        QCOMPARE(wrapped.perGpu.workspace - plain.perGpu.workspace, 524288000.0);
         QCOMPARE(wrapped.perGpu.total() - wrapped.perGpu.fragmentation,
-                 plain.perGpu.total() - plain.perGpu.fragmentation);
+                 plain.perGpu.total() - plain.perGpu.fragmentation + 524288000.0);
         // The film reserves it all step long: its peak is the bars' again.
         const StepTimeline t = stepTimeline(s, testdata::gpu("H100"));
         QVERIFY(t.peakBytes >= 1858109952.0);
@@ -185,11 +189,44 @@ private Q_SLOTS:
         QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 0.0);
         s.hardware.expandableSegments = false;
         QVERIFY(flatWrapCache(termContext(m, s, parallelLayout(s, m))) > 0);
-        // Unsharded (NO_SHARD) the concatenation is the parameter: U_layer + U_root = 929,054,976 B.
+        // Unsharded (NO_SHARD) the concatenation is the parameter and nothing is gathered: U_layer + U_root =
+        // 929,054,976 B.
         s.hardware.zeroStage = 0;
         QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 929054976.0);
         s.hardware.fsdpFlatWrap = false;
         QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 0.0);
+    }
+
+    void qloraBaseOffloadedKeepsItsConstants()
+    {
+        // QLoRA with the base offloaded (FSDP1's CPUOffload(offload_params=True), fsdp_qlora's 70B on two 24 GB cards):
+        // Llama 2 7B, r = 16 on q, k, v, o, 2 GPUs, ZeRO-3. The quantised linears: 32 · (4 · 4096² + 3 · 4096 · 11008)
+        // = 32 · 202,375,168 = 6,476,005,376 = P_q; the 16-bit rest P − P_q = 262,410,240.
+        Scenario s = llama2();
+        s.training.fineTune = FineTune::QLora;
+        s.training.checkpointing = Checkpointing::Full;
+        s.hardware.gpus = 2;
+        s.hardware.zeroStage = 3;
+        s.hardware.offload = Offload::OptimizerParams;
+        QVERIFY(validateScenario(s, "").empty()); // refused before issue 30's leftovers
+        const Breakdown b = on(s);
+        // The GPU keeps bitsandbytes' quant_state, which FSDP neither shards nor offloads: 8/64 + 32/(64·256) =
+        // 65/512 bit a weight, 65/4096 B; 6,476,005,376 / 4096 · 65 = 1,581,056 · 65 = 102,768,640 B.
+        QCOMPARE(b.perGpu.weights, 102768640.0);
+        // The host holds this GPU's half of the NF4 data and of the rest: (6,476,005,376 · 0.5 + 262,410,240 · 2)/2 =
+        // (3,238,002,688 + 524,820,480)/2 = 1,881,411,584 B.
+        QCOMPARE(b.perGpuHost.weights, 1881411584.0);
+        // The adapters, 32 · 4 · 16 · 8192 = 16,777,216 parameters at 16 B (bf16 weight and gradient, fp32 master and
+        // two moments), sharded over 2: 134,217,728 B, all on the host with their optimizer step.
+        QCOMPARE(b.perGpu.adapters, 0.0);
+        QCOMPARE(b.perGpuHost.adapters, 134217728.0);
+        // Without the offload the base and adapters are back on the GPU, half each: the NF4 base (6,476,005,376 ·
+        // 0.515869140625 + 524,820,480)/2 = (3,340,771,328 + 524,820,480)/2 = 1,932,795,904 B.
+        s.hardware.offload = Offload::None;
+        const Breakdown kept = on(s);
+        QCOMPARE(kept.perGpu.weights, 1932795904.0);
+        QCOMPARE(kept.perGpu.adapters, 134217728.0);
+        QCOMPARE(kept.perGpuHost.total(), 0.0);
     }
 
     void profileNeverOverrides()
