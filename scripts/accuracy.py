@@ -151,9 +151,9 @@ def arguments(case):
     if any("offload" in o.lower() and "activation" in o.lower() for o in r.get("other", [])):
         args += ["--activation-offload", "on"]
     ckpt = r.get("checkpointing", "none")
-    # torchtitan's per-op selective checkpointing lies between TrainMem's selective and full (issue 30): selective.
+    # torchtitan's per-op selective checkpointing (SelectiveAC) is --checkpointing per-op (docs/accounting.md, Recipes).
     args += ["--checkpointing", {"none": "none", "full": "full", "selective": "selective",
-                                 "per-op selective": "selective"}[ckpt]]
+                                 "per-op selective": "per-op"}[ckpt]]
     gpus = int(r.get("gpus") or 1)
     sharding = (r.get("sharding") or "none").lower()
     if r["finetune"] in ("lora", "qlora"):
@@ -186,8 +186,6 @@ def notes_of(case):
     """What TrainMem approximates in an expressible case."""
     r = case["run"]
     out = []
-    if r.get("checkpointing") == "per-op selective":
-        out.append("per-op selective checkpointing run as selective")
     if "RTX 3090" in (r.get("gpu") or ""):
         out.append("RTX 3090 as the 24 GB RTX4090 (the capacity only decides the verdict)")
     if case["statistic"] == "peak_active":

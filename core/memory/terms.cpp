@@ -310,7 +310,7 @@ bool korthikantiShaped(const Architecture& a, const ActivationInputs& in)
     return a.hidden > 0 && !a.isMoe() && !a.kinds.any() && !a.gatedAttention && a.ffnKind == FfnKind::Gelu &&
            a.dropoutOrDefault() && a.attention != AttentionKind::MLA && a.kvHeadsOrDefault() == a.heads &&
            a.headDimOrDefault() * a.heads == a.hidden && a.ffn == 4 * a.hidden && in.elementBytes == 2 &&
-           !in.fp8LinearInputs && in.tp == 1 && in.cp == 1;
+           !in.fp8LinearInputs && in.tp == 1 && in.cp == 1 && in.checkpointing != Checkpointing::PerOp;
 }
 
 // The widest intermediate of one layer, in elements per token, and what it is.
@@ -798,8 +798,16 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
     }
 
     const bool selective = in.checkpointing == Checkpointing::Selective;
-    n.title(selective ? "Activations (selective checkpointing)" : "Activations (no checkpointing)");
-    n.source(src);
+    const bool perOp = in.checkpointing == Checkpointing::PerOp;
+    n.title(perOp       ? "Activations (per-op selective checkpointing)"
+            : selective ? "Activations (selective checkpointing)"
+                        : "Activations (no checkpointing)");
+    n.source([&] {
+        return std::string(src) +
+               (perOp ? "; torchtitan torchtitan/distributed/activation_checkpoint.py at b5bcd76 (SelectiveAC: save "
+                        "compute and communication ops' outputs \"except every second mm/linear\")"
+                      : "");
+    });
     if (korthikantiShaped(a, in)) {
         n.assume([&] {
             return std::string("GPT block with 16-bit activations, dropout and a 4h GeLU MLP: attention 11·sbh, MLP "
@@ -817,20 +825,41 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
             return times(S * B * H * 34 + 4 * A * S * B, layers);
         return times(S * B * H * (34 + 5 * A * S / H), layers);
     }
-    n.assume([&] {
-        return "Korthikanti's terms generalised: " +
-               std::string(a.ffnKind == FfnKind::SwiGLU ? "SwiGLU keeps gate‖up and the down-projection input"
-                                                        : "GeLU MLP") +
-               (a.kvHeadsOrDefault() != a.heads ? ", grouped-query K and V" : "") +
-               (a.dropoutOrDefault() ? ", dropout masks" : ", no dropout") +
-               (a.isMoe() ? ", MoE keeps each of the k routed experts' inputs and the fp32 router logits" : "") +
-               (in.fp8LinearInputs ? ", linear-layer inputs cached in fp8" : "") +
-               "; tape = attention + scores + mlp + norms + dropout; " +
-               (selective           ? "selective recomputation drops the attention scores."
-                : in.flashAttention ? "flash attention keeps 4·a·s·b of softmax statistics instead of the s² scores."
-                                    : "the attention scores grow with s².") +
-               notes();
-    });
+    if (perOp)
+        n.assume([&] {
+            return std::string("Per-op selective checkpointing (torchtitan's SelectiveAC): each layer keeps its input, "
+                               "the outputs of the 1st, 3rd, 5th … matmul in call order (q, k, v, o, then gate, up, "
+                               "down: q, v, gate and down) and the attention kernel's output with its fp32 "
+                               "log-sum-exp; norms, RoPE, activations and residual adds are recomputed, and in its "
+                               "backward one layer rebuilds the rest of its tape.") +
+                   notes();
+        });
+    else
+        n.assume([&] {
+            return "Korthikanti's terms generalised: " +
+                   std::string(a.ffnKind == FfnKind::SwiGLU ? "SwiGLU keeps gate‖up and the down-projection input"
+                                                            : "GeLU MLP") +
+                   (a.kvHeadsOrDefault() != a.heads ? ", grouped-query K and V" : "") +
+                   (a.dropoutOrDefault() ? ", dropout masks" : ", no dropout") +
+                   (a.isMoe() ? ", MoE keeps each of the k routed experts' inputs and the fp32 router logits" : "") +
+                   (in.fp8LinearInputs ? ", linear-layer inputs cached in fp8" : "") +
+                   "; tape = attention + scores + mlp + norms + dropout; " +
+                   (selective ? "selective recomputation drops the attention scores."
+                    : in.flashAttention
+                        ? "flash attention keeps 4·a·s·b of softmax statistics instead of the s² scores."
+                        : "the attention scores grow with s².") +
+                   notes();
+        });
+    // Per-op checkpointing rebuilds, during one layer's backward, what that layer did not keep: the largest layer's
+    // tape without checkpointing less its per-op tape, beside the kept tapes (as full recomputation holds one whole
+    // layer's).
+    auto perOpRebuilt = [&](X kept) {
+        if (!perOp)
+            return kept;
+        const LayerActivations& keptLayer = c.moeLayers > 0 && c.moe.total() >= c.dense.total() ? c.moe : c.dense;
+        return kept + X::total("the rest of one layer's tape, rebuilt during its backward",
+                               std::max(0.0, c.largestNone().total() - keptLayer.total()));
+    };
     if (c.mixedKinds) {
         // One tape per layer kind (issue 29 §2), each with the model's average FFN: the stage's layers hold each
         // kind in the model's proportion.
@@ -849,15 +878,16 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
             sum = first ? one : sum + one;
             first = false;
         }
-        return times(sum / X::sym("L", c.layers), layers);
+        return perOpRebuilt(times(sum / X::sym("L", c.layers), layers));
     }
     if (c.denseLayers > 0 && c.moeLayers > 0) {
         const X perLayer = (X::sym("L_dense", c.denseLayers) * tape<X>("tape_dense", c.dense) +
                             X::sym("L_moe", c.moeLayers) * tape<X>("tape_moe", c.moe)) /
                            X::sym("L", c.layers);
-        return times(perLayer, layers);
+        return perOpRebuilt(times(perLayer, layers));
     }
-    return times(tape<X>("(attention + scores + mlp + norms + dropout)", c.moeLayers > 0 ? c.moe : c.dense), layers);
+    return perOpRebuilt(
+        times(tape<X>("(attention + scores + mlp + norms + dropout)", c.moeLayers > 0 ? c.moe : c.dense), layers));
 }
 
 // The transformer's tapes, then the multi-token-prediction modules' on the stage that holds them (DeepSeek-V3
@@ -1460,7 +1490,7 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         c.dense = layerActivations(a, false, c.in);
         c.moe = a.isMoe() ? layerActivations(a, true, c.in) : c.dense;
     }
-    if (!c.training || c.in.checkpointing == Checkpointing::Full) {
+    if (!c.training || c.in.checkpointing == Checkpointing::Full || c.in.checkpointing == Checkpointing::PerOp) {
         c.denseNone = layerActivations(a, false, none);
         c.moeNone = a.isMoe() ? layerActivations(a, true, none) : c.denseNone;
     } else if (c.in.checkpointing == Checkpointing::None) {
@@ -1511,7 +1541,7 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
             c.dense = dense;
             c.moe = a.isMoe() ? moe : dense;
         }
-        if (!c.training || c.in.checkpointing == Checkpointing::Full) {
+        if (!c.training || c.in.checkpointing == Checkpointing::Full || c.in.checkpointing == Checkpointing::PerOp) {
             LayerActivations dense, moe;
             kinds(none, c.denseNone, c.moeNone, dense, moe, false);
             c.denseNone = dense;
@@ -1680,7 +1710,7 @@ TapeParts tapeParts(const TermContext& c)
     t.recomputeInBars = activations<NumExpr>(empty, none).value;
     const double layers = c.stageLayers * c.inflight;
     t.perLayer = layers > 0 ? std::max(0.0, tapes - t.recomputeInBars) / layers : 0;
-    if (c.in.checkpointing == Checkpointing::Full) {
+    if (c.in.checkpointing == Checkpointing::Full || c.in.checkpointing == Checkpointing::PerOp) {
         t.recompute = t.recomputeInBars;
     } else if (c.in.checkpointing == Checkpointing::Selective) {
         ActivationInputs all = c.in;

@@ -30,7 +30,10 @@ enum class Precision { FP32, BF16Mixed, FP16Mixed, BF16, FP8Mixed };
 /// Muon (Jordan et al. 2024; as Moonlight, arXiv 2502.16982, trains with it): one momentum buffer for the hidden
 /// matrices, AdamW's two moments for the embeddings, norms and output head (issue 30 §2).
 enum class Optimizer { AdamW, Adam, SGD, SGDMomentum, Lion, Adafactor, Adam8bit, Muon };
-enum class Checkpointing { None, Selective, Full };
+/// Activation checkpointing: none; selective (Korthikanti et al. 2022: the attention scores recomputed); full (each
+/// layer's input kept, the layer recomputed); per-op (torchtitan's per-op selective AC: the outputs of every other
+/// matmul, of attention and of collectives kept, everything else recomputed; docs/accounting.md, "Recipes").
+enum class Checkpointing { None, Selective, Full, PerOp };
 /// How served weights are stored (core/model/recipe.h weightFormat(), docs/accounting.md "Serving formats"): bf16;
 /// int8 with a per-row scale (LLM.int8()); int4 with a 16-bit scale and a 4-bit zero per group of 128 (GPTQ/AWQ);
 /// MXFP4 (OCP MX v1.0: E2M1 + an E8M0 scale per 32; on a MoE model only the routed experts, as gpt-oss ships);

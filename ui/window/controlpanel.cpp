@@ -297,6 +297,8 @@ void ControlPanel::build()
     m_checkpointing->addItem(tr("None (whole tape)"), static_cast<int>(Checkpointing::None));
     m_checkpointing->addItem(tr("Selective (attention)"), static_cast<int>(Checkpointing::Selective));
     m_checkpointing->addItem(tr("Full (layer inputs)"), static_cast<int>(Checkpointing::Full));
+    // torchtitan's per-op selective AC: between selective and full (docs/accounting.md, "Recipes").
+    m_checkpointing->addItem(tr("Per-op (every other matmul)"), static_cast<int>(Checkpointing::PerOp));
     m_checkpointing->setToolTip(tr("Activation checkpointing throws parts of the tape away and recomputes them in "
                                    "the backward pass: compute spent to buy memory (Korthikanti et al. 2022)."));
     form->addRow(tr("Checkpointing"), m_checkpointing);

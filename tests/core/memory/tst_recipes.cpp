@@ -229,6 +229,40 @@ private Q_SLOTS:
         QCOMPARE(kept.perGpuHost.total(), 0.0);
     }
 
+    void perOpCheckpointingKeepsEveryOtherMatmul()
+    {
+        // torchtitan's per-op selective AC on Llama 2 7B (s = 4096, b = 1, bf16, flash): a layer keeps its input and
+        // the outputs of the 1st, 3rd, 5th, 7th matmul (q, v, gate, down: 4096 + 4096 + 11008 + 4096), the
+        // attention output (4096) and the fp32 log-sum-exp (4·32 B a token):
+        //   2·4096·(4096 + 4096 + 4096 + 4096 + 11008 + 4096) + 4·32·4096 = 257,949,696 + 524,288 = 258,473,984 B,
+        // between full's input alone (2·4096·4096 = 33,554,432) and no checkpointing (539,492,352).
+        Scenario s = llama2();
+        s.training.checkpointing = Checkpointing::PerOp;
+        const ActivationInputs in = activationInputs(s, 1);
+        const LayerActivations perOp = layerActivations(s.model.architecture, false, in);
+        QCOMPARE(perOp.total(), 258473984.0);
+        QCOMPARE(perOp.norms, 0.0); // recomputed from the layer input
+        // The term: 32 kept tapes and, during one layer's backward, the rest of its tape rebuilt, 539,492,352 −
+        // 258,473,984 = 281,018,368: 32 · 258,473,984 + 281,018,368 = 8,552,185,856 B.
+        const double perOpBytes = on(s).perGpu.activations;
+        QCOMPARE(perOpBytes, 8552185856.0);
+        s.training.checkpointing = Checkpointing::Selective;
+        const double selectiveBytes = on(s).perGpu.activations;
+        s.training.checkpointing = Checkpointing::Full;
+        const double fullBytes = on(s).perGpu.activations;
+        QVERIFY(fullBytes < perOpBytes && perOpBytes < selectiveBytes);
+        // Named as the command line and scenario files write it.
+        QCOMPARE(std::string(toString(Checkpointing::PerOp)), std::string("per-op"));
+        QCOMPARE(checkpointingFromString("per-op"), std::optional<Checkpointing>(Checkpointing::PerOp));
+        // Grouped-query attention keeps the narrower v: Llama 3.1 8B's layer keeps, per token, 2·(4096 + 4096 +
+        // 1024 + 4096 + 14336 + 4096) + 4·32 = 63,616 B.
+        Scenario l3 = testdata::preset("llama3-8b");
+        l3.training.seqLen = 1;
+        l3.training.microBatch = 1;
+        l3.training.checkpointing = Checkpointing::PerOp;
+        QCOMPARE(layerActivations(l3.model.architecture, false, activationInputs(l3, 1)).total(), 63616.0);
+    }
+
     void profileNeverOverrides()
     {
         // A profile fills what is unset, never what the scenario sets.
