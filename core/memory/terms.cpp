@@ -527,10 +527,28 @@ double layerParams(const TermContext& c)
     return layer / dbl(std::max<int64_t>(c.layout.tp, 1));
 }
 
-double unitParams(const TermContext& c)
+// The same unit's gradients as this GPU keeps them when the optimizer steps in backward: from ZeRO-2 on (FSDP's full
+// or grad-op sharding) the hook fires on the sharded parameter after the reduce-scatter (torchtune bd2a0fc
+// recipes/full_finetune_distributed.py: _setup_optimizer calls training.register_optim_in_bwd_hooks on the
+// parameters of the model _setup_model sharded with training.shard_model, FSDP2's DTensor shards), so only this rank's
+// shard of the unit's gradients waits for its step: the dense part ÷ (d·c), the routed experts ÷ d_e. The unsharded
+// gradients before the reduce-scatter are the gathered layer's (the workspace). ZeRO-0 and ZeRO-1 keep whole gradients.
+double unitGradientParams(const TermContext& c)
 {
-    const double head = dbl(c.model->arch.vocab) * dbl(c.model->arch.hidden) / dbl(std::max<int64_t>(c.layout.tp, 1));
-    return std::max(layerParams(c), head);
+    const ResolvedModel& m = *c.model;
+    const ParallelLayout& p = c.layout;
+    const bool sharded = p.zero >= 2;
+    const double replicas = sharded ? dbl(std::max<int64_t>(p.replicas(), 1)) : 1;
+    const double expertReplicas = sharded ? dbl(std::max<int64_t>(p.dpExpert, 1)) : 1;
+    const double tp = dbl(std::max<int64_t>(p.tp, 1));
+    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
+    const double dense = std::max(0.0, dbl(m.params.total) - routed - dbl(m.params.embedding));
+    double layer = dense / std::max(c.layers, 1.0) / tp / replicas;
+    if (c.moeLayers > 0)
+        layer +=
+            routed / c.moeLayers / dbl(std::max<int64_t>(p.ep, 1)) / dbl(std::max<int64_t>(p.etp, 1)) / expertReplicas;
+    const double head = dbl(m.arch.vocab) * dbl(m.arch.hidden) / tp / replicas;
+    return std::max(layer, head);
 }
 
 template <class X> X gradients(const TermContext& c, TermNotes<X>& n)
@@ -545,7 +563,15 @@ template <class X> X gradients(const TermContext& c, TermNotes<X>& n)
                  "the gradient: at most one layer's (or the output head's) gradients exist at once.");
         n.source("torchtune bd2a0fc torchtune/modules/optim.py OptimizerInBackward (register_post_accumulate_grad_hook "
                  "steps and frees each parameter's gradient); docs/accounting.md, Recipes");
-        return X::mul(X::bytes("b_g", c.recipe.gradients), X::sym("max(P_layer, V·h)/t", unitParams(c)), " · ", " × ");
+        const bool sharded = c.layout.zero >= 2 && c.layout.replicas() > 1;
+        if constexpr (X::kText)
+            if (sharded)
+                n.assumptions += " ZeRO-" + std::to_string(c.layout.zero) +
+                                 " shards the gradients: the step hook fires on this rank's shard after the "
+                                 "reduce-scatter, so one unit's gradients are held ÷ d (routed experts ÷ d_e).";
+        return X::mul(X::bytes("b_g", c.recipe.gradients),
+                      X::sym(sharded ? "max(P_layer, V·h)/(t·d)" : "max(P_layer, V·h)/t", unitGradientParams(c)), " · ",
+                      " × ");
     }
     // Offloaded, the CPU optimizer reads fp32 gradients: DeepSpeed copies each 16-bit gradient bucket into an
     // fp32 buffer of this rank's partition in pinned host memory (stage_1_and_2.py's

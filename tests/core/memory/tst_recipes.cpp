@@ -77,6 +77,28 @@ private Q_SLOTS:
         QCOMPARE(on(s).perGpu.gradients, 404766976.0);
     }
 
+    void optimizerInBackwardHonoursZeroSharding()
+    {
+        // On 4 data-parallel GPUs the step hook fires on each rank's gradient shard after the reduce-scatter (FSDP2's
+        // sharded parameters) from ZeRO-2 on: one layer's 202,383,488 parameters ÷ 4 = 50,595,872 at 2 B =
+        // 101,191,744 B (the head's 131,072,000 ÷ 4 is smaller). ZeRO-1 shards no gradients: the whole layer's,
+        // 404,766,976 B, as on one GPU.
+        Scenario s = llama2();
+        s.training.optimizerInBackward = true;
+        s.hardware.gpus = 4;
+        for (const int zero : {2, 3}) {
+            s.hardware.zeroStage = zero;
+            QVERIFY(validateScenario(s, "").empty());
+            QCOMPARE(on(s).perGpu.gradients, 101191744.0);
+        }
+        s.hardware.zeroStage = 1;
+        QCOMPARE(on(s).perGpu.gradients, 404766976.0);
+        // Without the step in backward ZeRO-2 holds every parameter's shard: 2 · 6,738,415,616 / 4 = 3,369,207,808 B.
+        s.hardware.zeroStage = 2;
+        s.training.optimizerInBackward = false;
+        QCOMPARE(on(s).perGpu.gradients, 3369207808.0);
+    }
+
     void optimizerInBackwardRefusesAccumulation()
     {
         Scenario s = llama2();
