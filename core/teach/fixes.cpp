@@ -186,6 +186,65 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
         }
     }
 
+    if (training) {
+        // Issue 30 §2's recipes, each proposed only where the run does not use it yet (its own setting, else its
+        // framework's default: effective*) and where the changed scenario is one the command line accepts.
+        auto valid = [&](const Scenario& x) {
+            return validateScenario(x, "").empty() && validateHost(x, gpu, "").empty();
+        };
+        const std::optional<LossKind> loss = effectiveLoss(s);
+        if (loss == LossKind::Eager) {
+            // torchtune's chunked cross-entropy (docs/accounting.md, "The loss as computed"): the same sums in 8
+            // chunks, one chunk's fp32 logits at a time.
+            Scenario x = s;
+            x.training.loss = LossKind::Chunked;
+            if (valid(x))
+                consider(FixKind::ChunkedLoss, FixTier::MemoryLayout, "Chunked cross-entropy", "loss eager → chunked",
+                         x, 0, [&](const Breakdown& a) {
+                             return to(a) + ". The same cross-entropy over 8 chunks of the tokens, one chunk's fp32 "
+                                            "logits at a time (torchtune's CEWithChunkedOutputLoss): no extra compute.";
+                         });
+        }
+        if (!effectiveCompile(s)) {
+            Scenario x = s;
+            x.training.compile = true;
+            if (valid(x))
+                consider(FixKind::Compile, FixTier::MemoryLayout, "torch.compile", "torch.compile off → on", x, 0,
+                         [&](const Breakdown& a) {
+                             return to(a) + ". The compiled backward rebuilds the pointwise results (the SwiGLU "
+                                            "product, the norms' outputs) inside its kernels instead of keeping them "
+                                            "(docs/accounting.md, Recipes); it costs compile time, usually not step "
+                                            "time.";
+                         });
+        }
+        if (!effectiveActivationOffload(s) && gpu.hostMemoryBytes > 0) {
+            Scenario x = s;
+            x.training.activationOffload = true;
+            if (valid(x))
+                consider(FixKind::ActivationOffload, FixTier::Throughput, "Activation offloading",
+                         "activation offloading off → on", x, 0, [&](const Breakdown& a) {
+                             return to(a) +
+                                    ". Every saved tensor goes to host memory as forward saves it and comes "
+                                    "back before its backward (torchtune's OffloadActivations): " +
+                                    formatBytes(a.perNodeHost.activations) +
+                                    " of host memory per node, and PCIe copies that slow the step where compute "
+                                    "does not hide them.";
+                         });
+        }
+        if (!effectiveOptimizerInBackward(s) && s.training.fineTune == FineTune::Full) {
+            Scenario x = s;
+            x.training.optimizerInBackward = true;
+            if (valid(x))
+                consider(FixKind::OptimizerInBackward, FixTier::Capability, "Optimizer step in backward",
+                         "optimizer step in backward off → on", x, 0, [&](const Breakdown& a) {
+                             return to(a) + ". Each parameter is stepped and its gradient freed as soon as backward "
+                                            "writes it (torchtune's OptimizerInBackward): no gradient accumulation "
+                                            "and no clipping by the global gradient norm (torchtune refuses both "
+                                            "with it).";
+                         });
+        }
+    }
+
     if (batch > 1) {
         Scenario x = s;
         const auto b = largestFitting(1, batch - 1, [&](int64_t v) {
