@@ -72,7 +72,7 @@ _RESERVED = ("peak reserved under the classic caching allocator with the FSDP1 w
              "requests reuse the cached blocks where they fit (best fit), which TrainMem does not follow. Measured, "
              "QLoRA at batch 1 reserves 4.98 GiB at context 512 and 5.21 GiB at 2048 (+0.23 GiB) while TrainMem's "
              "allocated grows by 1.3 GiB: the larger step is served from the cache. No additive reserve brings both "
-             "rows within ±10%: the lower is 0.89, the higher 1.10")
+             "rows within ±10%: the lower is 0.899, the higher 1.109")
 # torchtune's Llama 3.2 3B rows with a compiled chunked loss (issue 30 §2's recipes, now expressible): what the
 # accounting does not follow yet, each checked against the recipe's code (torchtune bd2a0fc).
 _TT_GRADS = ("the bars add the gradients at their largest (end of backward) to the logits at the loss, while "

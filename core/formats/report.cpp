@@ -483,6 +483,10 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
         line("gradients", h.gradients);
         line("master weights", h.master);
         line("optimizer", h.optimizer);
+        if (h.adapters > 0) // LoRA/QLoRA under optimizer+params: the adapters and their optimizer on the host
+            line("LoRA adapters", h.adapters);
+        if (h.activations > 0)
+            line("activations", h.activations);
         line("host total", h.total());
         if (b.hostMemoryBytes > 0)
             line("host memory", b.hostMemoryBytes);

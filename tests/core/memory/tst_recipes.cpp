@@ -13,6 +13,7 @@
 //   total                                                                 = 539,492,352 B.
 #include "testdata.h"
 
+#include "report.h"
 #include "scenarioio.h"
 #include "terms.h"
 #include "timeline.h"
@@ -242,6 +243,10 @@ private Q_SLOTS:
         // two moments), sharded over 2: 134,217,728 B, all on the host with their optimizer step.
         QCOMPARE(b.perGpu.adapters, 0.0);
         QCOMPARE(b.perGpuHost.adapters, 134217728.0);
+        // --text lists them with the host's terms, and --json under per_node_host_bytes.
+        const GpuSpec h100 = testdata::gpu("H100");
+        QVERIFY(breakdownToText(b, s, h100).find("LoRA adapters") != std::string::npos);
+        QCOMPARE(breakdownToJson(b, s, h100, {})["per_node_host_bytes"]["adapters"].get<double>(), 2 * 134217728.0);
         // Without the offload the base and adapters are back on the GPU, half each: the NF4 base (6,476,005,376 ·
         // 0.515869140625 + 524,820,480)/2 = (3,340,771,328 + 524,820,480)/2 = 1,932,795,904 B.
         s.hardware.offload = Offload::None;
