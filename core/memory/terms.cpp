@@ -362,15 +362,30 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
         "quantisation, blocks of 64) and §3 (NF4, double quantisation: 8-bit constants, second-level blocks of 256); "
         "core/model/lora.h");
     const X B1 = X::sym("B₁", kNf4BlockSize), B2 = X::sym("B₂", kNf4SecondBlockSize);
-    const X bits = X(kNf4Bits) + X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2);
-    const X perParam = bits / X(8);
     const bool byZero = c.layout.zero >= 3;
     const double total = dbl(c.model->params.total);
     const double q = std::min(dbl(c.quantized.total), total);
     const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
     const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
+    const HeldNames names{"P_q", "P_q,dense", "P_q,experts"};
+    // The 4-bit data is the parameter ZeRO-3/FSDP shards; the constants are bitsandbytes' Params4bit.quant_state,
+    // not a parameter, so neither FSDP nor DeepSpeed partitions them: every data-parallel rank keeps the whole model's
+    // (AnswerDotAI/fsdp_qlora train.py at 05ed9f2, load_and_quantize: "FSDP only syncs parameters and buffers, so the
+    // quant_state isn't copied"). Without ZeRO-3 both are whole anyway.
+    X quantised;
+    if (byZero && c.layout.replicas() > 1) {
+        if constexpr (X::kText)
+            n.assumptions += " Under ZeRO-3 only the 4-bit data is sharded: the constants are bitsandbytes' "
+                             "quant_state, not a parameter, and every data-parallel rank keeps the whole model's.";
+        quantised = X::mul(X(kNf4Bits) / X(8), held<X>(c, true, q, qRouted, names), " · ", " × ") +
+                    X::mul((X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2)) / X(8),
+                           held<X>(c, false, q, qRouted, names), " · ", " × ");
+    } else {
+        const X bits = X(kNf4Bits) + X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2);
+        quantised = X::mul(bits / X(8), held<X>(c, byZero, q, qRouted, names), " · ", " × ");
+    }
     const X base =
-        X::mul(perParam, held<X>(c, byZero, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}), " · ", " × ") +
+        quantised +
         X::mul(X::bytes("b_w", c.recipe.weights),
                held<X>(c, byZero, total - q, routed - qRouted, {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
                " · ", " × ");
@@ -404,9 +419,10 @@ template <class X> X qloraOffloaded(const TermContext& c, TermNotes<X>& n)
         // The offloaded flat parameters: the NF4 base less the constants, this GPU's ZeRO-3 shard.
         const X base = qloraBase<X>(c, n);
         n.title("Base weights (frozen, 4-bit NF4) per GPU, in host memory");
+        // The constants stay on the GPU whole (qloraBase keeps them unsharded under ZeRO-3).
         const X constants = X::mul(X::text(
                                        "c_q", [&] { return formatNumber(perConstant) + " B"; }, perConstant),
-                                   held<X>(c, c.layout.zero >= 3, q, qRouted, names), " · ", " × ");
+                                   held<X>(c, false, q, qRouted, names), " · ", " × ");
         return base - constants;
     }
     qloraBase<X>(c, n); // its title and assumptions, then what this view adds

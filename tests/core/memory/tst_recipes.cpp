@@ -247,11 +247,12 @@ private Q_SLOTS:
         const GpuSpec h100 = testdata::gpu("H100");
         QVERIFY(breakdownToText(b, s, h100).find("LoRA adapters") != std::string::npos);
         QCOMPARE(breakdownToJson(b, s, h100, {})["per_node_host_bytes"]["adapters"].get<double>(), 2 * 134217728.0);
-        // Without the offload the base and adapters are back on the GPU, half each: the NF4 base (6,476,005,376 ·
-        // 0.515869140625 + 524,820,480)/2 = (3,340,771,328 + 524,820,480)/2 = 1,932,795,904 B.
+        // Without the offload the base and adapters are back on the GPU, half each but the constants, which ZeRO-3
+        // does not shard either: 6,476,005,376 · 0.5/2 + 102,768,640 + 524,820,480/2 = 1,619,001,344 + 102,768,640 +
+        // 262,410,240 = 1,984,180,224 B.
         s.hardware.offload = Offload::None;
         const Breakdown kept = on(s);
-        QCOMPARE(kept.perGpu.weights, 1932795904.0);
+        QCOMPARE(kept.perGpu.weights, 1984180224.0);
         QCOMPARE(kept.perGpu.adapters, 134217728.0);
         QCOMPARE(kept.perGpuHost.total(), 0.0);
     }
