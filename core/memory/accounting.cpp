@@ -173,7 +173,8 @@ struct Zero3Fit {
 };
 
 Zero3Fit zero3Fit(const ResolvedModel& m, const ParallelLayout& par, const Segments& pg, double gatheredLayerBytes,
-                  double zero3Gather, double bytesPerParam, const Scenario& s, const GpuSpec& gpu)
+                  double zero3Gather, double bytesPerParam, const Scenario& s, const GpuSpec& gpu,
+                  double unshardedState)
 {
     const TrainedParams p = trainedParams(m, s);
     const double mp = dbl(par.tp * par.pp);
@@ -186,8 +187,12 @@ Zero3Fit zero3Fit(const ResolvedModel& m, const ParallelLayout& par, const Segme
     const double usable =
         effectiveExpandableSegments(s) ? cap - framework - kExpandableSegmentsReserve : (cap - framework) / (1 + frag);
     // The search assumes ZeRO-3, so it counts the gathered layer even when this layout has none.
-    const double rest = pg.activations + pg.logits + pg.workspace + (gatheredLayerBytes > 0 ? 0 : zero3Gather);
-    const double shardable = (denseShare + expertShare * dbl(par.ep)) * bytesPerParam;
+    // QLoRA's quantisation constants stay whole on every rank (qloraConstantsHeld): with the working set, not the
+    // shardable state.
+    const double rest =
+        pg.activations + pg.logits + pg.workspace + (gatheredLayerBytes > 0 ? 0 : zero3Gather) + unshardedState;
+    const double shardable = std::max(0.0, (denseShare + expertShare * dbl(par.ep)) * bytesPerParam -
+                                               (bytesPerParam > 0 ? unshardedState : 0));
     Zero3Fit f;
     if (!(usable > rest)) { // NaN too
         f.workingExceeds = true;
@@ -260,7 +265,7 @@ GpusToFit gpusToFit(const ResolvedModel& m, const Scenario& s, const GpuSpec& gp
         one = evaluateTerms(single);
     }
     const Zero3Fit f = zero3Fit(m, par, pg, peak.gathersLayer() ? zero3Gather : 0, zero3Gather,
-                                residentBytesPerParam(m, s, peak.recipe, one), s, gpu);
+                                residentBytesPerParam(m, s, peak.recipe, one), s, gpu, qloraConstantsHeld(peak));
     out.gpus = f.gpus;
     out.never = f.workingExceeds;
     return out;
@@ -299,6 +304,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
 
     // Every segment, of both views, from the table of terms (core/memory/terms.cpp).
     double zero3Gather = 0;          // the layer ZeRO-3 gathers whole (in the workspace term), for the fit search
+    double quantConstants = 0;       // QLoRA's quant_state, whole on every rank, for the fit search
     Offload offload = Offload::None; // what this layout offloads to host memory
     StateRecipe adapterRecipe;       // LoRA/QLoRA: the adapters' recipe and count, for the tax
     LinearCount adapterParams;
@@ -313,6 +319,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         r.lastStageIsPeak = peak.holdsHead();
         r.layer = peak.shownLayer();
         zero3Gather = zero3GatheredLayer(peak);
+        quantConstants = qloraConstantsHeld(peak);
         if (peak.gathersLayer())
             r.gatheredLayerBytes = zero3Gather;
         adapterRecipe = peak.adapterRecipe;
@@ -407,7 +414,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         r.minGpusToFit = minInferenceGpus(m, s, gpu);
     else
         r.minGpusToFit = zero3Fit(m, par, r.perGpu, r.gatheredLayerBytes, zero3Gather,
-                                  residentBytesPerParam(m, s, r.recipe, r.singleGpu), s, gpu)
+                                  residentBytesPerParam(m, s, r.recipe, r.singleGpu), s, gpu, quantConstants)
                              .gpus;
     return r;
 }

@@ -384,11 +384,10 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
         const X bits = X(kNf4Bits) + X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2);
         quantised = X::mul(bits / X(8), held<X>(c, byZero, q, qRouted, names), " · ", " × ");
     }
-    const X base =
-        quantised +
-        X::mul(X::bytes("b_w", c.recipe.weights),
-               held<X>(c, byZero, total - q, routed - qRouted, {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
-               " · ", " × ");
+    const X base = quantised + X::mul(X::bytes("b_w", c.recipe.weights),
+                                      held<X>(c, byZero, total - q, routed - qRouted,
+                                              {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
+                                      " · ", " × ");
     // A multimodal wrapper's vision tower stays in 16 bits, frozen (QLoRA recipes for these models leave it out of
     // the 4-bit quantisation and the adapters), on the stage that holds the input embedding.
     if (c.vision <= 0 || !c.holdsEmbedding())
@@ -1710,6 +1709,18 @@ double flatWrapCache(const TermContext& c)
     // concatenation at the wrap, so best fit serves it from that cached block: what stays cached beside the step is
     // the rest.
     return std::max(0.0, copies * (layerBytes + root) - fsdp1RootGathered(c));
+}
+
+double qloraConstantsHeld(const TermContext& c)
+{
+    if (!c.training || c.fineTune != FineTune::QLora)
+        return 0;
+    const double q = std::min(dbl(c.quantized.total), dbl(c.model->params.total));
+    const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
+    const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
+    const double perConstant =
+        (kNf4ConstantBits / kNf4BlockSize + kNf4SecondConstantBits / (kNf4BlockSize * kNf4SecondBlockSize)) / 8;
+    return perConstant * held<NumExpr>(c, false, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}).value;
 }
 
 double fsdp1RootGathered(const TermContext& c)

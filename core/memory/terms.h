@@ -188,6 +188,10 @@ double flatWrapCache(const TermContext& c);
 /// \brief FSDP1 (/hardware/fsdp_flat_wrap) under full sharding keeps the root unit (embeddings and output head)
 /// gathered from forward to the end of backward: U_root = P_embedding·b_w/t, in the workspace; 0 otherwise.
 double fsdp1RootGathered(const TermContext& c);
+/// \brief QLoRA's quantisation constants this GPU holds whatever the ZeRO stage or offload (bitsandbytes'
+/// quant_state is not a parameter: nothing shards or offloads it): P_q·(8/64 + 32/(64·256))/8 B, split only by
+/// tensor, pipeline and expert parallelism. 0 otherwise. The fit search counts them with the working set.
+double qloraConstantsHeld(const TermContext& c);
 
 /// \brief The activation term of view `c` split by when its bytes live (the step timeline, core/memory/timeline.h):
 /// activations = perLayer · stageLayers · inflight + recomputeInBars + mtp, to the byte.
