@@ -155,6 +155,34 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
                                 pct(kSelectiveOverhead) + " compute (Korthikanti et al. 2022, Table 4).";
                      });
         }
+        // torchtitan's per-op selective AC recomputes the 2nd, 4th, … matmul of each layer (k, o and up for a SwiGLU
+        // layer, fc2 for GeLU) and the cheap ops around them: the extra compute is those matmuls' share of the forward
+        // FLOPs, a third of a step's (docs/accounting.md, Recipes). Multi-head latent attention is left out.
+        const Architecture& arch = m.arch;
+        if ((s.training.checkpointing == Checkpointing::None || s.training.checkpointing == Checkpointing::Selective) &&
+            arch.attention != AttentionKind::MLA && arch.hidden > 0) {
+            const double h = static_cast<double>(arch.hidden), hd = static_cast<double>(arch.headDimOrDefault());
+            const double q = static_cast<double>(arch.heads) * hd;
+            const double kv = static_cast<double>(arch.kvHeadsOrDefault()) * hd;
+            const double f =
+                static_cast<double>(arch.isMoe() ? arch.moe.expertFfn * std::max<int64_t>(arch.moe.activeExperts, 1)
+                                                 : std::max(arch.ffn, arch.moe.denseFfn));
+            const bool swiglu = arch.ffnKind == FfnKind::SwiGLU;
+            // FLOPs per token are proportional to d_in·d_out: q, k, v, o, then gate, up, down (fc1, fc2).
+            const double all = h * (q + 2 * kv) + q * h + (swiglu ? 3 : 2) * h * f;
+            const double recomputed = h * kv + q * h + h * f;
+            const double overhead = all > 0 ? recomputed / all / 3 : 0;
+            Scenario x = s;
+            x.training.checkpointing = Checkpointing::PerOp;
+            consider(FixKind::PerOpCheckpointing, FixTier::Throughput, "Per-op checkpointing",
+                     std::string("checkpointing ") + toString(s.training.checkpointing) + " → per-op", x, overhead,
+                     [&](const Breakdown& a) {
+                         return to(a) +
+                                ". Keeps every other matmul's output and recomputes the rest in backward "
+                                "(torchtitan's selective AC): about " +
+                                pct(overhead) + " compute.";
+                     });
+        }
         if (s.training.checkpointing != Checkpointing::Full) {
             Scenario x = s;
             x.training.checkpointing = Checkpointing::Full;

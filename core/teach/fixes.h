@@ -8,8 +8,8 @@
 //                      communication on the same GPUs (sequence parallel, selective checkpointing, a
 //                      higher ZeRO stage, context parallel in place of some data parallel, the loss chunked,
 //                      torch.compile)
-//        Throughput    the same maths, done slower (full checkpointing +33%, a smaller micro-batch,
-//                      activations offloaded to host memory over PCIe)
+//        Throughput    the same maths, done slower (full checkpointing +33%, per-op checkpointing (every
+//                      second matmul recomputed), a smaller micro-batch, activations offloaded over PCIe)
 //        Numerics      the numbers get coarser and accuracy is at risk (8-bit Adam, pure bf16, fp8,
 //                      int8/int4 weights)
 //        Capability    the model learns or serves something less (a shorter context; the optimizer
@@ -38,6 +38,7 @@ enum class FixKind {
     Compile,             ///< torch.compile's fused activations
     ActivationOffload,   ///< the tape in host memory but the layers in flight
     OptimizerInBackward, ///< one layer's gradients at a time
+    PerOpCheckpointing,  ///< torchtitan's per-op selective AC
     SmallerMicroBatch,
     EightBitOptimizer,
     PureBf16,

@@ -246,6 +246,26 @@ private Q_SLOTS:
         QVERIFY(!find(cheapestFixes(tune, h100), FixKind::ChunkedLoss));
     }
 
+    // Per-op checkpointing between selective and full: Llama 2 7B (pure bf16, AdamW) at 4096 × 2 on one H100,
+    // 97.7 GB, does not fit with selective (flash attention already drops the scores) and fits per-op. Its price is
+    // the recomputed matmuls' share of the forward: k, o and up, 4096·(4096 + 4096 + 11008) of 4096·(4·4096 +
+    // 3·11008), 19,200 / 49,408 = 0.3886, a third of it: +13.0% (full: +33%).
+    void perOpCheckpointingCostsItsMatmuls()
+    {
+        Scenario s = layout(testdata::preset("llama2-7b"), 1, 0, 4096, 2, Checkpointing::None);
+        s.training.precision = Precision::BF16;
+        const std::vector<Fix> fixes = cheapestFixes(s, testdata::gpu("H100"));
+        const Fix* perOp = find(fixes, FixKind::PerOpCheckpointing);
+        const Fix* full = find(fixes, FixKind::FullCheckpointing);
+        QVERIFY(perOp && full);
+        QVERIFY(!find(fixes, FixKind::SelectiveCheckpointing));
+        QCOMPARE(perOp->computeOverhead, 19200.0 / 49408.0 / 3);
+        QCOMPARE(perOp->tier, FixTier::Throughput);
+        QCOMPARE(perOp->scenario.training.checkpointing, Checkpointing::PerOp);
+        QVERIFY(perOp->freedBytes < full->freedBytes);
+        QVERIFY(perOp < full); // cheaper compute first within the tier: the list holds them in that order
+    }
+
     void aScenarioThatFitsNeedsNoFix()
     {
         Scenario s = testdata::sized(7'000'000'000);
