@@ -78,7 +78,9 @@ struct Options {
     QCommandLineOption batch{QStringLiteral("batch"), QStringLiteral("Micro-batch size (sequences per GPU per step)."),
                              QStringLiteral("n")};
     QCommandLineOption checkpointing{QStringLiteral("checkpointing"),
-                                     QStringLiteral("Activation checkpointing: none, selective or full."),
+                                     QStringLiteral("Activation checkpointing: none, selective, full or per-op "
+                                                    "(torchtitan's per-op selective: every other matmul's output "
+                                                    "kept)."),
                                      QStringLiteral("mode")};
     QCommandLineOption finetune{QStringLiteral("finetune"),
                                 QStringLiteral("Fine-tuning: full (every parameter), lora (adapters on a frozen base) "

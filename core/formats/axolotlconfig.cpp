@@ -186,13 +186,10 @@ void readSharding(ConfigMap& top, ConfigMap& fsdpConfig, TrainingConfig& c)
             c.zeroStage = 2; // FSDP2 keeps the gathered weights after forward: ZeRO-2's shape
     }
     if (offload && c.zeroStage.value_or(0) == 3) {
-        // FSDP's CPU offload moves parameters, gradients and optimizer state; TrainMem's closest is ZeRO-3
-        // optimizer+params offload. A 4-bit base is not offloaded by TrainMem (scenario.h, withValidOffload).
-        const bool nf4 = c.fineTune == FineTune::QLora;
-        c.offload = nf4 ? Offload::Optimizer : Offload::OptimizerParams;
-        c.notes.push_back(nf4 ? "FSDP's CPU offload of a QLoRA model is counted as optimizer offload: TrainMem "
-                                "does not offload a 4-bit base"
-                              : "FSDP's CPU offload is counted as ZeRO-3 optimizer+params offload");
+        // FSDP's CPU offload moves parameters, gradients and optimizer state: ZeRO-3 optimizer+params offload, a
+        // QLoRA model's 4-bit base and adapters included (docs/accounting.md, "QLoRA with the base offloaded").
+        c.offload = Offload::OptimizerParams;
+        c.notes.push_back("FSDP's CPU offload is counted as ZeRO-3 optimizer+params offload");
     } else if (offload) {
         c.notes.push_back("FSDP's CPU offload without full sharding is read but not modelled");
     }

@@ -366,6 +366,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"master_weights", b.perNodeHost.master},
           {"optimizer", b.perNodeHost.optimizer},
           {"activations", b.perNodeHost.activations},
+          {"adapters", b.perNodeHost.adapters},
           {"total", b.perNodeHost.total()}}},
         {"activation_layer_bytes",
          {{"attention", l.attention},
@@ -493,6 +494,10 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
         line("gradients", h.gradients);
         line("master weights", h.master);
         line("optimizer", h.optimizer);
+        if (h.adapters > 0) // LoRA/QLoRA under optimizer+params: the adapters and their optimizer on the host
+            line("LoRA adapters", h.adapters);
+        if (h.activations > 0)
+            line("activations", h.activations);
         line("host total", h.total());
         if (b.hostMemoryBytes > 0)
             line("host memory", b.hostMemoryBytes);

@@ -276,11 +276,10 @@ void readTorchtune(ConfigMap& top, TrainingConfig& c)
         // Only the distributed recipes read it, and they shard with FSDP2's fully_shard: ZeRO-3.
         c.zeroStage = 3;
         if (*offload) {
-            const bool nf4 = c.fineTune == FineTune::QLora;
-            c.offload = nf4 ? Offload::Optimizer : Offload::OptimizerParams;
-            c.notes.push_back(nf4 ? "fsdp_cpu_offload of a QLoRA model is counted as optimizer offload: TrainMem "
-                                    "does not offload a 4-bit base"
-                                  : "fsdp_cpu_offload is counted as ZeRO-3 optimizer+params offload");
+            // FSDP2's CPUOffloadPolicy keeps parameters, gradients and the optimizer step on the host, a QLoRA
+            // model's 4-bit base and adapters included.
+            c.offload = Offload::OptimizerParams;
+            c.notes.push_back("fsdp_cpu_offload is counted as ZeRO-3 optimizer+params offload");
         }
     }
     c.seqLen = tokenizer.integer("max_seq_len", 1, kMaxSeq);

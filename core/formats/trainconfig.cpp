@@ -82,12 +82,6 @@ void mergeDeepSpeed(TrainingConfig& into, const TrainingConfig& ds)
     for (const std::string& n : ds.notes)
         into.notes.push_back(f + ": " + n);
     into.errors.insert(into.errors.end(), ds.errors.begin(), ds.errors.end());
-    // TrainMem does not offload a 4-bit base (scenario.h, withValidOffload): offload_param under a QLoRA YAML.
-    if (into.fineTune == FineTune::QLora && into.offload == Offload::OptimizerParams) {
-        into.offload = Offload::Optimizer;
-        into.notes.push_back(f + ": offload_param of a QLoRA model is counted as optimizer offload: TrainMem does not "
-                                 "offload a 4-bit base");
-    }
 }
 
 Scenario applyTrainingConfig(const Scenario& base, const TrainingConfig& c, bool keepModel)

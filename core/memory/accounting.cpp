@@ -173,7 +173,8 @@ struct Zero3Fit {
 };
 
 Zero3Fit zero3Fit(const ResolvedModel& m, const ParallelLayout& par, const Segments& pg, double gatheredLayerBytes,
-                  double zero3Gather, double bytesPerParam, const Scenario& s, const GpuSpec& gpu)
+                  double zero3Gather, double bytesPerParam, const Scenario& s, const GpuSpec& gpu,
+                  double unshardedState)
 {
     const TrainedParams p = trainedParams(m, s);
     const double mp = dbl(par.tp * par.pp);
@@ -186,8 +187,12 @@ Zero3Fit zero3Fit(const ResolvedModel& m, const ParallelLayout& par, const Segme
     const double usable =
         effectiveExpandableSegments(s) ? cap - framework - kExpandableSegmentsReserve : (cap - framework) / (1 + frag);
     // The search assumes ZeRO-3, so it counts the gathered layer even when this layout has none.
-    const double rest = pg.activations + pg.logits + pg.workspace + (gatheredLayerBytes > 0 ? 0 : zero3Gather);
-    const double shardable = (denseShare + expertShare * dbl(par.ep)) * bytesPerParam;
+    // QLoRA's quantisation constants stay whole on every rank (qloraConstantsHeld): with the working set, not the
+    // shardable state.
+    const double rest =
+        pg.activations + pg.logits + pg.workspace + (gatheredLayerBytes > 0 ? 0 : zero3Gather) + unshardedState;
+    const double shardable = std::max(0.0, (denseShare + expertShare * dbl(par.ep)) * bytesPerParam -
+                                               (bytesPerParam > 0 ? unshardedState : 0));
     Zero3Fit f;
     if (!(usable > rest)) { // NaN too
         f.workingExceeds = true;
@@ -216,7 +221,8 @@ double bytesPerParamOf(const ResolvedModel& m, const Scenario& s, const StateRec
 // What one parameter keeps on the GPU under the ZeRO-3 the fit search assumes, with the scenario's offload (issue 31
 // §1: the search honours the recipe the verdict does). ZeRO-Offload moves the fp32 gradients, the master weights and
 // the optimizer state to host memory, leaving the 16-bit weights; ZeRO-Infinity (optimizer+params) moves those too
-// (the one gathered layer stays, in the working set). LoRA's adapters stay on the GPU (core/memory/terms.cpp).
+// (the one gathered layer stays, in the working set). LoRA's adapters stay on the GPU under optimizer offload and go
+// to the host with the parameters (core/memory/terms.cpp, adapters).
 double residentBytesPerParam(const ResolvedModel& m, const Scenario& s, const StateRecipe& recipe,
                              const Segments& singleGpu)
 {
@@ -226,8 +232,9 @@ double residentBytesPerParam(const ResolvedModel& m, const Scenario& s, const St
     if (!s.training.adapters())
         return offload == Offload::OptimizerParams ? 0.0 : recipe.weights;
     const double total = dbl(m.params.total) + dbl(heldVisionParams(m));
-    const double base = offload == Offload::OptimizerParams ? 0.0 : singleGpu.modelState() - singleGpu.adapters;
-    return total > 0 ? (base + singleGpu.adapters) / total : 0;
+    if (offload == Offload::OptimizerParams)
+        return 0.0;
+    return total > 0 ? singleGpu.modelState() / total : 0;
 }
 
 Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& gpu);
@@ -258,7 +265,7 @@ GpusToFit gpusToFit(const ResolvedModel& m, const Scenario& s, const GpuSpec& gp
         one = evaluateTerms(single);
     }
     const Zero3Fit f = zero3Fit(m, par, pg, peak.gathersLayer() ? zero3Gather : 0, zero3Gather,
-                                residentBytesPerParam(m, s, peak.recipe, one), s, gpu);
+                                residentBytesPerParam(m, s, peak.recipe, one), s, gpu, qloraConstantsHeld(peak));
     out.gpus = f.gpus;
     out.never = f.workingExceeds;
     return out;
@@ -297,6 +304,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
 
     // Every segment, of both views, from the table of terms (core/memory/terms.cpp).
     double zero3Gather = 0;          // the layer ZeRO-3 gathers whole (in the workspace term), for the fit search
+    double quantConstants = 0;       // QLoRA's quant_state, whole on every rank, for the fit search
     Offload offload = Offload::None; // what this layout offloads to host memory
     StateRecipe adapterRecipe;       // LoRA/QLoRA: the adapters' recipe and count, for the tax
     LinearCount adapterParams;
@@ -311,20 +319,21 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         r.lastStageIsPeak = peak.holdsHead();
         r.layer = peak.shownLayer();
         zero3Gather = zero3GatheredLayer(peak);
+        quantConstants = qloraConstantsHeld(peak);
         if (peak.gathersLayer())
             r.gatheredLayerBytes = zero3Gather;
         adapterRecipe = peak.adapterRecipe;
         adapterParams = peak.adapterParams;
         // Offload (issue 9 §3): the host view of the same GPU, and a node's worth of them.
         const Segments host = hostTerms(peak);
-        r.perGpuHost = {host.weights, host.gradients, host.master, host.optimizer, host.activations};
+        r.perGpuHost = {host.weights, host.gradients, host.master, host.optimizer, host.activations, host.adapters};
         offload = peak.offload;
     }
     r.gpusOnNode = std::clamp<int64_t>(std::min(par.gpus, s.hardware.gpusPerNode), 1, kMaxGpusPerNode);
     {
         const double n = dbl(r.gpusOnNode);
-        r.perNodeHost = {r.perGpuHost.weights * n, r.perGpuHost.gradients * n, r.perGpuHost.master * n,
-                         r.perGpuHost.optimizer * n, r.perGpuHost.activations * n};
+        r.perNodeHost = {r.perGpuHost.weights * n,   r.perGpuHost.gradients * n,   r.perGpuHost.master * n,
+                         r.perGpuHost.optimizer * n, r.perGpuHost.activations * n, r.perGpuHost.adapters * n};
     }
     r.hostMemoryBytes = gpu.hostMemoryBytes;
     r.hostFits = gpu.hostMemoryBytes <= 0 || r.perNodeHost.total() <= gpu.hostMemoryBytes;
@@ -405,7 +414,7 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
         r.minGpusToFit = minInferenceGpus(m, s, gpu);
     else
         r.minGpusToFit = zero3Fit(m, par, r.perGpu, r.gatheredLayerBytes, zero3Gather,
-                                  residentBytesPerParam(m, s, r.recipe, r.singleGpu), s, gpu)
+                                  residentBytesPerParam(m, s, r.recipe, r.singleGpu), s, gpu, quantConstants)
                              .gpus;
     return r;
 }
@@ -659,9 +668,6 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
             bad("/hardware/offload",
                 "optimizer needs ZeRO stage 1, 2 or 3 (DeepSpeed's optimizer offload partitions the optimizer "
                 "state over the data-parallel ranks), got zero_stage 0");
-        else if (hw.offload == Offload::OptimizerParams && t.fineTune == FineTune::QLora)
-            bad("/hardware/offload", "optimizer+params cannot offload QLoRA's 4-bit NF4 base (it stays on the GPU "
-                                     "where bitsandbytes dequantises it); use optimizer, got optimizer+params");
     }
     // The optimizer step in backward (issue 30 §2, "Bad input"): each parameter is stepped as soon as its gradient is
     // ready and the gradient freed, so there is nothing to accumulate over micro-batches (torchtune bd2a0fc

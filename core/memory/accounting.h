@@ -65,7 +65,8 @@ struct HostBytes {
     double master = 0;
     double optimizer = 0;
     double activations = 0; ///< the tape under activation offloading (issue 30 §2), but the layers in flight
-    double total() const { return weights + gradients + master + optimizer + activations; }
+    double adapters = 0;    ///< LoRA/QLoRA adapters' state under optimizer+params offload (FSDP CPUOffload)
+    double total() const { return weights + gradients + master + optimizer + activations + adapters; }
 };
 
 /// \brief The parallel layout account() works with: the scenario's gpus/tp/pp/ep/ZeRO when

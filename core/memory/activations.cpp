@@ -1,6 +1,7 @@
 #include "activations.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace trainmem {
 namespace {
@@ -67,6 +68,80 @@ void compiledSavings(const Architecture& a, bool moeLayer, bool mlaRecompute, do
     }
 }
 
+// torchtitan's per-op selective activation checkpointing (torchtitan/distributed/activation_checkpoint.py at
+// b5bcd76c66d0acb1a08b176d9639425bc55e0b2a, SelectiveAC._wrap_block): inside each checkpointed block the policy
+// MUST_SAVEs the outputs of the compute-intensive ops (torch._functorch.partitioners get_default_op_list's
+// compute_intensive_ops, aten.linear, the SDPA variants, aten.max) and of the collectives (reduce_scatter_tensor,
+// all_to_all_single), "except every second mm/linear" (a per-block counter: the 2nd, 4th, … matmul is recomputed), and
+// recomputes every other op (norms, RoPE, activations, residual adds). So a layer keeps its input (the checkpoint's
+// input, from which the rest is rebuilt), the outputs of the 1st, 3rd, 5th, … matmul in call order, and the attention
+// kernel's output with its fp32 log-sum-exp. Matmuls in torchtitan's call order: q, k, v, o (MLA: q_a, q_b, kv_a,
+// kv_b, o), then gate, up, down (GeLU: fc1, fc2); the MoE router is forced to recompute
+// (force_recompute_mm_shapes_by_fqns = ["moe.router.gate"]); routed and shared experts are counted like the dense FFN's
+// matmuls with k·f_e and s·f_e widths (an assumption: the experts' grouped GEMMs are not in the save list's mm ops).
+LayerActivations perOpTape(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind)
+{
+    const double s = in.localSeq(), keys = keysPerQuery(a, kind, in.seq), b = in.microBatch, sb = s * b;
+    const double h = static_cast<double>(a.hidden), heads = static_cast<double>(a.heads), e = in.elementBytes;
+    const double lin = in.fp8LinearInputs ? 1.0 : e;
+    std::vector<double> attn, ffn; // matmul output widths, in call order
+    double attnOut;
+    if (a.attention == AttentionKind::MLA) {
+        const double qk = static_cast<double>(a.mla.qkNopeHeadDim + a.mla.qkRopeHeadDim);
+        if (a.mla.qLoraRank > 0)
+            attn.push_back(static_cast<double>(a.mla.qLoraRank));
+        attn.push_back(heads * qk);
+        attn.push_back(static_cast<double>(a.mla.kvLoraRank + a.mla.qkRopeHeadDim));
+        attn.push_back(heads * static_cast<double>(a.mla.qkNopeHeadDim + a.mla.vHeadDim));
+        attnOut = heads * static_cast<double>(a.mla.vHeadDim);
+    } else {
+        const double hd = static_cast<double>(a.headDimOrDefault());
+        const double q = heads * hd * (a.gatedAttention ? 2 : 1), kv = static_cast<double>(a.kvHeadsOrDefault()) * hd;
+        attn = {q, kv, kv};
+        attnOut = heads * hd;
+    }
+    attn.push_back(h); // the output projection
+    auto ffnOf = [&](double f, double copies) {
+        for (double i = 0; i < copies; ++i) {
+            if (a.ffnKind == FfnKind::SwiGLU)
+                ffn.insert(ffn.end(), {f, f, h});
+            else
+                ffn.insert(ffn.end(), {f, h});
+        }
+    };
+    if (moeLayer && a.isMoe()) {
+        const double fe = static_cast<double>(a.moe.expertFfn);
+        ffnOf(fe * static_cast<double>(a.moe.activeExperts), 1);
+        ffnOf(fe, static_cast<double>(a.moe.sharedExperts));
+    } else {
+        ffnOf(static_cast<double>(moeLayer || a.moe.denseFfn <= 0 ? a.ffn : a.moe.denseFfn), 1);
+    }
+    int count = 0;
+    auto kept = [&](const std::vector<double>& widths) {
+        double sum = 0;
+        for (const double w : widths)
+            if (++count % 2 == 1)
+                sum += e * sb * w;
+        return sum;
+    };
+    LayerActivations r;
+    const double input = lin * sb * h; // the block input
+    r.attention = input;
+    if (kind != LayerKind::None) {
+        r.attention += kept(attn) + e * sb * attnOut; // every other projection, the attention kernel's output
+        // The flash kernel's fp32 log-sum-exp; the math kernel's saved attention weights otherwise.
+        r.scores = in.flashAttention ? 4 * heads * sb : e * heads * s * keys * b;
+    }
+    r.mlp = kept(ffn);
+    if (in.tp > 1) {
+        // With sequence parallelism every tensor is split; without it the block input stays whole.
+        r.attention = in.sequenceParallel ? r.attention / in.tp : input + (r.attention - input) / in.tp;
+        r.scores /= in.tp;
+        r.mlp /= in.tp;
+    }
+    return r;
+}
+
 } // namespace
 
 double linearAttentionChunkTape(const Architecture& a, double sb)
@@ -94,6 +169,15 @@ double keysPerQuery(const Architecture& a, LayerKind kind, double seq)
 
 LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind)
 {
+    if (in.checkpointing == Checkpointing::PerOp) {
+        // Linear-attention and Mamba-2 layers run their own fused kernels, whose saves the per-op policy sees as
+        // opaque ops: counted as selective recomputation counts them (an assumption, docs/accounting.md).
+        if (kind != LayerKind::Linear && kind != LayerKind::Mamba)
+            return perOpTape(a, moeLayer, in, kind);
+        ActivationInputs selective = in;
+        selective.checkpointing = Checkpointing::Selective;
+        return layerActivations(a, moeLayer, selective, kind);
+    }
     // s is this rank's tokens (s/c under context parallel); `keys` the keys each of its queries attends to: the
     // whole sequence, or a sliding window or chunk of it (issue 29 §2).
     const double s = in.localSeq(), keys = keysPerQuery(a, kind, in.seq), b = in.microBatch, sb = s * b;

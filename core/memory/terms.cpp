@@ -310,7 +310,7 @@ bool korthikantiShaped(const Architecture& a, const ActivationInputs& in)
     return a.hidden > 0 && !a.isMoe() && !a.kinds.any() && !a.gatedAttention && a.ffnKind == FfnKind::Gelu &&
            a.dropoutOrDefault() && a.attention != AttentionKind::MLA && a.kvHeadsOrDefault() == a.heads &&
            a.headDimOrDefault() * a.heads == a.hidden && a.ffn == 4 * a.hidden && in.elementBytes == 2 &&
-           !in.fp8LinearInputs && in.tp == 1 && in.cp == 1;
+           !in.fp8LinearInputs && in.tp == 1 && in.cp == 1 && in.checkpointing != Checkpointing::PerOp;
 }
 
 // The widest intermediate of one layer, in elements per token, and what it is.
@@ -362,24 +362,84 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
         "quantisation, blocks of 64) and §3 (NF4, double quantisation: 8-bit constants, second-level blocks of 256); "
         "core/model/lora.h");
     const X B1 = X::sym("B₁", kNf4BlockSize), B2 = X::sym("B₂", kNf4SecondBlockSize);
-    const X bits = X(kNf4Bits) + X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2);
-    const X perParam = bits / X(8);
     const bool byZero = c.layout.zero >= 3;
     const double total = dbl(c.model->params.total);
     const double q = std::min(dbl(c.quantized.total), total);
     const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
     const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
-    const X base =
-        X::mul(perParam, held<X>(c, byZero, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}), " · ", " × ") +
-        X::mul(X::bytes("b_w", c.recipe.weights),
-               held<X>(c, byZero, total - q, routed - qRouted, {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
-               " · ", " × ");
+    const HeldNames names{"P_q", "P_q,dense", "P_q,experts"};
+    // The 4-bit data is the parameter ZeRO-3/FSDP shards; the constants are bitsandbytes' Params4bit.quant_state,
+    // not a parameter, so neither FSDP nor DeepSpeed partitions them: every data-parallel rank keeps the whole model's
+    // (AnswerDotAI/fsdp_qlora train.py at 05ed9f2, load_and_quantize: "FSDP only syncs parameters and buffers, so the
+    // quant_state isn't copied"). Without ZeRO-3 both are whole anyway.
+    X quantised;
+    if (byZero && c.layout.replicas() > 1) {
+        if constexpr (X::kText)
+            n.assumptions += " Under ZeRO-3 only the 4-bit data is sharded: the constants are bitsandbytes' "
+                             "quant_state, not a parameter, and every data-parallel rank keeps the whole model's.";
+        quantised = X::mul(X(kNf4Bits) / X(8), held<X>(c, true, q, qRouted, names), " · ", " × ") +
+                    X::mul((X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2)) / X(8),
+                           held<X>(c, false, q, qRouted, names), " · ", " × ");
+    } else {
+        const X bits = X(kNf4Bits) + X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2);
+        quantised = X::mul(bits / X(8), held<X>(c, byZero, q, qRouted, names), " · ", " × ");
+    }
+    const X base = quantised + X::mul(X::bytes("b_w", c.recipe.weights),
+                                      held<X>(c, byZero, total - q, routed - qRouted,
+                                              {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
+                                      " · ", " × ");
     // A multimodal wrapper's vision tower stays in 16 bits, frozen (QLoRA recipes for these models leave it out of
     // the 4-bit quantisation and the adapters), on the stage that holds the input embedding.
     if (c.vision <= 0 || !c.holdsEmbedding())
         return base;
     return base + X::mul(X::bytes("b_w", c.recipe.weights),
                          held<X>(c, byZero, c.vision, 0, {"P_vision", "P_vision", "P_vision"}), " · ", " × ");
+}
+
+// QLoRA with the base offloaded (optimizer+params at ZeRO-3; issue 30 §2): FSDP's CPUOffload(offload_params=True)
+// keeps every flat parameter's shard in host memory and copies a unit in and all-gathers it when it computes
+// (torch/distributed/fsdp/_flat_param.py at 01caf79, FlatParamHandle.pre_unshard: "flat_param_to(self.device)"), so the
+// NF4 data (4 bits a weight) and the 16-bit rest are on the host (their gathered layer is the workspace's). The
+// quantisation constants are not parameters: bitsandbytes keeps them in Params4bit.quant_state (the double-quantised
+// absmax, 8 bits per block of 64, and an fp32 constant per 256 blocks), which FSDP neither shards nor offloads —
+// AnswerDotAI/fsdp_qlora train.py at 05ed9f2, load_and_quantize: each Params4bit is quantised with .cuda(device) and
+// only its data is moved to the CPU or meta device ("FSDP only syncs parameters and buffers, so the quant_state isn't
+// copied"). So every GPU keeps the whole model's constants, P_q·(8/64 + 32/(64·256))/8 B, split only by tensor and
+// pipeline parallelism.
+template <class X> X qloraOffloaded(const TermContext& c, TermNotes<X>& n)
+{
+    const double q = std::min(dbl(c.quantized.total), dbl(c.model->params.total));
+    const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
+    const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
+    const double perConstant =
+        (kNf4ConstantBits / kNf4BlockSize + kNf4SecondConstantBits / (kNf4BlockSize * kNf4SecondBlockSize)) / 8;
+    const HeldNames names{"P_q", "P_q,dense", "P_q,experts"};
+    if (c.host) {
+        // The offloaded flat parameters: the NF4 base less the constants, this GPU's ZeRO-3 shard.
+        const X base = qloraBase<X>(c, n);
+        n.title("Base weights (frozen, 4-bit NF4) per GPU, in host memory");
+        // The constants stay on the GPU whole (qloraBase keeps them unsharded under ZeRO-3).
+        const X constants = X::mul(X::text(
+                                       "c_q", [&] { return formatNumber(perConstant) + " B"; }, perConstant),
+                                   held<X>(c, false, q, qRouted, names), " · ", " × ");
+        return base - constants;
+    }
+    qloraBase<X>(c, n); // its title and assumptions, then what this view adds
+    n.title("Base weights (frozen, 4-bit NF4) per GPU: the quantisation constants");
+    if constexpr (X::kText) {
+        n.assumptions += " Offloaded with the parameters (optimizer+params: FSDP's CPUOffload(offload_params=True)): "
+                         "this GPU's shard of the NF4 data and of the 16-bit rest lives in the host's memory, and the "
+                         "layer being computed is copied in and all-gathered (the workspace's gathered layer). The "
+                         "quantisation constants are not parameters (bitsandbytes' Params4bit.quant_state): FSDP "
+                         "neither shards nor offloads them, so every GPU keeps the whole model's, "
+                         "c_q = (8/64 + 32/(64·256))/8 B per quantised weight.";
+        n.sourceText += "; AnswerDotAI/fsdp_qlora train.py at 05ed9f2 (load_and_quantize: Params4bit quantised on the "
+                        "GPU, only its data moved to the CPU; FSDP(cpu_offload=CPUOffload(offload_params=True))); "
+                        "PyTorch torch/distributed/fsdp/api.py (CPUOffload)";
+    }
+    return X::mul(X::text(
+                      "c_q", [&] { return formatNumber(perConstant) + " B"; }, perConstant),
+                  held<X>(c, false, q, qRouted, names), " · ", " × ");
 }
 
 // Serving a quantised checkpoint (docs/accounting.md, "Serving formats"): the blocks' linears (P_q) in the format,
@@ -455,8 +515,11 @@ template <class X> X weights(const TermContext& c, TermNotes<X>& n)
 {
     if (!c.training && c.quantized.total > 0)
         return servedWeights<X>(c, n);
-    if (c.fineTune == FineTune::QLora)
-        return c.host ? X(0) : qloraBase<X>(c, n); // validateScenario() refuses offloading an NF4 base
+    if (c.fineTune == FineTune::QLora) {
+        if (c.offload != Offload::OptimizerParams)
+            return c.host ? X(0) : qloraBase<X>(c, n);
+        return qloraOffloaded<X>(c, n);
+    }
     // optimizer+params (ZeRO-Infinity): the 16-bit weights' ZeRO-3 partition lives in host memory.
     const HostCopy host{c.offload == Offload::OptimizerParams, "b_w", c.recipe.weights, 3};
     return modelState<X>(c, n, c.fineTune == FineTune::Lora ? "Base weights (frozen)" : "Weights", "b_w",
@@ -479,10 +542,28 @@ double layerParams(const TermContext& c)
     return layer / dbl(std::max<int64_t>(c.layout.tp, 1));
 }
 
-double unitParams(const TermContext& c)
+// The same unit's gradients as this GPU keeps them when the optimizer steps in backward: from ZeRO-2 on (FSDP's full
+// or grad-op sharding) the hook fires on the sharded parameter after the reduce-scatter (torchtune bd2a0fc
+// recipes/full_finetune_distributed.py: _setup_optimizer calls training.register_optim_in_bwd_hooks on the
+// parameters of the model _setup_model sharded with training.shard_model, FSDP2's DTensor shards), so only this rank's
+// shard of the unit's gradients waits for its step: the dense part ÷ (d·c), the routed experts ÷ d_e. The unsharded
+// gradients before the reduce-scatter are the gathered layer's (the workspace). ZeRO-0 and ZeRO-1 keep whole gradients.
+double unitGradientParams(const TermContext& c)
 {
-    const double head = dbl(c.model->arch.vocab) * dbl(c.model->arch.hidden) / dbl(std::max<int64_t>(c.layout.tp, 1));
-    return std::max(layerParams(c), head);
+    const ResolvedModel& m = *c.model;
+    const ParallelLayout& p = c.layout;
+    const bool sharded = p.zero >= 2;
+    const double replicas = sharded ? dbl(std::max<int64_t>(p.replicas(), 1)) : 1;
+    const double expertReplicas = sharded ? dbl(std::max<int64_t>(p.dpExpert, 1)) : 1;
+    const double tp = dbl(std::max<int64_t>(p.tp, 1));
+    const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
+    const double dense = std::max(0.0, dbl(m.params.total) - routed - dbl(m.params.embedding));
+    double layer = dense / std::max(c.layers, 1.0) / tp / replicas;
+    if (c.moeLayers > 0)
+        layer +=
+            routed / c.moeLayers / dbl(std::max<int64_t>(p.ep, 1)) / dbl(std::max<int64_t>(p.etp, 1)) / expertReplicas;
+    const double head = dbl(m.arch.vocab) * dbl(m.arch.hidden) / tp / replicas;
+    return std::max(layer, head);
 }
 
 template <class X> X gradients(const TermContext& c, TermNotes<X>& n)
@@ -497,7 +578,15 @@ template <class X> X gradients(const TermContext& c, TermNotes<X>& n)
                  "the gradient: at most one layer's (or the output head's) gradients exist at once.");
         n.source("torchtune bd2a0fc torchtune/modules/optim.py OptimizerInBackward (register_post_accumulate_grad_hook "
                  "steps and frees each parameter's gradient); docs/accounting.md, Recipes");
-        return X::mul(X::bytes("b_g", c.recipe.gradients), X::sym("max(P_layer, V·h)/t", unitParams(c)), " · ", " × ");
+        const bool sharded = c.layout.zero >= 2 && c.layout.replicas() > 1;
+        if constexpr (X::kText)
+            if (sharded)
+                n.assumptions += " ZeRO-" + std::to_string(c.layout.zero) +
+                                 " shards the gradients: the step hook fires on this rank's shard after the "
+                                 "reduce-scatter, so one unit's gradients are held ÷ d (routed experts ÷ d_e).";
+        return X::mul(X::bytes("b_g", c.recipe.gradients),
+                      X::sym(sharded ? "max(P_layer, V·h)/(t·d)" : "max(P_layer, V·h)/t", unitGradientParams(c)), " · ",
+                      " × ");
     }
     // Offloaded, the CPU optimizer reads fp32 gradients: DeepSpeed copies each 16-bit gradient bucket into an
     // fp32 buffer of this rank's partition in pinned host memory (stage_1_and_2.py's
@@ -532,7 +621,7 @@ template <class X> X optimizer(const TermContext& c, TermNotes<X>& n)
 // recipe. One segment, not four: at 0.1–1% of the parameters the four would be slivers no bar can
 // show; the formula keeps them apart. Tensor and pipeline parallelism split them with their
 // linears, expert parallelism the experts' ones, and ZeRO shards each part from its stage on.
-template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
+template <class X> X adaptersHeld(const TermContext& c, TermNotes<X>& n)
 {
     n.title("LoRA adapters per GPU");
     n.source([&] {
@@ -584,6 +673,37 @@ template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
         return times(heldPart<X>(c, false, "N_A,dense", total - routed, false), perParam(p.dp, "d")) +
                times(heldPart<X>(c, false, "N_A,experts", routed, true), perParam(p.dpExpert, "d_e"));
     return times(heldPart<X>(c, false, "N_A", total, false), perParam(p.dp, "d"));
+}
+
+// The adapters under optimizer+params offload (ZeRO-3): every flat parameter's shard, its gradient and the optimizer
+// step live on the host. PyTorch's FSDP CPUOffload(offload_params=True) "offloads gradients to CPU as well, meaning
+// that the optimizer step runs on CPU" (torch/distributed/fsdp/api.py, CPUOffload), and Answer.AI's fsdp_qlora wraps
+// each trainable LoRA linear as its own FSDP unit (train.py at 05ed9f2, get_wrapping_policy's lambda_policy_fn), so
+// the adapters are offloaded with the base; DeepSpeed's offload_param with offload_optimizer does the same. The layer's
+// adapters being computed are gathered with it (r·(d_in + d_out) a linear, under 2% of the layer: not counted).
+template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
+{
+    const bool offloaded = c.offload == Offload::OptimizerParams && c.fineTune != FineTune::Full;
+    if (c.host && !offloaded)
+        return X(0);
+    const X held = adaptersHeld<X>(c, n);
+    if (!offloaded)
+        return held;
+    if constexpr (X::kText)
+        n.assumptions += " Offloaded with the parameters (FSDP's CPUOffload(offload_params=True), DeepSpeed's "
+                         "offload_param and offload_optimizer): the adapters' shard, their gradients and optimizer "
+                         "state live in the host's memory and the CPU runs their optimizer step.";
+    if (c.host) {
+        n.title("LoRA adapters per GPU, in host memory");
+        return held;
+    }
+    if constexpr (X::kText)
+        return X::text(held.symbolic + " in host memory",
+                       "0 B on the GPU (offloaded: " + held.substituted + " = " + formatBytes(held.value) +
+                           " of this GPU's partition in the host's memory)",
+                       0);
+    else
+        return X(0);
 }
 
 // The kinds of layer a model mixes (issue 29 §2), for the drill-down: what each kind's queries meet (tape) or
@@ -719,8 +839,16 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
     }
 
     const bool selective = in.checkpointing == Checkpointing::Selective;
-    n.title(selective ? "Activations (selective checkpointing)" : "Activations (no checkpointing)");
-    n.source(src);
+    const bool perOp = in.checkpointing == Checkpointing::PerOp;
+    n.title(perOp       ? "Activations (per-op selective checkpointing)"
+            : selective ? "Activations (selective checkpointing)"
+                        : "Activations (no checkpointing)");
+    n.source([&] {
+        return std::string(src) +
+               (perOp ? "; torchtitan torchtitan/distributed/activation_checkpoint.py at b5bcd76 (SelectiveAC: save "
+                        "compute and communication ops' outputs \"except every second mm/linear\")"
+                      : "");
+    });
     if (korthikantiShaped(a, in)) {
         n.assume([&] {
             return std::string("GPT block with 16-bit activations, dropout and a 4h GeLU MLP: attention 11·sbh, MLP "
@@ -738,20 +866,41 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
             return times(S * B * H * 34 + 4 * A * S * B, layers);
         return times(S * B * H * (34 + 5 * A * S / H), layers);
     }
-    n.assume([&] {
-        return "Korthikanti's terms generalised: " +
-               std::string(a.ffnKind == FfnKind::SwiGLU ? "SwiGLU keeps gate‖up and the down-projection input"
-                                                        : "GeLU MLP") +
-               (a.kvHeadsOrDefault() != a.heads ? ", grouped-query K and V" : "") +
-               (a.dropoutOrDefault() ? ", dropout masks" : ", no dropout") +
-               (a.isMoe() ? ", MoE keeps each of the k routed experts' inputs and the fp32 router logits" : "") +
-               (in.fp8LinearInputs ? ", linear-layer inputs cached in fp8" : "") +
-               "; tape = attention + scores + mlp + norms + dropout; " +
-               (selective           ? "selective recomputation drops the attention scores."
-                : in.flashAttention ? "flash attention keeps 4·a·s·b of softmax statistics instead of the s² scores."
-                                    : "the attention scores grow with s².") +
-               notes();
-    });
+    if (perOp)
+        n.assume([&] {
+            return std::string("Per-op selective checkpointing (torchtitan's SelectiveAC): each layer keeps its input, "
+                               "the outputs of the 1st, 3rd, 5th … matmul in call order (q, k, v, o, then gate, up, "
+                               "down: q, v, gate and down) and the attention kernel's output with its fp32 "
+                               "log-sum-exp; norms, RoPE, activations and residual adds are recomputed, and in its "
+                               "backward one layer rebuilds the rest of its tape.") +
+                   notes();
+        });
+    else
+        n.assume([&] {
+            return "Korthikanti's terms generalised: " +
+                   std::string(a.ffnKind == FfnKind::SwiGLU ? "SwiGLU keeps gate‖up and the down-projection input"
+                                                            : "GeLU MLP") +
+                   (a.kvHeadsOrDefault() != a.heads ? ", grouped-query K and V" : "") +
+                   (a.dropoutOrDefault() ? ", dropout masks" : ", no dropout") +
+                   (a.isMoe() ? ", MoE keeps each of the k routed experts' inputs and the fp32 router logits" : "") +
+                   (in.fp8LinearInputs ? ", linear-layer inputs cached in fp8" : "") +
+                   "; tape = attention + scores + mlp + norms + dropout; " +
+                   (selective ? "selective recomputation drops the attention scores."
+                    : in.flashAttention
+                        ? "flash attention keeps 4·a·s·b of softmax statistics instead of the s² scores."
+                        : "the attention scores grow with s².") +
+                   notes();
+        });
+    // Per-op checkpointing rebuilds, during one layer's backward, what that layer did not keep: the largest layer's
+    // tape without checkpointing less its per-op tape, beside the kept tapes (as full recomputation holds one whole
+    // layer's).
+    auto perOpRebuilt = [&](X kept) {
+        if (!perOp)
+            return kept;
+        const LayerActivations& keptLayer = c.moeLayers > 0 && c.moe.total() >= c.dense.total() ? c.moe : c.dense;
+        return kept + X::total("the rest of one layer's tape, rebuilt during its backward",
+                               std::max(0.0, c.largestNone().total() - keptLayer.total()));
+    };
     if (c.mixedKinds) {
         // One tape per layer kind (issue 29 §2), each with the model's average FFN: the stage's layers hold each
         // kind in the model's proportion.
@@ -770,15 +919,16 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
             sum = first ? one : sum + one;
             first = false;
         }
-        return times(sum / X::sym("L", c.layers), layers);
+        return perOpRebuilt(times(sum / X::sym("L", c.layers), layers));
     }
     if (c.denseLayers > 0 && c.moeLayers > 0) {
         const X perLayer = (X::sym("L_dense", c.denseLayers) * tape<X>("tape_dense", c.dense) +
                             X::sym("L_moe", c.moeLayers) * tape<X>("tape_moe", c.moe)) /
                            X::sym("L", c.layers);
-        return times(perLayer, layers);
+        return perOpRebuilt(times(perLayer, layers));
     }
-    return times(tape<X>("(attention + scores + mlp + norms + dropout)", c.moeLayers > 0 ? c.moe : c.dense), layers);
+    return perOpRebuilt(
+        times(tape<X>("(attention + scores + mlp + norms + dropout)", c.moeLayers > 0 ? c.moe : c.dense), layers));
 }
 
 // The transformer's tapes, then the multi-token-prediction modules' on the stage that holds them (DeepSeek-V3
@@ -1126,6 +1276,14 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
                  "(Rajbhandari et al. 2020) §5.3; "
                  "PyTorch FSDP (Zhao et al. 2023)");
         w = w + gatheredLayer<X>(c);
+        if (const double root = fsdp1RootGathered(c); root > 0) {
+            if constexpr (X::kText)
+                n.assumptions += " FSDP1 (the flat wrap) does not reshard the root unit after forward: its embeddings "
+                                 "and output head stay gathered whole, U_root, from forward to the end of backward "
+                                 "(torch/distributed/fsdp/_runtime_utils.py at 01caf79, _post_forward_reshard).";
+            w = w + X::text(
+                        "U_root", [&] { return formatNumber(root) + " B"; }, root);
+        }
         if (c.training && c.stageLayers > 1 && !effectiveReshardAfterForward(*c.scenario)) {
             // FSDP2 fully_shard(reshard_after_forward=False) (torch/distributed/fsdp/_fully_shard/_fully_shard.py):
             // a layer's all-gathered weights are not freed after its forward, so when backward begins every layer
@@ -1297,7 +1455,7 @@ Tapes tapesFor(const TermContext& c, const Scenario& s)
         t.dense = layerActivations(a, false, t.in);
         t.moe = a.isMoe() ? layerActivations(a, true, t.in) : t.dense;
     }
-    if (!c.training || t.in.checkpointing == Checkpointing::Full) {
+    if (!c.training || t.in.checkpointing == Checkpointing::Full || t.in.checkpointing == Checkpointing::PerOp) {
         t.denseNone = layerActivations(a, false, none);
         t.moeNone = a.isMoe() ? layerActivations(a, true, none) : t.denseNone;
     } else if (t.in.checkpointing == Checkpointing::None) {
@@ -1345,7 +1503,7 @@ Tapes tapesFor(const TermContext& c, const Scenario& s)
             t.dense = dense;
             t.moe = a.isMoe() ? moe : dense;
         }
-        if (!c.training || t.in.checkpointing == Checkpointing::Full) {
+        if (!c.training || t.in.checkpointing == Checkpointing::Full || t.in.checkpointing == Checkpointing::PerOp) {
             LayerActivations dense, moe;
             kinds(none, t.denseNone, t.moeNone, dense, moe, false);
             t.denseNone = dense;
@@ -1509,6 +1667,7 @@ Segments hostTerms(const TermContext& c)
     out.gradients = gradients<NumExpr>(h, none).value;
     out.master = master<NumExpr>(h, none).value;
     out.optimizer = optimizer<NumExpr>(h, none).value;
+    out.adapters = adapters<NumExpr>(h, none).value;
     if (c.offloadActivations) {
         // The tape but the layers in flight (layerTapes): all of it without offloading, less what the GPU keeps.
         TermContext all = c;
@@ -1536,6 +1695,9 @@ TermText explainHostTerm(SegmentKind k, const TermContext& c)
     case SegmentKind::Optimizer:
         t.expr = optimizer<TextExpr>(h, t.notes);
         break;
+    case SegmentKind::Adapters:
+        t.expr = adapters<TextExpr>(h, t.notes);
+        break;
     default:
         break;
     }
@@ -1553,7 +1715,10 @@ double allocatorReserve(const Scenario& s, double inUse)
 double flatWrapCache(const TermContext& c)
 {
     const Scenario& s = *c.scenario;
-    if (!s.hardware.fsdpFlatWrap || !c.training || effectiveExpandableSegments(s) || c.offload != Offload::None)
+    // FSDP1 has no optimizer-only offload; with CPUOffload(offload_params=True) (optimizer+params) each unit is still
+    // materialised and flattened on the GPU before its shard goes to the host (torch/distributed/fsdp/
+    // _init_utils.py at 01caf79, _init_param_handle_from_params: "handle.flat_param_to(cpu_device)" after the shard).
+    if (!s.hardware.fsdpFlatWrap || !c.training || effectiveExpandableSegments(s) || c.offload == Offload::Optimizer)
         return 0;
     // Sharded (ZeRO-1 to 3 over more than one rank: FULL_SHARD, SHARD_GRAD_OP) the flat parameter is freed once its
     // shard is cloned, so the unit's parameters and their concatenation stay cached; unsharded (NO_SHARD, fsdp_qlora's
@@ -1571,7 +1736,35 @@ double flatWrapCache(const TermContext& c)
     }
     const double root = dbl(std::clamp<int64_t>(m.params.embedding, 0, m.params.total)) * c.recipe.weights /
                         dbl(std::max<int64_t>(c.layout.tp, 1));
-    return copies * (layerBytes + root);
+    // The root unit's gathered flat parameter (fsdp1RootGathered, in the workspace) has the padded size of the root's
+    // concatenation at the wrap, so best fit serves it from that cached block: what stays cached beside the step is
+    // the rest.
+    return std::max(0.0, copies * (layerBytes + root) - fsdp1RootGathered(c));
+}
+
+double qloraConstantsHeld(const TermContext& c)
+{
+    if (!c.training || c.fineTune != FineTune::QLora)
+        return 0;
+    const double q = std::min(dbl(c.quantized.total), dbl(c.model->params.total));
+    const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
+    const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
+    const double perConstant =
+        (kNf4ConstantBits / kNf4BlockSize + kNf4SecondConstantBits / (kNf4BlockSize * kNf4SecondBlockSize)) / 8;
+    return perConstant * held<NumExpr>(c, false, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}).value;
+}
+
+double fsdp1RootGathered(const TermContext& c)
+{
+    // FSDP1 does not reshard the root unit after forward under FULL_SHARD: "Do not free the root's parameters in the
+    // post-forward for `FULL_SHARD` with the intention that they are immediately used for backward computation"
+    // (torch/distributed/fsdp/_runtime_utils.py at 01caf79, _post_forward_reshard). Its unsharded flat parameter (the
+    // embeddings and the output head, U_root) stays on the GPU from forward to the end of backward, beside the shard.
+    if (!c.scenario->hardware.fsdpFlatWrap || !c.gathersLayer() || c.stage != PipelineStage::Only)
+        return 0;
+    const ResolvedModel& m = *c.model;
+    return dbl(std::clamp<int64_t>(m.params.embedding, 0, m.params.total)) * c.recipe.weights /
+           dbl(std::max<int64_t>(c.layout.tp, 1));
 }
 
 double reservedBytes(const Segments& g)
@@ -1601,7 +1794,7 @@ TapeParts tapeParts(const TermContext& c)
     t.recomputeInBars = activations<NumExpr>(empty, none).value;
     const double layers = c.stageLayers * c.inflight;
     t.perLayer = layers > 0 ? std::max(0.0, tapes - t.recomputeInBars) / layers : 0;
-    if (c.in.checkpointing == Checkpointing::Full) {
+    if (c.in.checkpointing == Checkpointing::Full || c.in.checkpointing == Checkpointing::PerOp) {
         t.recompute = t.recomputeInBars;
     } else if (c.in.checkpointing == Checkpointing::Selective) {
         ActivationInputs all = c.in;

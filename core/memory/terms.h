@@ -202,8 +202,17 @@ double allocatorReserve(const Scenario& s, double inUse);
 /// (/hardware/fsdp_flat_wrap, classic allocator; else 0): the blocks of one decoder layer's and of the root unit's
 /// (embeddings and head) parameters and, when sharded (ZeRO ≥ 1 over more than one rank), of their flat
 /// concatenation: 2·(U_layer + U_root) unsharded bytes, U_layer + U_root unsharded (NO_SHARD keeps the concatenation
-/// as the parameter). Counted whole (the step reuses them where its requests fit: an upper bound).
+/// as the parameter), less the root unit's gathered flat parameter that best fit serves from them
+/// (fsdp1RootGathered()). Otherwise counted whole (the step reuses them where its requests fit: an upper bound).
+/// Under optimizer+params offload (FSDP1's CPUOffload) the units are still flattened on the GPU first.
 double flatWrapCache(const TermContext& c);
+/// \brief FSDP1 (/hardware/fsdp_flat_wrap) under full sharding keeps the root unit (embeddings and output head)
+/// gathered from forward to the end of backward: U_root = P_embedding·b_w/t, in the workspace; 0 otherwise.
+double fsdp1RootGathered(const TermContext& c);
+/// \brief QLoRA's quantisation constants this GPU holds whatever the ZeRO stage or offload (bitsandbytes'
+/// quant_state is not a parameter: nothing shards or offloads it): P_q·(8/64 + 32/(64·256))/8 B, split only by
+/// tensor, pipeline and expert parallelism. 0 otherwise. The fit search counts them with the working set.
+double qloraConstantsHeld(const TermContext& c);
 
 /// \brief The activation term of view `c` split by when its bytes live (the step timeline, core/memory/timeline.h):
 /// activations = perLayer · stageLayers · inflight + recomputeInBars + mtp, to the byte.

@@ -264,9 +264,11 @@ void explain(StepTimeline& t, const Scenario& s, const Segments& bars, const Tap
                   "never there together; the bars add both.";
         } else if (k == SegmentKind::Activations) {
             if (!inBackward && tape.recomputeInBars > 0)
-                why = "Full recomputation rebuilds one layer's whole tape (" + formatBytes(tape.recomputeInBars) +
-                      ") only during that layer's backward; at the peak (" + t.peakWhere +
-                      ") it is not there. The bars add it to every other term.";
+                why = std::string(ck == Checkpointing::PerOp
+                                      ? "Per-op recomputation rebuilds the rest of one layer's tape ("
+                                      : "Full recomputation rebuilds one layer's whole tape (") +
+                      formatBytes(tape.recomputeInBars) + ") only during that layer's backward; at the peak (" +
+                      t.peakWhere + ") it is not there. The bars add it to every other term.";
             else if (inBackward && tape.recompute > tape.recomputeInBars)
                 why = (ck == Checkpointing::Selective
                            ? "Selective recomputation rebuilds what it dropped for one layer (" +

@@ -26,8 +26,10 @@ constexpr Names<Optimizer, 8> kOptimizers{{{Optimizer::AdamW, "adamw"},
                                            {Optimizer::Adafactor, "adafactor"},
                                            {Optimizer::Adam8bit, "adam8bit"},
                                            {Optimizer::Muon, "muon"}}};
-constexpr Names<Checkpointing, 3> kCheckpointing{
-    {{Checkpointing::None, "none"}, {Checkpointing::Selective, "selective"}, {Checkpointing::Full, "full"}}};
+constexpr Names<Checkpointing, 4> kCheckpointing{{{Checkpointing::None, "none"},
+                                                  {Checkpointing::Selective, "selective"},
+                                                  {Checkpointing::Full, "full"},
+                                                  {Checkpointing::PerOp, "per-op"}}};
 constexpr Names<InferenceWeights, 5> kInferenceWeights{{{InferenceWeights::BF16, "bf16"},
                                                         {InferenceWeights::INT8, "int8"},
                                                         {InferenceWeights::INT4, "int4"},
@@ -656,8 +658,6 @@ Scenario withValidOffload(Scenario s, bool raiseZero)
     HardwareSetup& hw = s.hardware;
     if (s.training.mode != Mode::Training || hw.offload == Offload::None)
         return s;
-    if (hw.offload == Offload::OptimizerParams && s.training.fineTune == FineTune::QLora)
-        hw.offload = Offload::Optimizer;
     const int needs = hw.offload == Offload::OptimizerParams ? 3 : 1;
     if (hw.zeroStage >= needs && hw.zeroStage <= 3)
         return s;

@@ -30,7 +30,10 @@ enum class Precision { FP32, BF16Mixed, FP16Mixed, BF16, FP8Mixed };
 /// Muon (Jordan et al. 2024; as Moonlight, arXiv 2502.16982, trains with it): one momentum buffer for the hidden
 /// matrices, AdamW's two moments for the embeddings, norms and output head (issue 30 §2).
 enum class Optimizer { AdamW, Adam, SGD, SGDMomentum, Lion, Adafactor, Adam8bit, Muon };
-enum class Checkpointing { None, Selective, Full };
+/// Activation checkpointing: none; selective (Korthikanti et al. 2022: the attention scores recomputed); full (each
+/// layer's input kept, the layer recomputed); per-op (torchtitan's per-op selective AC: the outputs of every other
+/// matmul, of attention and of collectives kept, everything else recomputed; docs/accounting.md, "Recipes").
+enum class Checkpointing { None, Selective, Full, PerOp };
 /// How served weights are stored (core/model/recipe.h weightFormat(), docs/accounting.md "Serving formats"): bf16;
 /// int8 with a per-row scale (LLM.int8()); int4 with a 16-bit scale and a 4-bit zero per group of 128 (GPTQ/AWQ);
 /// MXFP4 (OCP MX v1.0: E2M1 + an E8M0 scale per 32; on a MoE model only the routed experts, as gpt-oss ships);
@@ -467,7 +470,7 @@ Scenario withValidLayout(Scenario s);
 HardwareSetup layoutWithin(HardwareSetup hw, int64_t layers, int64_t experts, int64_t heads = 0, int64_t kvHeads = 0);
 
 /// \brief The scenario with an offload its ZeRO stage allows (DeepSpeed: offload_optimizer from ZeRO-1, offload_param
-/// only at ZeRO-3; no parameter offload of a QLoRA NF4 base). With `raiseZero` the ZeRO stage is raised to what the
+/// only at ZeRO-3). With `raiseZero` the ZeRO stage is raised to what the
 /// offload needs (the window's offload control was just chosen), else the offload is lowered to what the stage allows.
 /// Serving is left as it is (validateScenario() ignores offload there).
 Scenario withValidOffload(Scenario s, bool raiseZero);

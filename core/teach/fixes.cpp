@@ -155,6 +155,34 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
                                 pct(kSelectiveOverhead) + " compute (Korthikanti et al. 2022, Table 4).";
                      });
         }
+        // torchtitan's per-op selective AC recomputes the 2nd, 4th, … matmul of each layer (k, o and up for a SwiGLU
+        // layer, fc2 for GeLU) and the cheap ops around them: the extra compute is those matmuls' share of the forward
+        // FLOPs, a third of a step's (docs/accounting.md, Recipes). Multi-head latent attention is left out.
+        const Architecture& arch = m.arch;
+        if ((s.training.checkpointing == Checkpointing::None || s.training.checkpointing == Checkpointing::Selective) &&
+            arch.attention != AttentionKind::MLA && arch.hidden > 0) {
+            const double h = static_cast<double>(arch.hidden), hd = static_cast<double>(arch.headDimOrDefault());
+            const double q = static_cast<double>(arch.heads) * hd;
+            const double kv = static_cast<double>(arch.kvHeadsOrDefault()) * hd;
+            const double f =
+                static_cast<double>(arch.isMoe() ? arch.moe.expertFfn * std::max<int64_t>(arch.moe.activeExperts, 1)
+                                                 : std::max(arch.ffn, arch.moe.denseFfn));
+            const bool swiglu = arch.ffnKind == FfnKind::SwiGLU;
+            // FLOPs per token are proportional to d_in·d_out: q, k, v, o, then gate, up, down (fc1, fc2).
+            const double all = h * (q + 2 * kv) + q * h + (swiglu ? 3 : 2) * h * f;
+            const double recomputed = h * kv + q * h + h * f;
+            const double overhead = all > 0 ? recomputed / all / 3 : 0;
+            Scenario x = s;
+            x.training.checkpointing = Checkpointing::PerOp;
+            consider(FixKind::PerOpCheckpointing, FixTier::Throughput, "Per-op checkpointing",
+                     std::string("checkpointing ") + toString(s.training.checkpointing) + " → per-op", x, overhead,
+                     [&](const Breakdown& a) {
+                         return to(a) +
+                                ". Keeps every other matmul's output and recomputes the rest in backward "
+                                "(torchtitan's selective AC): about " +
+                                pct(overhead) + " compute.";
+                     });
+        }
         if (s.training.checkpointing != Checkpointing::Full) {
             Scenario x = s;
             x.training.checkpointing = Checkpointing::Full;
@@ -183,6 +211,65 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
                          });
                 break; // the lowest stage that fits is the cheapest
             }
+        }
+    }
+
+    if (training) {
+        // Issue 30 §2's recipes, each proposed only where the run does not use it yet (its own setting, else its
+        // framework's default: effective*) and where the changed scenario is one the command line accepts.
+        auto valid = [&](const Scenario& x) {
+            return validateScenario(x, "").empty() && validateHost(x, gpu, "").empty();
+        };
+        const std::optional<LossKind> loss = effectiveLoss(s);
+        if (loss == LossKind::Eager) {
+            // torchtune's chunked cross-entropy (docs/accounting.md, "The loss as computed"): the same sums in 8
+            // chunks, one chunk's fp32 logits at a time.
+            Scenario x = s;
+            x.training.loss = LossKind::Chunked;
+            if (valid(x))
+                consider(FixKind::ChunkedLoss, FixTier::MemoryLayout, "Chunked cross-entropy", "loss eager → chunked",
+                         x, 0, [&](const Breakdown& a) {
+                             return to(a) + ". The same cross-entropy over 8 chunks of the tokens, one chunk's fp32 "
+                                            "logits at a time (torchtune's CEWithChunkedOutputLoss): no extra compute.";
+                         });
+        }
+        if (!effectiveCompile(s)) {
+            Scenario x = s;
+            x.training.compile = true;
+            if (valid(x))
+                consider(FixKind::Compile, FixTier::MemoryLayout, "torch.compile", "torch.compile off → on", x, 0,
+                         [&](const Breakdown& a) {
+                             return to(a) + ". The compiled backward rebuilds the pointwise results (the SwiGLU "
+                                            "product, the norms' outputs) inside its kernels instead of keeping them "
+                                            "(docs/accounting.md, Recipes); it costs compile time, usually not step "
+                                            "time.";
+                         });
+        }
+        if (!effectiveActivationOffload(s) && gpu.hostMemoryBytes > 0) {
+            Scenario x = s;
+            x.training.activationOffload = true;
+            if (valid(x))
+                consider(FixKind::ActivationOffload, FixTier::Throughput, "Activation offloading",
+                         "activation offloading off → on", x, 0, [&](const Breakdown& a) {
+                             return to(a) +
+                                    ". Every saved tensor goes to host memory as forward saves it and comes "
+                                    "back before its backward (torchtune's OffloadActivations): " +
+                                    formatBytes(a.perNodeHost.activations) +
+                                    " of host memory per node, and PCIe copies that slow the step where compute "
+                                    "does not hide them.";
+                         });
+        }
+        if (!effectiveOptimizerInBackward(s) && s.training.fineTune == FineTune::Full) {
+            Scenario x = s;
+            x.training.optimizerInBackward = true;
+            if (valid(x))
+                consider(FixKind::OptimizerInBackward, FixTier::Capability, "Optimizer step in backward",
+                         "optimizer step in backward off → on", x, 0, [&](const Breakdown& a) {
+                             return to(a) + ". Each parameter is stepped and its gradient freed as soon as backward "
+                                            "writes it (torchtune's OptimizerInBackward): no gradient accumulation "
+                                            "and no clipping by the global gradient norm (torchtune refuses both "
+                                            "with it).";
+                         });
         }
     }
 

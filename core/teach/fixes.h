@@ -6,11 +6,14 @@
 //   1. tier — what kind of price is paid, in this order:
 //        MemoryLayout  nothing about the model or the maths changes; at most ~3% compute or extra
 //                      communication on the same GPUs (sequence parallel, selective checkpointing, a
-//                      higher ZeRO stage, context parallel in place of some data parallel)
-//        Throughput    the same maths, done slower (full checkpointing +33%, a smaller micro-batch)
+//                      higher ZeRO stage, context parallel in place of some data parallel, the loss chunked,
+//                      torch.compile)
+//        Throughput    the same maths, done slower (full checkpointing +33%, per-op checkpointing (every
+//                      second matmul recomputed), a smaller micro-batch, activations offloaded over PCIe)
 //        Numerics      the numbers get coarser and accuracy is at risk (8-bit Adam, pure bf16, fp8,
 //                      int8/int4 weights)
-//        Capability    the model learns or serves something less (a shorter context)
+//        Capability    the model learns or serves something less (a shorter context; the optimizer
+//                      step in backward, which gives up gradient accumulation and global gradient clipping)
 //        Hardware      more GPUs: money and the communication tax
 //   2. within a tier: less extra compute first, then less extra communication, then fewer GPUs,
 //      then more memory to spare.
@@ -31,6 +34,11 @@ enum class FixKind {
     SelectiveCheckpointing,
     FullCheckpointing,
     HigherZeroStage,
+    ChunkedLoss,         ///< issue 30 §2's recipes: the loss computed in chunks (torchtune)
+    Compile,             ///< torch.compile's fused activations
+    ActivationOffload,   ///< the tape in host memory but the layers in flight
+    OptimizerInBackward, ///< one layer's gradients at a time
+    PerOpCheckpointing,  ///< torchtitan's per-op selective AC
     SmallerMicroBatch,
     EightBitOptimizer,
     PureBf16,

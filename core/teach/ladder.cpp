@@ -74,10 +74,18 @@ std::string description(LadderCut c, const LadderRung& r)
         return std::to_string(s.hardware.gpus) + " data-parallel copies; ZeRO-1 shards the master weights and "
                                                  "optimizer state across them.";
     case LadderCut::Zero2:
-        return "ZeRO-2 also shards the gradients.";
+        // The recipes the rung runs with (issue 30 §2): with the optimizer step in backward only one layer's
+        // gradients exist at a time, and ZeRO-2 shards that layer's (docs/accounting.md, Recipes).
+        return effectiveOptimizerInBackward(s)
+                   ? "ZeRO-2 also shards the gradients: with the optimizer step in backward each GPU holds its 1/" +
+                         std::to_string(s.hardware.gpus) + " of one layer's at a time."
+                   : "ZeRO-2 also shards the gradients.";
     case LadderCut::Zero3:
         return "ZeRO-3 (FSDP) also shards the weights: each GPU keeps 1/" + std::to_string(s.hardware.gpus) +
-               " of the model state.";
+               " of the model state." +
+               (effectiveReshardAfterForward(s) ? ""
+                                                : " Reshard after forward off: every layer stays gathered from its "
+                                                  "forward to its backward.");
     case LadderCut::Tensor:
         return "Tensor parallel ×" + std::to_string(s.hardware.tp) +
                " splits every matmul (and, with sequence "

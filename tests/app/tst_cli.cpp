@@ -186,8 +186,9 @@ private Q_SLOTS:
             << QStringList{"--json", "--optimizer", "adagrad"}
             << "--optimizer: must be one of "
                "adamw|adam|sgd|sgd-momentum|lion|adafactor|adam8bit|muon|paged-adamw8bit|paged-adamw, got \"adagrad\"";
-        QTest::newRow("unknown checkpointing") << QStringList{"--json", "--checkpointing", "some"}
-                                               << "--checkpointing: must be one of none|selective|full, got \"some\"";
+        QTest::newRow("unknown checkpointing")
+            << QStringList{"--json", "--checkpointing", "some"}
+            << "--checkpointing: must be one of none|selective|full|per-op, got \"some\"";
         QTest::newRow("unknown mode") << QStringList{"--json", "--mode", "serving"}
                                       << "--mode: must be one of training|inference, got \"serving\"";
         QTest::newRow("ZeRO stage 5") << QStringList{"--json", "--zero", "5"}

@@ -125,7 +125,8 @@ private Q_SLOTS:
                                         "config.json (or its downloaded folder), or --preset with the same model")),
             qPrintable(err));
 
-        // With --preset, the preset's model; QLoRA r8 on every linear, FSDP full shard with the optimizer offloaded.
+        // With --preset, the preset's model; QLoRA r8 on every linear, FSDP full shard with the parameters (the 4-bit
+        // base and the adapters) and the optimizer offloaded.
         const CliOutcome o = parse({"--json", "--preset", "llama3-70b", "--gpus", "8", "--axolotl-config", file});
         QVERIFY2(o.ok, qPrintable(o.error));
         const Scenario& s = o.request.scenario;
@@ -134,7 +135,7 @@ private Q_SLOTS:
         QCOMPARE(s.training.loraTargets, LoraTargets::All);
         QCOMPARE(s.training.seqLen, qint64(512));
         QCOMPARE(s.hardware.zeroStage, 3);
-        QCOMPARE(s.hardware.offload, Offload::Optimizer);
+        QCOMPARE(s.hardware.offload, Offload::OptimizerParams);
         QCOMPARE(s.hardware.gpus, qint64(8));
         QVERIFY(
             warned(o, QStringLiteral("base_model casperhansen/llama-3-70b-fp16 is not on this machine: the model of "

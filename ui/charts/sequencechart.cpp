@@ -20,6 +20,8 @@ QString curveName(int mode)
         return SequenceChart::tr("Selective recompute");
     case Checkpointing::Full:
         return SequenceChart::tr("Full recompute");
+    case Checkpointing::PerOp:
+        return SequenceChart::tr("Per-op recompute");
     }
     return {};
 }

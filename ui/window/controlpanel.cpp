@@ -297,8 +297,12 @@ void ControlPanel::build()
     m_checkpointing->addItem(tr("None (whole tape)"), static_cast<int>(Checkpointing::None));
     m_checkpointing->addItem(tr("Selective (attention)"), static_cast<int>(Checkpointing::Selective));
     m_checkpointing->addItem(tr("Full (layer inputs)"), static_cast<int>(Checkpointing::Full));
+    // torchtitan's per-op selective AC: between selective and full (docs/accounting.md, "Recipes").
+    m_checkpointing->addItem(tr("Per-op (torchtitan)"), static_cast<int>(Checkpointing::PerOp));
     m_checkpointing->setToolTip(tr("Activation checkpointing throws parts of the tape away and recomputes them in "
-                                   "the backward pass: compute spent to buy memory (Korthikanti et al. 2022)."));
+                                   "the backward pass: compute spent to buy memory (Korthikanti et al. 2022). Per-op "
+                                   "(torchtitan's selective AC) keeps every other matmul's output and the attention "
+                                   "output, between selective and full."));
     form->addRow(tr("Checkpointing"), m_checkpointing);
     // Issue 30 §2: the loss as the run computes it, and a framework whose defaults fill what is left unset.
     m_loss = new QComboBox(this);
@@ -570,7 +574,7 @@ void ControlPanel::edit(Control c, bool continuous, const std::function<void(Sce
     // A new model can have fewer layers or no experts: keep the layout one validateScenario() accepts.
     next = withValidLayout(std::move(next));
     // Offload needs its ZeRO stage (DeepSpeed's rule): choosing it raises the stage, anything else (a lower
-    // stage, QLoRA) lowers the offload, so the window never makes a scenario validateScenario() refuses.
+    // stage) lowers the offload, so the window never makes a scenario validateScenario() refuses.
     next = withValidOffload(std::move(next), c == Control::Offload);
     m_scenario = next;
     updateEnabled();

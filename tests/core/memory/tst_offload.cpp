@@ -163,6 +163,10 @@ private Q_SLOTS:
         QTest::newRow("optimizer") << int(Offload::Optimizer) << int(FineTune::Full);
         QTest::newRow("optimizer+params") << int(Offload::OptimizerParams) << int(FineTune::Full);
         QTest::newRow("LoRA, optimizer+params") << int(Offload::OptimizerParams) << int(FineTune::Lora);
+        // QLoRA's quantisation constants stay whole on every rank, offloaded or not: the search counts them with the
+        // working set (issue 30's leftovers, QLoRA with the base offloaded).
+        QTest::newRow("QLoRA") << int(Offload::None) << int(FineTune::QLora);
+        QTest::newRow("QLoRA, optimizer+params") << int(Offload::OptimizerParams) << int(FineTune::QLora);
     }
     void theGpuCountHonoursTheOffload()
     {
@@ -195,6 +199,28 @@ private Q_SLOTS:
             QVERIFY2(v.find("Model state on the GPU 17.5 GB (the rest in host memory)") != std::string::npos,
                      v.c_str()); // its eighth of the bf16 weights: 2 B × 70B / 8
         }
+    }
+
+    // QLoRA with the base offloaded keeps only the working set and the quantisation constants on a GPU, neither of
+    // which more ranks divide: when they exceed the card, the search says no GPU count fits (0), not the 2 it gave
+    // while it counted the constants as shardable state. The chapter's 70B at 9728 tokens on 24 GB cards: 24.07 GB a
+    // GPU.
+    void qloraOffloadedNeverFitsWhenTheConstantsDoNot()
+    {
+        Scenario s = testdata::preset("chapter-70b");
+        s.training.seqLen = 9728;
+        s.training.checkpointing = Checkpointing::Full;
+        s.training.fineTune = FineTune::QLora;
+        s.hardware.zeroStage = 3;
+        s.hardware.offload = Offload::OptimizerParams;
+        s = withGpuCount(s, 2);
+        QVERIFY(validateScenario(s, "").empty());
+        const GpuSpec card = testdata::gpu("RTX4090");
+        const Breakdown b = account(s, card);
+        QVERIFY(!b.fits);
+        QVERIFY(b.perGpu.weights > 1e9); // 70B of quantised linears at 65/4096 B: about 1.1 GB, on every GPU
+        QCOMPARE(b.minGpusToFit, qint64(0));
+        QVERIFY(!account(withGpuCount(s, 16), card).fits); // more GPUs do not help, as the search says
     }
 
     void scenarioFilesKeepTheOffload()

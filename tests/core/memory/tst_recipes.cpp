@@ -13,6 +13,7 @@
 //   total                                                                 = 539,492,352 B.
 #include "testdata.h"
 
+#include "report.h"
 #include "scenarioio.h"
 #include "terms.h"
 #include "timeline.h"
@@ -75,6 +76,28 @@ private Q_SLOTS:
         QCOMPARE(on(s).perGpu.gradients, 2 * kParams);
         s.training.optimizerInBackward = true;
         QCOMPARE(on(s).perGpu.gradients, 404766976.0);
+    }
+
+    void optimizerInBackwardHonoursZeroSharding()
+    {
+        // On 4 data-parallel GPUs the step hook fires on each rank's gradient shard after the reduce-scatter (FSDP2's
+        // sharded parameters) from ZeRO-2 on: one layer's 202,383,488 parameters ÷ 4 = 50,595,872 at 2 B =
+        // 101,191,744 B (the head's 131,072,000 ÷ 4 is smaller). ZeRO-1 shards no gradients: the whole layer's,
+        // 404,766,976 B, as on one GPU.
+        Scenario s = llama2();
+        s.training.optimizerInBackward = true;
+        s.hardware.gpus = 4;
+        for (const int zero : {2, 3}) {
+            s.hardware.zeroStage = zero;
+            QVERIFY(validateScenario(s, "").empty());
+            QCOMPARE(on(s).perGpu.gradients, 101191744.0);
+        }
+        s.hardware.zeroStage = 1;
+        QCOMPARE(on(s).perGpu.gradients, 404766976.0);
+        // Without the step in backward ZeRO-2 holds every parameter's shard: 2 · 6,738,415,616 / 4 = 3,369,207,808 B.
+        s.hardware.zeroStage = 2;
+        s.training.optimizerInBackward = false;
+        QCOMPARE(on(s).perGpu.gradients, 3369207808.0);
     }
 
     void optimizerInBackwardRefusesAccumulation()
@@ -166,16 +189,20 @@ private Q_SLOTS:
     {
         // FSDP1 wrapping the loaded model (fsdp_qlora's train.py) on 2 GPUs, ZeRO-3, bf16: one layer's parameters
         // and their flat concatenation, 2 · 202,383,488 · 2 B, and the root's embeddings and head, 2 · 262,144,000 ·
-        // 2 B: 2 · (404,766,976 + 524,288,000) = 1,858,109,952 B more reserve, none of it allocated.
+        // 2 B: 2 · (404,766,976 + 524,288,000) = 1,858,109,952 B cached. FSDP1 keeps the root unit gathered from
+        // forward to backward (U_root = 524,288,000 B more allocated, in the workspace), served by best fit from the
+        // root's cached concatenation of the same size: the cache beside the step is 1,858,109,952 − 524,288,000 =
+        // 1,333,821,952 B, and the 5% share grows by 5% of U_root, 26,214,400 B: 1,360,036,352 B more reserve.
         Scenario s = llama2();
         s.hardware.gpus = 2;
         s.hardware.zeroStage = 3;
         const Breakdown plain = on(s);
         s.hardware.fsdpFlatWrap = true;
         const Breakdown wrapped = on(s);
-        QCOMPARE(wrapped.perGpu.fragmentation - plain.perGpu.fragmentation, 1858109952.0);
+        QCOMPARE(wrapped.perGpu.fragmentation - plain.perGpu.fragmentation, 1360036352.0);
+        QCOMPARE(wrapped.perGpu.workspace - plain.perGpu.workspace, 524288000.0);
         QCOMPARE(wrapped.perGpu.total() - wrapped.perGpu.fragmentation,
-                 plain.perGpu.total() - plain.perGpu.fragmentation);
+                 plain.perGpu.total() - plain.perGpu.fragmentation + 524288000.0);
         // The film reserves it all step long: its peak is the bars' again.
         const StepTimeline t = stepTimeline(s, testdata::gpu("H100"));
         QVERIFY(t.peakBytes >= 1858109952.0);
@@ -185,11 +212,83 @@ private Q_SLOTS:
         QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 0.0);
         s.hardware.expandableSegments = false;
         QVERIFY(flatWrapCache(termContext(m, s, parallelLayout(s, m))) > 0);
-        // Unsharded (NO_SHARD) the concatenation is the parameter: U_layer + U_root = 929,054,976 B.
+        // Unsharded (NO_SHARD) the concatenation is the parameter and nothing is gathered: U_layer + U_root =
+        // 929,054,976 B.
         s.hardware.zeroStage = 0;
         QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 929054976.0);
         s.hardware.fsdpFlatWrap = false;
         QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 0.0);
+    }
+
+    void qloraBaseOffloadedKeepsItsConstants()
+    {
+        // QLoRA with the base offloaded (FSDP1's CPUOffload(offload_params=True), fsdp_qlora's 70B on two 24 GB cards):
+        // Llama 2 7B, r = 16 on q, k, v, o, 2 GPUs, ZeRO-3. The quantised linears: 32 · (4 · 4096² + 3 · 4096 · 11008)
+        // = 32 · 202,375,168 = 6,476,005,376 = P_q; the 16-bit rest P − P_q = 262,410,240.
+        Scenario s = llama2();
+        s.training.fineTune = FineTune::QLora;
+        s.training.checkpointing = Checkpointing::Full;
+        s.hardware.gpus = 2;
+        s.hardware.zeroStage = 3;
+        s.hardware.offload = Offload::OptimizerParams;
+        QVERIFY(validateScenario(s, "").empty()); // refused before issue 30's leftovers
+        const Breakdown b = on(s);
+        // The GPU keeps bitsandbytes' quant_state, which FSDP neither shards nor offloads: 8/64 + 32/(64·256) =
+        // 65/512 bit a weight, 65/4096 B; 6,476,005,376 / 4096 · 65 = 1,581,056 · 65 = 102,768,640 B.
+        QCOMPARE(b.perGpu.weights, 102768640.0);
+        // The host holds this GPU's half of the NF4 data and of the rest: (6,476,005,376 · 0.5 + 262,410,240 · 2)/2 =
+        // (3,238,002,688 + 524,820,480)/2 = 1,881,411,584 B.
+        QCOMPARE(b.perGpuHost.weights, 1881411584.0);
+        // The adapters, 32 · 4 · 16 · 8192 = 16,777,216 parameters at 16 B (bf16 weight and gradient, fp32 master and
+        // two moments), sharded over 2: 134,217,728 B, all on the host with their optimizer step.
+        QCOMPARE(b.perGpu.adapters, 0.0);
+        QCOMPARE(b.perGpuHost.adapters, 134217728.0);
+        // --text lists them with the host's terms, and --json under per_node_host_bytes.
+        const GpuSpec h100 = testdata::gpu("H100");
+        QVERIFY(breakdownToText(b, s, h100).find("LoRA adapters") != std::string::npos);
+        QCOMPARE(breakdownToJson(b, s, h100, {})["per_node_host_bytes"]["adapters"].get<double>(), 2 * 134217728.0);
+        // Without the offload the base and adapters are back on the GPU, half each but the constants, which ZeRO-3
+        // does not shard either: 6,476,005,376 · 0.5/2 + 102,768,640 + 524,820,480/2 = 1,619,001,344 + 102,768,640 +
+        // 262,410,240 = 1,984,180,224 B.
+        s.hardware.offload = Offload::None;
+        const Breakdown kept = on(s);
+        QCOMPARE(kept.perGpu.weights, 1984180224.0);
+        QCOMPARE(kept.perGpu.adapters, 134217728.0);
+        QCOMPARE(kept.perGpuHost.total(), 0.0);
+    }
+
+    void perOpCheckpointingKeepsEveryOtherMatmul()
+    {
+        // torchtitan's per-op selective AC on Llama 2 7B (s = 4096, b = 1, bf16, flash): a layer keeps its input and
+        // the outputs of the 1st, 3rd, 5th, 7th matmul (q, v, gate, down: 4096 + 4096 + 11008 + 4096), the
+        // attention output (4096) and the fp32 log-sum-exp (4·32 B a token):
+        //   2·4096·(4096 + 4096 + 4096 + 4096 + 11008 + 4096) + 4·32·4096 = 257,949,696 + 524,288 = 258,473,984 B,
+        // between full's input alone (2·4096·4096 = 33,554,432) and no checkpointing (539,492,352).
+        Scenario s = llama2();
+        s.training.checkpointing = Checkpointing::PerOp;
+        const ActivationInputs in = activationInputs(s, 1);
+        const LayerActivations perOp = layerActivations(s.model.architecture, false, in);
+        QCOMPARE(perOp.total(), 258473984.0);
+        QCOMPARE(perOp.norms, 0.0); // recomputed from the layer input
+        // The term: 32 kept tapes and, during one layer's backward, the rest of its tape rebuilt, 539,492,352 −
+        // 258,473,984 = 281,018,368: 32 · 258,473,984 + 281,018,368 = 8,552,185,856 B.
+        const double perOpBytes = on(s).perGpu.activations;
+        QCOMPARE(perOpBytes, 8552185856.0);
+        s.training.checkpointing = Checkpointing::Selective;
+        const double selectiveBytes = on(s).perGpu.activations;
+        s.training.checkpointing = Checkpointing::Full;
+        const double fullBytes = on(s).perGpu.activations;
+        QVERIFY(fullBytes < perOpBytes && perOpBytes < selectiveBytes);
+        // Named as the command line and scenario files write it.
+        QCOMPARE(std::string(toString(Checkpointing::PerOp)), std::string("per-op"));
+        QCOMPARE(checkpointingFromString("per-op"), std::optional<Checkpointing>(Checkpointing::PerOp));
+        // Grouped-query attention keeps the narrower v: Llama 3.1 8B's layer keeps, per token, 2·(4096 + 4096 +
+        // 1024 + 4096 + 14336 + 4096) + 4·32 = 63,616 B.
+        Scenario l3 = testdata::preset("llama3-8b");
+        l3.training.seqLen = 1;
+        l3.training.microBatch = 1;
+        l3.training.checkpointing = Checkpointing::PerOp;
+        QCOMPARE(layerActivations(l3.model.architecture, false, activationInputs(l3, 1)).total(), 63616.0);
     }
 
     void profileNeverOverrides()

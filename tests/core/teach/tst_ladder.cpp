@@ -203,6 +203,38 @@ private Q_SLOTS:
         QVERIFY(rs.back().gpus >= need);
     }
 
+    // Issue 30 §2: every rung runs the scenario's recipes, so it shows what the main chart would. Llama 2 7B at 4096
+    // tokens with per-op checkpointing and the optimizer step in backward, on 8 data-parallel GPUs.
+    void rungsRunTheScenariosRecipes()
+    {
+        Scenario s = testdata::preset("llama2-7b");
+        s.training.checkpointing = Checkpointing::PerOp;
+        s.training.optimizerInBackward = true;
+        LadderOptions o;
+        o.dataParallel = 8;
+        o.tensorParallel = 1;
+        o.pipelineParallel = 1;
+        const std::vector<LadderRung> rs = scaleOutLadder(s, testdata::gpu("H100"), o);
+        const LadderRung* zero1 = rung(rs, LadderCut::Zero1);
+        const LadderRung* zero2 = rung(rs, LadderCut::Zero2);
+        QVERIFY(zero1 && zero2);
+        // One layer's gradients, 202,383,488 parameters at 2 B = 404,766,976 B whole under ZeRO-1; ZeRO-2 shards
+        // them over 8: 50,595,872 B (tst_recipes::optimizerInBackwardHonoursZeroSharding).
+        QCOMPARE(zero1->perGpu.gradients, 404766976.0);
+        QCOMPARE(zero2->perGpu.gradients, 50595872.0);
+        QCOMPARE(zero2->removed.gradients, 404766976.0 - 50595872.0);
+        QVERIFY(QString::fromStdString(zero2->description).contains(QStringLiteral("one layer's at a time")));
+        // Per-op checkpointing on every rung: 32 · 258,473,984 + 281,018,368 = 8,552,185,856 B
+        // (tst_recipes::perOpCheckpointingKeepsEveryOtherMatmul).
+        for (const LadderRung& r : rs)
+            QCOMPARE(r.perGpu.activations, 8552185856.0);
+        // FSDP2's reshard after forward off keeps the layers gathered, and the ZeRO-3 rung says so.
+        s.hardware.reshardAfterForward = false;
+        const LadderRung* zero3 = rung(scaleOutLadder(s, testdata::gpu("H100"), o), LadderCut::Zero3);
+        QVERIFY(zero3);
+        QVERIFY(QString::fromStdString(zero3->description).contains(QStringLiteral("Reshard after forward off")));
+    }
+
     void inferenceScenarioIsLadderedAsTraining()
     {
         Scenario s = testdata::sized(7'000'000'000);

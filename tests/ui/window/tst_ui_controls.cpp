@@ -244,6 +244,7 @@ void TestUiControls::controlChangesScenarioAndPlots_data()
     QTest::newRow("micro-batch 4") << "chapter-7b" << 0 << Act::MicroBatch << V(4) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
     QTest::newRow("full checkpointing") << "chapter-7b" << 0 << Act::Checkpointing << V(int(Checkpointing::Full)) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
     QTest::newRow("selective checkpointing") << "chapter-7b" << 0 << Act::Checkpointing << V(int(Checkpointing::Selective)) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
+    QTest::newRow("per-op checkpointing (torchtitan)") << "chapter-7b" << 0 << Act::Checkpointing << V(int(Checkpointing::PerOp)) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
     QTest::newRow("flash attention off") << "chapter-7b" << 0 << Act::Flash << V(false) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
     QTest::newRow("pure bf16: 8 B/param = 56 GB") << "chapter-7b" << 0 << Act::Precision << V(int(Precision::BF16)) << 56 * gb << 56 * gb << 14 * gb << 80 * gb;
     QTest::newRow("fp32 with AdamW: 16 B/param = 112 GB") << "chapter-7b" << 0 << Act::Precision << V(int(Precision::FP32)) << 112 * gb << 112 * gb << 14 * gb << 80 * gb;
