@@ -56,7 +56,7 @@
 //   qwen3_5_text (Qwen3.5's language model; modular_qwen3_5.py @ 8940358af7421e958995b05136ca14ce54bef39c):
 //     Qwen3_5DecoderLayer is qwen3_next's layer with a dense Qwen3_5MLP of intermediate_size in every layer, and its
 //     Gated DeltaNet splits in_proj_qkvz/in_proj_ba into in_proj_qkv, in_proj_z, in_proj_b, in_proj_a (the same
-//     parameters); the qwen3_5 wrapper is read through its text_config, its vision tower not counted;
+//     parameters); the qwen3_5 and qwen3_5_moe wrappers hold it under text_config (their vision tower below);
 //   kimi_k2 (Moonshot's Kimi K2, and the text_config of Kimi K2.5's kimi_k25 wrapper): deepseek_v3's modules.
 //     "Kimi-K2 reuses the DeepSeekV3CausalLM architecture [...] we set "model_type": "kimi_k2"" (Moonshot's deploy
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
@@ -442,7 +442,7 @@ std::optional<Family> familyOf(const std::string& type)
 // Multimodal wrappers: a config.json whose model_type names the whole model, the language model under text_config
 // and the vision tower under vision_config. The language model is read as its family; the vision tower and the
 // projector are counted apart (Architecture::visionParams) by `vision`, from the wrapper's modeling file.
-enum class VisionTower { None, Llama4, Qwen3VL, Qwen25VL, Gemma3, Pixtral };
+enum class VisionTower { None, Llama4, Qwen3VL, Qwen3_5, Qwen25VL, Gemma3, Pixtral, MoonViT };
 struct Wrapper {
     const char* type;
     const char* textType; ///< the text_config's model_type when the file leaves it out
@@ -458,6 +458,9 @@ const std::vector<Wrapper>& wrappers()
         // e1b551679e267be053b45581cbabd028a14defd2)
         {"qwen3_vl", "qwen3_vl_text", VisionTower::Qwen3VL, 4096, 32, 32, 151936, 22016, 32},
         {"qwen3_vl_moe", "qwen3_vl_moe_text", VisionTower::Qwen3VL},
+        // Qwen3.5's language model is its own family (Qwen3_5TextConfig's defaults are the family's)
+        {"qwen3_5", "qwen3_5_text", VisionTower::Qwen3_5},
+        {"qwen3_5_moe", "qwen3_5_moe_text", VisionTower::Qwen3_5},
         // Qwen2.5-VL's files keep the language model's fields at the top level
         // (Qwen2_5_VLConfig @ aa0dc95c2f288788c2cf06eb3e17bb182cea66d0), newer ones
         // under text_config: either is read.
@@ -465,9 +468,9 @@ const std::vector<Wrapper>& wrappers()
         {"gemma3", "gemma3_text", VisionTower::Gemma3},
         // Mistral Small 3.1/3.2: a Mistral language model and a Pixtral tower
         {"mistral3", "mistral", VisionTower::Pixtral},
-        // Kimi K2.5's MoonViT tower is remote code (no transformers class):
-        // not counted.
-        {"kimi_k25", "kimi_k2", VisionTower::None}};
+        // Kimi K2.5: Kimi K2's language model and Moonshot's MoonViT tower
+        // (remote code; no transformers class)
+        {"kimi_k25", "kimi_k2", VisionTower::MoonViT}};
     return list;
 }
 const Wrapper* wrapperOf(const std::string& type)
@@ -1217,6 +1220,17 @@ int64_t visionParams(HfReader& v, HfReader& top, VisionTower tower, int64_t text
 {
     auto layerNorm = [](double w) { return 2 * w; };
     auto linear = [](double in, double out, bool bias) { return in * out + (bias ? out : 0); };
+    // The pre-norm ViT block of Qwen3VLVisionBlock and MoonViTEncoderLayer: two LayerNorms, a fused qkv
+    // Linear(hv, 3hv) and the output projection, an MLP hv → inter → hv; every Linear with a bias.
+    auto vitBlock = [&](double hv, double inter) {
+        return 2 * layerNorm(hv) + linear(hv, 3 * hv, true) + linear(hv, hv, true) + linear(hv, inter, true) +
+               linear(inter, hv, true);
+    };
+    // The patch merger of Qwen3VLVisionPatchMerger and Kimi K2.5's PatchMergerMLP: a LayerNorm over `norm`, then
+    // Linear(merged, merged) and Linear(merged, out) with biases (merged: the width of m² patches side by side).
+    auto patchMerger = [&](double norm, double merged, double out) {
+        return layerNorm(norm) + linear(merged, merged, true) + linear(merged, out, true);
+    };
     double p = 0;
     switch (tower) {
     case VisionTower::None:
@@ -1246,13 +1260,17 @@ int64_t visionParams(HfReader& v, HfReader& top, VisionTower tower, int64_t text
         p += linear(outDim, static_cast<double>(textH), false);
         break;
     }
-    case VisionTower::Qwen3VL: {
+    case VisionTower::Qwen3VL:
+    case VisionTower::Qwen3_5: {
         // Qwen3VLVisionModel (modeling_qwen3_vl.py @ 00709b862bb8f14a5435bb7195592579168496e4; defaults
         // Qwen3VLVisionConfig, configuration_qwen3_vl.py @ e1b551679e267be053b45581cbabd028a14defd2): a Conv3d patch
-        // embedding (C·t·p² → hv, with bias), pos_embed Embedding(num_position_embeddings, hv), depth blocks (two
-        // LayerNorms, fused qkv Linear(hv, 3hv) and proj, MLP linear_fc1/fc2), the merger (LayerNorm(hv), then
-        // Linear(hv·m², hv·m²) and Linear(hv·m², out_hidden_size)) and one deepstack merger per
+        // embedding (C·t·p² → hv, with bias), pos_embed Embedding(num_position_embeddings, hv), depth blocks
+        // (vitBlock), the merger (patchMerger over hv, m = spatial_merge_size) and one deepstack merger per
         // deepstack_visual_indexes entry (the same, with its LayerNorm over hv·m²). Its projector is the mergers.
+        // Qwen3.5's Qwen3_5VisionModel (modular_qwen3_5.py @ 009e78d6e89fd6f3e68cf81ba95ccc682c8cdda9; qwen3_5_moe's
+        // is the same class, modular_qwen3_5_moe.py @ 0960594cbcb31be634ec36a76818155c591aafb4) is
+        // Qwen3VLVisionModel with deepstack_merger_list deleted, and Qwen3_5VisionConfig is Qwen3VLVisionConfig
+        // without deepstack_visual_indexes: no deepstack mergers, whatever the file says.
         const double hv = static_cast<double>(v.integer("hidden_size", false, 1152, 1, kMaxHidden));
         const double depth = static_cast<double>(v.integer("depth", false, 27, 0, kMaxLayers));
         const double inter = static_cast<double>(v.integer("intermediate_size", false, 4304, 1, 16 * kMaxHidden));
@@ -1262,8 +1280,8 @@ int64_t visionParams(HfReader& v, HfReader& top, VisionTower tower, int64_t text
         const double merge = static_cast<double>(v.integer("spatial_merge_size", false, 2, 1, 64));
         const double out = static_cast<double>(v.integer("out_hidden_size", false, 3584, 1, kMaxHidden));
         const double positions = static_cast<double>(v.integer("num_position_embeddings", false, 2304, 0, 100'000'000));
-        double deepstack = 3; // [8, 16, 24]
-        if (v.has("deepstack_visual_indexes")) {
+        double deepstack = tower == VisionTower::Qwen3VL ? 3 : 0; // Qwen3VLVisionConfig's [8, 16, 24]
+        if (tower == VisionTower::Qwen3VL && v.has("deepstack_visual_indexes")) {
             if (v.at("deepstack_visual_indexes").is_array())
                 deepstack = static_cast<double>(v.at("deepstack_visual_indexes").size());
             else
@@ -1272,11 +1290,8 @@ int64_t visionParams(HfReader& v, HfReader& top, VisionTower tower, int64_t text
         }
         const double merged = hv * merge * merge;
         p += channels * temporal * patch * patch * hv + hv + positions * hv;
-        p += depth * (2 * layerNorm(hv) + linear(hv, 3 * hv, true) + linear(hv, hv, true) + linear(hv, inter, true) +
-                      linear(inter, hv, true));
-        const double mergerLinears = linear(merged, merged, true) + linear(merged, out, true);
-        p += layerNorm(hv) + mergerLinears;
-        p += deepstack * (layerNorm(merged) + mergerLinears);
+        p += depth * vitBlock(hv, inter);
+        p += patchMerger(hv, merged, out) + deepstack * patchMerger(merged, merged, out);
         break;
     }
     case VisionTower::Qwen25VL: {
@@ -1348,6 +1363,51 @@ int64_t visionParams(HfReader& v, HfReader& top, VisionTower tower, int64_t text
         if (v.flag("vision_use_head", true))
             p += hv + 3 * hv * hv + 3 * hv + linear(hv, hv, true) + layerNorm(hv) + mlp;
         p += hv * static_cast<double>(textH) + hv;
+        break;
+    }
+    case VisionTower::MoonViT: {
+        // Kimi K2.5's remote code, modeling_kimi_k25.py (no transformers class; Moonshot's file as Ascend/MindSpeed-MM
+        // vendors it, mindspeed_mm/fsdp/models/kimik2_5/modeling_kimi_k25.py @
+        // 008e75c60fcdab4413c640be4450b8f836c7eae3; defaults KimiK25VisionConfig's, which the vt_* names keep).
+        // MoonViT3dPretrainedModel: MoonVision3dPatchEmbed's Conv2d(3, hv, p) with bias and its learned
+        // Learnable2DInterpPosEmbDivided_fixed weight [init_pos_emb_height, init_pos_emb_width, hv] (the time
+        // table is a buffer), vt_num_hidden_layers MoonViTEncoderLayers (vitBlock: attn_bias true, MLP2 with bias),
+        // the encoder's final_layernorm; the 2-D rotary table is a buffer and tpool_patch_merger has no weights.
+        // mm_projector by mm_projector_type: "patchmerger" PatchMergerMLP (patchMerger over mm_hidden_size, m² =
+        // merge_kernel_size's product, out text_hidden_size), "mlp" MLP (LayerNorm, Linear(mm, text),
+        // Linear(text, text)), "identity" none. text_hidden_size is 7168 in KimiK25VisionConfig (Kimi K2's width);
+        // a file that leaves it out gets the language model's, which the projector must feed.
+        const double hv = static_cast<double>(v.integer("vt_hidden_size", false, 1152, 1, kMaxHidden));
+        const double layers = static_cast<double>(v.integer("vt_num_hidden_layers", false, 27, 0, kMaxLayers));
+        const double inter = static_cast<double>(v.integer("vt_intermediate_size", false, 4304, 1, 16 * kMaxHidden));
+        const double patch = static_cast<double>(v.integer("patch_size", false, 14, 1, 4096));
+        const double posH = static_cast<double>(v.integer("init_pos_emb_height", false, 64, 1, 1 << 16));
+        const double posW = static_cast<double>(v.integer("init_pos_emb_width", false, 64, 1, 1 << 16));
+        const double mm =
+            static_cast<double>(v.integer("mm_hidden_size", false, static_cast<int64_t>(hv), 1, kMaxHidden));
+        const double th = static_cast<double>(v.integer("text_hidden_size", false, textH, 1, kMaxHidden));
+        double area = 4; // merge_kernel_size (2, 2)
+        if (v.has("merge_kernel_size")) {
+            const json& k = v.at("merge_kernel_size");
+            auto side = [](const json& n) {
+                return n.is_number_integer() && n.get<int64_t>() >= 1 && n.get<int64_t>() <= 64;
+            };
+            if (k.is_array() && k.size() == 2 && side(k[0]) && side(k[1]))
+                area = static_cast<double>(k[0].get<int64_t>() * k[1].get<int64_t>());
+            else if (side(k))
+                area = static_cast<double>(k.get<int64_t>() * k.get<int64_t>());
+            else
+                v.error("merge_kernel_size", "must be [height, width] of 1 to 64 patches each, got " + describe(k));
+        }
+        p += 3 * patch * patch * hv + hv + posH * posW * hv;
+        p += layers * vitBlock(hv, inter) + layerNorm(hv);
+        const std::string projector = v.has("mm_projector_type") ? v.text("mm_projector_type") : "patchmerger";
+        if (projector == "patchmerger")
+            p += patchMerger(mm, mm * area, th);
+        else if (projector == "mlp")
+            p += layerNorm(mm) + linear(mm, th, true) + linear(th, th, true);
+        else if (projector != "identity" && !projector.empty())
+            v.error("mm_projector_type", "unknown projector \"" + projector + "\" (known: patchmerger, mlp, identity)");
         break;
     }
     }

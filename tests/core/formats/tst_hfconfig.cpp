@@ -271,12 +271,38 @@ private Q_SLOTS:
         // 118,014,208; every layer 512 experts of 3·h·1024 = 12,582,912, a shared one behind its gate h, a router
         // h·512: 6,457,135,104; two norms a layer; untied 2·V·h = 2,034,237,440 and a final norm.
         // 15·104,858,112 + 45·118,014,208 + 60·(6,457,135,104 + 2h) + 2·V·h + h = 396,346,350,336; active (10
-        // experts: 140,513,280 a layer's MoE) 17,349,040,896. Qwen's model card, Language Model: 397B in total and
-        // 17B activated. The vision tower (27 blocks of 1152) is not counted for this wrapper.
-        QTest::newRow("qwen3_5_moe: Qwen3.5-397B-A17B's language model = 396.3B, 17.3B active (397B)")
+        // experts: 140,513,280 a layer's MoE) 17,349,040,896.
+        // Vision: Qwen3_5MoeVisionModel = Qwen3VLVisionModel without deepstack mergers (modular_qwen3_5.py @
+        // 009e78d6e89fd6f3e68cf81ba95ccc682c8cdda9), vision_config hidden 1152, depth 27, MLP 4304, patches 16 by 2
+        // frames, merge 2, out 4096, 2304 positions: Conv3d 3·2·16²·1152 + 1152 = 1,770,624, positions 2304·1152 =
+        // 2,654,208, 27 blocks of 4·1152 + (1152·3456 + 3456) + (1152² + 1152) + (1152·4304 + 4304) + (4304·1152 +
+        // 1152) = 15,239,504 (411,466,608), the merger 2·1152 + (4608² + 4608) + (4608·4096 + 4096) = 40,119,040:
+        // 456,010,480 (the Qwen3-VL-8B tower above less its 3 deepstack mergers, 3·(2·4608 + 40,116,736)).
+        // 396,346,350,336 + 456,010,480 = 396,802,360,816. Qwen's model card: "Causal Language Model with Vision
+        // Encoder", 397B in total and 17B activated (the language model alone, 396.35B, would round to 396B).
+        QTest::newRow("qwen3_5_moe: Qwen3.5-397B-A17B = 396.3B text + 0.46B vision, 17.3B active (397B)")
             << "Qwen3.5-397B-A17B.json"
-            << "qwen3_5_moe_text" << qint64(396346350336) << qint64(17349040896) << qint64(0) << qint64(0)
-            << qint64(397000000000) << 0.0017 << false;
+            << "qwen3_5_moe_text" << qint64(396346350336) << qint64(17349040896) << qint64(456010480) << qint64(0)
+            << qint64(397000000000) << 0.0005 << true;
+        // Kimi K2.5 (kimi_k25 wrapper, text_config kimi_k2; AIConfigurator's copy, tests/data/hf/README.md): the
+        // language model is Kimi K2's, field for field the kimi_k2 row of familyMatchesPublishedCount
+        // (1,026,408,209,408 total, 32,861,477,888 active; num_nextn_predict_layers 0). Its MoonViT tower and
+        // projector, as Moonshot's modeling_kimi_k25.py builds them (Ascend/MindSpeed-MM's copy,
+        // mindspeed_mm/fsdp/models/kimik2_5/modeling_kimi_k25.py @ 008e75c60fcdab4413c640be4450b8f836c7eae3), from
+        // vision_config vt_hidden_size 1152, 27 layers, MLP 4304, patches of 14, a 64×64 position grid, merge 2×2,
+        // mm_hidden_size 1152, text_hidden_size 7168:
+        //   MoonVision3dPatchEmbed: Conv2d 3·14²·1152 + 1152 = 678,528, pos_emb weight 64·64·1152 = 4,718,592;
+        //   27 MoonViTEncoderLayers, each Qwen3-VL's block above (wqkv and wo with attn_bias, MLP2 fc0/fc1 with
+        //     bias, norm0/norm1): 411,466,608; final_layernorm 2·1152: the tower 416,866,032;
+        //   PatchMergerMLP: pre_norm 2·1152, Linear(4608, 4608) 21,238,272, Linear(4608, 7168) 4608·7168 + 7168 =
+        //     33,037,312: 54,277,888.
+        // 471,143,920 in all; with the language model 1,026,879,353,328. Moonshot (MoonshotAI/Kimi-K2.5 README.md
+        // @ 6edc2543b766c0b6af9677bb9eed011beb615228 §2): 1T total, 32B activated, a 400M-parameter MoonViT
+        // (kimiK25WrapperCountsItsMoonViTTower compares the tower).
+        QTest::newRow("kimi_k25: Kimi K2.5 = 1.026T text + 0.47B MoonViT and projector, 32.9B active (1T)")
+            << "Kimi-K2.5.json"
+            << "kimi_k2" << qint64(1026408209408) << qint64(32861477888) << qint64(471143920) << qint64(0)
+            << qint64(1000000000000) << 0.027 << true;
         // Nemotron 3 Nano 30B-A3B (nemotron_h; jax-ml/jax-llm-examples' copy, tests/data/hf/README.md), as
         // modeling_nemotron_h.py @ 897753a012bfa6dac8c0ae3281f23a2fc1e72db6 builds it, h = 2688: 52 blocks of one
         // norm (h) and one mixer, hybrid_override_pattern "MEMEM*EMEMEM*…" = 23 M, 6 *, 23 E.
@@ -371,6 +397,27 @@ private Q_SLOTS:
                   "patch_size": 14, "image_size": 1540, "num_hidden_layers": 24, "num_attention_heads": 16,
                   "head_dim": 64}})"
             << qint64(23572403200) << qint64(438958080);
+        // Qwen3_5Config with no sub-configs (modular_qwen3_5.py @ 009e78d6e89fd6f3e68cf81ba95ccc682c8cdda9).
+        // Qwen3_5TextConfig: h 4096, 32 layers (full_attention_interval 4: 24 Gated DeltaNet, 8 attention), 16 heads
+        // and 4 KV heads of 256, linear 16 key and 32 value heads of 128, MLP 12288, V 248320, untied.
+        //   attention: q_proj h·2·4096 + k, v 2·h·1024 + o_proj 4096·h + q/k norms 512 = 58,720,768;
+        //   Gated DeltaNet: in_proj_qkv h·8192 + in_proj_z h·4096 + in_proj_b, in_proj_a 2·h·32 + conv1d 8192·4 +
+        //     dt_bias, A_log 2·32 + norm 128 + out_proj 4096·h = 67,403,968;
+        //   every layer MLP 3·h·12288 and two norms: 32·151,003,136.
+        // 24·67,403,968 + 8·58,720,768 + 4,832,100,352 + 2·V·h + h = 8,953,803,264. Qwen3_5VisionConfig is
+        // Qwen3VLVisionConfig's defaults without deepstack: the Qwen3.5-397B tower above with out_hidden_size 3584,
+        // 456,010,480 − 4608·(4096 − 3584) = 453,650,672.
+        QTest::newRow("qwen3_5 with no sub-configs: Qwen3_5TextConfig's model and a tower without deepstack mergers")
+            << R"({"model_type": "qwen3_5"})" << qint64(8953803264) << qint64(453650672);
+        // Qwen3_5MoeVisionConfig accepts deepstack_visual_indexes (default ()), but Qwen3_5VisionModel deletes
+        // deepstack_merger_list: a list changes nothing. Qwen3_5MoeTextConfig (modular_qwen3_5_moe.py @
+        // 0960594cbcb31be634ec36a76818155c591aafb4): h 2048, 40 layers (30 Gated DeltaNet of 33,718,464, 10
+        // attention of 27,263,488, both Qwen3-Next-80B's), 256 experts of 3·h·512 with a shared one behind its gate h
+        // and a router h·256 (808,978,432 a layer), V 248320, untied: 30·33,718,464 + 10·27,263,488 + 40·(808,978,432
+        // + 2h) + 2·V·h + h = 34,660,610,688 (Qwen3.5-35B-A3B's shape).
+        QTest::newRow("qwen3_5_moe builds no deepstack mergers, whatever deepstack_visual_indexes lists")
+            << R"({"model_type": "qwen3_5_moe", "vision_config": {"deepstack_visual_indexes": [8, 16, 24]}})"
+            << qint64(34660610688) << qint64(453650672);
     }
     void wrapperDefaultsCountTheVisionTower()
     {
@@ -647,8 +694,11 @@ private Q_SLOTS:
     }
 
     // Kimi K2.5's config.json wraps the language model: {"model_type": "kimi_k25", "text_config": {"model_type":
-    // "kimi_k2", …}, "vision_config": {…}}. The text_config is read (the vision tower is not counted).
-    void kimiK25WrapperReadsItsTextConfig()
+    // "kimi_k2", …}, "vision_config": {…}}. The text_config is read as kimi_k2; the MoonViT tower and its projector
+    // are counted apart from vision_config (modeling_kimi_k25.py, cited in core/formats/hfconfig.cpp), the fields it
+    // leaves out taking KimiK25VisionConfig's defaults (Kimi K2.5's own sizes) and text_hidden_size the language
+    // model's width.
+    void kimiK25WrapperCountsItsMoonViTTower()
     {
         const std::string text = R"({"model_type": "kimi_k25", "vision_config": {"vt_num_hidden_layers": 27},
             "text_config": {"model_type": "kimi_k2", "hidden_size": 7168, "num_hidden_layers": 61,
@@ -659,10 +709,43 @@ private Q_SLOTS:
         const HfImport imp = parseHfConfig(text, "config.json");
         QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
         QCOMPARE(QString::fromStdString(imp.modelType), QStringLiteral("kimi_k2"));
-        QCOMPARE(countParams(imp.architecture).total, qint64(1026408209408)); // as the row above
-        // Its MoonViT tower is remote code, with no transformers class to count it from: not counted.
-        QCOMPARE(countParams(imp.architecture).vision, qint64(0));
-        // An error inside it is named under /text_config.
+        QCOMPARE(countParams(imp.architecture).total, qint64(1026408209408)); // as the kimi_k2 row
+        // The real file's tower and projector (families2026MatchPublishedCounts' kimi_k25 row): 416,866,032 +
+        // 54,277,888.
+        QCOMPARE(countParams(imp.architecture).vision, qint64(471143920));
+        // Moonshot's model card gives the vision encoder as 400M: the tower without the projector, 416,866,032, is
+        // 4.2% above it (rounded; its 64×64 position grid alone is 4,718,592).
+        QVERIFY(std::abs(416866032.0 - 400e6) / 400e6 < 0.043);
+
+        auto visionWith = [&](const std::string& fields) {
+            std::string t = text;
+            t.replace(t.find(R"("vt_num_hidden_layers": 27)"), 26, fields);
+            const HfImport i = parseHfConfig(t, "config.json");
+            return i.ok() ? countParams(i.architecture).vision : qint64(-1);
+        };
+        // mm_projector_type "mlp": MLP's pre_norm 2·1152, Linear(1152, 7168) 8,264,704, Linear(7168, 7168)
+        // 51,387,392: 416,866,032 + 59,654,400. "identity": the tower alone.
+        QCOMPARE(visionWith(R"("mm_projector_type": "mlp")"), qint64(476520432));
+        QCOMPARE(visionWith(R"("mm_projector_type": "identity")"), qint64(416866032));
+        // merge_kernel_size [1, 2]: PatchMergerMLP over 2·1152 = 2304: 2·1152 + (2304² + 2304) + (2304·7168 + 7168)
+        // = 21,835,264 instead of 54,277,888.
+        QCOMPARE(visionWith(R"("merge_kernel_size": [1, 2])"), qint64(438701296));
+        // A file's text_hidden_size wins over the language model's width: 4096 makes the last Linear 4608·4096 +
+        // 4096 = 18,878,464 instead of 33,037,312.
+        QCOMPARE(visionWith(R"("text_hidden_size": 4096)"), qint64(456985072));
+
+        auto errorWith = [&](const std::string& fields) {
+            std::string t = text;
+            t.replace(t.find(R"("vt_num_hidden_layers": 27)"), 26, fields);
+            return QString::fromStdString(firstError(t));
+        };
+        QCOMPARE(errorWith(R"("merge_kernel_size": [2])"),
+                 QStringLiteral("config.json: /vision_config/merge_kernel_size: must be [height, width] of 1 to 64 "
+                                "patches each, got [2]"));
+        QCOMPARE(errorWith(R"("mm_projector_type": "qformer")"),
+                 QStringLiteral("config.json: /vision_config/mm_projector_type: unknown projector \"qformer\" "
+                                "(known: patchmerger, mlp, identity)"));
+        // An error inside the language model is named under /text_config.
         const std::string bad = R"({"model_type": "kimi_k25", "text_config": {"model_type": "kimi_k2",
             "hidden_size": 7168, "num_hidden_layers": 61, "num_attention_heads": 64, "vocab_size": "big"}})";
         QVERIFY(QString::fromStdString(firstError(bad)).startsWith(QLatin1String("config.json: /text_config/")));
@@ -852,7 +935,8 @@ private Q_SLOTS:
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, gpt_oss, phi, smollm3, olmoe, "
             "starcoder2, seed_oss, cohere2, exaone4, gpt_bigcode, llama4_text, glm4_moe, minimax_m2, granitemoe, "
             "falcon, qwen3_vl_text, qwen3_vl_moe_text, qwen2_5_vl_text, qwen3_next, nemotron_h, qwen3_5_text, "
-            "qwen3_5_moe_text, glm_moe_dsa, llama4, qwen3_vl, qwen3_vl_moe, qwen2_5_vl, gemma3, mistral3, kimi_k25");
+            "qwen3_5_moe_text, glm_moe_dsa, llama4, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, qwen2_5_vl, gemma3, "
+            "mistral3, kimi_k25");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")

@@ -238,12 +238,12 @@ private Q_SLOTS:
         //     h·32 each 262,144 + conv1d 8192·4 32,768 + dt_bias, A_log 64 + norm 128 + out_proj 16,777,216 =
         //     67,403,968; · 24 = 1,617,695,232;
         //   SwiGLU MLP 3·h·12288 = 150,994,944; · 32 = 4,831,838,208.
-        //   Total 8,953,803,264 (Qwen3.5-9B's language model; its vision tower is not counted).
+        //   Total 8,953,803,264 (Qwen3.5-9B's language model; a wrapper's vision tower is apart, tst_hfconfig).
         const HfImport imp = parseHfConfig(R"({"model_type": "qwen3_5_text"})", "config.json");
         QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
         QCOMPARE(imp.architecture.kinds.linear, qint64(24));
         QCOMPARE(countParams(imp.architecture).total, qint64(8953803264));
-        // The multimodal wrapper is read through its text_config.
+        // The multimodal wrapper's language model is its text_config (its vision tower: ParamCount::vision).
         const HfImport wrapped = parseHfConfig(
             R"({"model_type": "qwen3_5", "text_config": {"model_type": "qwen3_5_text"}, "vision_config": {}})", "c");
         QVERIFY(wrapped.ok());
