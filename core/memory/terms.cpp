@@ -59,6 +59,18 @@ X heldPart(const TermContext& c, bool byZero, const char* name, double count, bo
 struct HeldNames {
     const char *whole, *dense, *experts;
 };
+// What the GPU keeps of a term offloaded to its host: nothing, and in the drill-down where `onHost` went.
+template <class X> X offloadedFromGpu(const X& onHost)
+{
+    if constexpr (X::kText)
+        return X::text(onHost.symbolic + " in host memory",
+                       "0 B on the GPU (offloaded: " + onHost.substituted + " = " + formatBytes(onHost.value) +
+                           " of this GPU's partition in the host's memory)",
+                       0);
+    else
+        return X(0);
+}
+
 template <class X> X held(const TermContext& c, bool byZero, double total, double routed, HeldNames names)
 {
     routed = std::clamp(routed, 0.0, total);
@@ -274,15 +286,7 @@ X modelState(const TermContext& c, TermNotes<X>& n, const char* title, const cha
         return X::mul(X::bytes(sym, perParam), parametersHeld<X>(c, c.layout.zero >= zeroStage), " · ", " × ");
     const X onHost =
         X::mul(X::bytes(host.sym, host.perParam), parametersHeld<X>(c, c.layout.zero >= host.zeroStage), " · ", " × ");
-    if (c.host)
-        return onHost;
-    if constexpr (X::kText)
-        return X::text(onHost.symbolic + " in host memory",
-                       "0 B on the GPU (offloaded: " + onHost.substituted + " = " + formatBytes(onHost.value) +
-                           " of this GPU's partition in the host's memory)",
-                       0);
-    else
-        return X(0);
+    return c.host ? onHost : offloadedFromGpu(onHost);
 }
 
 std::string bytesList(const LayerActivations& l)
@@ -697,13 +701,7 @@ template <class X> X adapters(const TermContext& c, TermNotes<X>& n)
         n.title("LoRA adapters per GPU, in host memory");
         return held;
     }
-    if constexpr (X::kText)
-        return X::text(held.symbolic + " in host memory",
-                       "0 B on the GPU (offloaded: " + held.substituted + " = " + formatBytes(held.value) +
-                           " of this GPU's partition in the host's memory)",
-                       0);
-    else
-        return X(0);
+    return offloadedFromGpu(held);
 }
 
 // The kinds of layer a model mixes (issue 29 §2), for the drill-down: what each kind's queries meet (tape) or
