@@ -195,9 +195,9 @@ void readOptimizer(ConfigMap& optimizer, TrainingConfig& c)
         if (const ConfigNode* momentum = optimizer.find("momentum");
             momentum && momentum->text != "0" && momentum->text != "0.0")
             c.optimizer = Optimizer::SGDMomentum;
-    if (it->second.second)
-        c.notes.push_back(*component + " is a paged optimizer (bitsandbytes pages its state to host memory under "
-                                       "pressure): read but not modelled, its state is counted on the GPU");
+    // A paged optimizer keeps its state in CUDA unified memory, counted in host memory as --optimizer
+    // paged-adamw8bit counts it (docs/accounting.md, Recipes).
+    c.pagedOptimizer = it->second.second != nullptr;
 }
 
 void readLoss(ConfigMap& loss, TrainingConfig& c)
@@ -216,13 +216,6 @@ void readLoss(ConfigMap& loss, TrainingConfig& c)
                "names a loss TrainMem cannot map: \"" + *component +
                    "\" (known: torch.nn.CrossEntropyLoss, torchtune.modules.loss.LinearCrossEntropyLoss, "
                    "torchtune.modules.loss.CEWithChunkedOutputLoss)");
-}
-
-// A switch TrainMem does not model: noted when on, nothing to say when off.
-void notModelled(ConfigMap& top, const char* key, const char* why, TrainingConfig& c)
-{
-    if (top.flag(key).value_or(false))
-        c.notes.push_back(std::string(key) + " is read but not modelled: " + why);
 }
 
 } // namespace
@@ -266,12 +259,12 @@ void readTorchtune(ConfigMap& top, TrainingConfig& c)
     }
     if (const std::optional<bool> ac = top.flag("enable_activation_checkpointing"))
         c.checkpointing = *ac ? Checkpointing::Full : Checkpointing::None; // each layer recomputed whole
-    notModelled(top, "enable_activation_offloading", "the activations kept for backward are counted on the GPU", c);
-    notModelled(top, "compile", "torch.compile's fusions are not counted", c);
-    notModelled(top, "optimizer_in_bwd",
-                "the optimizer steps each parameter during backward and frees its gradient; TrainMem counts the whole "
-                "gradient buffer",
-                c);
+    // The recipe switches the recipes read (torchtune bd2a0fc recipes/full_finetune_single_device.py: cfg.compile,
+    // cfg.optimizer_in_bwd, cfg.get("enable_activation_offloading", False)), each modelled as its command-line option
+    // is (docs/accounting.md, "Recipes").
+    c.compile = top.flag("compile");
+    c.optimizerInBackward = top.flag("optimizer_in_bwd");
+    c.activationOffload = top.flag("enable_activation_offloading");
     if (const std::optional<bool> offload = top.flag("fsdp_cpu_offload")) {
         // Only the distributed recipes read it, and they shard with FSDP2's fully_shard: ZeRO-3.
         c.zeroStage = 3;

@@ -112,6 +112,14 @@ Scenario applyTrainingConfig(const Scenario& base, const TrainingConfig& c, bool
     t.loraModules = exactLoraModules(c).value_or(0);
     s.hardware.zeroStage = c.zeroStage.value_or(s.hardware.zeroStage);
     s.hardware.offload = c.offload.value_or(s.hardware.offload);
+    if (c.compile)
+        t.compile = c.compile;
+    if (c.optimizerInBackward)
+        t.optimizerInBackward = c.optimizerInBackward;
+    if (c.activationOffload)
+        t.activationOffload = c.activationOffload;
+    if (c.pagedOptimizer)
+        t.pagedOptimizer = true;
     // A new model may not take the old layout (experts, heads, layers): keep what still divides.
     return c.architecture && !keepModel ? withValidLayout(std::move(s)) : s;
 }
@@ -183,7 +191,7 @@ std::vector<std::string> describeTrainingConfig(const TrainingConfig& c)
     if (c.precision)
         out.push_back(std::string("precision ") + toString(*c.precision));
     if (c.optimizer)
-        out.push_back(std::string("optimizer ") + toString(*c.optimizer));
+        out.push_back(std::string("optimizer ") + (c.pagedOptimizer ? "paged " : "") + toString(*c.optimizer));
     if (c.seqLen)
         out.push_back("sequence " + count(*c.seqLen));
     if (c.microBatch)
@@ -218,6 +226,13 @@ std::vector<std::string> describeTrainingConfig(const TrainingConfig& c)
         out.push_back("ZeRO stage " + std::to_string(*c.zeroStage));
     if (c.offload)
         out.push_back(std::string("offload ") + toString(*c.offload));
+    auto onOff = [](bool v) { return v ? "on" : "off"; };
+    if (c.compile)
+        out.push_back(std::string("torch.compile ") + onOff(*c.compile));
+    if (c.optimizerInBackward)
+        out.push_back(std::string("optimizer step in backward ") + onOff(*c.optimizerInBackward));
+    if (c.activationOffload)
+        out.push_back(std::string("activation offloading ") + onOff(*c.activationOffload));
     return out;
 }
 

@@ -42,6 +42,11 @@ struct TrainingConfig {
     std::set<std::string> loraModules;
     std::optional<int> zeroStage;
     std::optional<Offload> offload;
+    /// torchtune's recipe switches (issue 30 §2): compile, optimizer_in_bwd, enable_activation_offloading.
+    std::optional<bool> compile;
+    std::optional<bool> optimizerInBackward;
+    std::optional<bool> activationOffload;
+    bool pagedOptimizer = false; ///< bitsandbytes' Paged* optimizers: their state in unified memory, paged to the host
 
     std::vector<std::string> ignored; ///< keys TrainMem does not read, as paths ("checkpointer", "model.lora_alpha")
     std::vector<std::string> notes;   ///< settings read but not modelled, and the assumptions made
