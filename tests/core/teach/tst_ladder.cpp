@@ -230,7 +230,8 @@ private Q_SLOTS:
             QCOMPARE(r.perGpu.activations, 8552185856.0);
         // FSDP2's reshard after forward off keeps the layers gathered, and the ZeRO-3 rung says so.
         s.hardware.reshardAfterForward = false;
-        const LadderRung* zero3 = rung(scaleOutLadder(s, testdata::gpu("H100"), o), LadderCut::Zero3);
+        const std::vector<LadderRung> kept = scaleOutLadder(s, testdata::gpu("H100"), o); // outlives its rung
+        const LadderRung* zero3 = rung(kept, LadderCut::Zero3);
         QVERIFY(zero3);
         QVERIFY(QString::fromStdString(zero3->description).contains(QStringLiteral("Reshard after forward off")));
     }
