@@ -113,6 +113,9 @@ std::vector<TermContext> stageViews(const TermContext& base)
     using Kinds = std::span<const PipelineStage>;
     const Kinds kinds = p <= 1 ? Kinds(kOnly) : p == 2 ? Kinds(kTwo) : Kinds(kMore);
     std::vector<TermContext> out;
+    // Room for every view at once: a TermContext is large (its layout holds a pipeline layout's stage list), and
+    // account() runs this on every recompute, so the vector never grows by copying views.
+    out.reserve(kinds.size() + (base.layout.split.hasLayout() ? static_cast<size_t>(std::max<int64_t>(p - 3, 0)) : 0));
     for (PipelineStage k : kinds) {
         out.push_back(base);
         placeOnStage(out.back(), k);
