@@ -5,6 +5,7 @@
 #include "drilldownpanel.h"
 #include "fixespanel.h"
 #include "ladderchart.h"
+#include "lazydock.h"
 #include "presetlibrary.h"
 #include "receiptpanel.h"
 #include "tourpanel.h"
@@ -107,9 +108,8 @@ TeachingDocks::TeachingDocks(QMainWindow* window, const PresetLibrary& library, 
 QDockWidget* TeachingDocks::addDock(QMainWindow* window, int index, QWidget* content, const QString& title,
                                     const char* objectName, Qt::DockWidgetArea area)
 {
-    auto* dock = new QDockWidget(title, window);
+    auto* dock = new LazyDock(title, window, content);    // hidden until asked for: its panel goes in then
     dock->setObjectName(QString::fromLatin1(objectName)); // saveState() needs it
-    dock->setWidget(content);
     window->addDockWidget(area, dock);
     // The dock's own index, given: docks are made out of index order (the tabbed ones first), and
     // the first empty slot once made the fixes and receipt docks refresh the ladder instead (issue 14).

@@ -4,8 +4,8 @@
 // an empty "overlay"), and its paint event then fills the widget and alpha-blends both buffers
 // onto it: at 600×870 px that pixel traffic, not the drawing, was most of a slider step. Here a
 // live update is "draw at the next paint": one background fill and the layers, nothing copied.
-// replot() still works for QCustomPlot's own calls (a resize, say): it lays out, draws into a
-// one-pixel buffer that is thrown away, and queues a paint. Exports do not use it (toPainter).
+// replot() still works for QCustomPlot's own calls (a resize, say): it lays out, with its layers
+// hidden so that nothing is drawn, and queues a paint. Exports do not use it (toPainter).
 
 #include "cachedtext.h"
 #include "labellayout.h"
@@ -63,6 +63,7 @@ protected:
 
 private:
     static constexpr int kMaxLayoutPasses = 3;
+    QList<QCPLayer*> m_hiddenForReplot; ///< the layers replot() does not draw, shown again after it
     int m_paints = 0;
     double m_lastPaintMs = 0;
 };

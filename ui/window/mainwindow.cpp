@@ -11,6 +11,7 @@
 #include "errorbanner.h"
 #include "exportdialog.h"
 #include "fitmapchart.h"
+#include "lazydock.h"
 #include "measureddialog.h"
 #include "peerspanel.h"
 #include "presetlibrary.h"
@@ -102,17 +103,19 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
     connect(m_teaching, &TeachingDocks::tourLeft, this,
             [this](const Scenario& s) { pushScenario(s, -1, tr("Leave the tour")); });
     // Issue 10: Megatron-LM's and DeepSpeed's own estimates beside TrainMem's.
-    m_peers = new PeersPanel(this);
     // In a scroll area: its chart, table and notes are taller than a 768 px screen leaves beside a bottom dock.
     auto* peersScroll = new QScrollArea(this);
-    peersScroll->setWidget(m_peers);
+    m_peers = new PeersPanel(peersScroll);
+    m_peers->hide(); // until the dock first shows: the scroll area would lay it out now (LazyDock)
     peersScroll->setWidgetResizable(true);
     peersScroll->setFrameShape(QFrame::NoFrame);
     peersScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    peersScroll->setMinimumWidth(m_peers->minimumSizeHint().width() +
-                                 peersScroll->verticalScrollBar()->sizeHint().width());
-    m_peersDock =
-        addPanelDock(peersScroll, tr("Compare with Megatron / DeepSpeed"), "peersDock", Qt::RightDockWidgetArea);
+    m_peersDock = addPanelDock(peersScroll, tr("Compare with Megatron / DeepSpeed"), "peersDock",
+                               Qt::RightDockWidgetArea, [this, peersScroll] {
+                                   peersScroll->setWidget(m_peers);
+                                   peersScroll->setMinimumWidth(m_peers->minimumSizeHint().width() +
+                                                                peersScroll->verticalScrollBar()->sizeHint().width());
+                               });
     connect(m_peers, &PeersPanel::scenarioRequested, this,
             [this](const Scenario& s, const QString& text) { pushScenario(s, -1, text); });
     connect(this, &MainWindow::scenarioChanged, m_peers,
@@ -419,11 +422,10 @@ void MainWindow::createActions()
 }
 
 QDockWidget* MainWindow::addPanelDock(QWidget* panel, const QString& title, const char* objectName,
-                                      Qt::DockWidgetArea area)
+                                      Qt::DockWidgetArea area, std::function<void()> prepare)
 {
-    auto* dock = new QDockWidget(title, this);
-    dock->setObjectName(QString::fromLatin1(objectName)); // saveState() needs it
-    dock->setWidget(panel);
+    auto* dock = new LazyDock(title, this, panel, std::move(prepare)); // the panel goes in when first shown
+    dock->setObjectName(QString::fromLatin1(objectName));              // saveState() needs it
     addDockWidget(area, dock);
     dock->hide();
     return dock;

@@ -9,6 +9,8 @@
 
 #include <QMainWindow>
 
+#include <functional>
+
 class QAction;
 class QActionGroup;
 class QDockWidget;
@@ -112,7 +114,8 @@ private:
     void exportDialog();
     void pin();
     /// A hidden dock holding `panel`, for the View menu.
-    QDockWidget* addPanelDock(QWidget* panel, const QString& title, const char* objectName, Qt::DockWidgetArea area);
+    QDockWidget* addPanelDock(QWidget* panel, const QString& title, const char* objectName, Qt::DockWidgetArea area,
+                              std::function<void()> prepare = {});
     void restoreSettings();
     void saveSettings();
 

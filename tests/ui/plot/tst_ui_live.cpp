@@ -6,13 +6,18 @@
 
 #include "controlpanel.h"
 #include "dashboard.h"
+#include "lazydock.h"
+#include "liveplot.h"
 #include "logsliderfield.h"
 #include "mainwindow.h"
+#include "peerspanel.h"
+#include "presetlibrary.h"
 #include "verdictlabel.h"
 
 #include <QAction>
 #include <QClipboard>
 #include <QLineEdit>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 
@@ -78,6 +83,18 @@ struct EventCounter : QObject {
     }
 };
 
+/// A chart item that counts its draws.
+class CountingItem : public QCPLayerable
+{
+public:
+    explicit CountingItem(QCustomPlot* plot) : QCPLayerable(plot) {}
+    int draws = 0;
+
+protected:
+    void applyDefaultAntialiasingHint(QCPPainter*) const override {}
+    void draw(QCPPainter*) override { ++draws; }
+};
+
 } // namespace
 
 class TestUiLive : public QObject
@@ -95,6 +112,8 @@ private Q_SLOTS:
     void chartsMoveAtMostOncePerDrag();
     void unchangedScenarioRepaintsNoControl();
     void invalidTextThenValidValueClearsTheWarning();
+    void replotLaysOutAndDrawsNothing();
+    void hiddenDocksTakeTheirPanelsWhenFirstShown();
 };
 
 void TestUiLive::initTestCase()
@@ -346,4 +365,66 @@ void TestUiLive::invalidTextThenValidValueClearsTheWarning()
 }
 
 QTEST_MAIN(TestUiLive)
+void TestUiLive::replotLaysOutAndDrawsNothing()
+{
+    // QCustomPlot's replot() (its constructor queues one, every resize runs one) used to draw every layer into
+    // LivePlot's discarded buffer: at start-up 9 replots drew everything once for nothing.
+    LivePlot plot;
+    plot.resize(400, 300);
+    plot.setViewport(plot.rect()); // as its resizeEvent does, which a hidden widget does not get yet
+    auto* item = new CountingItem(&plot);
+    plot.xAxis->setRange(0, 10);
+    plot.replot();
+    QCOMPARE(item->draws, 0);
+    QCOMPARE(plot.axisRect()->outerRect().size(), QSize(400, 300)); // laid out for its size
+    for (int i = 0; i < plot.layerCount(); ++i) // shown again after it, but the one LivePlot keeps hidden
+        QCOMPARE(plot.layer(i)->visible(), plot.layer(i)->name() != QStringLiteral("qcpGrids"));
+    plot.grab(); // a paint draws it
+    QCOMPARE(item->draws, 1);
+    QCOMPARE(plot.paintCount(), 1);
+}
+
+void TestUiLive::hiddenDocksTakeTheirPanelsWhenFirstShown()
+{
+    // A dock that starts hidden keeps its panel out until it is shown (start-up: laying out the hidden panels
+    // was an eighth of the time to the first paint); every way of showing it puts the panel in first.
+    QSettings().clear();
+    const PresetLibrary& lib = PresetLibrary::instance();
+    MainWindow w(lib, lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QList<LazyDock*> docks = w.findChildren<LazyDock*>();
+    QCOMPARE(docks.size(), 9); // tour, formula, fixes, receipt, ladder, peers, ranks, fit map, film
+    for (LazyDock* d : docks) {
+        QVERIFY2(d->isHidden() && d->widget() == nullptr && !d->content()->isVisibleTo(d), qPrintable(d->objectName()));
+        QCOMPARE(d->content()->parentWidget(), d);
+    }
+    LazyDock* byAction = w.findChild<LazyDock*>(QStringLiteral("ladderDock"));
+    byAction->toggleViewAction()->trigger();
+    QCoreApplication::processEvents();
+    QVERIFY(byAction->isVisible() && byAction->attached());
+    QCOMPARE(byAction->widget(), byAction->content());
+    QVERIFY(byAction->content()->isVisible() && byAction->content()->height() > 100);
+
+    auto* peers = w.findChild<LazyDock*>(QStringLiteral("peersDock")); // a scroll area that takes its panel then
+    peers->show();
+    QCoreApplication::processEvents();
+    auto* scroll = qobject_cast<QScrollArea*>(peers->widget());
+    QVERIFY(scroll && scroll->widget() == w.findChild<PeersPanel*>());
+    QVERIFY(scroll->widget()->isVisible() && scroll->minimumWidth() > scroll->widget()->minimumSizeHint().width());
+
+    // Restored from a saved layout: the dock is shown by restoreState() and has its panel.
+    const QByteArray state = w.saveState();
+    MainWindow again(lib, lib.find(QString::fromLatin1(PresetLibrary::kDefaultPresetId))->scenario);
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QVERIFY(again.restoreState(state));
+    QCoreApplication::processEvents();
+    for (const char* name : {"ladderDock", "peersDock"}) {
+        auto* d = again.findChild<LazyDock*>(QString::fromLatin1(name));
+        QVERIFY2(d->isVisible() && d->attached(), name);
+    }
+    QVERIFY(!again.findChild<LazyDock*>(QStringLiteral("fitMapDock"))->attached());
+}
+
 #include "tst_ui_live.moc"
