@@ -202,6 +202,16 @@ void MemoryBarChart::fitLabelsTo(int widthPx)
     // arrangeLabels() refits the titles to the slots as laid out.
     if (m_labelSlot < 0)
         applyColumnLabels((widthPx - m_theme.fontPx * 7) / static_cast<double>(m_columns.size()));
+    if (m_titles.size() > 1) {
+        const QString* shown = &m_titles.back();
+        for (const QString& t : m_titles)
+            if (m_theme.fitFactor(t, widthPx, 1.25, true) >= 1.25) {
+                shown = &t;
+                break;
+            }
+        if (m_title->text() != *shown)
+            m_title->setText(*shown);
+    }
     m_theme.fitHeader(legend, m_title, widthPx, 5);
 }
 
@@ -490,7 +500,14 @@ void MemoryBarChart::resizeEvent(QResizeEvent* e)
 
 void MemoryBarChart::setTitle(const QString& title)
 {
-    m_title->setText(title);
+    setTitles({title});
+}
+
+void MemoryBarChart::setTitles(const QStringList& titles)
+{
+    m_titles = titles;
+    if (!titles.isEmpty())
+        m_title->setText(titles.front());
     fitLabelsTo(m_fitWidth > 0 ? m_fitWidth : width());
 }
 

@@ -55,6 +55,10 @@ public:
     void setAxisScale(AxisScale scale);
     void setTheme(const ChartTheme& theme);
     void setTitle(const QString& title);
+    /// Titles from longest to shortest: the chart shows the first that fits its width at full size (a narrow
+    /// dock), else the last in a smaller font.
+    void setTitles(const QStringList& titles);
+    QCPTextElement* titleElement() const { return m_title; }
     /// A tour step's picture (issue 11 §2): the bars stack only its revealed segments, the ones it
     /// adds are outlined, and its number is drawn in large type; nullopt shows every segment.
     /// Applies to the columns set next (setColumns).
@@ -132,6 +136,7 @@ private:
     QSharedPointer<LogBytesTicker> m_logTicker;
     QCPLayoutGrid* m_legendRow = nullptr;
     QCPTextElement* m_title = nullptr;
+    QStringList m_titles; ///< setTitles(): the first that fits is shown
     std::vector<BarColumn> m_columns;
     double m_capacity = 80e9;
     QString m_capacityLabel;

@@ -20,7 +20,9 @@ SegmentKind segmentOfTerm(const std::string& t)
 
 PeersChart::PeersChart(QWidget* parent) : MemoryBarChart(parent)
 {
-    setTitle(tr("Megatron-LM and DeepSpeed beside TrainMem"));
+    // The shorter ones for a dock that shares the controls' column on a 1024 px projector (issue 31 §2).
+    setTitles({tr("Megatron-LM and DeepSpeed beside TrainMem"), tr("Megatron-LM, DeepSpeed, TrainMem"),
+               tr("Peers beside TrainMem")});
 }
 
 QString PeersChart::peerOf(int column) const

@@ -16,10 +16,12 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace trainmem {
@@ -49,7 +51,9 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
     m_sourceFence = new LayoutFence(m_source, this);
     layout->addWidget(m_sourceFence);
     m_chart = new PeersChart(this);
-    m_chart->setMinimumHeight(220);
+    // At the controls' 200 px its legend is one column of nine rows: this keeps the plot 120 px or more under it
+    // (the panel scrolls; at 220 px the plot was a 40 px strip).
+    m_chart->setMinimumHeight(360);
     m_chart->setTheme(ChartTheme::fromPalette(palette())); // the desktop's dark mode too
     layout->addWidget(m_chart, 3);
     // Megatron-LM's printed line and the reason below the table change on every slider step, the notes above with
@@ -74,12 +78,12 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
     layout->addLayout(row2);
     m_table = new QTableWidget(0, 4, this);
     m_table->setObjectName(QStringLiteral("peersTable"));
-    m_table->setHorizontalHeaderLabels({tr("Term"), tr("TrainMem"), tr("Peer"), tr("TrainMem − peer")});
+    m_table->setHorizontalHeaderLabels({tr("Term"), tr("TrainMem"), tr("Peer"), tr("TrainMem\n− peer")});
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    fitTableColumns();
     layout->addWidget(m_table, 2);
     m_why = new WrapLabel;
     m_why->setObjectName(QStringLiteral("peersWhy"));
@@ -88,7 +92,8 @@ PeersPanel::PeersPanel(QWidget* parent) : QWidget(parent)
     m_why->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_whyFence = new LayoutFence(m_why, this);
     layout->addWidget(m_whyFence);
-    // Narrow enough to share the left column with the controls on a 1024 px projector (issue 31 §2).
+    // Narrow enough to share the left column with the controls on a 1024 px projector (issue 31 §2): the dashboard
+    // beside it keeps 790 px of the 1024.
     setMinimumWidth(200);
     m_settle = new QTimer(this);
     m_settle->setSingleShot(true);
@@ -160,8 +165,31 @@ void PeersPanel::setScenario(const Scenario& s, const GpuSpec& gpu)
     recompute();
 }
 
+void PeersPanel::fitTableColumns()
+{
+    // The figures' columns as wide as their header or a figure, whichever is wider, set once per font: stretched
+    // evenly in the controls' 200 px column (a 1024 px projector) they cut every header ("ainMe", "Mem –"), and
+    // sized to their contents they would be measured on every slider step. The term's column is as wide as its
+    // names; where the dock is narrower than the four the table scrolls sideways rather than cut a header.
+    QHeaderView* h = m_table->horizontalHeader();
+    const QFontMetrics fm(m_table->font());
+    const int figure = fm.horizontalAdvance(QStringLiteral("\u221299.9 GB")) + 2 * fm.averageCharWidth();
+    h->setSectionResizeMode(0, QHeaderView::ResizeToContents); // its names change with the rows, not per step
+    for (int c = 1; c < m_table->columnCount(); ++c) {
+        h->setSectionResizeMode(c, QHeaderView::Fixed);
+        h->resizeSection(c, std::max(h->sectionSizeHint(c), figure));
+    }
+    h->setStretchLastSection(true); // a wide dock's room
+    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    // Five terms in view: in the scrolling panel under the chart's least height it was squeezed to one row.
+    m_table->setMinimumHeight(h->sizeHint().height() + 5 * m_table->verticalHeader()->defaultSectionSize() +
+                              2 * m_table->frameWidth() + m_table->horizontalScrollBar()->sizeHint().height());
+}
+
 void PeersPanel::changeEvent(QEvent* e)
 {
+    if (e->type() == QEvent::FontChange)
+        fitTableColumns();
     if (e->type() == QEvent::PaletteChange) {
         m_chart->setTheme(ChartTheme::fromPalette(palette()));
         m_chart->refresh();

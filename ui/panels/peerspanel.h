@@ -57,6 +57,7 @@ protected:
 
 private:
     void recompute();
+    void fitTableColumns();
     void fillTable();
     void showWhy(int row);
 

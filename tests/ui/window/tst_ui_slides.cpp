@@ -5,20 +5,25 @@
 // slide in one large line under the charts (issue 11 §2).
 #include "uitestutil.h"
 
+#include "cachedtext.h"
 #include "charttheme.h"
 #include "controlpanel.h"
 #include "dashboard.h"
 #include "ladderchart.h"
 #include "mainwindow.h"
 #include "narrationlabel.h"
+#include "peerschart.h"
+#include "peerspanel.h"
 #include "teachingdocks.h"
 #include "tourpanel.h"
 
 #include <QComboBox>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QMenuBar>
 #include <QScreen>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QToolBar>
 
 using namespace trainmem;
@@ -61,6 +66,7 @@ private Q_SLOTS:
     void filmOnTheSlideKeepsRoom();
     void tourNarratesTheSlide_data();
     void tourNarratesTheSlide();
+    void peersDockIsReadableOnAProjector();
 };
 
 void TestUiSlides::initTestCase()
@@ -528,4 +534,50 @@ int main(int argc, char** argv)
     QTEST_SET_MAIN_SOURCE_PATH
     return QTest::qExec(&test, argc, argv);
 }
+// Issue 31 §2 (labels never cut): the Peers dock opened on a 1024×768 projector shares the controls' column. At the
+// column's 200 px its chart's title was cut ("atron-LM and DeepSpeed beside Trainl"), its plot was ~40 px under a
+// nine-row legend, and every table header was cut ("ainMe", "Mem –").
+void TestUiSlides::peersDockIsReadableOnAProjector()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.setModalErrors(false);
+    QScreen* screen = screenOfSize(QSize(1024, 768));
+    QVERIFY2(screen, "the offscreen screens of tests/data/offscreen-screens.json");
+    w.setGeometry(QRect(screen->availableGeometry().topLeft(), QSize(1024, 768)));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.fitToScreen(screen->availableGeometry());
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("peersDock"));
+    dock->toggleViewAction()->trigger();
+    for (int settle = 0; settle < 3; ++settle)
+        QCoreApplication::processEvents();
+    QVERIFY2(dock->isVisible() && w.frameGeometry().width() <= 1024,
+             qPrintable(QStringLiteral("window %1 px wide, least %2")
+                            .arg(w.frameGeometry().width())
+                            .arg(w.minimumSizeHint().width())));
+    auto* panel = w.findChild<PeersPanel*>();
+    PeersChart* chart = panel->chart();
+    chart->grab(); // laid out for its size
+    const QCPTextElement* title = chart->titleElement();
+    const double titleWidth = cachedTextWidth(title->font(), title->text());
+    QVERIFY2(titleWidth <= chart->width() && title->font().pixelSize() >= 12,
+             qPrintable(QStringLiteral("'%1' %2 px wide in a %3 px chart, %4 px type")
+                            .arg(title->text())
+                            .arg(titleWidth)
+                            .arg(chart->width())
+                            .arg(title->font().pixelSize())));
+    QVERIFY2(chart->axisRect()->rect().height() >= 120,
+             qPrintable(QStringLiteral("plot %1 px high").arg(chart->axisRect()->rect().height())));
+    QHeaderView* header = panel->table()->horizontalHeader();
+    QVERIFY(panel->table()->isVisible());
+    QVERIFY2(panel->table()->viewport()->height() >= 4 * panel->table()->verticalHeader()->defaultSectionSize(),
+             qPrintable(QStringLiteral("table %1 px high").arg(panel->table()->viewport()->height())));
+    for (int c = 0; c < header->count(); ++c)
+        QVERIFY2(header->sectionSize(c) >= header->sectionSizeHint(c),
+                 qPrintable(QStringLiteral("'%1': %2 px of %3")
+                                .arg(panel->table()->horizontalHeaderItem(c)->text())
+                                .arg(header->sectionSize(c))
+                                .arg(header->sectionSizeHint(c))));
+}
+
 #include "tst_ui_slides.moc"
