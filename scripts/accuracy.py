@@ -73,16 +73,32 @@ _RESERVED = ("peak reserved under the classic caching allocator with the FSDP1 w
              "QLoRA at batch 1 reserves 4.98 GiB at context 512 and 5.21 GiB at 2048 (+0.23 GiB) while TrainMem's "
              "allocated grows by 1.3 GiB: the larger step is served from the cache. No additive reserve brings both "
              "rows near 1: the context-512 row is 0.91, this one 1.12")
-# torchtune's Llama 3.2 3B rows with a compiled chunked loss (issue 30 §2's recipes, now expressible): what the
-# accounting does not follow yet, each checked against the recipe's code (torchtune bd2a0fc).
-_TT_GRADS = ("the bars add the gradients at their largest (end of backward) to the logits at the loss, while "
-             "full_finetune_single_device.py frees the gradients after each step (zero_grad(set_to_none=True)), so at "
-             "the loss none exist; and compile_loss compiles LinearCrossEntropyLoss.compute_cross_entropy, which "
-             "keeps less than the eager bound of the chunked loss (8 chunks' fp32 log-probabilities, 5.14 GiB here)")
-_TT_LOSS = ("the chunked loss is counted at its eager bound (every chunk's fp32 log-probabilities, 5.14 GiB at s·b = "
-            "8192, V = 128,256), while compile_loss compiles compute_cross_entropy (projection and cross-entropy per "
-            "chunk), which keeps less; the adapters' base weights and the loss alone are 6.65 + 5.14 GiB against "
-            "8.5 GiB measured")
+# torchtune's Llama 3.2 3B rows (recipes at the README's commit 1814feb): the compiled chunked loss is modelled
+# (2.25 B per logit, docs/accounting.md, "The loss as computed"). What still keeps three rows high is that the peak
+# statistics are the bars' sum, each term at its largest, while the recipes free the logits before backward
+# (_loss_step: `del logits`) and the gradients after each step (optimizer.zero_grad(set_to_none=True)), so at the
+# loss no gradient exists and after it no logits. Following the step in time instead (core/memory/timeline.cpp with
+# the gradients allocated as backward writes them) brings these rows to 0.99, 1.09 and 1.17, but puts the runs
+# without checkpointing at 0.79-0.85: their per-layer tape is counted below what torchtune's layers keep, which the
+# bars' gradients cover at the loss. So the statistic stays the bars' sum (docs/accuracy.md says why per row).
+_TT_FULL_AC = ("the peak statistic is the bars' sum, which adds the gradients at their largest (5.98 GiB, end of "
+               "backward) to the loss's logits (2.20 GiB, compiled chunked loss), while full_finetune_single_device.py "
+               "(1814feb) frees the gradients after each step (zero_grad(set_to_none=True)) and the logits before "
+               "backward (del logits): they never coexist. Followed in time, the step peaks at the backward of layer "
+               "1 with the weights, AdamW state, the gradients written so far and the rebuilt layer: 24.69 GiB, 0.99. "
+               "Not switched: the same rule puts the runs without checkpointing (chunked-ce, compile, packed) at "
+               "0.79-0.85, whose per-layer tape TrainMem counts below torchtune's")
+_TT_LORA = ("the bars add the rebuilt layer (0.47 GiB), the adapters' gradients (0.17 GiB) and one layer's matmul "
+            "workspace (0.50 GiB) to the loss's logits; at torchtune's loss none of them exists (lora_finetune_single_"
+            "device.py at 1814feb: del logits before backward, zero_grad(set_to_none=True) after the step, and no "
+            "layer runs). At the loss the run holds the bf16 base (5.98 GiB), the adapters with their AdamW state "
+            "(0.50 GiB), the offloaded layers' inputs in flight (0.09 GiB) and the compiled chunked loss (2.20 GiB): "
+            "8.78 GiB, 1.03")
+_TT_QLORA = ("as for LoRA: the bars add the rebuilt layer (0.47 GiB), the adapters' gradients (0.17 GiB) and one "
+             "layer's matmul workspace (0.50 GiB) to the loss's logits, none of which exists at torchtune's loss. At "
+             "the loss the run holds the NF4 base with the bf16 tied embedding (2.09 GiB), the adapters with their "
+             "AdamW state (0.50 GiB), the layers' inputs in flight (0.09 GiB) and the compiled chunked loss "
+             "(2.20 GiB): 4.89 GiB, 1.06")
 # fsdp_qlora's plain-LoRA rows grow faster with the batch than TrainMem counts, offloaded or not: measured, LoRA at
 # context 2048 reserves 16.14 GiB at batch 4 and 21.35 at batch 6 (+2.61 GiB a sample), TrainMem +1.74; QLoRA grows
 # 1.63 GiB a sample from batch 4 to 10 and TrainMem 1.73. The batch-10 offloaded LoRA run is where that gap adds up.
@@ -93,17 +109,9 @@ _LORA_SLOPE = ("under-estimate not explained: the plain-LoRA runs of benchmarks_
 OUTSIDE = {
     "fsdp_qlora-llama2-7b-lora-cpuoffload-ctx2048-bs10": _LORA_SLOPE,
     "fsdp_qlora-llama2-7b-qlora-ctx2048-bs1": _RESERVED,
-    "torchtune-llama3_2-3b-full-ac": _TT_GRADS,
-    "torchtune-llama3_2-3b-full-opt-in-bwd": _TT_LOSS.replace("the adapters' base weights and the loss alone are "
-                                                              "6.65 + 5.14 GiB against 8.5 GiB measured",
-                                                              "the optimizer step in backward leaves one layer's "
-                                                              "gradients"),
-    "torchtune-llama3_2-3b-full-act-offload": _TT_LOSS.replace("the adapters' base weights and the loss alone are "
-                                                               "6.65 + 5.14 GiB against 8.5 GiB measured",
-                                                               "activation offloading leaves two layers' inputs"),
-    "torchtune-llama3_2-3b-lora": _TT_LOSS,
-    "torchtune-llama3_2-3b-qlora": _TT_LOSS.replace("the adapters' base weights and the loss alone are 6.65 + 5.14 "
-                                                    "GiB against 8.5 GiB measured", "measured 4.6 GiB in all"),
+    "torchtune-llama3_2-3b-full-ac": _TT_FULL_AC,
+    "torchtune-llama3_2-3b-lora": _TT_LORA,
+    "torchtune-llama3_2-3b-qlora": _TT_QLORA,
 }
 
 

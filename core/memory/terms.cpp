@@ -1175,11 +1175,35 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
         one = tensorSplit<X>(c, dot(sbV, X::bytes("12 B", 12)));
         break;
     case LossKind::Chunked: {
+        // Under tensor parallelism bd2a0fc's apply_compile_strategy skips the compile ("not supported with both
+        // masking and tensor parallelism enabled", mask_ignored_tokens defaulting to True): the eager bound below.
+        if (c.in.compiled && c.layout.tp <= 1) {
+            // torchtune compiles the chunk's cross-entropy when the run is compiled: compile_loss (training/_compile.py
+            // at 1814feb17a9038e1a8053ce93111bd26774a8db6, the README's measured commit) wraps
+            // CEWithChunkedOutputLoss.compute_cross_entropy, F.cross_entropy(logits.float(), …), in torch.compile,
+            // the model giving 8 chunks of 16-bit logits (chunked_output) that _loss_step `del`s before backward; at
+            // bd2a0fc LinearCrossEntropyLoss.apply_compile_strategy compiles compute_cross_entropy, the projection
+            // included. AOTAutograd's min-cut partitioner (torch/_functorch/partitioners.py at
+            // 00c07b93c9e8145d374299154218e747d1d20fb0, min_cut_rematerialization_partition) weighs each saved tensor
+            // by its bytes, never recomputes a matmul (compute_intensive_ops) nor a reduction whose output is 4×
+            // smaller than its input (amax, the sum of exp: per row), and recomputes the fp32 upcast and the
+            // pointwise log-softmax: each chunk keeps its 16-bit logits (e per logit; a primal at 1814feb, the mm
+            // output at bd2a0fc) and two fp32 values per token, not the fp32 copy nor the log-probabilities. The
+            // backward kernel rebuilds them fused and writes the chunk's gradient in 16 bits: at its peak every
+            // chunk's 16-bit logits and one chunk's gradient, e·(1 + 1/8).
+            n.assume("Chunked cross-entropy compiled (torchtune's compile_loss, 8 chunks): torch.compile's partitioner "
+                     "keeps each chunk's 16-bit logits and recomputes the fp32 upcast and the log-softmax inside "
+                     "the backward kernel, which writes one chunk's 16-bit gradient at a time.");
+            n.source("torchtune torchtune/training/_compile.py compile_loss and recipes/full_finetune_single_device.py "
+                     "_loss_step at 1814feb; torch/_functorch/partitioners.py at 00c07b9 "
+                     "(min_cut_rematerialization_partition); docs/accounting.md, The loss as computed");
+            one = tensorSplit<X>(c, dot(sbV, e + over(e, X::sym("n_chunks", 8))));
+            break;
+        }
         // torchtune bd2a0fc modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss (num_output_chunks=8): each
         // chunk of tokens is projected and upcast on its own, cross_entropy(logits.float(), …); what stays is
         // every chunk's saved fp32 log-probabilities (4 B per logit) and, in flight, one chunk's 16-bit logits, fp32
-        // copy and fp32 gradient (e + 8 B over 8 chunks). Compiling compute_cross_entropy, as torchtune offers,
-        // can keep less; this is the eager bound.
+        // copy and fp32 gradient (e + 8 B over 8 chunks): the eager bound. Compiled, above.
         n.assume("Chunked cross-entropy (torchtune, 8 chunks): every chunk's saved fp32 log-probabilities, plus one "
                  "chunk at a time upcast: its 16-bit logits, fp32 copy and gradient.");
         const X chunk = over(e + X::bytes("8 B", 8), X::sym("n_chunks", 8));

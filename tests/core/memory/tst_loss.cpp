@@ -3,6 +3,7 @@
 // Every expected number is worked by hand in the comments from docs/accounting.md, "The loss as computed".
 #include "testdata.h"
 
+#include "hfconfig.h"
 #include "scenarioio.h"
 #include "terms.h"
 
@@ -66,6 +67,57 @@ private Q_SLOTS:
         s.hardware.gpus = tp;
         s.hardware.tp = tp;
         QCOMPARE(logitsOf(s), bytes);
+    }
+
+    // Compiled, torchtune's chunked loss keeps every chunk's 16-bit logits and one chunk's 16-bit gradient (the
+    // partitioner recomputes the fp32 upcast and the log-softmax in the backward kernel): e·(1 + 1/8) = 2.25 B per
+    // logit at e = 2 (docs/accounting.md, "The loss as computed"). Compiling changes no other loss.
+    void compiledChunkedLossKeepsTheSixteenBitLogits_data()
+    {
+        QTest::addColumn<int>("loss");
+        QTest::addColumn<bool>("compile");
+        QTest::addColumn<double>("bytes");
+        QTest::addColumn<int>("tp");
+        // 131,072,000 · 2 · (1 + 1/8) = 131,072,000 · 2.25 = 294,912,000 B.
+        QTest::newRow("chunked, compiled: 2.25 B per logit") << int(LossKind::Chunked) << true << 294912000.0 << 1;
+        // Not compiled: the eager bound, 5.25 B (the row of logitsByLoss).
+        QTest::newRow("chunked, eager: 5.25 B per logit") << int(LossKind::Chunked) << false << 688128000.0 << 1;
+        // The other kinds do not read --compile: eager stays 12 B, 1,572,864,000 B.
+        QTest::newRow("eager, compiled: still 12 B per logit") << int(LossKind::Eager) << true << 1572864000.0 << 1;
+        // At tp 2 torchtune (bd2a0fc apply_compile_strategy) skips the compile with its default token masking: the
+        // eager bound split by t, 688,128,000 / 2 = 344,064,000 B.
+        QTest::newRow("chunked, compiled, tp 2: compile skipped, 5.25 B / 2")
+            << int(LossKind::Chunked) << true << 344064000.0 << 2;
+    }
+    void compiledChunkedLossKeepsTheSixteenBitLogits()
+    {
+        QFETCH(int, loss);
+        QFETCH(bool, compile);
+        QFETCH(double, bytes);
+        QFETCH(int, tp);
+        Scenario s = llama2(static_cast<LossKind>(loss));
+        s.training.compile = compile;
+        s.hardware.gpus = tp;
+        s.hardware.tp = tp;
+        QCOMPARE(logitsOf(s), bytes);
+    }
+
+    // torchtune's README run (tests/data/measured/torchtune-llama3_2-3b-*): Llama 3.2 3B (V = 128,256), s = 4096,
+    // b = 2, bf16, compiled, chunked: s·b·V = 8192 · 128,256 = 1,050,673,152 logits; · 2 B · 9/8 = 2,364,014,592 B
+    // (2.20 GiB), where the eager bound was · 5.25 B = 5,516,034,048 B (5.14 GiB).
+    void compiledChunkedLossOfTorchtunesLlama32()
+    {
+        const HfImport imp = parseHfConfig(testdata::readFile(TRAINMEM_HF_DATA "/Llama-3.2-3B.json"), "config.json");
+        Scenario s = scenarioWithHfModel(Scenario{}, imp, "Llama-3.2-3B");
+        s.training.mode = Mode::Training;
+        s.training.precision = Precision::BF16;
+        s.training.seqLen = 4096;
+        s.training.microBatch = 2;
+        s.training.loss = LossKind::Chunked;
+        s.training.compile = true;
+        QCOMPARE(logitsOf(s), 2364014592.0);
+        s.training.compile = false;
+        QCOMPARE(logitsOf(s), 5516034048.0);
     }
 
     void frameworkFillsWhatIsUnset_data()
