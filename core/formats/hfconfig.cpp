@@ -62,6 +62,10 @@
 //     guidance, docs/deploy_guidance.md §Others); transformers has no kimi_k2 class, and its deepseek_v3 keeps
 //     e_score_correction_bias as a buffer. (DeepSeek's remote modeling_deepseek.py, which Kimi's repository ships,
 //     makes it a parameter: 384 a MoE layer, 23,040 in all, not counted here.)
+//   gemma4_text (Gemma 4's language model, the text_config of a gemma4 file; modeling_gemma4.py @
+//     c308a309e651a7e033f683353f3f75aa66d29502): Gemma 3's layer whose full-attention layers have their own head
+//     size and K/V heads (and no v_proj under attention_k_eq_v), and with enable_moe_block experts, a scaled router
+//     and three more norms beside the dense MLP in every layer (readGemma4, readGemma4LayerKinds below).
 
 namespace trainmem {
 namespace {
@@ -368,7 +372,8 @@ enum class Family {
     NemotronH,
     Qwen3_5,
     Qwen3_5Moe,
-    GlmMoeDsa
+    GlmMoeDsa,
+    Gemma4
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -427,7 +432,10 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"qwen3_5_text", Family::Qwen3_5},
                                                                   {"qwen3_5_moe_text", Family::Qwen3_5Moe},
                                                                   // GLM-5: DeepSeek-V3.2's MLA, indexer and MoE
-                                                                  {"glm_moe_dsa", Family::GlmMoeDsa}};
+                                                                  {"glm_moe_dsa", Family::GlmMoeDsa},
+                                                                  // Gemma 4's language model (the text_config of a
+                                                                  // gemma4 file)
+                                                                  {"gemma4_text", Family::Gemma4}};
     return list;
 }
 
@@ -442,7 +450,7 @@ std::optional<Family> familyOf(const std::string& type)
 // Multimodal wrappers: a config.json whose model_type names the whole model, the language model under text_config
 // and the vision tower under vision_config. The language model is read as its family; the vision tower and the
 // projector are counted apart (Architecture::visionParams) by `vision`, from the wrapper's modeling file.
-enum class VisionTower { None, Llama4, Qwen3VL, Qwen3_5, Qwen25VL, Gemma3, Pixtral, MoonViT };
+enum class VisionTower { None, Llama4, Qwen3VL, Qwen3_5, Qwen25VL, Gemma3, Pixtral, MoonViT, Gemma4 };
 struct Wrapper {
     const char* type;
     const char* textType; ///< the text_config's model_type when the file leaves it out
@@ -470,7 +478,9 @@ const std::vector<Wrapper>& wrappers()
         {"mistral3", "mistral", VisionTower::Pixtral},
         // Kimi K2.5: Kimi K2's language model and Moonshot's MoonViT tower
         // (remote code; no transformers class)
-        {"kimi_k25", "kimi_k2", VisionTower::MoonViT}};
+        {"kimi_k25", "kimi_k2", VisionTower::MoonViT},
+        // Gemma 4: its own language model and vision encoder (modeling_gemma4.py)
+        {"gemma4", "gemma4_text", VisionTower::Gemma4}};
     return list;
 }
 const Wrapper* wrapperOf(const std::string& type)
@@ -564,6 +574,8 @@ SizeDefaults sizeDefaults(Family f)
     case Family::GlmMoeDsa: // GlmMoeDsaConfig, configuration_glm_moe_dsa.py @ 598881bceccfbc4ec888e43df68dc235415426bf
                             // (GLM-5's sizes)
         return {6144, 78, 64, 154880, 12288};
+    case Family::Gemma4: // Gemma4TextConfig, configuration_gemma4.py @ 008e574391258935f3ecc3035c882e73bbcac419
+        return {2304, 30, 8, 262144, 9216, 4};
     case Family::NemotronH: // configuration_nemotron_h.py @ cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba (the layers
                             // are the pattern's; 4 is its default layers_block_type's)
         return {4096, 4, 32, 131072, 21504};
@@ -601,6 +613,47 @@ int64_t layersOffPeriod(int64_t layers, int64_t period)
 //     sliding layer). EXAONE 4.0's own files write layer_types beside a pattern string ("LLLG"), read as above.
 // Another family's layer_types is read the same way (Qwen3 and Qwen2 write one, all full attention unless
 // use_sliding_window). A sliding kind with no window in the file or the class is counted as full attention.
+// Gemma 4's layer kinds (issue 29 §2). Gemma4TextConfig.__post_init__ (configuration_gemma4.py @
+// 008e574391258935f3ecc3035c882e73bbcac419): layer_types as written, or "sliding_attention" unless (i + 1) % 6 == 0;
+// either way the last layer is forced to "full_attention"; sliding_window 512, (w // 2) + 1 under
+// use_bidirectional_attention "all". Gemma4TextAttention (modeling_gemma4.py @
+// c308a309e651a7e033f683353f3f75aa66d29502) gives a full-attention layer its own shape: head_dim global_head_dim
+// ("config.global_head_dim if not self.is_sliding and config.global_head_dim else config.head_dim"; 512 when the file
+// leaves it out, the config's kwargs.pop default), num_global_key_value_heads K/V heads when attention_k_eq_v, and then
+// no v_proj ("value_states = ... if self.v_proj is not None else key_states").
+void readGemma4LayerKinds(HfReader& r, Architecture& a)
+{
+    const std::vector<int64_t> kinds = r.layerKinds("layer_types", a.layers, {"full_attention", "sliding_attention"});
+    int64_t sliding = 0;
+    if (r.has("layer_types")) {
+        sliding = kinds[1];
+        const json& list = r.at("layer_types");
+        if (sliding > 0 && list.is_array() && !list.empty() && list.back() == "sliding_attention")
+            --sliding; // "Forcing last layer to `full_attention`"
+    } else {
+        sliding = layersOffPeriod(a.layers, 6) - (a.layers % 6 != 0 ? 1 : 0);
+    }
+    int64_t window = r.integer("sliding_window", false, 512, 1, INT64_MAX);
+    if (r.has("use_bidirectional_attention") && r.at("use_bidirectional_attention") == "all")
+        window = window / 2 + 1; // "due to fa we set exclusive bounds"
+    if (sliding > 0) {
+        a.kinds.sliding = sliding;
+        a.kinds.window = std::min(window, kMaxSeq);
+    }
+    const bool keyIsValue = r.flag("attention_k_eq_v", false);
+    const int64_t globalHeadDim = r.integer("global_head_dim", false, 512, 0, 65536);
+    const int64_t fullKv = keyIsValue ? r.integer("num_global_key_value_heads", false, a.kvHeadsOrDefault(), 1, 65536)
+                                      : a.kvHeadsOrDefault();
+    if (a.heads > 0 && a.heads % fullKv != 0)
+        r.error("num_global_key_value_heads",
+                "must divide num_attention_heads (" + std::to_string(a.heads) + "), got " + std::to_string(fullKv));
+    if (globalHeadDim > 0 && globalHeadDim != a.headDimOrDefault())
+        a.kinds.fullHeadDim = globalHeadDim;
+    if (fullKv != a.kvHeadsOrDefault())
+        a.kinds.fullKvHeads = fullKv;
+    a.kinds.fullKeyIsValue = keyIsValue;
+}
+
 void readLayerKinds(HfReader& r, Family f, Architecture& a)
 {
     if (f == Family::NemotronH)
@@ -641,6 +694,10 @@ void readLayerKinds(HfReader& r, Family f, Architecture& a)
             a.kinds.chunked = chunked;
             a.kinds.chunk = std::min(chunk, kMaxSeq);
         }
+        return;
+    }
+    if (f == Family::Gemma4) {
+        readGemma4LayerKinds(r, a);
         return;
     }
     // gpt-oss's files list sliding_attention first; the message names the kinds in the file's order.
@@ -783,6 +840,36 @@ void readNemotronH(HfReader& r, Architecture& a)
     }
 }
 
+// Gemma 4's decoder layer (Gemma4TextDecoderLayer, modeling_gemma4.py @ c308a309e651a7e033f683353f3f75aa66d29502):
+// Gemma 3's four norms around attention and a gated-GELU Gemma4TextMLP of intermediate_size; with enable_moe_block,
+// every layer also holds, beside that MLP, a Gemma4TextRouter (a norm without weights, proj Linear(h, E) without bias,
+// scale [h], per_expert_scale [E]), Gemma4TextExperts (gate_up_proj [E, 2·moe_intermediate_size, h], down_proj
+// [E, h, moe_intermediate_size]) and three more norms (post_feedforward_layernorm_1 and _2,
+// pre_feedforward_layernorm_2). layer_scalar is a buffer, not a parameter. Defaults: Gemma4TextConfig
+// (configuration_gemma4.py @ 008e574391258935f3ecc3035c882e73bbcac419); num_experts, top_k_experts and
+// moe_intermediate_size have none (the experts cannot be built without them).
+// Not read yet, and refused: per-layer embeddings (hidden_size_per_layer_input, Gemma4TextConfig's default 256, set
+// to 0 by the 26B-A4B and 31B files) and layers that share another layer's K and V (num_kv_shared_layers), the E2B and
+// E4B models' features.
+void readGemma4(HfReader& r, Architecture& a)
+{
+    if (r.integer("hidden_size_per_layer_input", false, 256, 0, kMaxHidden) > 0)
+        r.error("hidden_size_per_layer_input",
+                "per-layer embeddings (Gemma 4's E2B and E4B) are not supported yet; Gemma4TextConfig's default is "
+                "256, so a file without this field has them (the 26B-A4B and 31B files write 0)");
+    if (r.integer("num_kv_shared_layers", false, 0, 0, kMaxLayers) > 0)
+        r.error("num_kv_shared_layers",
+                "layers that reuse another layer's keys and values (Gemma 4's E2B and E4B) are not supported yet");
+    if (r.flag("enable_moe_block", false)) {
+        a.moe.experts = r.integer("num_experts", true, 0, 1, 65536);
+        a.moe.activeExperts = r.integer("top_k_experts", true, 0, 1, 65536);
+        a.moe.expertFfn = r.integer("moe_intermediate_size", true, 0, 1, 16 * kMaxHidden);
+        a.moe.denseBeside = a.ffn;
+        a.moe.routerScales = true;
+        a.normsPerLayer = 7;
+    }
+}
+
 void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const SizeDefaults* wrapperDefaults = nullptr)
 {
     const SizeDefaults d = wrapperDefaults ? *wrapperDefaults : sizeDefaults(f);
@@ -790,7 +877,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     // hidden_size to n_embd, …); its attention is multi-query by default: c_attn projects to h + 2·head_dim.
     const bool gpt2 = f == Family::Gpt2 || f == Family::GptBigCode;
     const bool deepseek = f == Family::DeepseekV2 || f == Family::DeepseekV3 || f == Family::GlmMoeDsa;
-    const bool gemma = f == Family::Gemma || f == Family::Gemma2 || f == Family::Gemma3;
+    const bool gemma = f == Family::Gemma || f == Family::Gemma2 || f == Family::Gemma3 || f == Family::Gemma4;
     const bool qwenMoe =
         f == Family::Qwen2Moe || f == Family::Qwen3Moe || f == Family::Qwen3Next || f == Family::Qwen3_5Moe;
 
@@ -877,9 +964,9 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     a.ffnKind = layerNorm ? FfnKind::Gelu : FfnKind::SwiGLU;
     // Gemma 2/3 norm before and after attention and FFN; Phi runs attention and MLP in parallel on one
     // input_layernorm (PhiDecoderLayer).
-    a.normsPerLayer = (f == Family::Gemma2 || f == Family::Gemma3) ? 4
-                      : (f == Family::Phi || f == Family::Cohere2) ? 1
-                                                                   : 2;
+    a.normsPerLayer = (f == Family::Gemma2 || f == Family::Gemma3 || f == Family::Gemma4) ? 4
+                      : (f == Family::Phi || f == Family::Cohere2)                        ? 1
+                                                                                          : 2;
     a.learnedPositions = gpt2;
 
     // Biases, as each modeling file builds them.
@@ -912,6 +999,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     case Family::Gemma:
     case Family::Gemma2:
     case Family::Gemma3:
+    case Family::Gemma4: // Gemma4TextAttention: q/k/v/o with bias=attention_bias
     case Family::Olmo2:
         a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::All : AttentionBias::None;
         break;
@@ -989,8 +1077,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         break;
     }
 
-    if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3 || f == Family::Exaone4 ||
-        f == Family::Qwen3Next || f == Family::Qwen3_5 || f == Family::Qwen3_5Moe)
+    if (f == Family::Qwen3 || f == Family::Qwen3Moe || f == Family::Gemma3 || f == Family::Gemma4 ||
+        f == Family::Exaone4 || f == Family::Qwen3Next || f == Family::Qwen3_5 || f == Family::Qwen3_5Moe)
         a.qkNorm = QkNorm::PerHead;
     else if (f == Family::Olmo2 || f == Family::Olmoe || f == Family::MiniMaxM2)
         a.qkNorm =
@@ -1156,6 +1244,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         a.moe.expertFfn = a.ffn;
     } else if (f == Family::NemotronH) {
         readNemotronH(r, a);
+    } else if (f == Family::Gemma4) {
+        readGemma4(r, a);
     } else if (f == Family::Olmoe) {
         // Every layer MoE: num_experts experts of intermediate_size (OlmoeSparseMoeBlock), a router h·E without
         // bias, no shared expert; OlmoeConfig's defaults 64 experts, 8 a token.
@@ -1365,6 +1455,30 @@ int64_t visionParams(HfReader& v, HfReader& top, VisionTower tower, int64_t text
         p += hv * static_cast<double>(textH) + hv;
         break;
     }
+    case VisionTower::Gemma4: {
+        // Gemma4VisionModel (modeling_gemma4.py @ c308a309e651a7e033f683353f3f75aa66d29502; defaults
+        // Gemma4VisionConfig, configuration_gemma4.py @ 008e574391258935f3ecc3035c882e73bbcac419):
+        // Gemma4VisionPatchEmbedder's input_proj Linear(3·p², hv) without bias and position_embedding_table
+        // [2, position_embedding_size, hv]; num_hidden_layers Gemma4VisionEncoderLayers, each four Gemma4RMSNorm(hv),
+        // q/k/v/o Gemma4ClippableLinear (an nn.Linear without bias, whatever attention_bias says) of
+        // heads·head_dim and kv_heads·head_dim, q_norm and k_norm of head_dim (v_norm has no weight) and a gated MLP
+        // gate/up/down without bias; the pooler has no weights, and std_bias, std_scale and the clipping bounds are
+        // buffers. Gemma4MultimodalEmbedder (embed_vision): a norm without weight and embedding_projection
+        // Linear(hv, text hidden) without bias.
+        const double hv = static_cast<double>(v.integer("hidden_size", false, 768, 1, kMaxHidden));
+        const double layers = static_cast<double>(v.integer("num_hidden_layers", false, 16, 0, kMaxLayers));
+        const double heads = static_cast<double>(v.integer("num_attention_heads", false, 12, 1, 65536));
+        const double kv = static_cast<double>(v.integer("num_key_value_heads", false, 12, 1, 65536));
+        const double hd = static_cast<double>(v.integer("head_dim", false, 64, 1, 65536));
+        const double inter = static_cast<double>(v.integer("intermediate_size", false, 3072, 1, 16 * kMaxHidden));
+        const double patch = static_cast<double>(v.integer("patch_size", false, 16, 1, 4096));
+        const double positions =
+            static_cast<double>(v.integer("position_embedding_size", false, 10240, 1, 100'000'000));
+        p += 3 * patch * patch * hv + 2 * positions * hv;
+        p += layers * (4 * hv + 2 * hv * heads * hd + 2 * hv * kv * hd + 2 * hd + 3 * hv * inter);
+        p += hv * static_cast<double>(textH);
+        break;
+    }
     case VisionTower::MoonViT: {
         // Kimi K2.5's remote code, modeling_kimi_k25.py (no transformers class; Moonshot's file as Ascend/MindSpeed-MM
         // vendors it, mindspeed_mm/fsdp/models/kimik2_5/modeling_kimi_k25.py @
@@ -1518,7 +1632,13 @@ HfImport parseHfConfig(std::string_view text, const std::string& file)
                  "must be an object (the vision tower's configuration), got " + describe(doc.at("vision_config"))});
         HfReader v(hasVision ? doc.at("vision_config") : kEmpty, "/vision_config", file, out.errors);
         HfReader top(doc, "", file, out.errors);
-        a.visionParams = visionParams(v, top, wrapper->vision, a.hidden);
+        // Gemma4Model builds no vision tower when vision_config is None (Gemma4Config leaves it None); the other
+        // wrappers' configuration classes fill in their default tower.
+        if (wrapper->vision != VisionTower::Gemma4 || hasVision)
+            a.visionParams = visionParams(v, top, wrapper->vision, a.hidden);
+        // Gemma 4's audio tower (Gemma4AudioModel, the E2B and E4B models') is not counted yet.
+        if (wrapper->vision == VisionTower::Gemma4 && top.has("audio_config"))
+            top.error("audio_config", "the audio tower (Gemma 4's E2B and E4B) is not supported yet");
     }
     if (out.ok()) {
         const ParamCount c = countParams(a);

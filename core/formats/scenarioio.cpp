@@ -197,13 +197,21 @@ void readLayerKinds(Reader& r, const json& j, const std::string& p, Architecture
     const std::string kp = p + "/layer_kinds";
     r.onlyKeys(*k, kp,
                {"sliding", "sliding_window", "chunked", "chunk_size", "linear", "linear_attention", "mamba", "mamba2",
-                "ffn_only", "mixer_only"});
+                "ffn_only", "mixer_only", "full_head_dim", "full_kv_heads", "full_k_eq_v"});
     LayerKinds& m = a.kinds;
     r.integer(*k, "sliding", kp, m.sliding, 0, kMaxLayers);
     r.integer(*k, "sliding_window", kp, m.window, 1, kMaxSeq);
     r.integer(*k, "chunked", kp, m.chunked, 0, kMaxLayers);
     r.integer(*k, "chunk_size", kp, m.chunk, 1, kMaxSeq);
     r.integer(*k, "linear", kp, m.linear, 0, kMaxLayers);
+    // The full-attention layers' own shape (Gemma 4's global_head_dim, num_global_key_value_heads,
+    // attention_k_eq_v); absent: the model's.
+    r.integer(*k, "full_head_dim", kp, m.fullHeadDim, 1, 65536);
+    r.integer(*k, "full_kv_heads", kp, m.fullKvHeads, 1, 65536);
+    r.boolean(*k, "full_k_eq_v", kp, m.fullKeyIsValue);
+    if (m.fullKvHeads > 0 && a.heads > 0 && a.heads % m.fullKvHeads != 0)
+        r.error(kp + "/full_kv_heads",
+                "must divide heads (" + std::to_string(a.heads) + "), got " + std::to_string(m.fullKvHeads));
     if (m.sliding > 0 && !k->contains("sliding_window"))
         r.error(kp + "/sliding_window", "is required when there are sliding-window layers");
     if (m.chunked > 0 && !k->contains("chunk_size"))
@@ -360,7 +368,7 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
         const std::string mp = p + "/moe";
         r.onlyKeys(*moe, mp,
                    {"experts", "active_experts", "shared_experts", "expert_ffn", "dense_layers", "dense_ffn",
-                    "score_correction_bias", "shared_expert_gate"});
+                    "score_correction_bias", "shared_expert_gate", "dense_beside", "router_scales"});
         for (const char* required : {"experts", "active_experts", "expert_ffn"})
             if (!moe->contains(required))
                 r.error(mp + "/" + required, "is required in a moe block");
@@ -372,6 +380,8 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
         r.integer(*moe, "dense_ffn", mp, a.moe.denseFfn, 0, 16 * kMaxHidden);
         r.boolean(*moe, "score_correction_bias", mp, a.moe.scoreCorrectionBias);
         r.boolean(*moe, "shared_expert_gate", mp, a.moe.sharedExpertGate);
+        r.integer(*moe, "dense_beside", mp, a.moe.denseBeside, 0, 16 * kMaxHidden);
+        r.boolean(*moe, "router_scales", mp, a.moe.routerScales);
         if (a.moe.activeExperts > a.moe.experts)
             r.error(mp + "/active_experts", "must not exceed experts (" + std::to_string(a.moe.experts) + "), got " +
                                                 std::to_string(a.moe.activeExperts));
@@ -708,6 +718,10 @@ json scenarioToJson(const Scenario& s)
                            {"dense_ffn", a.moe.denseFfn},
                            {"score_correction_bias", a.moe.scoreCorrectionBias},
                            {"shared_expert_gate", a.moe.sharedExpertGate}};
+        if (a.isMoe() && a.moe.denseBeside > 0) // written only when set (Gemma 4)
+            arch["moe"]["dense_beside"] = a.moe.denseBeside;
+        if (a.isMoe() && a.moe.routerScales)
+            arch["moe"]["router_scales"] = true;
         if (a.mtpLayers > 0)
             arch["mtp_layers"] = a.mtpLayers;
         if (a.attentionSinks) // written only when set: files of the models without sinks stay as they were
@@ -739,6 +753,12 @@ json scenarioToJson(const Scenario& s)
                 kinds["ffn_only"] = a.kinds.ffnOnly;
             if (a.kinds.mixerOnly > 0)
                 kinds["mixer_only"] = a.kinds.mixerOnly;
+            if (a.kinds.fullHeadDim > 0)
+                kinds["full_head_dim"] = a.kinds.fullHeadDim;
+            if (a.kinds.fullKvHeads > 0)
+                kinds["full_kv_heads"] = a.kinds.fullKvHeads;
+            if (a.kinds.fullKeyIsValue)
+                kinds["full_k_eq_v"] = true;
             if (a.kinds.linear > 0) {
                 const LinearAttentionConfig& g = a.kinds.linearAttention;
                 kinds["linear"] = a.kinds.linear;

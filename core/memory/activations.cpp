@@ -59,6 +59,8 @@ void compiledSavings(const Architecture& a, bool moeLayer, bool mlaRecompute, do
     if (!(moeLayer && a.isMoe())) {
         const double f = static_cast<double>(a.moe.denseFfn <= 0 || moeLayer ? a.ffn : a.moe.denseFfn);
         r.mlp = std::max(0.0, r.mlp - lin * sb * f);
+    } else if (a.moe.denseBeside > 0) {
+        r.mlp = std::max(0.0, r.mlp - lin * sb * static_cast<double>(a.moe.denseBeside)); // Gemma 4's dense FFN
     }
     if (!mlaRecompute) {
         const double h = static_cast<double>(a.hidden);
@@ -95,9 +97,11 @@ LayerActivations perOpTape(const Architecture& a, bool moeLayer, const Activatio
         attn.push_back(heads * static_cast<double>(a.mla.qkNopeHeadDim + a.mla.vHeadDim));
         attnOut = heads * static_cast<double>(a.mla.vHeadDim);
     } else {
-        const double hd = static_cast<double>(a.headDimOrDefault());
-        const double q = heads * hd * (a.gatedAttention ? 2 : 1), kv = static_cast<double>(a.kvHeadsOrDefault()) * hd;
-        attn = {q, kv, kv};
+        const double hd = static_cast<double>(a.headDimOf(kind));
+        const double q = heads * hd * (a.gatedAttention ? 2 : 1), kv = static_cast<double>(a.kvHeadsOf(kind)) * hd;
+        attn = {q, kv};
+        if (!a.keyIsValueIn(kind)) // Gemma 4's k = v layers have no v_proj
+            attn.push_back(kv);
         attnOut = heads * hd;
     }
     attn.push_back(h); // the output projection
@@ -111,6 +115,8 @@ LayerActivations perOpTape(const Architecture& a, bool moeLayer, const Activatio
     };
     if (moeLayer && a.isMoe()) {
         const double fe = static_cast<double>(a.moe.expertFfn);
+        if (a.moe.denseBeside > 0) // Gemma 4's decoder layer runs its dense mlp before the router and experts
+            ffnOf(static_cast<double>(a.moe.denseBeside), 1);
         ffnOf(fe * static_cast<double>(a.moe.activeExperts), 1);
         ffnOf(fe, static_cast<double>(a.moe.sharedExperts));
     } else {
@@ -195,9 +201,11 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
         vDim = heads * static_cast<double>(a.mla.vHeadDim);
         latents = 2 * e * sb * static_cast<double>(a.mla.qLoraRank + a.mla.kvLoraRank);
     } else {
-        const double hd = static_cast<double>(a.headDimOrDefault());
+        // A kind's own shape (Gemma 4's full-attention layers: global_head_dim, num_global_key_value_heads). Where
+        // keys double as values the attention still reads a V of K's width (normed apart from K).
+        const double hd = static_cast<double>(a.headDimOf(kind));
         qDim = heads * hd;
-        kDim = static_cast<double>(a.kvHeadsOrDefault()) * hd;
+        kDim = static_cast<double>(a.kvHeadsOf(kind)) * hd;
         vDim = kDim;
     }
     const double attnOut = a.attention == AttentionKind::MLA ? vDim : qDim;
@@ -239,6 +247,9 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
         const double shared = static_cast<double>(a.moe.sharedExperts);
         r.mlp = mlpInput + 4 * sb * static_cast<double>(a.moe.experts) +
                 k * (lin * sb * h + ffnInner(a, sb, f, e, lin)) + shared * ffnInner(a, sb, f, e, lin);
+        // Gemma 4's dense FFN beside the experts reads the same normed layer input.
+        if (a.moe.denseBeside > 0)
+            r.mlp += ffnInner(a, sb, static_cast<double>(a.moe.denseBeside), e, lin);
     } else {
         const double f = static_cast<double>(moeLayer || a.moe.denseFfn <= 0 ? a.ffn : a.moe.denseFfn);
         r.mlp = mlpInput + ffnInner(a, sb, f, e, lin);

@@ -69,6 +69,10 @@ LayerKinds fitMapKinds(const ResolvedModel& current, int64_t layers)
     k = c;
     k.ffnOnly = 0; // the made-up shape's layers all hold attention (or its replacement) and an FFN
     k.mixerOnly = 0;
+    // The made-up shape has one head size: the full-attention layers' own (Gemma 4's) is not carried over.
+    k.fullHeadDim = 0;
+    k.fullKvHeads = 0;
+    k.fullKeyIsValue = false;
     k.sliding = share(c.sliding);
     k.chunked = std::min(share(c.chunked), layers - k.sliding);
     k.linear = std::min(share(c.linear), layers - k.sliding - k.chunked);

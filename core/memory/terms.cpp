@@ -985,19 +985,39 @@ template <class X> X kvCacheByKind(const TermContext& c, TermNotes<X>& n)
     const double full = c.kindLayers[static_cast<size_t>(LayerKind::Full)];
     const double sliding = c.kindLayers[static_cast<size_t>(LayerKind::Sliding)];
     const double chunked = c.kindLayers[static_cast<size_t>(LayerKind::Chunked)];
-    if (full > 0)
-        add(dot(X::sym("L_full", full), s));
+    // Full-attention layers of their own shape (Gemma 4: global_head_dim, num_global_key_value_heads) cache K and V
+    // of that shape; k = v layers still cache both (Gemma4TextAttention.forward: past_key_values.update(key_states,
+    // value_states), the values normed apart from the keys).
+    const bool fullShape = a.kinds.fullShape() && full > 0;
+    const X heads = dot(X::sym("kv_heads", dbl(a.kvHeadsOrDefault())), X::sym("d_head", dbl(a.headDimOrDefault())));
+    X fullTokens = X(0);
+    if (full > 0) {
+        if (fullShape)
+            fullTokens =
+                dot(dot(X::sym("L_full", full), s), dot(X::sym("kv_heads_full", dbl(a.kvHeadsOf(LayerKind::Full))),
+                                                        X::sym("d_head_full", dbl(a.headDimOf(LayerKind::Full)))));
+        else
+            add(dot(X::sym("L_full", full), s));
+    }
     if (sliding > 0)
         add(dot(X::sym("L_sliding", sliding), X::sym("min(w, s)", std::min(seq, dbl(a.kinds.window)))));
     if (chunked > 0)
         add(dot(X::sym("L_chunked", chunked), X::sym("min(chunk, s)", std::min(seq, dbl(a.kinds.chunk)))));
-    if (first)
+    if (first && !fullShape)
         return X::text("0 (no attention layers)", "0", 0);
-    if (c.layout.pp > 1)
-        layerTokens = dot(X::sym("n/L", c.stageLayers / c.layers), layerTokens);
-    const X heads = dot(X::sym("kv_heads", dbl(a.kvHeadsOrDefault())), X::sym("d_head", dbl(a.headDimOrDefault())));
-    const X kv =
-        dot(dot(dot(X(2), layerTokens), heads), dot(X::sym("b", c.in.microBatch), X::bytes("2 B", kKvElementBytes)));
+    const X bytes = dot(X::sym("b", c.in.microBatch), X::bytes("2 B", kKvElementBytes));
+    X kv = X(0);
+    if (fullShape) {
+        // Every layer's K and V values per sequence: Σ layers · tokens · kv_heads · d_head, each kind its own.
+        X values = first ? fullTokens : fullTokens + dot(layerTokens, heads);
+        if (c.layout.pp > 1)
+            values = dot(X::sym("n/L", c.stageLayers / c.layers), values);
+        kv = dot(dot(X(2), values), bytes);
+    } else {
+        if (c.layout.pp > 1)
+            layerTokens = dot(X::sym("n/L", c.stageLayers / c.layers), layerTokens);
+        kv = dot(dot(dot(X(2), layerTokens), heads), bytes);
+    }
     return c.layout.tp > 1 ? over(kv, X::sym("t", dbl(c.layout.tp))) : kv;
 }
 

@@ -128,12 +128,22 @@ struct Linears {
                 add(h, dbl(m.indexHeads), L, 0);
             }
         } else {
-            const double hd = dbl(a.headDimOrDefault());
-            const double q = heads * hd, kv = dbl(a.kvHeadsOrDefault()) * hd;
-            add(h, a.gatedAttention ? 2 * q : q, L, kLoraQ); // q_proj (and the output gate's rows)
-            add(h, kv, L, kLoraK);                           // k_proj
-            add(h, kv, L, kLoraV);                           // v_proj
-            add(q, h, L, kLoraO);                            // o_proj
+            // Full-attention layers of their own shape (Gemma 4) apart from the others; its k = v layers have no
+            // v_proj to adapt.
+            const double full = a.kinds.fullShape() ? dbl(std::min(a.layersOfKind(LayerKind::Full), a.layers)) : 0;
+            auto projections = [&](LayerKind kind, double count) {
+                if (count <= 0)
+                    return;
+                const double hd = dbl(a.headDimOf(kind));
+                const double q = heads * hd, kv = dbl(a.kvHeadsOf(kind)) * hd;
+                add(h, a.gatedAttention ? 2 * q : q, count, kLoraQ); // q_proj (and the output gate's rows)
+                add(h, kv, count, kLoraK);                           // k_proj
+                if (!a.keyIsValueIn(kind))
+                    add(h, kv, count, kLoraV); // v_proj
+                add(q, h, count, kLoraO);      // o_proj
+            };
+            projections(LayerKind::Full, full);
+            projections(LayerKind::Sliding, L - full); // every other attention layer has the model's shape
         }
         const double layers = dbl(a.ffnLayers()); // Nemotron-H's M and * blocks have no FFN
         if (!a.isMoe()) {
@@ -146,6 +156,8 @@ struct Linears {
         ffn(a, dbl(m.denseFfn > 0 ? m.denseFfn : a.ffn), dense);
         ffn(a, dbl(m.expertFfn), moe * dbl(m.experts), true);
         ffn(a, dbl(m.expertFfn), moe * dbl(m.sharedExperts));
+        if (m.denseBeside > 0) // Gemma 4's dense mlp beside the experts
+            ffn(a, dbl(m.denseBeside), moe);
         // The router (and Qwen2-MoE's shared-expert gate) are linears too: quantised, not adapted.
         add(h, dbl(m.experts), moe, 0);
         if (m.sharedExpertGate)

@@ -22,7 +22,9 @@ double ffnParams(const Architecture& a, double f)
     return 3 * h * f + (bias ? 2 * f + h : 0);
 }
 
-double attentionParams(const Architecture& a)
+// One attention layer of kind `kind`: the full-attention layers may have their own head size, K/V heads and no
+// v_proj (LayerKinds::fullHeadDim, Gemma 4); every other kind has the model's.
+double attentionParamsOf(const Architecture& a, LayerKind kind)
 {
     const double h = static_cast<double>(a.hidden);
     const double heads = static_cast<double>(a.heads);
@@ -49,11 +51,13 @@ double attentionParams(const Architecture& a)
         }
         return p;
     }
-    const double hd = static_cast<double>(a.headDimOrDefault());
+    const double hd = static_cast<double>(a.headDimOf(kind));
     const double q = heads * hd;
-    const double kv = static_cast<double>(a.kvHeadsOrDefault()) * hd;
+    const double kv = static_cast<double>(a.kvHeadsOf(kind)) * hd;
+    // Keys that double as values (Gemma 4's attention_k_eq_v full-attention layers) have no v_proj.
+    const double kvProjections = a.keyIsValueIn(kind) ? 1 : 2;
     // q, k, v and o projections (Phi-3's fused qkv_proj has the same rows).
-    double p = h * q + 2 * h * kv + q * h;
+    double p = h * q + kvProjections * h * kv + q * h;
     // Gated attention: q_proj also yields the output gate, Linear(h, 2·heads·head_dim) (Qwen3NextAttention).
     if (a.gatedAttention)
         p += h * q + (a.attentionBiasOrDefault() != AttentionBias::None ? q : 0);
@@ -62,7 +66,7 @@ double attentionParams(const Architecture& a)
         p += h; // the output projection's bias, then q/k/v's
         [[fallthrough]];
     case AttentionBias::Qkv:
-        p += q + 2 * kv; // Qwen2: q_proj, k_proj, v_proj with bias, o_proj without
+        p += q + kvProjections * kv; // Qwen2: q_proj, k_proj, v_proj with bias, o_proj without
         break;
     case AttentionBias::None:
         break;
@@ -76,6 +80,31 @@ double attentionParams(const Architecture& a)
     else if (a.qkNorm == QkNorm::Full)
         p += normParams(a, q) + normParams(a, kv);
     return p;
+}
+
+// The model's attention layer (every kind's but the full-attention layers' own shape).
+double attentionParams(const Architecture& a)
+{
+    return attentionParamsOf(a, LayerKind::Sliding);
+}
+
+// The router (gate) of a MoE layer: h·E without bias; DeepSeek-V3 adds a per-expert score-correction bias, Qwen2-MoE
+// a sigmoid gate h -> 1 in front of its shared expert, Gemma 4 a scale per input channel and one per expert.
+double routerParams(const Architecture& a)
+{
+    const MoeConfig& m = a.moe;
+    const double h = static_cast<double>(a.hidden), experts = static_cast<double>(m.experts);
+    return h * experts + (m.scoreCorrectionBias ? experts : 0) + (m.sharedExpertGate ? h : 0) +
+           (m.routerScales ? h + experts : 0);
+}
+
+// What every MoE layer holds besides its routed experts, all of it on every token's path: the shared experts, the
+// dense FFN beside the experts (Gemma 4) and the router.
+double sharedAndRouterParams(const Architecture& a)
+{
+    const MoeConfig& m = a.moe;
+    return static_cast<double>(m.sharedExperts) * ffnParams(a, static_cast<double>(m.expertFfn)) +
+           (m.denseBeside > 0 ? ffnParams(a, static_cast<double>(m.denseBeside)) : 0) + routerParams(a);
 }
 
 // One Gated DeltaNet layer's token mixer, as huggingface/transformers
@@ -137,6 +166,11 @@ ParamCount countParams(const Architecture& a)
     const double denseFfn = ffnParams(a, static_cast<double>(a.ffn));
 
     double total = embedding + finalNorm + L * perLayerCommon;
+    // Full-attention layers of their own shape (Gemma 4's global_head_dim, num_global_key_value_heads, k = v).
+    if (a.kinds.fullShape()) {
+        const double full = static_cast<double>(std::min(a.layersOfKind(LayerKind::Full), a.layers));
+        total += full * (attentionParamsOf(a, LayerKind::Full) - attentionParams(a));
+    }
     // Linear-attention layers (issue 29 §2) hold a Gated DeltaNet where the others hold attention.
     if (a.kinds.linear > 0) {
         const double linear = static_cast<double>(std::min(a.kinds.linear, a.layers));
@@ -157,12 +191,8 @@ ParamCount countParams(const Architecture& a)
         const double moeLayers = std::max(0.0, ffnLayers - denseLayers);
         const double leadFfn = ffnParams(a, static_cast<double>(m.denseFfn > 0 ? m.denseFfn : a.ffn));
         const double expert = ffnParams(a, static_cast<double>(m.expertFfn));
-        // The router (gate) is h·E without bias; DeepSeek-V3 adds a per-expert score-correction bias and
-        // Qwen2-MoE a sigmoid gate h -> 1 in front of its shared expert.
-        const double experts = static_cast<double>(m.experts);
-        const double router = h * experts + (m.scoreCorrectionBias ? experts : 0) + (m.sharedExpertGate ? h : 0);
         routed = moeLayers * static_cast<double>(m.experts) * expert;
-        const double sharedAndRouter = moeLayers * (static_cast<double>(m.sharedExperts) * expert + router);
+        const double sharedAndRouter = moeLayers * sharedAndRouterParams(a);
         total += denseLayers * leadFfn + routed + sharedAndRouter;
         active += denseLayers * leadFfn + sharedAndRouter + moeLayers * static_cast<double>(m.activeExperts) * expert;
     } else {
@@ -179,10 +209,8 @@ ParamCount countParams(const Architecture& a)
         if (a.isMoe() && a.moe.denseLayers < a.layers) {
             const MoeConfig& m = a.moe;
             const double expert = ffnParams(a, static_cast<double>(m.expertFfn));
-            const double experts = static_cast<double>(m.experts);
-            const double router = h * experts + (m.scoreCorrectionBias ? experts : 0) + (m.sharedExpertGate ? h : 0);
-            mtpRouted = D * experts * expert;
-            block += static_cast<double>(m.sharedExperts) * expert + router;
+            mtpRouted = D * static_cast<double>(m.experts) * expert;
+            block += sharedAndRouterParams(a);
         } else {
             block +=
                 a.isMoe() ? ffnParams(a, static_cast<double>(a.moe.denseFfn > 0 ? a.moe.denseFfn : a.ffn)) : denseFfn;

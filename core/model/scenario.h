@@ -94,6 +94,12 @@ struct MoeConfig {
     int64_t denseFfn = 0;             ///< their FFN width; 0 means the architecture's ffn
     bool scoreCorrectionBias = false; ///< the router's per-expert bias (DeepSeek-V3's e_score_correction_bias)
     bool sharedExpertGate = false;    ///< a sigmoid gate h -> 1 on the shared experts (Qwen2-MoE)
+    /// A dense FFN of this width beside the experts in every MoE layer, on every token (Gemma 4's mlp of
+    /// intermediate_size next to its experts); 0: none.
+    int64_t denseBeside = 0;
+    /// The router's own scales, one per input channel and one per expert (Gemma 4's Gemma4TextRouter scale [h] and
+    /// per_expert_scale [E]).
+    bool routerScales = false;
 
     bool operator==(const MoeConfig&) const = default;
 };
@@ -156,8 +162,19 @@ struct LayerKinds {
     /// mixer, no FFN (its M and * blocks). A transformer layer has both: 0 and 0.
     int64_t ffnOnly = 0;
     int64_t mixerOnly = 0;
+    /// The full-attention layers' own attention shape where it is not the other layers' (Gemma 4:
+    /// global_head_dim, num_global_key_value_heads and attention_k_eq_v, modeling_gemma4.py Gemma4TextAttention):
+    /// their head size and K/V heads (0: the architecture's head_dim and kv_heads), and whether their keys double
+    /// as values (no v_proj; the cache still holds K and V, normed apart).
+    int64_t fullHeadDim = 0;
+    int64_t fullKvHeads = 0;
+    bool fullKeyIsValue = false;
+    bool fullShape() const { return fullHeadDim > 0 || fullKvHeads > 0 || fullKeyIsValue; }
 
-    bool any() const { return sliding > 0 || chunked > 0 || linear > 0 || mamba > 0 || ffnOnly > 0 || mixerOnly > 0; }
+    bool any() const
+    {
+        return sliding > 0 || chunked > 0 || linear > 0 || mamba > 0 || ffnOnly > 0 || mixerOnly > 0 || fullShape();
+    }
     bool operator==(const LayerKinds&) const = default;
 };
 
@@ -239,6 +256,16 @@ struct Architecture {
 
     int64_t kvHeadsOrDefault() const { return kvHeads > 0 ? kvHeads : heads; }
     int64_t headDimOrDefault() const { return headDim > 0 ? headDim : (heads > 0 ? hidden / heads : 0); }
+    /// A layer kind's attention shape: the full-attention layers' own (LayerKinds::fullHeadDim, …) or the model's.
+    int64_t headDimOf(LayerKind k) const
+    {
+        return k == LayerKind::Full && kinds.fullHeadDim > 0 ? kinds.fullHeadDim : headDimOrDefault();
+    }
+    int64_t kvHeadsOf(LayerKind k) const
+    {
+        return k == LayerKind::Full && kinds.fullKvHeads > 0 ? kinds.fullKvHeads : kvHeadsOrDefault();
+    }
+    bool keyIsValueIn(LayerKind k) const { return k == LayerKind::Full && kinds.fullKeyIsValue; }
     bool dropoutOrDefault() const { return dropout.value_or(ffnKind == FfnKind::Gelu); }
     bool isMoe() const { return moe.experts > 0; }
     AttentionBias attentionBiasOrDefault() const

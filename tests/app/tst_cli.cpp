@@ -864,8 +864,8 @@ private Q_SLOTS:
                                 "deepseek_v32, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, cohere2, exaone4, "
                                 "gpt_bigcode, llama4_text, glm4_moe, minimax_m2, granitemoe, falcon, qwen3_vl_text, "
                                 "qwen3_vl_moe_text, qwen2_5_vl_text, qwen3_next, nemotron_h, qwen3_5_text, "
-                                "qwen3_5_moe_text, glm_moe_dsa, llama4, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, "
-                                "qwen2_5_vl, gemma3, mistral3, kimi_k25)")),
+                                "qwen3_5_moe_text, glm_moe_dsa, gemma4_text, llama4, qwen3_vl, qwen3_vl_moe, qwen3_5, "
+                                "qwen3_5_moe, qwen2_5_vl, gemma3, mistral3, kimi_k25, gemma4)")),
                  qPrintable(err));
         const CliOutcome missing = parse({"--json", "--hf-config", dir.filePath(QStringLiteral("nothing"))});
         QVERIFY(!missing.ok);

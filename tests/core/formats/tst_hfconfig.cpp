@@ -321,6 +321,49 @@ private Q_SLOTS:
             << "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json"
             << "nemotron_h" << qint64(31577937344) << qint64(3580073408) << qint64(0) << qint64(0)
             << qint64(31600000000) << 0.0007 << false;
+        // Gemma 4 26B-A4B (gemma4 wrapper, text_config gemma4_text; AIConfigurator's copy, tests/data/hf/README.md), as
+        // modeling_gemma4.py @ c308a309e651a7e033f683353f3f75aa66d29502 builds it: h = 2816, V = 262144, 30 layers,
+        // layer_types 25 sliding_attention and 5 full_attention, 16 query heads, attention_bias false.
+        //   Sliding layer's Gemma4TextAttention (head_dim 256, 8 KV heads): q_proj h·4096 = 11,534,336, k_proj and
+        //     v_proj h·2048 = 5,767,168 each, o_proj 4096·h = 11,534,336, q_norm and k_norm 256 each (v_norm has no
+        //     weight): 34,603,520.
+        //   Full layer's (global_head_dim 512, attention_k_eq_v: num_global_key_value_heads 2 and no v_proj): q_proj
+        //     h·8192 = 23,068,672, k_proj h·1024 = 2,883,584, o_proj 8192·h = 23,068,672, q_norm and k_norm 512 each:
+        //     49,021,952.
+        //   Every layer (enable_moe_block): the dense Gemma4TextMLP gate/up/down 3·h·2112 = 17,842,176; four norms
+        //     and the MoE block's three more, 7·h = 19,712; Gemma4TextRouter proj h·128 = 360,448, scale h = 2,816,
+        //     per_expert_scale 128 (its norm has no weight): 363,392; Gemma4TextExperts gate_up_proj 128·(2·704)·h
+        //     and down_proj 128·h·704, 128·3·704·h = 761,266,176. 779,491,456 a layer besides attention.
+        //   embed_tokens V·h = 738,197,504, tied to lm_head (tie_word_embeddings true); the final norm h.
+        // 25·34,603,520 + 5·49,021,952 + 30·779,491,456 + 738,197,504 + 2,816 = 25,233,141,760; active (8 experts,
+        // 47,579,136 a layer, instead of 128) 3,822,530,560. The vision tower (Gemma4VisionModel, vision_config hidden
+        // 1152, 27 layers, 16 heads and 16 KV heads of 72, MLP 4304, patches of 16, 10240 positions): input_proj
+        // 3·16²·1152 = 884,736, position_embedding_table 2·10240·1152 = 23,592,960, 27 layers of four norms 4·1152,
+        // q/k/v/o 4·1152·1152, q_norm and k_norm 2·72 and a gated MLP 3·1152·4304 = 20,187,792 (545,070,384), and
+        // embed_vision's embedding_projection 1152·h = 3,244,032: 572,792,112. Google's model card (as
+        // OpenExplorer/gemma-4-26B-A4B-it quotes it: "Parameter counts follow the upstream model details"): 25.2B
+        // total, 3.8B active, a vision model of ~550M; 25.2B is the language model's count (with the tower it would
+        // be 25.8B).
+        QTest::newRow("gemma4: Gemma 4 26B-A4B (256/512 head dims, k = v full layers, MLP beside 128 experts) = 25.23B")
+            << "gemma-4-26B-A4B.json"
+            << "gemma4_text" << qint64(25233141760) << qint64(3822530560) << qint64(572792112) << qint64(0)
+            << qint64(25200000000) << 0.002 << false;
+        // Gemma 4 31B (the config.json of nvidia/Gemma-4-31B-IT-NVFP4, NVIDIA's NVFP4 copy of google/gemma-4-31B-it:
+        // the same architecture, its quantization_config aside; AIConfigurator's copy), dense (enable_moe_block
+        // false), h = 5376, V = 262144, 60 layers: 50 sliding, 10 full, 32 query heads.
+        //   Sliding (head_dim 256, 16 KV heads): q_proj h·8192 = 44,040,192, k_proj and v_proj h·4096 = 22,020,096
+        //     each, o_proj 44,040,192, q/k norms 512: 132,121,088.
+        //   Full (global_head_dim 512, k = v, 4 KV heads): q_proj h·16384 = 88,080,384, k_proj h·2048 = 11,010,048,
+        //     o_proj 88,080,384, q/k norms 1024: 187,171,840.
+        //   Every layer: MLP 3·h·21504 = 346,816,512 and four norms 4·h = 21,504.
+        //   embed_tokens V·h = 1,409,286,144 (tied), final norm h.
+        // 50·132,121,088 + 10·187,171,840 + 60·346,838,016 + 1,409,286,144 + 5,376 = 30,697,345,280. The vision tower
+        // is the 26B's (569,548,080) with embed_vision 1152·5376 = 6,193,152: 575,741,232. Google publishes 30.7B (the
+        // Gemma 4 model card's model table).
+        QTest::newRow("gemma4: Gemma 4 31B (dense, 50 sliding and 10 full layers of their own shape) = 30.70B")
+            << "Gemma-4-31B-IT-NVFP4.json"
+            << "gemma4_text" << qint64(30697345280) << qint64(30697345280) << qint64(575741232) << qint64(0)
+            << qint64(30700000000) << 0.0017 << false;
     }
     void families2026MatchPublishedCounts()
     {
@@ -444,6 +487,77 @@ private Q_SLOTS:
         QVERIFY(
             QString::fromStdString(firstError(R"({"model_type": "gemma3", "text_config": {"model_type": "bert"}})"))
                 .startsWith(QLatin1String("config.json: /text_config/model_type: unsupported model type \"bert\"")));
+    }
+
+    // A gemma4 file that gives only what the 26B and 31B files turn off takes Gemma4TextConfig's defaults
+    // (configuration_gemma4.py @ 008e574391258935f3ecc3035c882e73bbcac419): h = 2304, 30 layers, 8 heads and 4 KV
+    // heads of 256, global_head_dim 512, attention_k_eq_v false (so the full layers keep 4 KV heads, now of 512, and
+    // their v_proj), MLP 9216, V = 262144, tied; layer_types by the 5:1 rule (25 sliding, 5 full), sliding_window 512.
+    // Sliding attention h·2048 + 2·h·1024 + 2048·h + 2·256 = 14,156,288; full h·4096 + 2·h·2048 + 4096·h + 2·512 =
+    // 28,312,576; a layer's MLP and four norms 3·h·9216 + 4h = 63,710,208; embed_tokens V·h = 603,979,776 and the final
+    // norm: 25·14,156,288 + 5·28,312,576 + 30·63,710,208 + 603,979,776 + 2304 = 3,010,758,400. Gemma4Config leaves
+    // vision_config None without one, and Gemma4Model then builds no vision tower.
+    void gemma4TakesGemma4TextConfigDefaults()
+    {
+        const HfImport imp =
+            parseHfConfig(R"({"model_type": "gemma4", "text_config": {"hidden_size_per_layer_input": 0}})", "c.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        const Architecture& a = imp.architecture;
+        QCOMPARE(a.kinds.sliding, int64_t(25));
+        QCOMPARE(a.kinds.window, int64_t(512));
+        QCOMPARE(a.kinds.fullHeadDim, int64_t(512));
+        QCOMPARE(a.kinds.fullKvHeads, int64_t(0)); // the model's 4
+        QVERIFY(!a.kinds.fullKeyIsValue);
+        const ParamCount c = countParams(a);
+        QCOMPARE(c.total, qint64(3010758400));
+        QCOMPARE(c.vision, qint64(0));
+        // 35 layers, no layer_types: (i + 1) % 6 leaves layers 5, 11, 17, 23, 29 full and layer 34 sliding, which
+        // Gemma4TextConfig forces to full attention: 29 sliding, 6 full.
+        const HfImport odd = parseHfConfig(
+            R"({"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "num_hidden_layers": 35})", "c.json");
+        QVERIFY(odd.ok());
+        QCOMPARE(odd.architecture.kinds.sliding, int64_t(29));
+    }
+
+    // What the importer does not read yet is refused by name, and bad layer_types name their numbers.
+    void gemma4BadOrUnreadFieldsAreRefused_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("per-layer embeddings by default (Gemma4TextConfig's 256)")
+            << QStringLiteral(R"({"model_type": "gemma4", "text_config": {"model_type": "gemma4_text"}})")
+            << QStringLiteral("config.json: /text_config/hidden_size_per_layer_input: per-layer embeddings (Gemma 4's "
+                              "E2B and E4B) are not supported yet; Gemma4TextConfig's default is 256");
+        QTest::newRow("layers that share K and V")
+            << QStringLiteral(
+                   R"({"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "num_kv_shared_layers": 20})")
+            << QStringLiteral("config.json: /num_kv_shared_layers: layers that reuse another layer's keys and values");
+        QTest::newRow("an audio tower")
+            << QStringLiteral(
+                   R"({"model_type": "gemma4", "text_config": {"hidden_size_per_layer_input": 0}, "audio_config": {}})")
+            << QStringLiteral(
+                   "config.json: /audio_config: the audio tower (Gemma 4's E2B and E4B) is not supported yet");
+        QTest::newRow("MoE without its experts")
+            << QStringLiteral(
+                   R"({"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "enable_moe_block": true})")
+            << QStringLiteral("config.json: /num_experts: is required");
+        QTest::newRow("a layer_types list of the wrong length names both numbers")
+            << QStringLiteral(R"({"model_type": "gemma4_text", "hidden_size_per_layer_input": 0,
+                "layer_types": ["sliding_attention", "full_attention"]})")
+            << QStringLiteral("config.json: /layer_types: has 2 entries for 30 layers (num_hidden_layers)");
+        QTest::newRow("an unknown layer kind is named with its index")
+            << QStringLiteral(R"({"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "num_hidden_layers": 2,
+                "layer_types": ["chunked_attention", "full_attention"]})")
+            << QStringLiteral(
+                   "config.json: /layer_types/0: unknown layer kind \"chunked_attention\" at layer 0 (known: "
+                   "full_attention, sliding_attention)");
+    }
+    void gemma4BadOrUnreadFieldsAreRefused()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, message);
+        const QString got = QString::fromStdString(firstError(json.toStdString()));
+        QVERIFY2(got.startsWith(message), qPrintable(got));
     }
 
     // The vision tower (ParamCount::vision) in the accounting: its weights are held in every mode, at the mode's
@@ -677,6 +791,8 @@ private Q_SLOTS:
         QTest::newRow("qwen3_moe round-trips") << "Qwen3-30B-A3B.json";
         QTest::newRow("gpt_oss sinks, router and expert biases round-trip") << "gpt-oss-20b.json";
         QTest::newRow("phi one LayerNorm a layer and the head bias round-trip") << "phi-2.json";
+        QTest::newRow("gemma4 full layers' own shape, the MLP beside the experts and the router scales round-trip")
+            << "gemma-4-26B-A4B.json";
     }
     void importSavesAsScenarioFile()
     {
@@ -935,8 +1051,8 @@ private Q_SLOTS:
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, gpt_oss, phi, smollm3, olmoe, "
             "starcoder2, seed_oss, cohere2, exaone4, gpt_bigcode, llama4_text, glm4_moe, minimax_m2, granitemoe, "
             "falcon, qwen3_vl_text, qwen3_vl_moe_text, qwen2_5_vl_text, qwen3_next, nemotron_h, qwen3_5_text, "
-            "qwen3_5_moe_text, glm_moe_dsa, llama4, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, qwen2_5_vl, gemma3, "
-            "mistral3, kimi_k25");
+            "qwen3_5_moe_text, glm_moe_dsa, gemma4_text, llama4, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, "
+            "qwen2_5_vl, gemma3, mistral3, kimi_k25, gemma4");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");
         QTest::newRow("unknown model_type is named with the supported list")

@@ -94,6 +94,65 @@ private Q_SLOTS:
         QCOMPARE(account(s, testdata::gpu("H100")).perGpu.kvCache, 134217728.0 + 11534336.0);
     }
 
+    // Gemma 4's full-attention layers have their own attention shape (modeling_gemma4.py @
+    // c308a309e651a7e033f683353f3f75aa66d29502, Gemma4TextAttention: global_head_dim, num_global_key_value_heads where
+    // attention_k_eq_v) and cache K and V of it: with k = v the keys double as values before the norms, but
+    // past_key_values.update(key_states, value_states) still keeps both. Served at 131,072 tokens in bf16, one
+    // sequence:
+    //   26B-A4B (tests/data/hf/gemma-4-26B-A4B.json): 5 full layers, 2 KV heads of 512: 2 · 5 · 2 · 512 · 131072 · 2 B
+    //     = 2,684,354,560 B; 25 sliding layers, 8 KV heads of 256, their last 1024 tokens: 2 · 25 · 8 · 256 · 1024 ·
+    //     2 B = 209,715,200 B. (Had the full layers the sliding layers' 8 × 256, they would keep twice as much.)
+    //   31B (Gemma-4-31B-IT-NVFP4.json): 10 full layers, 4 KV heads of 512: 2 · 10 · 4 · 512 · 131072 · 2 B =
+    //     10,737,418,240 B; 50 sliding layers, 16 KV heads of 256: 2 · 50 · 16 · 256 · 1024 · 2 B = 838,860,800 B.
+    void gemma4FullLayersCacheTheirOwnHeadShape_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<double>("full");
+        QTest::addColumn<double>("sliding");
+        QTest::newRow("26B-A4B: 5 full layers of 2 × 512, 25 sliding of 8 × 256")
+            << QStringLiteral("gemma-4-26B-A4B.json") << 2684354560.0 << 209715200.0;
+        QTest::newRow("31B: 10 full layers of 4 × 512, 50 sliding of 16 × 256")
+            << QStringLiteral("Gemma-4-31B-IT-NVFP4.json") << 10737418240.0 << 838860800.0;
+    }
+    void gemma4FullLayersCacheTheirOwnHeadShape()
+    {
+        QFETCH(QString, file);
+        QFETCH(double, full);
+        QFETCH(double, sliding);
+        const HfImport imp =
+            parseHfConfig(testdata::readFile(std::string(TRAINMEM_HF_DATA) + "/" + file.toStdString()), "f");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        const Scenario s = serving(scenarioWithHfModel(testdata::sized(7'000'000'000), imp, ""), 131072);
+        const Breakdown b = account(s, testdata::gpu("H200"));
+        QCOMPARE(b.perGpu.kvCache, full + sliding);
+        const TermText t = explainTerm(SegmentKind::KvCache, termContext(b.model, s, b.layout));
+        const QString formula = QString::fromStdString(t.expr.symbolic);
+        QVERIFY2(formula.contains(QStringLiteral("kv_heads_full")), qPrintable(formula));
+        // Two sequences keep twice as much.
+        Scenario two = s;
+        two.training.microBatch = 2;
+        QCOMPARE(account(two, testdata::gpu("H200")).perGpu.kvCache, 2 * (full + sliding));
+    }
+
+    // The training tape of a full-attention layer holds Q, K, V and the attention output of its own shape. Gemma 4
+    // 26B-A4B at s = 4096, b = 1, bf16 (e = 2): a sliding layer's Q 16·256 = 4096, K and V 8·256 = 2048 each and the
+    // output 4096 wide, 12,288 per token beside the block input; a full layer's Q 16·512 = 8192, K and V 2·512 = 1024
+    // each and the output 8192, 18,432. The difference, 2 · 4096 · 6144 = 50,331,648 B a layer.
+    void gemma4FullLayerTapeHasItsOwnHeadShape()
+    {
+        const HfImport imp =
+            parseHfConfig(testdata::readFile(std::string(TRAINMEM_HF_DATA) + "/gemma-4-26B-A4B.json"), "f");
+        QVERIFY(imp.ok());
+        Scenario s = scenarioWithHfModel(testdata::sized(7'000'000'000), imp, "");
+        s.training.seqLen = 4096;
+        s.training.microBatch = 1;
+        const ActivationInputs in = activationInputs(s, 1, 1);
+        const Architecture& a = imp.architecture;
+        QCOMPARE(layerActivations(a, false, in, LayerKind::Full).attention -
+                     layerActivations(a, false, in, LayerKind::Sliding).attention,
+                 50331648.0);
+    }
+
     // Without layer_types, Cohere2Config and Exaone4Config fill it in: layer i slides when (i + 1) %
     // sliding_window_pattern != 0, pattern 4, sliding_window 4096 (configuration_cohere2.py and
     // configuration_exaone4.py @ 008e574391258935f3ecc3035c882e73bbcac419, __post_init__); a null window slides
