@@ -312,7 +312,7 @@ void ControlPanel::build()
     m_loss->addItem(tr("Chunked (torchtune)"), static_cast<int>(LossKind::Chunked));
     m_loss->addItem(tr("Fused (Liger)"), static_cast<int>(LossKind::Fused));
     m_loss->addItem(tr("Vocab-parallel"), static_cast<int>(LossKind::VocabParallel));
-    m_loss->addItem(tr("Chunked 16-bit (LitGPT)"), static_cast<int>(LossKind::Chunked16));
+    m_loss->addItem(tr("Chunked (LitGPT)"), static_cast<int>(LossKind::Chunked16));
     m_loss->setToolTip(tr("How the cross-entropy over the logits is computed, in bytes per logit at its peak: in place "
                           "(the chapter's and Megatron-LM's accounting), eager PyTorch on fp32-upcast logits "
                           "(Hugging Face, torchtitan), chunked (torchtune: one of 8 chunks upcast at a time), fused "
