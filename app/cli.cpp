@@ -99,9 +99,10 @@ struct Options {
     QCommandLineOption loss{
         QStringLiteral("loss"),
         QStringLiteral("How the cross-entropy is computed: eager (PyTorch on fp32-upcast logits, as transformers and "
-                       "torchtitan), chunked (torchtune, 8 chunks), fused (Liger's fused linear cross-entropy) or "
-                       "vocab-parallel (Megatron-LM). Default: the framework's, else the chapter's e + 4 B per logit."),
-        QStringLiteral("eager|chunked|fused|vocab-parallel")};
+                       "torchtitan), chunked (torchtune, 8 chunks), fused (Liger's fused linear cross-entropy), "
+                       "vocab-parallel (Megatron-LM) or chunked-16bit (LitGPT's chunked_cross_entropy: 128-token "
+                       "chunks, no fp32 upcast). Default: the framework's, else the chapter's e + 4 B per logit."),
+        QStringLiteral("eager|chunked|fused|vocab-parallel|chunked-16bit")};
     QCommandLineOption framework{
         QStringLiteral("framework"),
         QStringLiteral("Take a framework's defaults (its cross-entropy, its allocator setting) for what is not set "

@@ -9,7 +9,7 @@ and writes docs/accuracy.md (the table, and for every other case what TrainMem c
     python3 scripts/accuracy.py build/release/app/trainmem
 
 Nothing here is fitted: the arguments follow from each case's `run`, and a case whose run uses something TrainMem does
-not model (LitGPT's chunked loss, Float8, sequences padded to an unstated length, ...) is listed as not expressible with the reason, never approximated silently.
+not model (Float8, sequences padded to an unstated length, ...) is listed as not expressible with the reason, never approximated silently.
 
 With --check it also exits 1 unless every expressible case is within ±10% (and not below 0.9), bar the cases of
 OUTSIDE, each with the reason it stays outside; a case of OUTSIDE that comes within fails too, so the list stays true
@@ -29,11 +29,24 @@ HF = os.path.join(ROOT, "tests", "data", "hf")
 MODELS = {
     "meta-llama/Llama-2-7b-hf": ["--preset", "llama2-7b"],
     "meta-llama/Llama-3.2-3B-Instruct": ["--hf-config", os.path.join(HF, "Llama-3.2-3B.json")],
-    "meta-llama/Llama-3.2-3B": ["--hf-config", os.path.join(HF, "Llama-3.2-3B.json")],
     "meta-llama/Llama-3.1-8B (torchtitan 'llama3' flavor '8B')": ["--hf-config", os.path.join(HF, "Llama-3.1-8B.json")],
-    # No verbatim public copy of its config.json was found: its fields as a scenario (tests/data/measured/README.md).
+    "meta-llama/Meta-Llama-3-8B": ["--hf-config", os.path.join(HF, "Meta-Llama-3-8B.json")],
+    # Only LitGPT's cases name these: LitGPT's GPT has an lm_head of its own (litgpt/model.py @ 00af8b0, and its
+    # convert_hf_checkpoint.py copies the embedding into it), so the tied HF configs as LitGPT builds them, untied.
+    "meta-llama/Llama-3.2-1B": ["--scenario", os.path.join(ROOT, "tests", "data", "measured", "models",
+                                                           "llama3.2-1b-litgpt.json")],
+    "meta-llama/Llama-3.2-3B": ["--scenario", os.path.join(ROOT, "tests", "data", "measured", "models",
+                                                           "llama3.2-3b-litgpt.json")],
+    "meta-llama/Llama-3.1-70B (torchtitan 'llama3' flavor '70B')": ["--hf-config",
+                                                                     os.path.join(HF, "Llama-3.1-70B.json")],
+    # LitGPT's resource tables name the model "Llama 2 7B"/"13B" (LitGPT's Llama-2-7b-hf / Llama-2-13b-hf configs).
+    "Llama 2 7B": ["--preset", "llama2-7b"],
+    # No verbatim public copy of their config.json was found: their fields as scenarios (tests/data/measured/README.md).
     "meta-llama/Llama-2-70b-hf": ["--scenario", os.path.join(ROOT, "tests", "data", "measured", "models",
                                                              "llama2-70b.json")],
+    "Llama 2 13B": ["--scenario", os.path.join(ROOT, "tests", "data", "measured", "models", "llama2-13b.json")],
+    "mistralai/Mistral-7B-v0.1": ["--scenario", os.path.join(ROOT, "tests", "data", "measured", "models",
+                                                             "mistral-7b.json")],
 }
 # The statistic each source reports, as TrainMem's --json names its prediction. Active memory is allocated memory
 # less the blocks waiting on another stream (torch.cuda.memory_stats docs): compared with peak allocated.
@@ -50,14 +63,15 @@ LORA_MODULES = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", 
 #    cases' notes, torchtune/modules/transformer.py at the README's commit), then cross_entropy: eager. Its chunked
 #    rows use CEWithChunkedOutputLoss (8 chunks): chunked.
 #  - torchtitan: components/loss.py cross_entropy(pred.float(), ...): eager.
-#  - LitGPT's chunked_cross_entropy runs cross_entropy on bf16 logits in 128-token chunks, without an fp32 upcast:
-#    none of the modelled kinds (not expressible).
+#  - LitGPT's chunked_cross_entropy runs cross_entropy on the bf16 logits in 128-token chunks, without an fp32
+#    upcast, in finetune/lora.py on an output layer itself chunked (lm_head_chunk_size=128) and in full.py on the
+#    whole logits: chunked-16bit, which counts each script's way (docs/accounting.md).
 def loss_of(case):
     r = case["run"]
     fw = (r.get("framework") or "").lower()
     loss = (r.get("loss") or "").lower()
     if fw.startswith("litgpt"):
-        return None
+        return "chunked-16bit"
     if "chunk" in loss:
         return "chunked" if fw == "torchtune" else None
     if "fused" in loss:
@@ -106,7 +120,47 @@ _LORA_SLOPE = ("under-estimate not explained: the plain-LoRA runs of benchmarks_
                "(batch 4 to 6, reserved) where TrainMem counts 1.74 (QLoRA: 1.63 measured, 1.73 counted), so at batch "
                "10 TrainMem is 3.2 GiB short. The offload itself is counted (base, adapters and optimizer on the "
                "host; the gathered layer and root unit on the GPU): the QLoRA run beside it, at batch 12, is 1.01")
+# LitGPT's cases (chunked-16bit, issue 30 §4): what the accounting or the case's record does not account for yet.
+_LIT_FULL = ("over-estimate that the case's record cannot explain: bf16-true AdamW keeps bf16 weights and two bf16 "
+             "moments, and gradients held across the %d accumulation micro-steps: 8 B × %s parameters as LitGPT "
+             "builds the model (its own lm_head, untied) = %s GiB of model state alone, above the %s GiB measured. "
+             "The figure and the configuration recorded for it (config_hub full.yaml at the table's commit) do not "
+             "fit together")
+_LIT_FSDP_FULL = ("under-estimate not explained: the 4-way sharded bf16 weights, gradients and AdamW moments are "
+                  "8 B × %s / 4 = %s GiB; measured %s GiB, %s GiB above TrainMem, of the order of one unsharded "
+                  "bf16 copy of the model (%s GiB) — a full state dict gathered (the strategy's "
+                  "state_dict_type='full') would hold one, not checked against the run")
+_LIT_FSDP_LORA = ("under-estimate not explained: on 2 GPUs LitGPT 8641822 measured %s GiB, about what one GPU "
+                  "measured without FSDP at micro-batch 1 (19.84 GiB): the peak is not one that sharding the frozen "
+                  "base lowers, as TrainMem counts it (2-way)")
+_LIT_QLORA = ("under-estimate not explained: every LitGPT QLoRA case (bitsandbytes NF4 through Fabric's "
+              "BitsandbytesPrecision) is 0.62–0.70 while its LoRA neighbours are 0.86–0.95. Measured at micro-batch 1 "
+              "on the resource tables, QLoRA saves 6.67 GiB over LoRA on Llama 2 7B and 13.95 GiB on 13B, where NF4 "
+              "(0.5 B and a 4-byte absmax per 64) on the 6.48B and 12.69B linear weights saves 8.67 and 16.99 GiB: "
+              "2.0 and 3.0 GiB stay that TrainMem does not know")
+_LIT_LORA = ("under-estimate not explained: %s")
 OUTSIDE = {
+    "litgpt-llama3_2-1b-full": _LIT_FULL % (16, "1,498,482,688", "11.16", "8.10"),
+    "litgpt-llama3_2-3b-full": _LIT_FULL % (16, "3,606,752,256", "26.87", "15.38"),
+    "litgpt-llama2-7b-full-fsdp4": _LIT_FSDP_FULL % ("6,738,415,616", "12.55", "24.97", "10.38", "12.55"),
+    "litgpt-llama3-8b-full-fsdp4": _LIT_FSDP_FULL % ("8,030,261,248", "14.96", "33.04", "14.82", "14.96"),
+    "litgpt-rt-llama2-7b-lora-mb1-fsdp2": _LIT_FSDP_LORA % "20.66",
+    "litgpt-rt-llama2-7b-lora-mb4-fsdp2": _LIT_FSDP_LORA % "21.78",
+    "litgpt-llama2-7b-qlora": _LIT_QLORA,
+    "litgpt-llama3-8b-qlora": _LIT_QLORA,
+    "litgpt-llama3_2-1b-qlora": _LIT_QLORA,
+    "litgpt-llama3_2-3b-qlora": _LIT_QLORA,
+    "litgpt-mistral-7b-qlora": _LIT_QLORA,
+    "litgpt-rt-llama2-13b-qlora-nf4-mb1": _LIT_QLORA,
+    "litgpt-rt-llama2-7b-qlora-nf4-mb1": _LIT_QLORA,
+    "litgpt-rt-llama2-7b-qlora-nf4dq-mb1": _LIT_QLORA,
+    "litgpt-rt-llama2-7b-lora-mb2": _LIT_LORA % (
+        "from micro-batch 1 to 2 at 1,304 tokens the run grows by 7.23 GiB (19.84 to 27.07) where TrainMem grows by "
+        "5.40 (its micro-batch-1 case is 0.91): about 1.8 GiB a sample of tape that TrainMem does not count. "
+        "LitGPT's LoRA layer keeps more than a PEFT-style count (lora_dropout's output and mask on each layer's "
+        "input; the fused qkv's zero_pad) — not checked"),
+    "litgpt-llama3_2-1b-lora": _LIT_LORA % (
+        "0.45 GiB short (measured 4.18 GiB); the 3B case of the same table is 0.92"),
     "fsdp_qlora-llama2-7b-lora-cpuoffload-ctx2048-bs10": _LORA_SLOPE,
     "fsdp_qlora-llama2-7b-qlora-ctx2048-bs1": _RESERVED,
     "torchtune-llama3_2-3b-full-ac": _TT_FULL_AC,
@@ -137,6 +191,12 @@ def not_expressible(case):
     return None
 
 
+def hostless(run):
+    """The GPU TrainMem runs for this case has no host memory in the catalog (the 24 GB stand-ins)."""
+    gpu = run.get("gpu") or ""
+    return not ("H100" in gpu or "A100" in gpu)
+
+
 def arguments(case):
     r = case["run"]
     args = list(MODELS[r["model"]])
@@ -148,7 +208,14 @@ def arguments(case):
     # lives in unified memory that torch.cuda's statistics do not count at all, yet the row's measured drop from the
     # previous one (-4.2 GiB) is smaller than dropping the whole 16-bit AdamW state would be.
     optimizer = (r.get("optimizer") or "").lower()
-    args += ["--optimizer", "adam8bit" if "8-bit" in optimizer or "8bit" in optimizer else "adamw"]
+    eight = "8-bit" in optimizer or "8bit" in optimizer
+    # LitGPT's QLoRA runs use bitsandbytes' PagedAdamW (32-bit state in unified memory, which
+    # torch.cuda.max_memory_allocated does not count): --optimizer paged-adamw where the GPU TrainMem runs has a host
+    # in the catalog; on the 24 GB stand-ins (no host) a plain AdamW, which counts the adapters' state on the GPU.
+    if "paged" in optimizer and not hostless(r):
+        args += ["--optimizer", "paged-adamw8bit" if eight else "paged-adamw"]
+    else:
+        args += ["--optimizer", "adam8bit" if eight else "adamw"]
     # The recipes (issue 30 §2), as each case's run lists them.
     other = " ".join(r.get("other", [])).lower()
     if r.get("compile"):
@@ -167,8 +234,10 @@ def arguments(case):
         args += ["--finetune", r["finetune"], "--lora-rank", str(r["lora_rank"])]
         targets = [t for t in (r.get("lora_targets") or []) if t in LORA_MODULES]
         args += ["--lora-targets", ",".join(targets)]
-    args += ["--gpu", "H100" if "H100" in (r.get("gpu") or "") else
-             "A100-80GB" if "A100" in (r.get("gpu") or "") else "RTX4090", "--gpus", str(gpus)]
+    gpu = r.get("gpu") or ""
+    # LitGPT's A10G runs as the catalog's 24 GB L4, which has a host for the paged optimizer of its QLoRA runs.
+    args += ["--gpu", "H100" if "H100" in gpu else "A100-40GB" if "A100" in gpu and "40GB" in gpu else
+             "A100-80GB" if "A100" in gpu else "L4" if "A10G" in gpu else "RTX4090", "--gpus", str(gpus)]
     if gpus > 1:
         args += ["--zero", "0" if "no_shard" in sharding or "ddp" in sharding else "3"]
         # fsdp_qlora's train.py (4cd6923:724-736) wraps the model as loaded with FSDP1 (use_orig_params=False,
@@ -195,8 +264,14 @@ def notes_of(case):
     out = []
     if "RTX 3090" in (r.get("gpu") or ""):
         out.append("RTX 3090 as the 24 GB RTX4090 (the capacity only decides the verdict)")
+    if "A10G" in (r.get("gpu") or ""):
+        out.append("A10G as the 24 GB L4 (the capacity only decides the verdict)")
+    if (r.get("gpu") or "") == "A100":
+        out.append("A100 of unstated memory as the 80 GB one (the capacity only decides the verdict)")
     if case["statistic"] == "peak_active":
         out.append("active compared with allocated")
+    if "paged" in (r.get("optimizer") or "").lower() and hostless(r):
+        out.append("PagedAdamW as a plain AdamW (the stand-in has no host): the adapters' state counted on the GPU")
     if "8-bit" in (r.get("optimizer") or "").lower():
         out.append("8-bit AdamW as a non-paged adam8bit (the README names no class)")
     return "; ".join(out)
@@ -253,7 +328,8 @@ def main():
         args = arguments(case)
         out = subprocess.run([exe, "--json"] + args, capture_output=True, text=True, env=env)
         if out.returncode != 0:
-            skipped.append((name, "TrainMem refused it: " + out.stderr.strip().splitlines()[0]))
+            why = [l for l in out.stderr.strip().splitlines() if l.startswith("trainmem:")] or [out.stderr.strip()]
+            skipped.append((name, "TrainMem refused it: " + why[0]))
             continue
         j = json.loads(out.stdout)
         predicted = j[STATISTIC[case["statistic"]]]

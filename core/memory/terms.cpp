@@ -1230,6 +1230,34 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
         one = tensorSplit<X>(c, dot(sbV, X::bytes("4 B", 4) + chunk));
         break;
     }
+    case LossKind::Chunked16: {
+        // LitGPT 2685705 litgpt/utils.py chunked_cross_entropy (chunk_size=128): cross_entropy(…, reduction="none")
+        // on each chunk of the logits in their own dtype, no .float(); log_softmax saves its e-byte output. The
+        // training loop keeps `logits` until the next step, through fabric.backward.
+        //  - finetune/lora.py (and adapter.py): model(input_ids, lm_head_chunk_size=128) projects each 128-token
+        //    chunk on its own. At the loss every chunk's logits and saved log-probabilities are held (2e); backward
+        //    runs every chunk's nll_loss and log_softmax backward before the head's (higher sequence numbers), so
+        //    each chunk's log-probabilities give way to its logits' gradient (still 2e), with one chunk's nll_loss
+        //    gradient and log_softmax input gradient in flight (2e over b·min(128, s) tokens).
+        //  - finetune/full.py: model(input_ids) returns the whole logits, split into 128-token chunks; backward
+        //    holds every chunk's gradient until split's backward concatenates them (a new tensor), then slicing
+        //    logits[..., :-1, :] back to full size makes another: the logits, the concatenated and the full-size
+        //    gradient, 3e.
+        const X twoE = dot(X(2), e);
+        if (c.fineTune == FineTune::Full) {
+            n.assume("LitGPT's chunked cross-entropy in the logits' own 16-bit dtype (finetune/full.py): the logits, "
+                     "kept through backward, and their gradient twice (split's concatenation, then the slice's "
+                     "full-size copy), 3e per logit.");
+            one = tensorSplit<X>(c, dot(sbV, dot(X(3), e)));
+        } else {
+            n.assume("LitGPT's chunked cross-entropy in the logits' own 16-bit dtype, the output layer in 128-token "
+                     "chunks (finetune/lora.py): every chunk's logits and saved log-probabilities (or their "
+                     "gradient), 2e per logit, and one chunk's two gradients in flight.");
+            const X chunk = dot(dot(X::sym("c_128", std::min(128.0, c.in.seq / std::max(c.in.cp, 1.0))), b), V);
+            one = tensorSplit<X>(c, dot(sbV, twoE) + dot(chunk, twoE));
+        }
+        break;
+    }
     case LossKind::Fused: {
         // Liger-Kernel 00eba63 ops/fused_linear_cross_entropy.py fused_linear_cross_entropy_forward: the tokens BT
         // are cut into chunks of next_power_of_2(⌈BT / ⌈V/H⌉⌉) (at most BT) so that a chunk's logits are about BT·H

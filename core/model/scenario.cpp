@@ -46,10 +46,11 @@ constexpr Names<FineTune, 3> kFineTunes{
 constexpr Names<LoraTargets, 2> kLoraTargets{{{LoraTargets::Attention, "attn"}, {LoraTargets::All, "all"}}};
 constexpr Names<Offload, 3> kOffloads{
     {{Offload::None, "none"}, {Offload::Optimizer, "optimizer"}, {Offload::OptimizerParams, "optimizer+params"}}};
-constexpr Names<LossKind, 4> kLossKinds{{{LossKind::Eager, "eager"},
+constexpr Names<LossKind, 5> kLossKinds{{{LossKind::Eager, "eager"},
                                          {LossKind::Chunked, "chunked"},
                                          {LossKind::Fused, "fused"},
-                                         {LossKind::VocabParallel, "vocab-parallel"}}};
+                                         {LossKind::VocabParallel, "vocab-parallel"},
+                                         {LossKind::Chunked16, "chunked-16bit"}}};
 constexpr Names<Framework, 5> kFrameworks{{{Framework::Megatron, "megatron"},
                                            {Framework::DeepSpeed, "deepspeed"},
                                            {Framework::Torchtitan, "torchtitan"},

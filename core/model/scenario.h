@@ -54,9 +54,10 @@ enum class Offload { None, Optimizer, OptimizerParams };
 /// computed"): eager PyTorch on fp32-upcast logits (transformers' ForCausalLMLoss, torchtitan's cross_entropy_loss),
 /// chunked over the tokens with one chunk upcast at a time (torchtune's LinearCrossEntropyLoss and
 /// CEWithChunkedOutputLoss, 8 chunks), fused with the output projection so the logits exist one chunk at a time
-/// (Liger's LigerFusedLinearCrossEntropy), or Megatron-LM's vocab-parallel cross-entropy (logits split by tp,
-/// softmax computed in place).
-enum class LossKind { Eager, Chunked, Fused, VocabParallel };
+/// (Liger's LigerFusedLinearCrossEntropy), Megatron-LM's vocab-parallel cross-entropy (logits split by tp,
+/// softmax computed in place), or LitGPT's chunked_cross_entropy: 128-token chunks in the logits' own 16-bit dtype,
+/// no fp32 upcast, the logits kept through backward (the output layer itself chunked under adapters).
+enum class LossKind { Eager, Chunked, Fused, VocabParallel, Chunked16 };
 /// A training framework whose defaults a scenario takes where it sets nothing itself (issue 30 §2, --framework).
 enum class Framework { Megatron, DeepSpeed, Torchtitan, Torchtune, HF };
 enum class FfnKind { Gelu, SwiGLU };

@@ -287,8 +287,9 @@ private Q_SLOTS:
         QTest::newRow("a loss while serving") << QStringList{"--json", "--mode", "inference", "--loss", "eager"}
                                               << "--loss eager and --mode inference: serving computes no loss; give "
                                                  "--mode training or leave out --loss";
-        QTest::newRow("unknown loss") << QStringList{"--json", "--loss", "liger"}
-                                      << "--loss: must be one of eager|chunked|fused|vocab-parallel, got \"liger\"";
+        QTest::newRow("unknown loss")
+            << QStringList{"--json", "--loss", "liger"}
+            << "--loss: must be one of eager|chunked|fused|vocab-parallel|chunked-16bit, got \"liger\"";
         QTest::newRow("unknown framework")
             << QStringList{"--json", "--framework", "jax"}
             << "--framework: must be one of megatron|deepspeed|torchtitan|torchtune|hf, got \"jax\"";

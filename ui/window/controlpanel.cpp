@@ -312,11 +312,13 @@ void ControlPanel::build()
     m_loss->addItem(tr("Chunked (torchtune)"), static_cast<int>(LossKind::Chunked));
     m_loss->addItem(tr("Fused (Liger)"), static_cast<int>(LossKind::Fused));
     m_loss->addItem(tr("Vocab-parallel"), static_cast<int>(LossKind::VocabParallel));
+    m_loss->addItem(tr("Chunked (LitGPT)"), static_cast<int>(LossKind::Chunked16));
     m_loss->setToolTip(tr("How the cross-entropy over the logits is computed, in bytes per logit at its peak: in place "
                           "(the chapter's and Megatron-LM's accounting), eager PyTorch on fp32-upcast logits "
                           "(Hugging Face, torchtitan), chunked (torchtune: one of 8 chunks upcast at a time), fused "
-                          "with the output layer (Liger), Megatron's vocab-parallel (split by tensor parallelism). "
-                          "docs/accounting.md, \"The loss as computed\"."));
+                          "with the output layer (Liger), Megatron's vocab-parallel (split by tensor parallelism), "
+                          "LitGPT's chunked cross-entropy in 16 bits (no fp32 upcast, the logits kept through "
+                          "backward). docs/accounting.md, \"The loss as computed\"."));
     form->addRow(tr("Loss"), m_loss);
     m_framework = new QComboBox(this);
     m_framework->setObjectName(QStringLiteral("framework"));

@@ -56,6 +56,26 @@ private Q_SLOTS:
         QTest::newRow("llama: Llama 3.2 3B (tied) = 3.21B")
             << "Llama-3.2-3B.json"
             << "llama" << qint64(3212749824) << qint64(3212749824) << qint64(3210000000) << 0.0016;
+        // Tied, h=2048, 16 layers, 32 heads of 64 (head_dim 64), 8 KV heads, MLP 8192, V=128256. A layer:
+        // h·2048 + 2·h·512 + 2048·h + 3·h·8192 + 2h = 4,194,304 + 2,097,152 + 4,194,304 + 50,331,648 + 4096
+        // = 60,821,504; V·h + 16·60,821,504 + h = 262,668,288 + 973,144,064 + 2048 = 1,235,814,400.
+        // Meta's Llama 3.2 model card: 1.23B.
+        QTest::newRow("llama: Llama 3.2 1B (tied) = 1.23B")
+            << "Llama-3.2-1B.json"
+            << "llama" << qint64(1235814400) << qint64(1235814400) << qint64(1230000000) << 0.0048;
+        // Llama 3 8B: Llama 3.1 8B's widths (the file differs in max_position_embeddings, rope_scaling and an
+        // explicit head_dim of 128 = h/heads, written by the transformers 4.52.4 that saved this copy), so the same
+        // 2·V·h + 32·218,112,000 + h = 8,030,261,248. Meta's Llama 3 model card: 8B.
+        QTest::newRow("llama: Meta-Llama-3-8B = 8B")
+            << "Meta-Llama-3-8B.json"
+            << "llama" << qint64(8030261248) << qint64(8030261248) << qint64(8000000000) << 0.0038;
+        // h=8192, 80 layers, 64 heads and 8 KV heads of 128, MLP 28672, untied V=128256. A layer: 2·h·8192 +
+        // 2·h·1024 + 3·h·28672 + 2h = 134,217,728 + 16,777,216 + 704,643,072 + 16,384 = 855,654,400 (Llama 2
+        // 70B's, tests/data/measured/README.md); 2·V·h + 80·855,654,400 + h = 2,101,346,304 + 68,452,352,000 +
+        // 8192 = 70,553,706,496. Meta's Llama 3.1 model card: 70B.
+        QTest::newRow("llama: Llama 3.1 70B = 70B")
+            << "Llama-3.1-70B.json"
+            << "llama" << qint64(70553706496) << qint64(70553706496) << qint64(70000000000) << 0.0080;
         // Qwen2: q/k/v biases, no o bias: 2·V·h + 28·(attn 2·h² + 2·h·512 + 3584 + 2·512 + 3·h·18944 + 2h) + h,
         // h=3584, V=152064. Qwen2.5-7B model card: 7.61B (6.53B non-embedding).
         QTest::newRow("qwen2: Qwen2.5 7B (qkv bias) = 7.61B")

@@ -120,6 +120,36 @@ private Q_SLOTS:
         QCOMPARE(logitsOf(s), 5516034048.0);
     }
 
+    // LitGPT's chunked_cross_entropy (chunked-16bit): no fp32 upcast, the logits kept through backward; the output
+    // layer itself is chunked only under adapters (finetune/lora.py's lm_head_chunk_size=128, not full.py's).
+    void litgptChunkedLossByRecipe_data()
+    {
+        QTest::addColumn<int>("fineTune");
+        QTest::addColumn<double>("bytes");
+        // full.py: the logits, split's concatenated gradient and the slice's full-size gradient, 3e = 6 B:
+        // 131,072,000 · 6 = 786,432,000 B.
+        QTest::newRow("full fine-tune: 3e = 6 B per logit") << int(FineTune::Full) << 786432000.0;
+        // lora.py: logits and log-probabilities (or their gradient), 2e = 4 B: 131,072,000 · 4 = 524,288,000 B; and
+        // one 128-token chunk's two gradients in flight, 2e · b·128·V = 4 · 128 · 32000 = 16,384,000 B.
+        // 524,288,000 + 16,384,000 = 540,672,000 B.
+        QTest::newRow("LoRA: 2e = 4 B per logit and one 128-token chunk's 4 B") << int(FineTune::Lora) << 540672000.0;
+        QTest::newRow("QLoRA: the same logits") << int(FineTune::QLora) << 540672000.0;
+    }
+    void litgptChunkedLossByRecipe()
+    {
+        QFETCH(int, fineTune);
+        QFETCH(double, bytes);
+        Scenario s = llama2(LossKind::Chunked16);
+        s.training.fineTune = static_cast<FineTune>(fineTune);
+        s.training.loraRank = 8;
+        QCOMPARE(logitsOf(s), bytes);
+        // Shorter than a chunk, the chunk is the sequence: s = 64, b = 2: 2e · (64·2·32000) · 2 (logits plus the
+        // chunk) = 4 · 4,096,000 · 2 = 32,768,000 B under adapters; 6 · 4,096,000 = 24,576,000 B in full.
+        s.training.seqLen = 64;
+        s.training.microBatch = 2;
+        QCOMPARE(logitsOf(s), fineTune == int(FineTune::Full) ? 24576000.0 : 32768000.0);
+    }
+
     void frameworkFillsWhatIsUnset_data()
     {
         QTest::addColumn<int>("framework");
@@ -200,8 +230,9 @@ private Q_SLOTS:
         const ScenarioParse e = parseScenario(bad, "bad.json");
         QVERIFY(!e.ok());
         QCOMPARE(QString::fromStdString(e.errors.front().toString()),
-                 QStringLiteral("bad.json: /training/loss: must be one of eager|chunked|fused|vocab-parallel, got "
-                                "\"liger\""));
+                 QStringLiteral(
+                     "bad.json: /training/loss: must be one of eager|chunked|fused|vocab-parallel|chunked-16bit, got "
+                     "\"liger\""));
     }
 };
 

@@ -446,6 +446,12 @@ void TestUiControls::lossAndFrameworkControls()
     QCOMPARE(w.scenario().training.loss, std::optional<LossKind>(LossKind::Eager));
     // Eager fp32: 12 B per logit at the peak against the chapter's e + 4 = 6 B in bf16 (docs/accounting.md).
     QCOMPARE(w.dashboard()->state().current.perGpu.logits, before * 2);
+    // LitGPT's chunked loss on a full fine-tune (finetune/full.py): the 16-bit logits and two 16-bit gradients,
+    // 3e = 6 B per logit, the chapter's bytes again.
+    choose(loss, static_cast<int>(LossKind::Chunked16));
+    QCOMPARE(w.scenario().training.loss, std::optional<LossKind>(LossKind::Chunked16));
+    QCOMPARE(w.dashboard()->state().current.perGpu.logits, before);
+    choose(loss, static_cast<int>(LossKind::Eager));
     choose(framework, static_cast<int>(Framework::Torchtune));
     QCOMPARE(w.scenario().framework, std::optional<Framework>(Framework::Torchtune));
     QCOMPARE(effectiveLoss(w.scenario()), std::optional<LossKind>(LossKind::Eager)); // what the user set stays
