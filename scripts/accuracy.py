@@ -91,17 +91,16 @@ _RESERVED = ("peak reserved under the classic caching allocator with the FSDP1 w
 # (2.25 B per logit, docs/accounting.md, "The loss as computed"). What still keeps three rows high is that the peak
 # statistics are the bars' sum, each term at its largest, while the recipes free the logits before backward
 # (_loss_step: `del logits`) and the gradients after each step (optimizer.zero_grad(set_to_none=True)), so at the
-# loss no gradient exists and after it no logits. Following the step in time instead (core/memory/timeline.cpp with
-# the gradients allocated as backward writes them) brings these rows to 0.99, 1.09 and 1.17, but puts the runs
-# without checkpointing at 0.79-0.85: their per-layer tape is counted below what torchtune's layers keep, which the
-# bars' gradients cover at the loss. So the statistic stays the bars' sum (docs/accuracy.md says why per row).
+# loss no gradient exists and after it no logits. `--framework torchtune` counts its layers' tape as its code keeps it
+# and draws the gradients as written in the film; the film's peak then puts these rows at 1.00, 1.11 and 1.21 and the
+# others at 0.95-1.00, but the 8-bit AdamW row at 0.84, so the statistics are not switched and these cases run without
+# the profile (docs/accounting.md, "Known limits").
 _TT_FULL_AC = ("the peak statistic is the bars' sum, which adds the gradients at their largest (5.98 GiB, end of "
                "backward) to the loss's logits (2.20 GiB, compiled chunked loss), while full_finetune_single_device.py "
                "(1814feb) frees the gradients after each step (zero_grad(set_to_none=True)) and the logits before "
-               "backward (del logits): they never coexist. Followed in time, the step peaks at the backward of layer "
-               "1 with the weights, AdamW state, the gradients written so far and the rebuilt layer: 24.69 GiB, 0.99. "
-               "Not switched: the same rule puts the runs without checkpointing (chunked-ce, compile, packed) at "
-               "0.79-0.85, whose per-layer tape TrainMem counts below torchtune's")
+               "backward (del logits): they never coexist. With --framework torchtune (its layers' tape as its code "
+               "keeps it, the gradients drawn as written) the film peaks at the backward of layer 1: 25.02 GiB, 1.00. "
+               "Not switched: the same rule puts the 8-bit AdamW row at 0.84 (docs/accounting.md, Known limits)")
 _TT_LORA = ("the bars add the rebuilt layer (0.47 GiB), the adapters' gradients (0.17 GiB) and one layer's matmul "
             "workspace (0.50 GiB) to the loss's logits; at torchtune's loss none of them exists (lora_finetune_single_"
             "device.py at 1814feb: del logits before backward, zero_grad(set_to_none=True) after the step, and no "

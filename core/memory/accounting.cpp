@@ -49,6 +49,9 @@ ActivationInputs activationInputs(const Scenario& s, double tp, double cp)
     in.sequenceParallel = s.training.sequenceParallel;
     in.cp = std::max(cp, 1.0);
     in.compiled = s.training.mode == Mode::Training && effectiveCompile(s);
+    // torchtune's layers as its autograd keeps them (docs/accounting.md, "Framework profiles"): the profile names
+    // the code the run executes, so the tape follows it.
+    in.torchtuneTape = s.training.mode == Mode::Training && s.framework == Framework::Torchtune;
     return in;
 }
 

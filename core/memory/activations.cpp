@@ -148,7 +148,61 @@ LayerActivations perOpTape(const Architecture& a, bool moeLayer, const Activatio
     return r;
 }
 
+// torchtune's Llama layer as autograd keeps it, per token (torchtune at 1814feb17a9038e1a8053ce93111bd26774a8db6, the
+// commit of its README's measured table; h hidden, a query heads, d head_dim, f the FFN width, e the activation bytes).
+// PyTorch's generated autograd saves an input of a product only when the other input needs its gradient (guard_for in
+// tools/autograd/gen_variable_type.py at 9e69e8210c01ff23aff82df3806f7dbe0ec106d2), so a product by a buffer (RoPE's
+// cache) saves no activation. Eager:
+//   each RMSNorm (modules/rms_norm.py): x.float() saves nothing; pow(2) and the product by rsqrt keep the fp32
+//     input (4h B: a copy in 16-bit training, the input itself in fp32), rsqrt keeps its fp32 result (4 B); `*
+//     self.scale` keeps the normalised value (e·h) and the projections that read the scaled output keep it (e·h);
+//   attention (modules/attention.py): q, k and v projections' outputs are turned by RoPE
+//     (models/llama3_1/_position_embeddings.py: in fp32 times the cache, keeping only the cache) into new 16-bit
+//     tensors; k and v are copied to every query head (`expand(...).flatten(1, 2)`, lines 287–290); SDPA's fused
+//     kernels (flash, memory-efficient; flex attention for packed batches, attention_utils.py) keep their inputs
+//     q, k, v (3·e·a·d), their output (e·a·d), which `transpose(1, 2).contiguous()` hands to the output
+//     projection without a copy (flash writes it in q's [b, s, a, d] layout:
+//     aten/src/ATen/native/transformers/cuda/flash_attn/flash_api.cpp mha_fwd, out = at::empty_like(q_padded), at
+//     03b7c19dbe228c9febd503755f723240945f8067), and the fp32 log-sum-exp (4a);
+//   SwiGLU (modules/feed_forward.py): silu keeps the gate projection's output, the product keeps silu's output
+//     and the up projection's, the down projection keeps the product: 4·e·f.
+// Compiled (training/_compile.py compile_model compiles each layer; PyTorch's min-cut partitioner,
+// torch/_functorch/partitioners.py and config.py at 00c07b93c9e8145d374299154218e747d1d20fb0): a matmul output is never
+// recomputed, nor a reduction 4× smaller than its input (the mean of squares), nor
+// (ban_recompute_materialized_backward, on by default) a value that a non-fusible op of the backward reads: the scaled
+// norm outputs and the SwiGLU product, which the weight gradients' matmuls read, and the attention kernel's inputs and
+// output. The rest is rebuilt from the cheapest kept values: each norm keeps its 16-bit input (e·h) and fp32 1/rms (4
+// B) and its output (e·h); attention as eager; the FFN its gate and up outputs and their product, 3·e·f.
+LayerActivations torchtuneTape(const Architecture& a, const ActivationInputs& in)
+{
+    const double sb = in.localSeq() * in.microBatch, e = in.elementBytes;
+    const double h = static_cast<double>(a.hidden), heads = static_cast<double>(a.heads);
+    const double ad = heads * static_cast<double>(a.headDimOf(LayerKind::Full)), f = static_cast<double>(a.ffn);
+    LayerActivations r;
+    // The scaled norm outputs are counted where Korthikanti counts them, as the attention's and the FFN's inputs.
+    r.attention = e * sb * h + 4 * e * sb * ad; // the norm output; q, k and v at every head, the kernel's output
+    r.scores = 4 * heads * sb;                  // the kernel's fp32 log-sum-exp
+    if (in.compiled) {
+        r.norms = 2 * (e * sb * h + 4 * sb); // each norm's 16-bit input and fp32 1/rms
+        r.mlp = e * sb * h + 3 * e * sb * f; // the norm output; gate, up and their product
+    } else {
+        r.norms = 2 * (4 * sb * h + 4 * sb + e * sb * h); // fp32 input, 1/rms, normalised value
+        r.mlp = e * sb * h + 4 * e * sb * f;              // the norm output; gate, silu, up, product
+    }
+    return r;
+}
+
 } // namespace
+
+bool torchTapeApplies(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind)
+{
+    return in.torchtuneTape && kind == LayerKind::Full && !(moeLayer && a.isMoe()) && a.moe.denseFfn <= 0 &&
+           a.attention != AttentionKind::MLA && a.ffnKind == FfnKind::SwiGLU && a.norm == NormKind::RMSNorm &&
+           a.normsPerLayer == 2 && a.qkNorm == QkNorm::None && !a.gatedAttention && !a.dropoutOrDefault() &&
+           !a.attentionSinks && (in.elementBytes == 2 || in.elementBytes == 4) && !in.fp8LinearInputs && in.tp == 1 &&
+           in.cp == 1 && in.flashAttention &&
+           (in.checkpointing == Checkpointing::None || in.checkpointing == Checkpointing::Full);
+}
 
 double linearAttentionChunkTape(const Architecture& a, double sb)
 {
@@ -184,6 +238,8 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
         selective.checkpointing = Checkpointing::Selective;
         return layerActivations(a, moeLayer, selective, kind);
     }
+    if (torchTapeApplies(a, moeLayer, in, kind))
+        return torchtuneTape(a, in);
     // s is this rank's tokens (s/c under context parallel); `keys` the keys each of its queries attends to: the
     // whole sequence, or a sliding window or chunk of it (issue 29 §2).
     const double s = in.localSeq(), keys = keysPerQuery(a, kind, in.seq), b = in.microBatch, sb = s * b;

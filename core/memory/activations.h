@@ -50,6 +50,10 @@ struct ActivationInputs {
     /// the SwiGLU product (GeLU output) that feeds the down-projection, and each norm's output that feeds a linear
     /// (rebuilt from the norm's input and its fp32 1/rms per token). docs/accounting.md, "Recipes".
     bool compiled = false;
+    /// torchtune's layer as its eager autograd (or, compiled, AOTAutograd's partitioner) keeps it, in place of
+    /// Korthikanti's terms: `--framework torchtune` (docs/accounting.md, "Framework profiles"). Only for the layers it
+    /// describes (torchTapeApplies()); the others keep the default tape.
+    bool torchtuneTape = false;
     /// Tokens of one sequence on this GPU.
     double localSeq() const { return seq / cp; }
 };
@@ -82,6 +86,11 @@ double keysPerQuery(const Architecture& a, LayerKind kind, double seq);
 inline constexpr double kLinearAttentionChunk = 64;
 /// \brief Gated DeltaNet's per-chunk fp32 matrices for `sb` tokens: 4·64·sb·value_heads bytes.
 double linearAttentionChunkTape(const Architecture& a, double sb);
+
+/// \brief Whether torchtune's tape (ActivationInputs::torchtuneTape) describes this layer: a dense Llama layer
+/// (RMSNorm, SwiGLU, full attention with q, k, v and o projections, no q/k norms, gate or dropout), 16- or 32-bit
+/// activations, one GPU's whole sequence (tp = cp = 1), a fused attention kernel, no or full checkpointing.
+bool torchTapeApplies(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind);
 
 /// \brief A full-recompute checkpoint: the layer input only, e·sbh (÷t with sequence parallel, s/c tokens).
 double layerInputCheckpoint(const Architecture& a, const ActivationInputs& in);

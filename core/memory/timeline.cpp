@@ -64,6 +64,8 @@ public:
     Builder(StepTimeline& t, const Scenario& s) : m_t(t), m_s(s) {}
     /// What the allocator keeps cached from wrapping the model (flatWrapCache()): reserved all step long.
     void setCache(double cache) { m_cache = cache; }
+    /// The gradients exist only as written (gradientsFreedEachStep()).
+    void setGradientsFreed(bool freed) { m_freed = freed; }
 
     size_t phase(StepPhaseKind kind, std::string name, int64_t microBatch = 0)
     {
@@ -81,6 +83,8 @@ public:
 
     void sample(size_t phase, double width, TimelineSample x)
     {
+        if (m_freed)
+            x.bytes.gradients = x.gradientsWritten;
         reserve(x.bytes, m_s, m_cache);
         x.start = m_time;
         x.end = m_time + width;
@@ -99,6 +103,7 @@ private:
     const Scenario& m_s;
     double m_cache = 0;
     double m_time = 0;
+    bool m_freed = false;
 };
 
 void serving(StepTimeline& t, const Scenario& s, const Segments& bars, int64_t n, int64_t group, int64_t offset)
@@ -148,6 +153,10 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
     // partitions), written during the first backward pass drawn and accumulated into after it.
     double written = 0;
     const double gradientsPerLayer = bars.gradients / dbl(n);
+    // A framework that frees the gradients after each step (gradientsFreedEachStep) has none before the first
+    // backward writes them: the band is what has been written.
+    const bool freed = gradientsFreedEachStep(s);
+    b.setGradientsFreed(freed);
 
     for (int64_t u = 1; u <= K; ++u) {
         const size_t f = b.phase(StepPhaseKind::Forward, several ? "forward ×" + std::to_string(K) : "forward");
@@ -286,6 +295,10 @@ void explain(StepTimeline& t, const Scenario& s, const Segments& bars, const Tap
             why = t.training ? "The logits are freed once the loss's gradient has gone back into the last layer, "
                                "before the layers' backward (where the peak is); the bars add them to the tape."
                              : "The output head runs after the last layer's working set is freed.";
+        } else if (k == SegmentKind::Gradients && gradientsFreedEachStep(s)) {
+            why = "The recipe frees the gradients after each step (optimizer.zero_grad(set_to_none=True)), so at the "
+                  "peak (" +
+                  t.peakWhere + ") only those the backward has written so far exist; the bars add them all.";
         } else if (k == SegmentKind::Fragmentation) {
             why = "The allocator's reserve is a share of the bytes in use, so it follows the terms above.";
         } else {
@@ -357,6 +370,15 @@ StepTimeline stepTimeline(const ResolvedModel& m, const Scenario& s, const Break
     if (!t.samples.empty())
         explain(t, s, br.perGpu, tape);
     return t;
+}
+
+bool gradientsFreedEachStep(const Scenario& s)
+{
+    // torchtune's single-device recipes (recipes/full_finetune_single_device.py line 716,
+    // lora_finetune_single_device.py line 719, at 1814feb17a9038e1a8053ce93111bd26774a8db6) call
+    // optimizer.zero_grad(set_to_none=True) after each step, so no gradient exists from then until the next backward
+    // writes it; Megatron-LM's, DDP's and DeepSpeed's buffers live all step.
+    return s.training.mode == Mode::Training && s.framework == Framework::Torchtune;
 }
 
 StepTimeline stepTimeline(const Scenario& s, const GpuSpec& gpu)

@@ -81,6 +81,10 @@ StepTimeline stepTimeline(const ResolvedModel& m, const Scenario& s, const Break
 /// \brief The same, accounting the scenario first.
 StepTimeline stepTimeline(const Scenario& s, const GpuSpec& gpu);
 
+/// \brief Whether the run's framework frees the gradients after each optimizer step (torchtune's recipes:
+/// zero_grad(set_to_none=True)), so that the film draws them only as the backward writes them.
+bool gradientsFreedEachStep(const Scenario& s);
+
 /// \brief The phase whose name a tour step plays: the first of kind `k`, or phases.size().
 size_t firstPhaseOf(const StepTimeline& t, StepPhaseKind k);
 

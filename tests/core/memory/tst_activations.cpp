@@ -103,6 +103,58 @@ private Q_SLOTS:
         QCOMPARE(l.total(), 1141899264.0);
     }
 
+    // torchtune's Llama layer (`--framework torchtune`; core/memory/activations.cpp torchtuneTape, docs/accounting.md
+    // "Framework profiles"), for Llama 3.2 3B as tests/data/hf/Llama-3.2-3B.json gives it: h = 3072, 24 query heads of
+    // d = 128 (a·d = 3072), 8 KV heads, f = 8192; s = 4096, b = 2 (sb = 8192 tokens), bf16 (e = 2). Per token:
+    //   eager    norms 2·(4h fp32 input + 4 1/rms + 2h normalised) = 2·(12,288 + 4 + 6,144) = 36,872
+    //            attention 2h norm output + 4·2·a·d (q; k, v at all 24 heads; the kernel's output) = 6,144 + 24,576
+    //            = 30,720; log-sum-exp 4·24 = 96; FFN 2h norm output + 4·2f (gate, silu, up, product) = 6,144 + 65,536
+    //            = 71,680: 139,368 B, · 8192 = 1,141,702,656 B a layer;
+    //   compiled norms 2·(2h input + 4) = 12,296; attention 30,720; 96; FFN 6,144 + 3·2f (gate, up, product) = 55,296:
+    //            98,408 B, · 8192 = 806,158,336 B a layer;
+    //   default  (Korthikanti's terms, no profile) attention 2h + 2(q + k) + 2v + 2·a·d = 6,144 + 8,192 + 2,048 + 6,144
+    //            = 22,528; FFN 2h + 6f = 55,296; norms 4h = 12,288; 96: 90,208 B, · 8192 = 738,983,936 B.
+    void torchtunesLlamaLayerOfLlama32_3B()
+    {
+        Architecture a;
+        a.hidden = 3072;
+        a.layers = 28;
+        a.heads = 24;
+        a.kvHeads = 8;
+        a.headDim = 128;
+        a.ffn = 8192;
+        a.vocab = 128256;
+        ActivationInputs in = inputs(4096, 2, Checkpointing::None, true);
+        QCOMPARE(layerActivations(a, false, in).total(), 738983936.0);
+        in.torchtuneTape = true;
+        const LayerActivations eager = layerActivations(a, false, in);
+        QCOMPARE(eager.norms, 8192.0 * 36872);
+        QCOMPARE(eager.attention, 8192.0 * 30720);
+        QCOMPARE(eager.scores, 8192.0 * 96);
+        QCOMPARE(eager.mlp, 8192.0 * 71680);
+        QCOMPARE(eager.total(), 1141702656.0);
+        // Full checkpointing rebuilds the same layer in backward (core/memory/terms.cpp takes the no-checkpointing
+        // tape for it); its own per-layer term is the same call.
+        in.checkpointing = Checkpointing::Full;
+        QCOMPARE(layerActivations(a, false, in).total(), 1141702656.0);
+        in.checkpointing = Checkpointing::None;
+        in.compiled = true;
+        const LayerActivations compiled = layerActivations(a, false, in);
+        QCOMPARE(compiled.norms, 8192.0 * 12296);
+        QCOMPARE(compiled.mlp, 8192.0 * 55296);
+        QCOMPARE(compiled.total(), 806158336.0);
+        // Outside what the derivation read, the default tape: tensor parallel, selective recomputation.
+        in.compiled = false;
+        in.tp = 2;
+        ActivationInputs plain = in;
+        plain.torchtuneTape = false;
+        QCOMPARE(layerActivations(a, false, in).total(), layerActivations(a, false, plain).total());
+        in.tp = 1;
+        in.checkpointing = plain.checkpointing = Checkpointing::Selective;
+        plain.tp = 1;
+        QCOMPARE(layerActivations(a, false, in).total(), layerActivations(a, false, plain).total());
+    }
+
     // Mixtral: each token's MLP tape is k=2 experts' worth plus router logits.
     void moeScalesWithActiveExperts()
     {

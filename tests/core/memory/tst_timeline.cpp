@@ -111,6 +111,28 @@ private Q_SLOTS:
         testdata::compareBytes(opt->peakBytes, 112e9 * 1.05 + f.b.perGpu.framework);
     }
 
+    // torchtune's recipes free the gradients after each step (optimizer.zero_grad(set_to_none=True),
+    // recipes/full_finetune_single_device.py at 1814feb): with its profile the film draws none before the backward
+    // writes them, so the chapter's 7B without checkpointing peaks at the loss with the bars less the whole 14 GB of
+    // gradients (expandable segments: the same ≤ 22 MiB reserve in both), and holds them all at the optimizer step.
+    void torchtuneFreesTheGradientsEachStep()
+    {
+        Scenario s = testdata::preset("chapter-7b");
+        s.framework = Framework::Torchtune;
+        const Film f = film(s);
+        const StepTimeline& t = f.t;
+        testdata::compareBytes(f.b.perGpu.gradients, 14e9);
+        QCOMPARE(QString::fromStdString(t.peakWhere), QStringLiteral("the loss (logits)"));
+        testdata::compareBytes(t.peakBytes, f.b.perGpu.total() - 14e9);
+        QCOMPARE(t.samples[t.peakSample].bytes.gradients, 0.0);
+        for (const TimelineSample& x : t.samples)
+            QCOMPARE(x.bytes.gradients, x.gradientsWritten);
+        testdata::compareBytes(t.samples.back().bytes.gradients, 14e9);
+        const TimelineDifference* g = differenceOf(t, SegmentKind::Gradients);
+        QVERIFY(g);
+        QVERIFY(QString::fromStdString(g->reason).contains(QStringLiteral("set_to_none=True")));
+    }
+
     // GPT-3 175B as Korthikanti et al. ran it (s 2048, b 1, no checkpointing, unfused attention): after the
     // forward of layer j the tape is j · s·b·h·(34 + 5·a·s/h) bytes, and the backward frees it layer by layer.
     void tapeGrowsByKorthikantiPerLayer()
