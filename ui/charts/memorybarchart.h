@@ -124,6 +124,7 @@ private:
     QSharedPointer<BytesTicker> m_insetTicker;
     QSharedPointer<QCPAxisTickerText> m_insetKeyTicker;
     void updateInset(double axisTop);
+    bool placeInset();
     CachedTextItem* m_predictedText = nullptr;
     std::array<CachedTextItem*, kMaxColumns> m_totals{};
     QCPItemStraightLine* m_capacityLine = nullptr;

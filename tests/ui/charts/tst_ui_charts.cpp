@@ -25,6 +25,7 @@ private Q_SLOTS:
     void legendListsOnlyWhatIsDrawn();
     void floorIsNoCheckpointingCurve();
     void coincidingCurvesBothShow();
+    void aSliverBarIsZoomed_data();
     void aSliverBarIsZoomed();
     void capacityLabelCoversNoBar_data();
     void capacityLabelCoversNoBar();
@@ -230,11 +231,26 @@ void TestUiCharts::coincidingCurvesBothShow()
 
 // Issue 31 §2: DeepSeek-V3's 76 GB per GPU on a 10 TB axis is a sliver; the chart draws it again to its own scale, top
 // right, stacking the same segments, with the GPU's capacity; where the bar is tall enough, or on the log axis, not.
+// At F5 on a 1024 × 768 projector (the slide's fonts, 1.4×) the inset kept its minimum width, 50 px inside 15 px
+// margins and its tick labels, wider than its 28% of the plot: it ran off the chart's right edge with its bar and its
+// name (the tour's steps 6 and 7).
+void TestUiCharts::aSliverBarIsZoomed_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<double>("fontScale");
+    QTest::newRow("window, 1024×700") << QSize(1024, 700) << 1.0;
+    QTest::newRow("F5 on a 1024×768 projector") << QSize(1024, 768) << 1.4;
+    QTest::newRow("F5, a narrower bar chart (800×768)") << QSize(800, 768) << 1.4;
+}
+
 void TestUiCharts::aSliverBarIsZoomed()
 {
+    QFETCH(QSize, size);
+    QFETCH(double, fontScale);
     const Scenario s = preset(QStringLiteral("deepseek-v3"));
     Dashboard d;
-    d.resize(1024, 700);
+    d.resize(size);
+    d.setFontScale(fontScale);
     d.showScenario(s, gpuOf(s));
     d.show();
     QVERIFY(QTest::qWaitForWindowExposed(&d));
@@ -253,8 +269,23 @@ void TestUiCharts::aSliverBarIsZoomed()
     QVERIFY(r.upper >= g.total() && r.upper >= gpuOf(s).memoryBytes);
     QVERIFY2(bars->inset()->outerRect().height() >= 120,
              qPrintable(QString::number(bars->inset()->outerRect().height())));
-    // Inside the plot, and no total meets it.
-    QVERIFY(bars->axisRect()->rect().contains(bars->inset()->outerRect()));
+    // Inside the plot, its name inside the chart, and no total meets it.
+    const QRect outer = bars->inset()->outerRect();
+    QVERIFY2(bars->axisRect()->rect().contains(outer), qPrintable(QStringLiteral("inset %1..%2, plot %3..%4")
+                                                                      .arg(outer.left())
+                                                                      .arg(outer.right())
+                                                                      .arg(bars->axisRect()->rect().left())
+                                                                      .arg(bars->axisRect()->rect().right())));
+    QCPAxis* name = bars->inset()->axis(QCPAxis::atBottom);
+    const int nameWidth =
+        QFontMetrics(name->labelFont()).boundingRect(QRect(), Qt::TextDontClip, name->label()).width();
+    const int centre = bars->inset()->rect().center().x();
+    QVERIFY2(centre - nameWidth / 2 >= 0 && centre + nameWidth / 2 <= bars->width(),
+             qPrintable(QStringLiteral("\"%1\" %2 px wide, centred at %3 in %4")
+                            .arg(name->label())
+                            .arg(nameWidth)
+                            .arg(centre)
+                            .arg(bars->width())));
     for (int k = 0; k < static_cast<int>(bars->columns().size()); ++k)
         if (!bars->totalLabel(k)->skipped())
             QVERIFY(!bars->totalLabel(k)->pixelBox().intersects(bars->inset()->outerRect()));
