@@ -120,6 +120,7 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     }
     m_pinSeparator = new QCPItemStraightLine(this);
     m_pinSeparator->setVisible(false);
+    m_capacityGaps = new QCPItemStraightLine(this); // made first: drawn under the dashes
     m_capacityLine = new QCPItemStraightLine(this);
     m_capacityText = new CachedTextItem(this);
     m_capacityText->position->setType(QCPItemPosition::ptAbsolute); // placed in pixels by placeTotals()
@@ -158,6 +159,10 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
         t->setBrush(totalHalo); // stays readable where it crosses the capacity line
     }
     m_capacityLine->setPen(QPen(theme.capacity, std::max(2.0, theme.fontPx / 7), Qt::DashLine));
+    // The dashes' gaps in the background's colour: in the dark theme the capacity colour (0xff6b6b) on the optimizer
+    // state's 0xe15759 was the same red, and where the line crossed that segment (the tour's 7B and 70B, F5 and
+    // window) it was not there at all.
+    m_capacityGaps->setPen(QPen(theme.background, std::max(2.0, theme.fontPx / 7), Qt::SolidLine));
     QColor measured = theme.foreground;
     measured.setAlpha(150);
     m_measuredBars->setBrush(QBrush(measured, Qt::BDiagPattern));
@@ -685,6 +690,8 @@ void MemoryBarChart::rebuildRanges()
     updateInset(log ? 0 : top * (1 + head));
     m_capacityLine->point1->setCoords(-1, m_capacity);
     m_capacityLine->point2->setCoords(1, m_capacity);
+    m_capacityGaps->point1->setCoords(-1, m_capacity);
+    m_capacityGaps->point2->setCoords(1, m_capacity);
     m_capacityText->setVisible(!m_capacityLabel.isEmpty());
 }
 

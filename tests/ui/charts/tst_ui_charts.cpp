@@ -3,6 +3,7 @@
 // measured by bench/trainmem-bench, not timed in tests.)
 #include "uitestutil.h"
 
+#include "apptheme.h"
 #include "controlpanel.h"
 #include "dashboard.h"
 #include "logsliderfield.h"
@@ -29,6 +30,7 @@ private Q_SLOTS:
     void aSliverBarIsZoomed();
     void capacityLabelCoversNoBar_data();
     void capacityLabelCoversNoBar();
+    void capacityLineCrossesTheOptimizerState();
     void antialiasingReturnsAfterDrag();
 };
 
@@ -349,6 +351,50 @@ void TestUiCharts::capacityLabelCoversNoBar()
                                   .arg(label.height());
         QVERIFY2(!label.intersects(bar.adjusted(1, 1, -1, -1)), qPrintable(where));
     }
+}
+
+// The dark theme's capacity colour (0xff6b6b) on the optimizer state's 0xe15759: where the 80 GB line crossed that
+// segment (the chapter's 7B, the tour's steps 2 and 16) it was red on red, not there. Along the line, inside the
+// training bar, some pixels now stand out from the segment by WCAG's 3:1 for graphics (SC 1.4.11).
+void TestUiCharts::capacityLineCrossesTheOptimizerState()
+{
+    const Scenario s = preset(QStringLiteral("chapter-7b"));
+    Dashboard d;
+    d.setPalette(themePalette(ThemeChoice::Dark));
+    d.resize(1600, 800);
+    d.showScenario(s, gpuOf(s));
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    MemoryBarChart* bars = d.barChart();
+    QVERIFY(bars->palette().color(QPalette::Base).lightnessF() < 0.5);
+    const Segments& g = d.state().training.singleGpu;
+    const double capacity = gpuOf(s).memoryBytes;
+    // 80 GB lies inside the optimizer state: weights + gradients + master = 14 + 14 + 28 = 56 GB below it, 112 GB on
+    // top.
+    const double below = g.weights + g.gradients + g.master;
+    QVERIFY2(below < capacity && capacity < below + g.optimizer, qPrintable(QString::number(below)));
+    const QImage image = bars->toPixmap(bars->width(), bars->height(), 1.0).toImage();
+    const int y = qRound(bars->yAxis->coordToPixel(capacity));
+    const int left = qRound(bars->xAxis->coordToPixel(1 - MemoryBarChart::kBarWidth / 2)) + 3;
+    const int right = qRound(bars->xAxis->coordToPixel(1 + MemoryBarChart::kBarWidth / 2)) - 3;
+    auto luminance = [](QColor c) {
+        auto lin = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+    };
+    const double segment = luminance(ChartTheme::segmentColor(SegmentKind::Optimizer));
+    // The line is 2 px wide and antialiased: the best of the rows it covers.
+    int contrasting = 0;
+    for (int row = y - 1; row <= y + 1; ++row) {
+        int n = 0;
+        for (int x = left; x <= right; ++x) {
+            const double l = luminance(image.pixelColor(x, row));
+            n += (std::max(l, segment) + 0.05) / (std::min(l, segment) + 0.05) >= 3 ? 1 : 0;
+        }
+        contrasting = std::max(contrasting, n);
+    }
+    // The dashes' gaps are a third of the line (Qt's dash pattern 4, 2): none stood out before, most gaps do now.
+    QVERIFY2(contrasting >= (right - left) / 6,
+             qPrintable(QStringLiteral("%1 of %2 px").arg(contrasting).arg(right - left)));
 }
 
 // Regression: the live preview drops antialiasing while edits come in; QCustomPlot's
