@@ -245,6 +245,9 @@ std::vector<TourStep> makeTour()
     moe.id = "2.4t-moe";
     moe.title = "The 2.4T MoE: sparsity does not shrink the optimizer";
     moe.presetId = "qwen3.8-book";
+    // As the 70B step (issue 31 §1): without checkpointing the 2.4T's activations at 8k (204 GB) exceed one GPU and
+    // the verdict said "more GPUs cannot fix it" under a narration counting the H100s that hold its model state.
+    moe.configure = [](Scenario& s) { s.training.checkpointing = Checkpointing::Full; };
     moe.revealed = kEverything;
     moe.highlight = [](const Scenario&, const Breakdown& b, const GpuSpec& gpu) {
         TourHighlight h;

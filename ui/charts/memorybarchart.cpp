@@ -88,7 +88,9 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     m_inset->axis(QCPAxis::atBottom)->setTicker(m_insetKeyTicker);
     m_inset->axis(QCPAxis::atBottom)->setTickLabels(false);
     m_inset->axis(QCPAxis::atBottom)->setTicks(false);
-    m_inset->axis(QCPAxis::atBottom)->setLabel(tr("per GPU, zoomed"));
+    // On two lines: at F5 on a 1024 px projector one line was wider than the inset and ran off the chart.
+    m_inset->axis(QCPAxis::atBottom)->setLabel(tr("per GPU,\nzoomed"));
+    m_inset->setMinimumMargins(QMargins(0, 15, 4, 0)); // no axis on the right: QCustomPlot's 15 px there cost the bar
     m_inset->axis(QCPAxis::atBottom)->setRange(-0.7, 0.7);
     axisRect()->insetLayout()->addElement(m_inset, QRectF(0.70, 0.04, 0.28, 0.44));
     m_insetBars = addSegmentBars(m_inset->axis(QCPAxis::atBottom), m_inset->axis(QCPAxis::atLeft), kBarWidth);
@@ -118,6 +120,7 @@ MemoryBarChart::MemoryBarChart(QWidget* parent) : LivePlot(parent)
     }
     m_pinSeparator = new QCPItemStraightLine(this);
     m_pinSeparator->setVisible(false);
+    m_capacityGaps = new QCPItemStraightLine(this); // made first: drawn under the dashes
     m_capacityLine = new QCPItemStraightLine(this);
     m_capacityText = new CachedTextItem(this);
     m_capacityText->position->setType(QCPItemPosition::ptAbsolute); // placed in pixels by placeTotals()
@@ -156,6 +159,10 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
         t->setBrush(totalHalo); // stays readable where it crosses the capacity line
     }
     m_capacityLine->setPen(QPen(theme.capacity, std::max(2.0, theme.fontPx / 7), Qt::DashLine));
+    // The dashes' gaps in the background's colour: in the dark theme the capacity colour (0xff6b6b) on the optimizer
+    // state's 0xe15759 was the same red, and where the line crossed that segment (the tour's 7B and 70B, F5 and
+    // window) it was not there at all.
+    m_capacityGaps->setPen(QPen(theme.background, std::max(2.0, theme.fontPx / 7), Qt::SolidLine));
     QColor measured = theme.foreground;
     measured.setAlpha(150);
     m_measuredBars->setBrush(QBrush(measured, Qt::BDiagPattern));
@@ -173,6 +180,9 @@ void MemoryBarChart::setTheme(const ChartTheme& theme)
         a->setLabelColor(theme.foreground);
         a->setLabelPadding(qRound(theme.fontPx * 0.2));
     }
+    // Room for the bar (62% of the inner width), not QCustomPlot's 50 px: with the slide's tick labels the inset's
+    // least width was ~120 px where a 1024 px projector's bar chart gives it 28% of ~280 px.
+    m_inset->setMinimumSize(qRound(theme.fontPx * 1.6), 50);
     m_insetCapacity->setPen(QPen(theme.capacity, std::max(2.0, theme.fontPx / 7), Qt::DashLine));
     for (QCPBars* b : m_insetBars)
         b->setPen(QPen(theme.background, 1));
@@ -289,6 +299,7 @@ bool MemoryBarChart::arrangeLabels()
         rebuildRanges();
         relayout = true;
     }
+    relayout = placeInset() || relayout; // its margins are known now
     if (!relayout)
         placeTotals();
     return relayout;
@@ -679,6 +690,8 @@ void MemoryBarChart::rebuildRanges()
     updateInset(log ? 0 : top * (1 + head));
     m_capacityLine->point1->setCoords(-1, m_capacity);
     m_capacityLine->point2->setCoords(1, m_capacity);
+    m_capacityGaps->point1->setCoords(-1, m_capacity);
+    m_capacityGaps->point2->setCoords(1, m_capacity);
     m_capacityText->setVisible(!m_capacityLabel.isEmpty());
 }
 
@@ -702,16 +715,38 @@ void MemoryBarChart::updateInset(double axisTop)
     if (!shown)
         return;
     m_insetTicker->units = m_units;
-    // Under a tour step's number (top left, m_calloutFraction of the plot), which can run wide.
-    const double top = m_callout->visible() ? std::min(0.5, m_calloutFraction + 0.03) : 0.04;
-    const QRectF place(0.70, top, 0.28, std::min(0.44, 0.96 - top));
-    QCPLayoutInset* layout = axisRect()->insetLayout();
-    for (int i = 0; i < layout->elementCount(); ++i)
-        if (layout->elementAt(i) == m_inset && layout->insetRect(i) != place)
-            layout->setInsetRect(i, place);
+    placeInset();
     m_inset->axis(QCPAxis::atLeft)->setRange(0, std::max(total, m_capacity) * 1.15);
     m_insetCapacity->start->setCoords(-0.7, m_capacity);
     m_insetCapacity->end->setCoords(0.7, m_capacity);
+}
+
+bool MemoryBarChart::placeInset()
+{
+    if (!m_inset->visible())
+        return false;
+    // Under a tour step's number (top left, m_calloutFraction of the plot), which can run wide.
+    const double top = m_callout->visible() ? std::min(0.5, m_calloutFraction + 0.03) : 0.04;
+    // 28% of the plot at the right, or as much as the inset needs (its margins as last laid out and its least inner
+    // width), still ending 2% short of the plot's right edge: QCustomPlot widens an inset to its least width
+    // rightwards, off the chart (issue 31 §2, F5 on a 1024 × 768 projector).
+    const int plotWidth = axisRect()->rect().width();
+    const QMargins m = m_inset->margins();
+    const double least =
+        plotWidth > 0 ? (m_inset->minimumSize().width() + m.left() + m.right() + 1) / static_cast<double>(plotWidth)
+                      : 0;
+    const double width = std::clamp(least, 0.28, 0.5);
+    const QRectF place(0.98 - width, top, width, std::min(0.44, 0.96 - top));
+    QCPLayoutInset* layout = axisRect()->insetLayout();
+    for (int i = 0; i < layout->elementCount(); ++i)
+        if (const QRectF now = layout->insetRect(i);
+            layout->elementAt(i) == m_inset &&
+            (std::fabs(now.left() - place.left()) > 1e-3 || std::fabs(now.top() - place.top()) > 1e-3 ||
+             std::fabs(now.width() - place.width()) > 1e-3 || std::fabs(now.height() - place.height()) > 1e-3)) {
+            layout->setInsetRect(i, place);
+            return true;
+        }
+    return false;
 }
 
 int MemoryBarChart::columnAt(const QPointF& pos) const

@@ -124,9 +124,11 @@ private:
     QSharedPointer<BytesTicker> m_insetTicker;
     QSharedPointer<QCPAxisTickerText> m_insetKeyTicker;
     void updateInset(double axisTop);
+    bool placeInset();
     CachedTextItem* m_predictedText = nullptr;
     std::array<CachedTextItem*, kMaxColumns> m_totals{};
     QCPItemStraightLine* m_capacityLine = nullptr;
+    QCPItemStraightLine* m_capacityGaps = nullptr; ///< under the dashes, in the background's colour
     CachedTextItem* m_capacityText = nullptr;
     CachedTextItem* m_callout = nullptr; ///< the tour step's number, top left of the plot
     std::optional<TourPicture> m_picture;

@@ -118,7 +118,9 @@ void SequenceChart::setTheme(const ChartTheme& theme)
     m_diesText->setFont(theme.font(1.1, true));
     m_diesText->setColor(theme.capacity);
 
-    m_floor->setPen(QPen(ChartTheme::segmentColor(SegmentKind::Weights), lineW, Qt::DashLine));
+    // The floor is not a checkpointing mode: in the weights' blue and dashed it had the legend icon and the look of
+    // "Selective recompute" (the tour's slides, issue 31 §1: a legend a class can read). Dotted, in the text's colour.
+    m_floor->setPen(QPen(theme.foreground, lineW, Qt::DotLine));
     m_current->setPen(QPen(theme.marker, lineW));
     m_current->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssCircle, theme.marker, theme.background, theme.fontPx * 0.9));
@@ -266,6 +268,16 @@ void SequenceChart::rebuild()
     const int currentMode = static_cast<int>(m_data.checkpointing);
     const double lineW = std::max(2.0, m_theme.fontPx / 6);
     double lo = sw.modelStatePerGpu > 0 ? sw.modelStatePerGpu : 1e9, hi = std::max(sw.capacity, 1.0);
+    // Flash attention already drops the s² scores selective recompute would drop, so the two
+    // curves lie on each other: the legend says so rather than listing a curve one cannot see (issue 14).
+    // Within half a percent at every context the two lines are one on the log axis (issue 31 §1: with
+    // ZeRO-3 and full offload selective lay a hair above none and hid it, both still listed).
+    const std::vector<double>& none = sw.totalPerGpu[0];
+    const std::vector<double>& selective = sw.totalPerGpu[static_cast<size_t>(Checkpointing::Selective)];
+    const bool same = !m_data.inference && none.size() == selective.size() &&
+                      std::equal(selective.begin(), selective.end(), none.begin(), [](double a, double b) {
+                          return std::fabs(a - b) <= 0.005 * std::max(std::fabs(a), std::fabs(b));
+                      });
     for (int mode = 0; mode < 3; ++mode) {
         QCPGraph* g = m_curves[static_cast<size_t>(mode)];
         const auto& v = sw.totalPerGpu[static_cast<size_t>(mode)];
@@ -277,25 +289,26 @@ void SequenceChart::rebuild()
             shown ? addCachedLegendItem(legend, g) : static_cast<void>(g->removeFromLegend());
         if (mode == 0)
             g->setName(m_data.inference ? tr("Inference: weights + KV cache") : curveName(0));
-        // Flash attention already drops the s² scores selective recompute would drop, so the two
-        // curves lie on each other: the legend says so rather than listing a curve one cannot see (issue 14).
         if (mode == static_cast<int>(Checkpointing::Selective)) {
-            // Within half a percent at every context the two lines are one on the log axis (issue 31 §1: with
-            // ZeRO-3 and full offload selective lay a hair above none and hid it, both still listed).
-            const std::vector<double>& none = sw.totalPerGpu[0];
-            const bool same = !m_data.inference && none.size() == v.size() &&
-                              std::equal(v.begin(), v.end(), none.begin(), [](double a, double b) {
-                                  return std::fabs(a - b) <= 0.005 * std::max(std::fabs(a), std::fabs(b));
-                              });
             const QString name = same ? tr("Selective = none with flash attention") : curveName(mode);
             if (g->name() != name)
                 g->setName(name);
         }
         const bool current = m_data.inference || mode == currentMode;
         // The other modes dashed: where two modes coincide (selective = none with flash attention)
-        // both colours still show.
-        g->setPen(QPen(ChartTheme::checkpointColor(mode), current ? lineW * 1.8 : lineW,
-                       current ? Qt::SolidLine : Qt::DashLine));
+        // both colours still show. Two dashed lines on one path with one pattern showed only the second: with
+        // full checkpointing (the tour's 70B, its cut, its QLoRA) "No checkpointing" was listed and nowhere seen.
+        // Their dashes alternate, red, blue, red.
+        QPen pen(ChartTheme::checkpointColor(mode), current ? lineW * 1.8 : lineW,
+                 current ? Qt::SolidLine : Qt::DashLine);
+        if (same && !m_data.inference && currentMode > static_cast<int>(Checkpointing::Selective) &&
+            mode <= static_cast<int>(Checkpointing::Selective)) {
+            pen.setDashPattern({3, 3});
+            if (mode == static_cast<int>(Checkpointing::Selective))
+                pen.setDashOffset(3);
+        }
+        if (g->pen() != pen)
+            g->setPen(pen);
         if (shown && !v.empty()) {
             lo = std::min(lo, *std::min_element(v.begin(), v.end()));
             hi = std::max(hi, *std::max_element(v.begin(), v.end()));

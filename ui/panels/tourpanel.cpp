@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 namespace trainmem {
@@ -49,6 +50,7 @@ TourPanel::TourPanel(QWidget* parent) : QWidget(parent)
     for (QLabel* l : {m_title, m_highlight, m_figures})
         l->setWordWrap(true);
     m_text = new QLabel(this);
+    m_text->setObjectName(QStringLiteral("tourText"));
     m_text->setWordWrap(true);
     m_text->setTextFormat(Qt::PlainText);
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -91,7 +93,18 @@ TourPanel::TourPanel(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_title);
     layout->addWidget(m_highlight);
     layout->addWidget(m_figures);
-    layout->addWidget(m_text, 2);
+    // The explanation scrolls where the dock is short: at 1024 × 768 the longer ones (the cut's tax, QLoRA) were cut
+    // mid-line at the dock's bottom (issue 31 §2, seen looking at the tour slide by slide).
+    auto* textScroll = new QScrollArea(this);
+    textScroll->setObjectName(QStringLiteral("tourTextScroll"));
+    textScroll->setFrameShape(QFrame::NoFrame);
+    textScroll->setWidgetResizable(true);
+    textScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    textScroll->setWidget(m_text);
+    // No taller than the label was at its least: the scroll bar's own least height (~70 px) took the film's room.
+    textScroll->setMinimumHeight(fontMetrics().lineSpacing() * 2);
+    m_text->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    layout->addWidget(textScroll, 2);
 
     connect(m_next, &QAction::triggered, this, &TourPanel::nextStep);
     connect(m_previous, &QAction::triggered, this, &TourPanel::previousStep);

@@ -182,6 +182,14 @@ private Q_SLOTS:
                      big->highlight.text.find("ZeRO-3 needs " + std::to_string(big->breakdown.minGpusToFit)) !=
                          std::string::npos,
                  big->highlight.text.c_str());
+        // The 2.4T step's narration counts the H100s that hold its model state, 2.4e12 × 16 B / 80 GB = 480: its
+        // verdict counts them too (it said "more GPUs cannot fix it": the 8k tape without checkpointing, 204 GB).
+        const auto moe = stage("2.4t-moe");
+        QVERIFY(moe);
+        const std::string mv = verdict(moe->breakdown, moe->scenario, moe->gpu);
+        QVERIFY2(mv.find("more GPUs cannot fix it") == std::string::npos, mv.c_str());
+        QVERIFY2(mv.find("needs 480 GPUs with ZeRO-3 for the model state") != std::string::npos, mv.c_str());
+        QVERIFY2(moe->highlight.text.find("(480 H100s)") != std::string::npos, moe->highlight.text.c_str());
         for (const TourStep& step : chapterTour()) {
             const auto st = stage(step.id);
             QVERIFY(st);

@@ -3,6 +3,7 @@
 // measured by bench/trainmem-bench, not timed in tests.)
 #include "uitestutil.h"
 
+#include "apptheme.h"
 #include "controlpanel.h"
 #include "dashboard.h"
 #include "logsliderfield.h"
@@ -23,9 +24,13 @@ private Q_SLOTS:
     void hoverShowsSegmentValue();
     void inferenceShowsOneCurve();
     void legendListsOnlyWhatIsDrawn();
+    void floorIsNoCheckpointingCurve();
+    void coincidingCurvesBothShow();
+    void aSliverBarIsZoomed_data();
     void aSliverBarIsZoomed();
     void capacityLabelCoversNoBar_data();
     void capacityLabelCoversNoBar();
+    void capacityLineCrossesTheOptimizerState();
     void antialiasingReturnsAfterDrag();
 };
 
@@ -94,9 +99,10 @@ void TestUiCharts::sequenceChartMatchesSweep()
     for (int mode = 0; mode < 3; ++mode) {
         QCOMPARE(graphKeys(c->curve(static_cast<Checkpointing>(mode))), sweep.seq);
         QCOMPARE(graphValues(c->curve(static_cast<Checkpointing>(mode))), sweep.totalPerGpu[static_cast<size_t>(mode)]);
-        // The scenario's own mode is drawn thicker.
+        // The scenario's own mode is drawn thicker, the others dashed (two that coincide in dashes that alternate).
         const bool current = mode == checkpointing;
-        QCOMPARE(c->curve(static_cast<Checkpointing>(mode))->pen().style(), current ? Qt::SolidLine : Qt::DashLine);
+        const Qt::PenStyle style = c->curve(static_cast<Checkpointing>(mode))->pen().style();
+        QVERIFY(current ? style == Qt::SolidLine : style == Qt::DashLine || style == Qt::CustomDashLine);
     }
     QCOMPARE(graphValues(c->floorGraph()), (std::vector<double>{sweep.modelStatePerGpu, sweep.modelStatePerGpu}));
     QCOMPARE(c->capacityLine()->point1->coords().y(), gpuOf(s).memoryBytes);
@@ -170,13 +176,83 @@ void TestUiCharts::legendListsOnlyWhatIsDrawn()
     QVERIFY(seq->legend->hasItemWithPlottable(seq->floorGraph()));
 }
 
+// The floor is no checkpointing mode: it was drawn in the weights' blue (0x4e79a7) and dashed, which is selective
+// recompute's colour and, where selective is not the scenario's mode, its style: on the tour's slides the legend listed
+// "Selective = none with flash attention" and "Model state (the floor)" with the same icon.
+void TestUiCharts::floorIsNoCheckpointingCurve()
+{
+    const Scenario s = preset(QStringLiteral("chapter-7b"));
+    Dashboard d;
+    d.showScenario(s, gpuOf(s));
+    SequenceChart* seq = d.sequenceChart();
+    QVERIFY(seq->floorGraph()->visible());
+    for (Checkpointing mode : {Checkpointing::None, Checkpointing::Selective, Checkpointing::Full}) {
+        const QPen curve = seq->curve(mode)->pen();
+        const QPen floor = seq->floorGraph()->pen();
+        QVERIFY2(floor.color() != curve.color(), qPrintable(floor.color().name()));
+    }
+}
+
+// The tour's "70B is about 1.1 TB" (its step 3): full checkpointing is the scenario's mode, so "No checkpointing"
+// (red) and "Selective = none with flash attention" (blue) are both dashed on one path. With one dash pattern the blue
+// dashes lay exactly on the red ones and the legend listed a red curve that was nowhere on the chart. Counted here:
+// pixels of the red curve's own colour inside the plot (the shaded "out of memory" region is a 30/255 tint of the
+// capacity colour and the capacity line is 0xb01e1e, neither near 0xe15759).
+void TestUiCharts::coincidingCurvesBothShow()
+{
+    Scenario s = preset(QStringLiteral("chapter-70b"));
+    s.training.seqLen = 8192;
+    s.training.checkpointing = Checkpointing::Full;
+    Dashboard d;
+    d.resize(1600, 800);
+    d.showScenario(s, gpuOf(s));
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    SequenceChart* seq = d.sequenceChart();
+    QVERIFY(seq->legend->hasItemWithPlottable(seq->curve(Checkpointing::None)));
+    QCOMPARE(seq->curve(Checkpointing::Selective)->name(), QStringLiteral("Selective = none with flash attention"));
+    const QImage image = seq->toPixmap(seq->width(), seq->height(), 1.0).toImage();
+    const QRect plot = seq->axisRect()->rect();
+    const QColor red = ChartTheme::checkpointColor(static_cast<int>(Checkpointing::None));
+    const QColor blue = ChartTheme::checkpointColor(static_cast<int>(Checkpointing::Selective));
+    auto near = [](QColor a, QColor b) {
+        return std::abs(a.red() - b.red()) <= 12 && std::abs(a.green() - b.green()) <= 12 &&
+               std::abs(a.blue() - b.blue()) <= 12;
+    };
+    int reds = 0, blues = 0;
+    for (int y = plot.top(); y <= plot.bottom(); ++y)
+        for (int x = plot.left(); x <= plot.right(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            reds += near(c, red) ? 1 : 0;
+            blues += near(c, blue) ? 1 : 0;
+        }
+    // Both curves run the plot's width (~1,000 px here) as dashes 3 line widths long: a few hundred pixels each.
+    QVERIFY2(blues > 300, qPrintable(QString::number(blues)));
+    QVERIFY2(reds > 300, qPrintable(QStringLiteral("red %1, blue %2").arg(reds).arg(blues)));
+}
+
 // Issue 31 §2: DeepSeek-V3's 76 GB per GPU on a 10 TB axis is a sliver; the chart draws it again to its own scale, top
 // right, stacking the same segments, with the GPU's capacity; where the bar is tall enough, or on the log axis, not.
+// At F5 on a 1024 × 768 projector (the slide's fonts, 1.4×) the inset kept its minimum width, 50 px inside 15 px
+// margins and its tick labels, wider than its 28% of the plot: it ran off the chart's right edge with its bar and its
+// name (the tour's steps 6 and 7).
+void TestUiCharts::aSliverBarIsZoomed_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<double>("fontScale");
+    QTest::newRow("window, 1024×700") << QSize(1024, 700) << 1.0;
+    QTest::newRow("F5 on a 1024×768 projector") << QSize(1024, 768) << 1.4;
+    QTest::newRow("F5, a narrower bar chart (800×768)") << QSize(800, 768) << 1.4;
+}
+
 void TestUiCharts::aSliverBarIsZoomed()
 {
+    QFETCH(QSize, size);
+    QFETCH(double, fontScale);
     const Scenario s = preset(QStringLiteral("deepseek-v3"));
     Dashboard d;
-    d.resize(1024, 700);
+    d.resize(size);
+    d.setFontScale(fontScale);
     d.showScenario(s, gpuOf(s));
     d.show();
     QVERIFY(QTest::qWaitForWindowExposed(&d));
@@ -195,8 +271,23 @@ void TestUiCharts::aSliverBarIsZoomed()
     QVERIFY(r.upper >= g.total() && r.upper >= gpuOf(s).memoryBytes);
     QVERIFY2(bars->inset()->outerRect().height() >= 120,
              qPrintable(QString::number(bars->inset()->outerRect().height())));
-    // Inside the plot, and no total meets it.
-    QVERIFY(bars->axisRect()->rect().contains(bars->inset()->outerRect()));
+    // Inside the plot, its name inside the chart, and no total meets it.
+    const QRect outer = bars->inset()->outerRect();
+    QVERIFY2(bars->axisRect()->rect().contains(outer), qPrintable(QStringLiteral("inset %1..%2, plot %3..%4")
+                                                                      .arg(outer.left())
+                                                                      .arg(outer.right())
+                                                                      .arg(bars->axisRect()->rect().left())
+                                                                      .arg(bars->axisRect()->rect().right())));
+    QCPAxis* name = bars->inset()->axis(QCPAxis::atBottom);
+    const int nameWidth =
+        QFontMetrics(name->labelFont()).boundingRect(QRect(), Qt::TextDontClip, name->label()).width();
+    const int centre = bars->inset()->rect().center().x();
+    QVERIFY2(centre - nameWidth / 2 >= 0 && centre + nameWidth / 2 <= bars->width(),
+             qPrintable(QStringLiteral("\"%1\" %2 px wide, centred at %3 in %4")
+                            .arg(name->label())
+                            .arg(nameWidth)
+                            .arg(centre)
+                            .arg(bars->width())));
     for (int k = 0; k < static_cast<int>(bars->columns().size()); ++k)
         if (!bars->totalLabel(k)->skipped())
             QVERIFY(!bars->totalLabel(k)->pixelBox().intersects(bars->inset()->outerRect()));
@@ -260,6 +351,50 @@ void TestUiCharts::capacityLabelCoversNoBar()
                                   .arg(label.height());
         QVERIFY2(!label.intersects(bar.adjusted(1, 1, -1, -1)), qPrintable(where));
     }
+}
+
+// The dark theme's capacity colour (0xff6b6b) on the optimizer state's 0xe15759: where the 80 GB line crossed that
+// segment (the chapter's 7B, the tour's steps 2 and 16) it was red on red, not there. Along the line, inside the
+// training bar, some pixels now stand out from the segment by WCAG's 3:1 for graphics (SC 1.4.11).
+void TestUiCharts::capacityLineCrossesTheOptimizerState()
+{
+    const Scenario s = preset(QStringLiteral("chapter-7b"));
+    Dashboard d;
+    d.setPalette(themePalette(ThemeChoice::Dark));
+    d.resize(1600, 800);
+    d.showScenario(s, gpuOf(s));
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    MemoryBarChart* bars = d.barChart();
+    QVERIFY(bars->palette().color(QPalette::Base).lightnessF() < 0.5);
+    const Segments& g = d.state().training.singleGpu;
+    const double capacity = gpuOf(s).memoryBytes;
+    // 80 GB lies inside the optimizer state: weights + gradients + master = 14 + 14 + 28 = 56 GB below it, 112 GB on
+    // top.
+    const double below = g.weights + g.gradients + g.master;
+    QVERIFY2(below < capacity && capacity < below + g.optimizer, qPrintable(QString::number(below)));
+    const QImage image = bars->toPixmap(bars->width(), bars->height(), 1.0).toImage();
+    const int y = qRound(bars->yAxis->coordToPixel(capacity));
+    const int left = qRound(bars->xAxis->coordToPixel(1 - MemoryBarChart::kBarWidth / 2)) + 3;
+    const int right = qRound(bars->xAxis->coordToPixel(1 + MemoryBarChart::kBarWidth / 2)) - 3;
+    auto luminance = [](QColor c) {
+        auto lin = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+    };
+    const double segment = luminance(ChartTheme::segmentColor(SegmentKind::Optimizer));
+    // The line is 2 px wide and antialiased: the best of the rows it covers.
+    int contrasting = 0;
+    for (int row = y - 1; row <= y + 1; ++row) {
+        int n = 0;
+        for (int x = left; x <= right; ++x) {
+            const double l = luminance(image.pixelColor(x, row));
+            n += (std::max(l, segment) + 0.05) / (std::min(l, segment) + 0.05) >= 3 ? 1 : 0;
+        }
+        contrasting = std::max(contrasting, n);
+    }
+    // The dashes' gaps are a third of the line (Qt's dash pattern 4, 2): none stood out before, most gaps do now.
+    QVERIFY2(contrasting >= (right - left) / 6,
+             qPrintable(QStringLiteral("%1 of %2 px").arg(contrasting).arg(right - left)));
 }
 
 // Regression: the live preview drops antialiasing while edits come in; QCustomPlot's

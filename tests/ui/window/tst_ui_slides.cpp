@@ -67,6 +67,7 @@ private Q_SLOTS:
     void tourNarratesTheSlide_data();
     void tourNarratesTheSlide();
     void peersDockIsReadableOnAProjector();
+    void tourTextIsWholeInItsDock();
 };
 
 void TestUiSlides::initTestCase()
@@ -578,6 +579,40 @@ void TestUiSlides::peersDockIsReadableOnAProjector()
                                 .arg(panel->table()->horizontalHeaderItem(c)->text())
                                 .arg(header->sectionSize(c))
                                 .arg(header->sectionSizeHint(c))));
+}
+
+// Issue 31 §2 (text is never cut): at 1024×768 the tour's dock shares the controls' column, and the explanations of
+// "You cut it up" (step 4) and the QLoRA step (10) stopped mid-line at the dock's bottom ("… reduce-scattered, 1.5×"),
+// the rest of the text nowhere. Every step's text is now whole at its width, scrolling where the dock is short.
+void TestUiSlides::tourTextIsWholeInItsDock()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.setModalErrors(false);
+    QScreen* screen = screenOfSize(QSize(1024, 768));
+    QVERIFY2(screen, "the offscreen screens of tests/data/offscreen-screens.json");
+    w.setGeometry(QRect(screen->availableGeometry().topLeft(), QSize(1024, 768)));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.fitToScreen(screen->availableGeometry());
+    QApplication::setActiveWindow(&w);
+    TourPanel* tour = w.teaching()->tour();
+    auto* text = tour->findChild<QLabel*>(QStringLiteral("tourText"));
+    QVERIFY(text);
+    QTest::keyClick(&w, Qt::Key_PageDown); // the tour starts, in its dock
+    for (int step = 0; step < tour->stepCount(); ++step) {
+        if (step > 0)
+            QTest::keyClick(&w, Qt::Key_PageDown);
+        for (int settle = 0; settle < 3; ++settle)
+            QCoreApplication::processEvents();
+        QCOMPARE(tour->currentStep(), step);
+        QVERIFY(text->isVisible());
+        const int whole = text->heightForWidth(text->width());
+        QVERIFY2(text->height() >= whole, qPrintable(QStringLiteral("step %1: %2 px of %3 shown at %4 px wide")
+                                                         .arg(step + 1)
+                                                         .arg(text->height())
+                                                         .arg(whole)
+                                                         .arg(text->width())));
+    }
 }
 
 #include "tst_ui_slides.moc"
