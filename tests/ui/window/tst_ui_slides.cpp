@@ -46,6 +46,20 @@ QScreen* screenOfSize(const QSize& size)
     return nullptr;
 }
 
+/// The window filling the offscreen 1024×768 projector, shown and inside it; false when there is no such screen.
+bool showOnTheProjector(MainWindow& w)
+{
+    QScreen* screen = screenOfSize(QSize(1024, 768));
+    if (!screen)
+        return false;
+    w.setGeometry(QRect(screen->availableGeometry().topLeft(), QSize(1024, 768)));
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w))
+        return false;
+    w.fitToScreen(screen->availableGeometry());
+    return true;
+}
+
 } // namespace
 
 class TestUiSlides : public QObject
@@ -542,12 +556,7 @@ void TestUiSlides::peersDockIsReadableOnAProjector()
 {
     MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
     w.setModalErrors(false);
-    QScreen* screen = screenOfSize(QSize(1024, 768));
-    QVERIFY2(screen, "the offscreen screens of tests/data/offscreen-screens.json");
-    w.setGeometry(QRect(screen->availableGeometry().topLeft(), QSize(1024, 768)));
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.fitToScreen(screen->availableGeometry());
+    QVERIFY2(showOnTheProjector(w), "the offscreen screens of tests/data/offscreen-screens.json");
     auto* dock = w.findChild<QDockWidget*>(QStringLiteral("peersDock"));
     dock->toggleViewAction()->trigger();
     for (int settle = 0; settle < 3; ++settle)
@@ -588,12 +597,7 @@ void TestUiSlides::tourTextIsWholeInItsDock()
 {
     MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
     w.setModalErrors(false);
-    QScreen* screen = screenOfSize(QSize(1024, 768));
-    QVERIFY2(screen, "the offscreen screens of tests/data/offscreen-screens.json");
-    w.setGeometry(QRect(screen->availableGeometry().topLeft(), QSize(1024, 768)));
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.fitToScreen(screen->availableGeometry());
+    QVERIFY2(showOnTheProjector(w), "the offscreen screens of tests/data/offscreen-screens.json");
     QApplication::setActiveWindow(&w);
     TourPanel* tour = w.teaching()->tour();
     auto* text = tour->findChild<QLabel*>(QStringLiteral("tourText"));
