@@ -63,13 +63,19 @@ void NarrationLabel::changeEvent(QEvent* e)
     }
 }
 
+int NarrationLabel::maxLines() const
+{
+    return window()->height() >= kTallWindow ? kMaxLines : 2;
+}
+
 void NarrationLabel::refit()
 {
     // A pixel to spare: QTextLayout measures in fractions, the label draws in whole pixels.
     const int width = contentsRect().width() - 2 * margin() - 1;
-    if (width == m_fittedWidth)
+    if (width == m_fittedWidth && maxLines() == m_fittedLines)
         return;
     m_fittedWidth = width;
+    m_fittedLines = maxLines();
     // The text's whole sentences, as many as fit, with an ellipsis when some are left out (issue 31 §2: it stopped at
     // "…= 16 bytes." as if that were all); the whole text elided when not even the first one does.
     std::vector<int> ends;
@@ -82,10 +88,10 @@ void NarrationLabel::refit()
     for (auto end = ends.rbegin(); end != ends.rend() && elided; ++end) {
         const QString shown = m_text.left(*end).trimmed();
         lines = wrapLines(joined(m_heading, shown.size() < whole.size() ? shown + QStringLiteral(" …") : shown), font(),
-                          width, kMaxLines, &elided);
+                          width, maxLines(), &elided);
     }
     if (elided)
-        lines = wrapLines(narration(), font(), width, kMaxLines);
+        lines = wrapLines(narration(), font(), width, maxLines());
     const QString fitted = lines.join(QLatin1Char('\n'));
     if (fitted != text())
         setText(fitted); // a new line count changes the height: setText() asks the layout again

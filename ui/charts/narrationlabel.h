@@ -1,8 +1,8 @@
 #pragma once
 // The tour's narration under the charts in presentation mode (issue 11 §2): the chart is the slide and this
-// line says what it shows, in large type. It is fitted to its width in at most two lines: the heading and as
-// many whole sentences of the text as fit, elided only when not even the first one does, so a long step never
-// pushes the charts off the screen nor runs past its edge.
+// line says what it shows, in large type. It is fitted to its width in at most two lines (three on a tall screen): the
+// heading and as many whole sentences of the text as fit, elided only when not even the first one does, so a long step
+// never pushes the charts off the screen nor runs past its edge.
 
 #include <QLabel>
 
@@ -22,7 +22,12 @@ public:
     /// The presentation mode's scale (1.4 at F5); the type is larger than the window's by this much and more.
     void setFontScale(double scale);
 
-    static constexpr int kMaxLines = 2;
+    /// Three lines where the window is at least kTallWindow px high (a 768 px projector and up), else two: with
+    /// two, a 1920 × 1080 slide kept only the first sentence of four steps ("The tax is communication. …") and a
+    /// 1024 × 768 one of ten; with three, none and seven.
+    int maxLines() const;
+    static constexpr int kMaxLines = 3;
+    static constexpr int kTallWindow = 700;
 
 protected:
     void resizeEvent(QResizeEvent* e) override;
@@ -36,6 +41,7 @@ private:
     QString m_text;
     double m_fontScale = 1.0;
     int m_fittedWidth = -1;
+    int m_fittedLines = 0;
 };
 
 } // namespace trainmem

@@ -490,7 +490,7 @@ void TestUiSlides::tourNarratesTheSlide()
         // What is shown: the heading whole, at most two lines, each inside the label, and the label as high as they.
         const QStringList lines = narration->text().split(QLatin1Char('\n'));
         QVERIFY2(lines.join(QLatin1Char(' ')).startsWith(heading), qPrintable(where + narration->text()));
-        QVERIFY2(lines.size() <= NarrationLabel::kMaxLines, qPrintable(where + narration->text()));
+        QVERIFY2(lines.size() <= narration->maxLines(), qPrintable(where + narration->text()));
         const QFontMetrics fm(narration->font());
         for (const QString& line : lines)
             QVERIFY2(fm.horizontalAdvance(line) <= narration->contentsRect().width(),
@@ -514,7 +514,12 @@ void TestUiSlides::tourNarratesTheSlide()
                                                     problems.join(QStringLiteral("; "))));
         }
     }
-    QVERIFY(shortened > 0); // some step says more than two lines hold: the fitting above was put to the test
+    // A 1080 px screen's three lines hold every step whole (two kept only the first sentence of steps 4, 7, 10 and
+    // 17); a 768 px projector's three lines still cut some, so there the fitting above was put to the test.
+    if (size.height() >= 1000)
+        QCOMPARE(shortened, 0);
+    else
+        QVERIFY(shortened > 0);
 
     QTest::keyClick(&w, Qt::Key_PageUp); // back, and the line follows
     QCOMPARE(tour->currentStep(), tour->stepCount() - 2);
