@@ -5,6 +5,7 @@
 #include <qcustomplot.h>
 
 #include <QFontMetrics>
+#include <QRegularExpression>
 #include <QTextLayout>
 
 #include <algorithm>
@@ -153,7 +154,14 @@ QStringList wrapLines(const QString& text, const QFont& font, int width, int max
         return lines;
     if (width <= 0)
         return {text}; // not laid out yet
-    QTextLayout layout(text, font);
+    // A figure stays with its unit: "112 GB" broken as "(112" / "GB" read as two things on a slide. The space
+    // between them does not break while the lines are laid out, and is given back in the lines.
+    static const QRegularExpression figureAndUnit(
+        QStringLiteral("(\\d) (B|[KMGTP]i?B|bytes?|tokens?|%|ms|µs|GPUs?)(?=\\W|$)"));
+    QString bound = text;
+    bound.replace(figureAndUnit, QStringLiteral("\\1\u00a0\\2"));
+    auto unbound = [](QString line) { return line.replace(QChar(0x00a0), QLatin1Char(' ')); };
+    QTextLayout layout(bound, font);
     QTextOption option;
     option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     layout.setTextOption(option);
@@ -161,13 +169,13 @@ QStringList wrapLines(const QString& text, const QFont& font, int width, int max
     for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
         line.setLineWidth(width);
         if (lines.size() == maxLines - 1) { // the last line there is room for: the rest of the text, elided
-            const QString rest = text.mid(line.textStart()).trimmed();
+            const QString rest = unbound(bound.mid(line.textStart()).trimmed());
             lines << QFontMetrics(font).elidedText(rest, Qt::ElideRight, width);
             if (elided)
                 *elided = lines.back() != rest;
             break;
         }
-        lines << text.mid(line.textStart(), line.textLength()).trimmed();
+        lines << unbound(bound.mid(line.textStart(), line.textLength()).trimmed());
     }
     layout.endLayout();
     return lines;

@@ -6,6 +6,7 @@
 
 #include "controlpanel.h"
 #include "dashboard.h"
+#include "labellayout.h"
 #include "lazydock.h"
 #include "liveplot.h"
 #include "logsliderfield.h"
@@ -114,6 +115,7 @@ private Q_SLOTS:
     void invalidTextThenValidValueClearsTheWarning();
     void replotLaysOutAndDrawsNothing();
     void hiddenDocksTakeTheirPanelsWhenFirstShown();
+    void wrappedLinesKeepAFigureWithItsUnit();
 };
 
 void TestUiLive::initTestCase()
@@ -425,6 +427,28 @@ void TestUiLive::hiddenDocksTakeTheirPanelsWhenFirstShown()
         QVERIFY2(d->isVisible() && d->attached(), name);
     }
     QVERIFY(!again.findChild<LazyDock*>(QStringLiteral("fitMapDock"))->attached());
+}
+
+// The tour's narration on a slide broke "(112 GB" as "(112" / "GB" (issue 31 §2, seen in F5): a figure and its unit
+// stay on one line, and the lines give back the text as it was.
+void TestUiLive::wrappedLinesKeepAFigureWithItsUnit()
+{
+    QFont font;
+    font.setPixelSize(16);
+    const QFontMetrics fm(font);
+    const QString text = QStringLiteral("Weights, gradients and Adam: 7B × 16 B = 112 GB of model state");
+    // Room for everything up to "112 G": a break at any space would leave "112" at the end of the first line.
+    const int width = fm.horizontalAdvance(QStringLiteral("Weights, gradients and Adam: 7B × 16 B = 112 G"));
+    const QStringList lines = wrapLines(text, font, width, 3);
+    QCOMPARE(lines.size(), 2);
+    QCOMPARE(lines[0], QStringLiteral("Weights, gradients and Adam: 7B × 16 B ="));
+    QCOMPARE(lines[1], QStringLiteral("112 GB of model state"));
+    // And between "16" and "B".
+    const int narrower = fm.horizontalAdvance(QStringLiteral("Weights, gradients and Adam: 7B × 16 "));
+    const QStringList again = wrapLines(text, font, narrower, 3);
+    QVERIFY2(again.size() >= 2 && again[1].startsWith(QStringLiteral("16 B")),
+             qPrintable(again.join(QLatin1Char('|'))));
+    QCOMPARE(again.join(QLatin1Char(' ')), text);
 }
 
 #include "tst_ui_live.moc"
