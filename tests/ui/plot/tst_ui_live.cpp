@@ -6,6 +6,7 @@
 
 #include "controlpanel.h"
 #include "dashboard.h"
+#include "fastbars.h"
 #include "labellayout.h"
 #include "lazydock.h"
 #include "liveplot.h"
@@ -116,6 +117,7 @@ private Q_SLOTS:
     void replotLaysOutAndDrawsNothing();
     void hiddenDocksTakeTheirPanelsWhenFirstShown();
     void wrappedLinesKeepAFigureWithItsUnit();
+    void aSegmentABarDoesNotHaveIsNotDrawn();
 };
 
 void TestUiLive::initTestCase()
@@ -449,6 +451,43 @@ void TestUiLive::wrappedLinesKeepAFigureWithItsUnit()
     QVERIFY2(again.size() >= 2 && again[1].startsWith(QStringLiteral("16 B")),
              qPrintable(again.join(QLatin1Char('|'))));
     QCOMPARE(again.join(QLatin1Char(' ')), text);
+}
+
+// A tour step outlines the segments it adds; on a bar that has none of them (the inference bar gains no gradients)
+// QCPBars drew the 0-byte segment as a thick line across the bar's top (issue 31 §2, steps 12–15 in F5). On screen
+// and in a file, a segment a bar does not have is not drawn.
+void TestUiLive::aSegmentABarDoesNotHaveIsNotDrawn()
+{
+    LivePlot plot;
+    plot.resize(300, 300);
+    plot.xAxis->setRange(-0.5, 1.5);
+    plot.yAxis->setRange(0, 10);
+    auto* below = new FastBars(plot.xAxis, plot.yAxis);
+    below->setData({0, 1}, {3, 3}, true);
+    below->setBrush(QColor(0x4e, 0x79, 0xa7));
+    below->setPen(Qt::NoPen);
+    auto* added = new FastBars(plot.xAxis, plot.yAxis);
+    added->moveAbove(below);
+    added->setData({0, 1}, {0, 2}, true); // bar 0 has none of it, bar 1 has 2
+    added->setBrush(QColor(0xf2, 0x8e, 0x2b));
+    added->setPen(QPen(QColor(0xff, 0x00, 0x00), 5));
+    plot.setViewport(plot.rect());
+    const QImage screen = plot.grab().toImage();
+    const QImage file = exported(&plot);
+    for (const QImage* image : {&screen, &file}) {
+        auto redNear = [&](double key, double value) {
+            const int x = qRound(plot.xAxis->coordToPixel(key)), y = qRound(plot.yAxis->coordToPixel(value));
+            int red = 0;
+            for (int dy = -4; dy <= 4; ++dy)
+                for (int dx = -10; dx <= 10; ++dx) {
+                    const QColor c = image->pixelColor(x + dx, y + dy);
+                    red += c.red() > 200 && c.green() < 60 && c.blue() < 60;
+                }
+            return red;
+        };
+        QCOMPARE(redNear(0, 3), 0);  // no line where bar 0's missing segment would be
+        QVERIFY(redNear(1, 5) > 20); // bar 1's segment keeps its outline
+    }
 }
 
 #include "tst_ui_live.moc"
