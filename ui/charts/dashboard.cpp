@@ -111,6 +111,7 @@ DashboardState computeDashboard(const Scenario& s, const GpuSpec& gpu, const std
     st.sequence.checkpointing = s.training.checkpointing;
     st.sequence.inference = !training;
     st.sequence.gpuName = QString::fromStdString(gpu.id);
+    st.sequence.gpus = s.hardware.gpus;
     st.sequence.capacityLabel = st.capacityLabel;
     return st;
 }

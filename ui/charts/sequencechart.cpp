@@ -337,7 +337,9 @@ void SequenceChart::rebuild()
     // Everything above one GPU's memory is out of memory.
     m_dies->topLeft->setCoords(kSweepMinSeq / 4, upper * 100);
     m_dies->bottomRight->setCoords(kSweepMaxSeq * 4, sw.capacity);
-    m_diesText->setText(tr("Out of memory on one %1").arg(m_data.gpuName));
+    // The curves are memory per GPU: on a run of many GPUs "on one H100" read as if the whole run were out of memory.
+    m_diesText->setText(m_data.gpus > 1 ? tr("Out of memory on each %1").arg(m_data.gpuName)
+                                        : tr("Out of memory on one %1").arg(m_data.gpuName));
     m_diesText->setVisible(sw.capacity < upper);
     m_capacityLine->point1->setCoords(kSweepMinSeq, sw.capacity);
     m_capacityLine->point2->setCoords(kSweepMaxSeq, sw.capacity);

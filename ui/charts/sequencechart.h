@@ -23,6 +23,7 @@ struct SequenceChartData {
     Checkpointing checkpointing = Checkpointing::None;
     bool inference = false;
     QString gpuName;       ///< "H100", for "Out of memory on one H100"
+    int64_t gpus = 1;      ///< the run's GPUs: past 1 the shade reads "Out of memory on each H100"
     QString capacityLabel; ///< "H100 · 80 GB"; the capacity itself is sweep.capacity
 };
 

@@ -32,6 +32,7 @@ private Q_SLOTS:
     void capacityLabelCoversNoBar();
     void capacityLineCrossesTheOptimizerState();
     void antialiasingReturnsAfterDrag();
+    void outOfMemorySaysOnWhichGpus();
 };
 
 void TestUiCharts::initTestCase()
@@ -418,4 +419,17 @@ void TestUiCharts::antialiasingReturnsAfterDrag()
 }
 
 QTEST_MAIN(TestUiCharts)
+// Issue 31 (the tour looked at in F5): the context chart's shade said "Out of memory on one H100" on the per-GPU
+// curves of a 32-GPU run, as if the whole run were out of memory.
+void TestUiCharts::outOfMemorySaysOnWhichGpus()
+{
+    Dashboard d;
+    Scenario s = preset(QStringLiteral("chapter-7b"));
+    d.showScenario(s, gpuOf(s));
+    QCOMPARE(d.sequenceChart()->diesText()->text(), QStringLiteral("Out of memory on one H100"));
+    s.hardware.gpus = 32;
+    d.showScenario(s, gpuOf(s));
+    QCOMPARE(d.sequenceChart()->diesText()->text(), QStringLiteral("Out of memory on each H100"));
+}
+
 #include "tst_ui_charts.moc"
