@@ -177,10 +177,14 @@ public:
         intFlag("--tensor-model-parallel-size", 1, kMaxGpus, [&a](int64_t n) { a.tensorModelParallelSize = n; });
         intFlag("--pipeline-model-parallel-size", 1, kMaxGpus, [&a](int64_t n) { a.pipelineModelParallelSize = n; });
         intFlag("--context-parallel-size", 1, kMaxGpus, [&a](int64_t n) { a.contextParallelSize = n; });
-        intFlag("--virtual-pipeline-model-parallel-size", 1, kMaxLayers,
-                [&a](int64_t n) { a.virtualPipelineModelParallelSize = n; });
-        intFlag("--num-virtual-stages-per-pipeline-rank", 1, kMaxLayers,
-                [&a](int64_t n) { a.virtualPipelineModelParallelSize = n; });
+        intFlag("--virtual-pipeline-model-parallel-size", 1, kMaxLayers, [this, &a](int64_t n) {
+            a.virtualPipelineModelParallelSize = n;
+            m_virtualFlag = "--virtual-pipeline-model-parallel-size";
+        });
+        intFlag("--num-virtual-stages-per-pipeline-rank", 1, kMaxLayers, [this, &a](int64_t n) {
+            a.virtualPipelineModelParallelSize = n;
+            m_virtualFlag = "--num-virtual-stages-per-pipeline-rank";
+        });
         intFlag("--num-layers-per-virtual-pipeline-stage", 1, kMaxLayers,
                 [&a](int64_t n) { a.numLayersPerVirtualPipelineStage = n; });
         intFlag("--decoder-first-pipeline-num-layers", 1, kMaxLayers,
@@ -311,6 +315,8 @@ public:
     {
         m_out.errors.push_back({m_source, flag, message});
     }
+    /// The flag that gave the virtual stages, to name in an error about them.
+    const std::string& virtualFlag() const { return m_virtualFlag; }
 
 private:
     void intFlag(const char* name, int64_t min, int64_t max, std::function<void(int64_t)> set)
@@ -338,6 +344,7 @@ private:
 
     MegatronParse& m_out;
     std::string m_source;
+    std::string m_virtualFlag = "--num-virtual-stages-per-pipeline-rank";
     std::map<std::string, std::function<void(const std::string&, const std::string&)>> m_value;
     std::map<std::string, std::function<void()>> m_bool;
 };
@@ -456,6 +463,14 @@ void checkArgs(MegatronParse& out, FlagReader& r, int64_t gpus)
         r.error("--num-layers-per-virtual-pipeline-stage",
                 "must divide the layers per pipeline stage (" +
                     std::to_string(a.numLayers / a.pipelineModelParallelSize) + ")");
+    else if (!a.numLayersPerVirtualPipelineStage && a.virtualPipeline() &&
+             (a.numLayers / a.pipelineModelParallelSize) % *a.virtualPipeline() != 0)
+        // get_num_layers_to_build (transformer_block.py at d98e8a6): "num_layers_per_pipeline_rank … should be
+        // divisible by vp_size". The fuzzer found 8 layers on pp 8 with 2 virtual stages each converted to an
+        // invalid scenario (half a layer per virtual stage).
+        r.error(r.virtualFlag(), "must divide the layers per pipeline stage (" +
+                                     std::to_string(a.numLayers / a.pipelineModelParallelSize) + "), got " +
+                                     std::to_string(*a.virtualPipeline()));
     // arguments.py (d98e8a6): "seq-length should be a multiple of 2 * context-parallel-size".
     if (a.contextParallelSize > 1 && a.seqLength % (2 * a.contextParallelSize) != 0)
         r.error("--context-parallel-size",

@@ -320,6 +320,19 @@ void TestMegatronArgs::badInputNamesTheFlag_data()
                   "--pipeline-model-parallel-size 10000000"
         << "--megatron-args: --expert-model-parallel-size: etp·ep·pp = 10000000·10000000·10000000 is more than "
            "10000000 GPUs";
+    // Found by fuzz_megatron: 8 layers on pp 8 leave one layer a stage, which 2 virtual stages cannot split;
+    // get_num_layers_to_build (transformer_block.py at d98e8a6) asserts num_layers_per_pipeline_rank % vp_size == 0.
+    // It converted to a scenario the validator refuses (pp·vpp = 16 > 8 layers).
+    QTest::newRow("virtual stages that do not divide a stage's layers")
+        << "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --vocab-size 50257 "
+           "--pipeline-model-parallel-size 8 --num-virtual-stages-per-pipeline-rank 2"
+        << "--megatron-args: --num-virtual-stages-per-pipeline-rank: must divide the layers per pipeline stage (1), "
+           "got 2";
+    QTest::newRow("the same by --virtual-pipeline-model-parallel-size")
+        << "--num-layers 12 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --vocab-size 50257 "
+           "--pipeline-model-parallel-size 4 --virtual-pipeline-model-parallel-size 2"
+        << "--megatron-args: --virtual-pipeline-model-parallel-size: must divide the layers per pipeline stage (3), "
+           "got 2";
     {
         // Every A=$A$A doubles A: 1024 bytes doubled 40 times was 2^50 bytes of words (a hang, then out
         // of memory). Expanded text is limited to 2^20 bytes: line k (A = 1024·2^(k−1) before it) brings
