@@ -24,11 +24,10 @@ public:
     /// The panel, in the dock or still waiting to go in.
     QWidget* content() const { return m_content; }
     /// Whether the panel is in the dock yet.
-    bool attached() const { return m_prepare == nullptr && widget() == m_content; }
-    /// Puts the panel in now (a caller that needs its size before showing the dock).
-    void attach();
+    bool attached() const { return widget() == m_content; }
 
 private:
+    void attach(); ///< puts the panel in, once
     QWidget* m_content;
     std::function<void()> m_prepare;
 };
