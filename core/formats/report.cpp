@@ -316,6 +316,11 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
                        {"head_dim", a.headDimOrDefault()},
                        {"ffn", a.ffn},
                        {"vocab", a.vocab}};
+    if (a.kinds.fullShape()) // the full-attention layers' own shape (Gemma 4's global_head_dim, …)
+        params["shape"]["full_attention"] = {{"layers", a.layersOfKind(LayerKind::Full)},
+                                             {"kv_heads", a.kvHeadsOf(LayerKind::Full)},
+                                             {"head_dim", a.headDimOf(LayerKind::Full)},
+                                             {"k_eq_v", a.keyIsValueIn(LayerKind::Full)}};
     json warnings = json::array();
     for (const FieldError& w : b.warnings)
         warnings.push_back(w.path + ": " + w.message);

@@ -151,17 +151,27 @@ std::optional<int64_t> fileLoraParams(const Architecture& a, int64_t rank, const
 {
     if (modules.empty() || a.isMoe() || a.attention == AttentionKind::MLA || a.ffn <= 0 || a.layers <= 0)
         return std::nullopt;
-    const int64_t h = a.hidden, d = a.headDimOrDefault(), q = a.heads * d, kv = a.kvHeadsOrDefault() * d;
+    const int64_t h = a.hidden;
     // r·(d_in + d_out) per adapted linear (lora.h): torchtune's q_proj h→q, k_proj and v_proj h→kv,
-    // output_proj q→h, w1 (gate) and w3 (up) h→f, w2 (down) f→h; the head h→V once.
-    const std::pair<const char*, int64_t> perLayer[] = {{"q_proj", h + q},      {"k_proj", h + kv}, {"v_proj", h + kv},
-                                                        {"output_proj", q + h}, {"w1", h + a.ffn},  {"w2", a.ffn + h},
-                                                        {"w3", h + a.ffn}};
-    int64_t layer = 0;
-    for (const auto& [name, width] : perLayer)
+    // output_proj q→h in each attention layer, in its kind's shape (a full layer of its own head size has its own
+    // widths, and none where keys double as values has v_proj); w1 (gate) and w3 (up) h→f, w2 (down) f→h in each
+    // layer with an FFN; the head h→V once.
+    int64_t total = 0;
+    for (const LayerKind kind : {LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked}) {
+        const int64_t d = a.headDimOf(kind), q = a.heads * d, kv = a.kvHeadsOf(kind) * d;
+        const std::pair<const char*, int64_t> attention[] = {{"q_proj", h + q},
+                                                             {"k_proj", h + kv},
+                                                             {"v_proj", a.keyIsValueIn(kind) ? 0 : h + kv},
+                                                             {"output_proj", q + h}};
+        for (const auto& [name, width] : attention)
+            if (modules.count(name))
+                total += a.layersOfKind(kind) * rank * width;
+    }
+    const std::pair<const char*, int64_t> mlp[] = {{"w1", h + a.ffn}, {"w2", a.ffn + h}, {"w3", h + a.ffn}};
+    for (const auto& [name, width] : mlp)
         if (modules.count(name))
-            layer += rank * width;
-    return a.layers * layer + (modules.count("output") ? rank * (h + a.vocab) : 0);
+            total += a.ffnLayers() * rank * width;
+    return total + (modules.count("output") ? rank * (h + a.vocab) : 0);
 }
 
 std::string loraTargetsNote(const Architecture& a, const TrainingConfig& c, const TrainingSetup& used)

@@ -22,12 +22,19 @@ double ringAttentionLayerBytes(const Architecture& a, const ActivationInputs& in
         return 0;
     // The widths of K and V attention sees: grouped-query heads share them (Megatron's docs note GQA
     // shrinks the exchange); MLA attends over up-projected per-head keys (nope + rope) and values.
-    double kv;
-    if (a.attention == AttentionKind::MLA)
+    // With layer kinds the width is each kind's own (Gemma 4's full layers: global_head_dim ×
+    // num_global_key_value_heads), averaged over the model's layers: linear-attention and Mamba-2 layers have no K
+    // and V to pass (their recurrent state crosses ranks instead, not counted).
+    double kv = 0;
+    if (a.attention == AttentionKind::MLA) {
         kv = static_cast<double>(a.heads) *
              static_cast<double>(a.mla.qkNopeHeadDim + a.mla.qkRopeHeadDim + a.mla.vHeadDim);
-    else
-        kv = 2 * static_cast<double>(a.kvHeadsOrDefault()) * static_cast<double>(a.headDimOrDefault());
+    } else {
+        for (const LayerKind k : {LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked})
+            kv += static_cast<double>(a.layersOfKind(k)) * 2 * static_cast<double>(a.kvHeadsOf(k)) *
+                  static_cast<double>(a.headDimOf(k));
+        kv /= static_cast<double>(std::max<int64_t>(a.layers, 1));
+    }
     // Each rank's K and V block of s/c tokens, its heads split by tensor parallel, passed c − 1 times around
     // the ring in forward; in backward K and V go round again and their gradients are reduce-scattered the same
     // way (Megatron-LM docs/user-guide/features/context_parallel.md at d98e8a6: "each GPU stores only the KV of

@@ -1,5 +1,7 @@
 #include "cost.h"
 
+#include "activations.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -11,15 +13,22 @@ CostReceipt computeCost(const ResolvedModel& m, const Scenario& s, const GpuSpec
     const Architecture& a = m.arch;
     // Attention score and value FLOPs per token, forward: L · s · heads · (qk_dim + v_dim)
     // (Kaplan's 2·n_layer·n_ctx·d_attn for MHA); training is 3× forward.
-    double qk, v;
-    if (a.attention == AttentionKind::MLA) {
-        qk = static_cast<double>(a.mla.qkNopeHeadDim + a.mla.qkRopeHeadDim);
-        v = static_cast<double>(a.mla.vHeadDim);
-    } else {
-        qk = v = static_cast<double>(a.headDimOrDefault());
-    }
+    // With layer kinds each kind attends over its own span with its own head size: a sliding layer over its window,
+    // a chunked one over its chunk (keysPerQuery); linear-attention and Mamba-2 layers have no scores (their state
+    // updates, O(1) in the context, are not counted).
     const double seq = static_cast<double>(std::max<int64_t>(s.training.seqLen, 1));
-    const double attention = static_cast<double>(a.layers) * seq * static_cast<double>(a.heads) * (qk + v);
+    double attention = 0;
+    for (const LayerKind kind : {LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked}) {
+        double qk, v;
+        if (a.attention == AttentionKind::MLA) {
+            qk = static_cast<double>(a.mla.qkNopeHeadDim + a.mla.qkRopeHeadDim);
+            v = static_cast<double>(a.mla.vHeadDim);
+        } else {
+            qk = v = static_cast<double>(a.headDimOf(kind));
+        }
+        attention += static_cast<double>(a.layersOfKind(kind)) * keysPerQuery(a, kind, seq) *
+                     static_cast<double>(a.heads) * (qk + v);
+    }
     r.flopsPerToken = 6 * static_cast<double>(m.params.active) + 3 * attention;
     const double tokens = std::clamp(s.cost.tokens, 0.0, 1e18);
     r.totalFlops = r.flopsPerToken * tokens;

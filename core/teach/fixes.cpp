@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 namespace trainmem {
 namespace {
@@ -60,6 +61,38 @@ std::string fixTierName(FixTier t)
         return "hardware";
     }
     return {};
+}
+
+double perOpRecomputeShare(const Architecture& arch)
+{
+    const double h = static_cast<double>(arch.hidden);
+    const double f =
+        static_cast<double>(arch.isMoe() ? arch.moe.expertFfn * std::max<int64_t>(arch.moe.activeExperts, 1)
+                                         : std::max(arch.ffn, arch.moe.denseFfn));
+    const bool swiglu = arch.ffnKind == FfnKind::SwiGLU;
+    // FLOPs per token are proportional to d_in·d_out: q, k, v, o, then gate, up, down (fc1, fc2), each
+    // attention kind in its own shape (Gemma 4's full layers: wider heads, no v_proj), weighted by its layers.
+    double all = 0, recomputed = 0;
+    for (const LayerKind kind : {LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked}) {
+        const double layers = static_cast<double>(arch.layersOfKind(kind));
+        if (layers <= 0)
+            continue;
+        const double q = static_cast<double>(arch.heads * arch.headDimOf(kind));
+        const double kv = static_cast<double>(arch.kvHeadsOf(kind) * arch.headDimOf(kind));
+        std::vector<double> flops{h * q, h * kv};
+        if (!arch.keyIsValueIn(kind))
+            flops.push_back(h * kv);
+        flops.push_back(q * h);
+        flops.insert(flops.end(), {h * f, h * f});
+        if (swiglu)
+            flops.push_back(f * h);
+        for (size_t i = 0; i < flops.size(); ++i) {
+            all += layers * flops[i];
+            if (i % 2 == 1) // the 2nd, 4th, … matmul is recomputed
+                recomputed += layers * flops[i];
+        }
+    }
+    return all > 0 ? recomputed / all : 0;
 }
 
 std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu)
@@ -161,17 +194,7 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
         const Architecture& arch = m.arch;
         if ((s.training.checkpointing == Checkpointing::None || s.training.checkpointing == Checkpointing::Selective) &&
             arch.attention != AttentionKind::MLA && arch.hidden > 0) {
-            const double h = static_cast<double>(arch.hidden), hd = static_cast<double>(arch.headDimOrDefault());
-            const double q = static_cast<double>(arch.heads) * hd;
-            const double kv = static_cast<double>(arch.kvHeadsOrDefault()) * hd;
-            const double f =
-                static_cast<double>(arch.isMoe() ? arch.moe.expertFfn * std::max<int64_t>(arch.moe.activeExperts, 1)
-                                                 : std::max(arch.ffn, arch.moe.denseFfn));
-            const bool swiglu = arch.ffnKind == FfnKind::SwiGLU;
-            // FLOPs per token are proportional to d_in·d_out: q, k, v, o, then gate, up, down (fc1, fc2).
-            const double all = h * (q + 2 * kv) + q * h + (swiglu ? 3 : 2) * h * f;
-            const double recomputed = h * kv + q * h + h * f;
-            const double overhead = all > 0 ? recomputed / all / 3 : 0;
+            const double overhead = perOpRecomputeShare(arch) / 3;
             Scenario x = s;
             x.training.checkpointing = Checkpointing::PerOp;
             consider(FixKind::PerOpCheckpointing, FixTier::Throughput, "Per-op checkpointing",

@@ -70,6 +70,10 @@ struct Fix {
 
 /// \brief Every single change that makes `s` fit on `gpu`, cheapest first. Empty when it
 /// already fits, or when nothing single helps.
+/// The share of a layer's forward matmul FLOPs that per-op checkpointing recomputes (the 2nd, 4th, … matmul, each
+/// attention kind in its own shape, weighted by its layers); its compute overhead is a third of it.
+double perOpRecomputeShare(const Architecture& arch);
+
 std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu);
 /// \brief The same, given the breakdown of `s` on `gpu` the caller already has (`before.model` is reused).
 std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Breakdown& before);

@@ -1,13 +1,16 @@
 // Layer kinds (issue 29 §2): sliding-window attention bounds the KV cache and the unfused scores by the window,
 // linear attention (Gated DeltaNet) keeps a fixed-size recurrent state instead of a KV cache. Every number below is
 // derived by hand in its comment from the model's config fields.
+#include "cost.h"
 #include "fitmap.h"
+#include "fixes.h"
 #include "hfconfig.h"
 #include "report.h"
 #include "scenarioio.h"
 #include "terms.h"
 #include "testdata.h"
 #include "timeline.h"
+#include "trainconfig.h"
 
 #include <QtTest>
 
@@ -151,6 +154,79 @@ private Q_SLOTS:
         QCOMPARE(layerActivations(a, false, in, LayerKind::Full).attention -
                      layerActivations(a, false, in, LayerKind::Sliding).attention,
                  50331648.0);
+    }
+
+    // Every path that reads an attention width takes each kind's own (issue 29 §2). Gemma 4 31B
+    // (Gemma-4-31B-IT-NVFP4.json): h 5376, 32 heads; 50 sliding layers of 16 KV heads of 256 (q 8192, kv 4096), 10 full
+    // layers of 4 KV heads of 512 with k = v (q 16384, kv 2048, no v_proj); gated GELU of 21504.
+    //  - The context-parallel ring (Megatron-LM context_parallel.md at d98e8a6) passes each layer's own K and V:
+    //    3·(c − 1) blocks of e·(s/c)·b·w_kv. At s = 8192, c = 2, b = 1, bf16, one micro-batch: 3 · 2 · 4096 ·
+    //    (50 · 2 · 4096 + 10 · 2 · 2048) = 24,576 · 450,560 = 11,072,962,560 B (with the sliding width in every layer
+    //    it was 24,576 · 60 · 8192 = 12,079,595,520).
+    //  - LoRA on q_proj and v_proj (fileLoraParams, a torchtune file's projections): sliding 8·(5376 + 8192) +
+    //    8·(5376 + 4096) = 184,320 × 50 = 9,216,000; full 8·(5376 + 16384) = 174,080 and no v_proj × 10 = 1,740,800:
+    //    10,956,800 (not 60 × 184,320 = 11,059,200).
+    //  - Per-op checkpointing recomputes the 2nd, 4th and 6th matmul of each layer. In units of 5376 a sliding layer's
+    //    FLOPs are q 8192, k 4096, v 4096, o 8192, gate, up, down 21504 (89,088; recomputed k, o, up: 33,792); a full
+    //    layer's q 16384, k 2048, o 16384, gate, up, down 21504 (99,328; recomputed k, gate, down: 45,056).
+    //    (50 · 33,792 + 10 · 45,056) / (50 · 89,088 + 10 · 99,328) = 2,140,160 / 5,447,680.
+    //  - --json's shape names the full layers' own: 10 layers, 4 KV heads of 512, k = v.
+    void gemma4FullLayersKeepTheirShapeEverywhere()
+    {
+        const HfImport imp =
+            parseHfConfig(testdata::readFile(std::string(TRAINMEM_HF_DATA) + "/Gemma-4-31B-IT-NVFP4.json"), "f");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        const Architecture& a = imp.architecture;
+        QCOMPARE(a.layersOfKind(LayerKind::Sliding), int64_t(50));
+
+        Scenario s = scenarioWithHfModel(testdata::sized(7'000'000'000), imp, "");
+        s.training.seqLen = 8192;
+        s.training.microBatch = 1;
+        s.training.gradAccum = 1;
+        s.training.precision = Precision::BF16;
+        s.hardware = HardwareSetup{};
+        s.hardware.cp = 2;
+        s.hardware.gpus = 2;
+        QVERIFY(validateScenario(s, "").empty());
+        const Breakdown b = account(s, testdata::gpu("B200"));
+        QCOMPARE(b.tax.contextParallel, 11072962560.0);
+
+        QCOMPARE(fileLoraParams(a, 8, {"q_proj", "v_proj"}), std::optional<int64_t>(10956800));
+        QCOMPARE(perOpRecomputeShare(a), 2140160.0 / 5447680.0);
+
+        const nlohmann::json j =
+            breakdownToJson(b, s, testdata::gpu("B200"), computeCost(b.model, s, testdata::gpu("B200")));
+        const nlohmann::json& full = j["params"]["shape"]["full_attention"];
+        QCOMPARE(full["layers"].get<int64_t>(), int64_t(10));
+        QCOMPARE(full["kv_heads"].get<int64_t>(), int64_t(4));
+        QCOMPARE(full["head_dim"].get<int64_t>(), int64_t(512));
+        QCOMPARE(full["k_eq_v"].get<bool>(), true);
+        QCOMPARE(j["params"]["shape"]["head_dim"].get<int64_t>(), int64_t(256));
+    }
+
+    // The compute receipt's attention FLOPs (Kaplan et al. 2020 §2.1: 2·L·s·d_attn forward, 3× in training) run over
+    // the keys each kind's queries meet. gpt-oss-120b at s = 8192: 18 full layers over 8192 keys and 18 sliding
+    // layers over their 128, 64 heads of 64 (d_qk + d_v = 128): 3 · 64 · 128 · 18 · (8192 + 128) = 3,680,501,760
+    // FLOPs a token beside 6·active. Qwen3-Next-80B at s = 8192: only its 12 gated-attention layers score, 16 heads of
+    // 256: 3 · 16 · 512 · 12 · 8192 = 2,415,919,104 (its 36 Gated DeltaNet layers have no scores).
+    void attentionFlopsFollowTheLayerKinds_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<double>("attention");
+        QTest::newRow("gpt-oss-120b: 18 full layers over 8192 keys, 18 sliding over 128")
+            << QString::fromUtf8(kGptOss120b) << 3680501760.0;
+        QTest::newRow("Qwen3-Next-80B: 12 attention layers, 36 linear ones without scores")
+            << QString::fromUtf8(kQwen3Next80b) << 2415919104.0;
+    }
+    void attentionFlopsFollowTheLayerKinds()
+    {
+        QFETCH(QString, json);
+        QFETCH(double, attention);
+        Scenario s = imported(json.toStdString().c_str());
+        s.training.seqLen = 8192;
+        const ResolvedModel m = resolveModel(s.model);
+        const CostReceipt r = computeCost(m, s, testdata::gpu("H100"));
+        QCOMPARE(r.flopsPerToken - 6 * static_cast<double>(m.params.active), attention);
     }
 
     // Without layer_types, Cohere2Config and Exaone4Config fill it in: layer i slides when (i + 1) %
