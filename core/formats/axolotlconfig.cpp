@@ -14,11 +14,9 @@ namespace {
 
 struct OptimizerName {
     Optimizer optimizer;
-    const char* note; ///< what TrainMem does not model of it, or nullptr
+    const char* note;   ///< what TrainMem does not model of it, or nullptr
+    bool paged = false; ///< bitsandbytes' paged optimizers (transformers' OptimizerNames paged_*)
 };
-
-const char* const kPaged = "a paged optimizer (bitsandbytes pages its state to host memory under pressure) is read "
-                           "but not modelled: its state is counted on the GPU";
 
 // transformers' OptimizerNames (training_args.py) that TrainMem's optimizers express.
 const std::map<std::string, OptimizerName>& axolotlOptimizers()
@@ -31,15 +29,16 @@ const std::map<std::string, OptimizerName>& axolotlOptimizers()
         {"adamw_anyprecision", {Optimizer::AdamW, nullptr}},
         {"adamw_bnb_8bit", {Optimizer::Adam8bit, nullptr}},
         {"adamw_8bit", {Optimizer::Adam8bit, nullptr}},
-        {"paged_adamw_8bit", {Optimizer::Adam8bit, kPaged}},
-        {"paged_adamw_32bit", {Optimizer::AdamW, kPaged}},
-        {"paged_adamw", {Optimizer::AdamW, kPaged}},
+        {"paged_adamw_8bit", {Optimizer::Adam8bit, nullptr, true}},
+        {"paged_adamw_32bit", {Optimizer::AdamW, nullptr, true}},
+        {"paged_adamw", {Optimizer::AdamW, nullptr, true}},
         {"adafactor", {Optimizer::Adafactor, nullptr}},
         {"sgd", {Optimizer::SGD, nullptr}},
         {"lion_32bit", {Optimizer::Lion, nullptr}},
-        {"paged_lion_32bit", {Optimizer::Lion, kPaged}},
+        {"paged_lion_32bit", {Optimizer::Lion, nullptr, true}},
         {"lion_8bit", {Optimizer::Lion, "an 8-bit Lion state is read but not modelled: counted as 16-bit Lion"}},
-        {"paged_lion_8bit", {Optimizer::Lion, "a paged 8-bit Lion state is read but not modelled: counted as Lion"}},
+        {"paged_lion_8bit",
+         {Optimizer::Lion, "an 8-bit Lion state is read but not modelled: counted as 16-bit Lion", true}},
     };
     return names;
 }
@@ -226,6 +225,10 @@ void readAxolotl(ConfigMap& top, TrainingConfig& c)
             top.error("optimizer", "names an optimizer TrainMem cannot map: \"" + *name + "\" (known: " + known + ")");
         } else {
             c.optimizer = it->second.optimizer;
+            // A paged optimizer keeps its state in CUDA unified memory (bitsandbytes' paged_* classes, which
+            // transformers' OptimizerNames name): counted in host memory, as --optimizer paged-adamw counts it
+            // (docs/accounting.md, Recipes).
+            c.pagedOptimizer = it->second.paged;
             if (it->second.note)
                 c.notes.push_back(std::string("optimizer ") + *name + ": " + it->second.note);
         }
