@@ -624,14 +624,43 @@ int64_t layersOffPeriod(int64_t layers, int64_t period)
 void readGemma4LayerKinds(HfReader& r, Architecture& a)
 {
     const std::vector<int64_t> kinds = r.layerKinds("layer_types", a.layers, {"full_attention", "sliding_attention"});
-    int64_t sliding = 0;
-    if (r.has("layer_types")) {
-        sliding = kinds[1];
-        const json& list = r.at("layer_types");
-        if (sliding > 0 && list.is_array() && !list.empty() && list.back() == "sliding_attention")
-            --sliding; // "Forcing last layer to `full_attention`"
-    } else {
-        sliding = layersOffPeriod(a.layers, 6) - (a.layers % 6 != 0 ? 1 : 0);
+    // Each layer's kind, as __post_init__ leaves layer_types (a wrong list has been reported: all full then).
+    std::vector<bool> isFull(static_cast<size_t>(std::max<int64_t>(a.layers, 0)), true);
+    const bool listed = r.has("layer_types") && kinds[0] + kinds[1] == a.layers;
+    for (int64_t i = 0; i < a.layers; ++i)
+        isFull[static_cast<size_t>(i)] =
+            listed ? r.at("layer_types")[static_cast<size_t>(i)] == "full_attention" : (i + 1) % 6 == 0;
+    if (!isFull.empty() && (listed || !r.has("layer_types")))
+        isFull.back() = true; // "Forcing last layer to `full_attention`"
+    else if (r.has("layer_types"))
+        std::fill(isFull.begin(), isFull.end(), true);
+    const int64_t sliding = static_cast<int64_t>(std::count(isFull.begin(), isFull.end(), false));
+    // The E2B and E4B models' KV sharing (Gemma4TextAttention: is_kv_shared_layer = layer_idx >=
+    // num_hidden_layers - num_kv_shared_layers > 0, each reading the last earlier non-shared layer of its own type,
+    // which must exist; Gemma4TextMLP doubles intermediate_size there under use_double_wide_mlp). Defaults 0 and false
+    // (Gemma4TextConfig, configuration_gemma4.py @ 008e574391258935f3ecc3035c882e73bbcac419).
+    const int64_t shared = r.integer("num_kv_shared_layers", false, 0, 0, kMaxLayers);
+    if (shared > 0 && shared >= a.layers) {
+        r.error("num_kv_shared_layers", "must leave at least one layer that computes its own keys and values (" +
+                                            std::to_string(a.layers) + " layers), got " + std::to_string(shared));
+    } else if (shared > 0) {
+        int64_t sharedFull = 0, sharedSliding = 0;
+        bool ownFull = false, ownSliding = false;
+        for (int64_t i = 0; i < a.layers; ++i) {
+            const bool full = isFull[static_cast<size_t>(i)];
+            if (i < a.layers - shared)
+                (full ? ownFull : ownSliding) = true;
+            else
+                ++(full ? sharedFull : sharedSliding);
+        }
+        if ((sharedFull > 0 && !ownFull) || (sharedSliding > 0 && !ownSliding))
+            r.error("num_kv_shared_layers",
+                    "leaves no earlier " + std::string(sharedFull > 0 && !ownFull ? "full-attention" : "sliding") +
+                        " layer for the shared layers of that kind to take their keys and values from");
+        a.kinds.kvSharedFull = sharedFull;
+        a.kinds.kvSharedSliding = sharedSliding;
+        if (r.flag("use_double_wide_mlp", false))
+            a.kinds.kvSharedFfn = 2 * a.ffn;
     }
     int64_t window = r.integer("sliding_window", false, 512, 1, INT64_MAX);
     if (r.has("use_bidirectional_attention") && r.at("use_bidirectional_attention") == "all")
@@ -848,18 +877,16 @@ void readNemotronH(HfReader& r, Architecture& a)
 // pre_feedforward_layernorm_2). layer_scalar is a buffer, not a parameter. Defaults: Gemma4TextConfig
 // (configuration_gemma4.py @ 008e574391258935f3ecc3035c882e73bbcac419); num_experts, top_k_experts and
 // moe_intermediate_size have none (the experts cannot be built without them).
-// Not read yet, and refused: per-layer embeddings (hidden_size_per_layer_input, Gemma4TextConfig's default 256, set
-// to 0 by the 26B-A4B and 31B files) and layers that share another layer's K and V (num_kv_shared_layers), the E2B and
-// E4B models' features.
+// The E2B and E4B models' features (Gemma4TextModel, Gemma4TextDecoderLayer, Gemma4TextAttention, Gemma4TextMLP):
+// per-layer embeddings, hidden_size_per_layer_input wide (Gemma4TextConfig's default 256; the 26B-A4B and 31B files
+// write 0) over vocab_size_per_layer_input tokens (default 262,144); the last num_kv_shared_layers layers (default 0)
+// attend with the K and V of the last earlier layer of their kind and have no K/V projections or cache; under
+// use_double_wide_mlp (default false) their MLP is twice intermediate_size.
 void readGemma4(HfReader& r, Architecture& a)
 {
-    if (r.integer("hidden_size_per_layer_input", false, 256, 0, kMaxHidden) > 0)
-        r.error("hidden_size_per_layer_input",
-                "per-layer embeddings (Gemma 4's E2B and E4B) are not supported yet; Gemma4TextConfig's default is "
-                "256, so a file without this field has them (the 26B-A4B and 31B files write 0)");
-    if (r.integer("num_kv_shared_layers", false, 0, 0, kMaxLayers) > 0)
-        r.error("num_kv_shared_layers",
-                "layers that reuse another layer's keys and values (Gemma 4's E2B and E4B) are not supported yet");
+    a.perLayerInput = r.integer("hidden_size_per_layer_input", false, 256, 0, kMaxHidden);
+    if (a.perLayerInput > 0)
+        a.perLayerVocab = r.integer("vocab_size_per_layer_input", false, 262144, 1, 100'000'000);
     if (r.flag("enable_moe_block", false)) {
         a.moe.experts = r.integer("num_experts", true, 0, 1, 65536);
         a.moe.activeExperts = r.integer("top_k_experts", true, 0, 1, 65536);
@@ -868,6 +895,44 @@ void readGemma4(HfReader& r, Architecture& a)
         a.moe.routerScales = true;
         a.normsPerLayer = 7;
     }
+}
+
+// Gemma 4's audio tower, a Universal Speech Model conformer, and its projector into the text model
+// (modeling_gemma4.py @ c308a309e651a7e033f683353f3f75aa66d29502; defaults Gemma4AudioConfig, configuration_gemma4.py
+// @ 351f643ab9f582c01026b6d75aab3e2c5a8338cd: hidden_size 1024, 12 layers, 8 heads, conv_kernel_size 5,
+// subsampling_conv_channels [128, 32], output_proj_dims 1536). Gemma4AudioSubSampleConvProjection: two Conv2d 3×3
+// without bias (1 -> c0, c0 -> c1), each with a LayerNorm without bias, and input_proj_linear Linear((c0 / 4)·c1, h)
+// without bias. Each Gemma4AudioLayer: two Gemma4AudioFeedForward (Linear(h, 4h), Linear(4h, h), two norms),
+// Gemma4AudioAttention (q, k, v and post Linear(h, h), relative_k_proj Linear(h, h), per_dim_scale of h / heads),
+// Gemma4AudioLightConv1d (linear_start Linear(h, 2h), linear_end Linear(h, h), a depthwise conv of h·K, two norms) and
+// three norms; every Gemma4ClippableLinear is an nn.Linear without bias (its clipping bounds are buffers).
+// output_proj Linear(h, output_proj_dims) with bias; embed_audio (Gemma4MultimodalEmbedder) Linear(output_proj_dims,
+// text hidden) without bias beside a norm without weight.
+int64_t gemma4AudioParams(HfReader& au, int64_t textH)
+{
+    const double h = static_cast<double>(au.integer("hidden_size", false, 1024, 1, kMaxHidden));
+    const double layers = static_cast<double>(au.integer("num_hidden_layers", false, 12, 0, kMaxLayers));
+    const int64_t heads = au.integer("num_attention_heads", false, 8, 1, 65536);
+    const double kernel = static_cast<double>(au.integer("conv_kernel_size", false, 5, 1, 1024));
+    const double out = static_cast<double>(au.integer("output_proj_dims", false, 1536, 1, kMaxHidden));
+    double c0 = 128, c1 = 32;
+    if (au.has("subsampling_conv_channels")) {
+        const json& c = au.at("subsampling_conv_channels");
+        auto channels = [](const json& n) {
+            return n.is_number_integer() && n.get<int64_t>() >= 1 && n.get<int64_t>() <= 1 << 16;
+        };
+        if (c.is_array() && c.size() == 2 && channels(c[0]) && channels(c[1])) {
+            c0 = static_cast<double>(c[0].get<int64_t>());
+            c1 = static_cast<double>(c[1].get<int64_t>());
+        } else {
+            au.error("subsampling_conv_channels", "must be two channel counts of 1 to 65536, got " + describe(c));
+        }
+    }
+    const double headDim = std::floor(h / static_cast<double>(heads));
+    double p = 9 * c0 + c0 + 9 * c0 * c1 + c1 + std::floor(c0 / 4) * c1 * h;
+    p += layers * (24 * h * h + 9 * h + h * kernel + headDim);
+    p += h * out + out + out * static_cast<double>(textH);
+    return static_cast<int64_t>(p);
 }
 
 void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const SizeDefaults* wrapperDefaults = nullptr)
@@ -1636,9 +1701,18 @@ HfImport parseHfConfig(std::string_view text, const std::string& file)
         // wrappers' configuration classes fill in their default tower.
         if (wrapper->vision != VisionTower::Gemma4 || hasVision)
             a.visionParams = visionParams(v, top, wrapper->vision, a.hidden);
-        // Gemma 4's audio tower (Gemma4AudioModel, the E2B and E4B models') is not counted yet.
-        if (wrapper->vision == VisionTower::Gemma4 && top.has("audio_config"))
-            top.error("audio_config", "the audio tower (Gemma 4's E2B and E4B) is not supported yet");
+        // Gemma 4's audio tower (the E2B and E4B models'): built when audio_config is an object (Gemma4Model:
+        // "AutoModel.from_config(config.audio_config) if config.audio_config is not None").
+        if (wrapper->vision == VisionTower::Gemma4 && doc.contains("audio_config") &&
+            !doc.at("audio_config").is_null()) {
+            if (!doc.at("audio_config").is_object()) {
+                top.error("audio_config", "must be an object (the audio tower's configuration), got " +
+                                              describe(doc.at("audio_config")));
+            } else {
+                HfReader au(doc.at("audio_config"), "/audio_config", file, out.errors);
+                a.audioParams = gemma4AudioParams(au, a.hidden);
+            }
+        }
     }
     if (out.ok()) {
         const ParamCount c = countParams(a);

@@ -298,8 +298,10 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
     // (with the multi-token-prediction modules).
     // A multimodal wrapper's vision tower and projector: outside total and active, held in every mode, trained only
     // in full training (frozen under LoRA/QLoRA).
-    if (const int64_t vision = heldVisionParams(b.model); vision > 0) {
-        params["vision"] = vision;
+    if (const int64_t towers = heldVisionParams(b.model); towers > 0) {
+        params["vision"] = b.model.params.vision;
+        if (b.model.params.audio > 0) // Gemma 4 E2B/E4B's audio tower and projector, held and trained as the vision's
+            params["audio"] = b.model.params.audio;
         params["vision_trained"] = trainedVisionParams(b.model, s) > 0;
     }
     params["trainable"] = s.training.adapters()
@@ -456,7 +458,8 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
         out += " + " + formatCount(static_cast<double>(mtp)) + " in " + std::to_string(b.model.arch.mtpLayers) +
                " multi-token-prediction module" + (b.model.arch.mtpLayers == 1 ? "" : "s");
     if (const int64_t vision = heldVisionParams(b.model); vision > 0)
-        out += " + " + formatCount(static_cast<double>(vision)) + " in the vision tower" +
+        out += " + " + formatCount(static_cast<double>(vision)) +
+               (b.model.params.audio > 0 ? " in the vision and audio towers" : " in the vision tower") +
                (s.training.adapters() ? " (frozen)" : "");
     out += ", " + std::string(toString(s.training.mode)) + ", " + toString(s.training.precision) + " + " +
            toString(s.training.optimizer) + ", context " + formatContext(s.training.seqLen) + ", micro-batch " +

@@ -197,7 +197,8 @@ void readLayerKinds(Reader& r, const json& j, const std::string& p, Architecture
     const std::string kp = p + "/layer_kinds";
     r.onlyKeys(*k, kp,
                {"sliding", "sliding_window", "chunked", "chunk_size", "linear", "linear_attention", "mamba", "mamba2",
-                "ffn_only", "mixer_only", "full_head_dim", "full_kv_heads", "full_k_eq_v"});
+                "ffn_only", "mixer_only", "full_head_dim", "full_kv_heads", "full_k_eq_v", "kv_shared_sliding",
+                "kv_shared_full", "kv_shared_ffn"});
     LayerKinds& m = a.kinds;
     r.integer(*k, "sliding", kp, m.sliding, 0, kMaxLayers);
     r.integer(*k, "sliding_window", kp, m.window, 1, kMaxSeq);
@@ -209,6 +210,14 @@ void readLayerKinds(Reader& r, const json& j, const std::string& p, Architecture
     r.integer(*k, "full_head_dim", kp, m.fullHeadDim, 1, 65536);
     r.integer(*k, "full_kv_heads", kp, m.fullKvHeads, 1, 65536);
     r.boolean(*k, "full_k_eq_v", kp, m.fullKeyIsValue);
+    // Layers that reuse an earlier layer's K and V (Gemma 4 E2B, E4B) and their MLP width (0: the model's).
+    r.integer(*k, "kv_shared_sliding", kp, m.kvSharedSliding, 0, kMaxLayers);
+    r.integer(*k, "kv_shared_full", kp, m.kvSharedFull, 0, kMaxLayers);
+    r.integer(*k, "kv_shared_ffn", kp, m.kvSharedFfn, 1, 16 * kMaxHidden);
+    if (m.kvSharedSliding > 0 && m.kvSharedSliding >= m.sliding)
+        r.error(kp + "/kv_shared_sliding", "must leave a sliding layer that computes its own keys and values (" +
+                                               std::to_string(m.sliding) + " sliding), got " +
+                                               std::to_string(m.kvSharedSliding));
     if (m.fullKvHeads > 0 && a.heads > 0 && a.heads % m.fullKvHeads != 0)
         r.error(kp + "/full_kv_heads",
                 "must divide heads (" + std::to_string(a.heads) + "), got " + std::to_string(m.fullKvHeads));
@@ -254,6 +263,10 @@ void readLayerKinds(Reader& r, const json& j, const std::string& p, Architecture
     if (a.layers > 0 && other > a.layers)
         r.error(kp, "counts " + std::to_string(other) + " sliding, chunked, linear, Mamba-2 and FFN-only layers for " +
                         std::to_string(a.layers) + " layers; the full-attention layers are what they leave");
+    if (a.layers > 0 && m.kvSharedFull > 0 && m.kvSharedFull >= a.layersOfKind(LayerKind::Full))
+        r.error(kp + "/kv_shared_full", "must leave a full-attention layer that computes its own keys and values (" +
+                                            std::to_string(a.layersOfKind(LayerKind::Full)) + " full), got " +
+                                            std::to_string(m.kvSharedFull));
     if (a.layers > 0 && m.mixerOnly > a.layers - m.ffnOnly)
         r.error(kp + "/mixer_only", "must not exceed the layers that have a token mixer (" +
                                         std::to_string(a.layers - m.ffnOnly) + "), got " + std::to_string(m.mixerOnly));
@@ -287,6 +300,9 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
                 "dropout",
                 "mtp_layers",
                 "vision_params",
+                "audio_params",
+                "per_layer_input",
+                "per_layer_vocab",
                 "layer_kinds",
                 "gated_attention"});
     for (const char* required : {"layers", "hidden", "heads"})
@@ -323,6 +339,14 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     r.choice(j, "qk_norm", p, a.qkNorm, qkNormFromString, "none|head|full");
     r.integer(j, "mtp_layers", p, a.mtpLayers, 0, kMaxLayers);
     r.integer(j, "vision_params", p, a.visionParams, 0, kMaxParams);
+    r.integer(j, "audio_params", p, a.audioParams, 0, kMaxParams);
+    // Gemma 4's per-layer embeddings (E2B, E4B): their width and the table's tokens, both or neither.
+    r.integer(j, "per_layer_input", p, a.perLayerInput, 1, kMaxHidden);
+    r.integer(j, "per_layer_vocab", p, a.perLayerVocab, 1, 100'000'000);
+    if ((a.perLayerInput > 0) != (a.perLayerVocab > 0))
+        r.error(p + (a.perLayerInput > 0 ? "/per_layer_vocab" : "/per_layer_input"),
+                "is required with " + std::string(a.perLayerInput > 0 ? "per_layer_input" : "per_layer_vocab") +
+                    " (Gemma 4's per-layer embeddings: their width and the table's tokens)");
     r.boolean(j, "attention_sinks", p, a.attentionSinks);
     r.boolean(j, "head_bias", p, a.headBias);
     r.boolean(j, "gated_attention", p, a.gatedAttention);
@@ -730,6 +754,12 @@ json scenarioToJson(const Scenario& s)
             arch["head_bias"] = true;
         if (a.visionParams > 0) // a multimodal wrapper's vision tower and projector (hfconfig.cpp)
             arch["vision_params"] = a.visionParams;
+        if (a.audioParams > 0) // Gemma 4 E2B/E4B's audio tower and projector (hfconfig.cpp)
+            arch["audio_params"] = a.audioParams;
+        if (a.perLayerInput > 0) {
+            arch["per_layer_input"] = a.perLayerInput;
+            arch["per_layer_vocab"] = a.perLayerVocab;
+        }
         if (a.gatedAttention)
             arch["gated_attention"] = true;
         if (a.kinds.any()) { // written only when set, as the sinks
@@ -759,6 +789,12 @@ json scenarioToJson(const Scenario& s)
                 kinds["full_kv_heads"] = a.kinds.fullKvHeads;
             if (a.kinds.fullKeyIsValue)
                 kinds["full_k_eq_v"] = true;
+            if (a.kinds.kvSharedSliding > 0)
+                kinds["kv_shared_sliding"] = a.kinds.kvSharedSliding;
+            if (a.kinds.kvSharedFull > 0)
+                kinds["kv_shared_full"] = a.kinds.kvSharedFull;
+            if (a.kinds.kvSharedFfn > 0)
+                kinds["kv_shared_ffn"] = a.kinds.kvSharedFfn;
             if (a.kinds.linear > 0) {
                 const LinearAttentionConfig& g = a.kinds.linearAttention;
                 kinds["linear"] = a.kinds.linear;

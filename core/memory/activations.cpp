@@ -227,7 +227,28 @@ double keysPerQuery(const Architecture& a, LayerKind kind, double seq)
     return seq;
 }
 
+namespace {
+LayerActivations blockTape(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind);
+} // namespace
+
 LayerActivations layerActivations(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind)
+{
+    LayerActivations r = blockTape(a, moeLayer, in, kind);
+    // Gemma 4's per-layer input (Gemma4TextDecoderLayer, E2B and E4B): per_layer_input_gate saves its input (h) for
+    // its weight's gradient, the GELU its input (p), the product its two factors (the GELU's output and the layer's p
+    // of per_layer_inputs), per_layer_projection its input (p) and its norm its input (h): e·sb·(2h + 4p). The model's
+    // per_layer_inputs (Gemma4TextModel.project_per_layer_inputs: the projection's output, its norm's input and the
+    // sum, L·p each) add 2p a layer beside that layer's slice: e·sb·(2h + 6p) a layer, counted with the FFN part.
+    if (a.perLayerInput > 0 && kind != LayerKind::None) {
+        const double e = in.elementBytes, sb = in.localSeq() * in.microBatch;
+        const double p = static_cast<double>(a.perLayerInput), h = static_cast<double>(a.hidden);
+        r.mlp += e * sb * (2 * h + 6 * p) / (in.tp > 1 && in.sequenceParallel ? in.tp : 1.0);
+    }
+    return r;
+}
+
+namespace {
+LayerActivations blockTape(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind)
 {
     if (in.checkpointing == Checkpointing::PerOp) {
         // Linear-attention and Mamba-2 layers run their own fused kernels, whose saves the per-op policy sees as
@@ -236,7 +257,7 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
             return perOpTape(a, moeLayer, in, kind);
         ActivationInputs selective = in;
         selective.checkpointing = Checkpointing::Selective;
-        return layerActivations(a, moeLayer, selective, kind);
+        return blockTape(a, moeLayer, selective, kind);
     }
     if (torchTapeApplies(a, moeLayer, in, kind))
         return torchtuneTape(a, in);
@@ -331,6 +352,8 @@ LayerActivations layerActivations(const Architecture& a, bool moeLayer, const Ac
     }
     return r;
 }
+
+} // namespace
 
 double layerInputCheckpoint(const Architecture& a, const ActivationInputs& in)
 {

@@ -77,6 +77,11 @@ LayerKinds fitMapKinds(const ResolvedModel& current, int64_t layers)
     k.chunked = std::min(share(c.chunked), layers - k.sliding);
     k.linear = std::min(share(c.linear), layers - k.sliding - k.chunked);
     k.mamba = std::min(share(c.mamba), layers - k.sliding - k.chunked - k.linear);
+    // KV sharing keeps its share of each kind (the cache it saves); the made-up shape has one MLP width.
+    const int64_t full = layers - k.sliding - k.chunked - k.linear - k.mamba;
+    k.kvSharedSliding = std::min(share(c.kvSharedSliding), std::max<int64_t>(k.sliding - 1, 0));
+    k.kvSharedFull = std::min(share(c.kvSharedFull), std::max<int64_t>(full - 1, 0));
+    k.kvSharedFfn = 0;
     return k;
 }
 

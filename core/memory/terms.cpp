@@ -731,7 +731,12 @@ std::string kindsSentence(const TermContext& c, bool cache)
     std::string out;
     for (size_t i = 0; i < kLayerKindCount; ++i) {
         const LayerKind k = static_cast<LayerKind>(i);
-        const double n = c.kindLayers[i];
+        // In the cache's sentence the layers that reuse an earlier layer's K and V are left to their own sentence.
+        const double shared = !cache                    ? 0
+                              : k == LayerKind::Full    ? c.kvShared[0]
+                              : k == LayerKind::Sliding ? c.kvShared[1]
+                                                        : 0;
+        const double n = c.kindLayers[i] - shared;
         if (n <= 0)
             continue;
         std::string what;
@@ -967,9 +972,13 @@ template <class X> X kvCacheByKind(const TermContext& c, TermNotes<X>& n)
 {
     const Architecture& a = c.model->arch;
     n.assume([&] {
+        const double shared = c.kvShared[0] + c.kvShared[1];
         return "K and V in 16 bits for the tokens each attention layer attends to; grouped-query attention shares "
                "them across heads." +
-               kindsSentence(c, true);
+               kindsSentence(c, true) +
+               (shared > 0 ? " " + formatNumber(shared) +
+                                 " more layers attend with an earlier layer's K and V and keep no cache of their own."
+                           : std::string());
     });
     n.source("Pope et al. 2022, Efficiently Scaling Transformer Inference §2 (KV cache); Ainslie et al. 2023 (GQA); "
              "Jiang et al. 2023, Mistral 7B (arXiv 2310.06825), Rolling Buffer Cache (a sliding-window layer's cache "
@@ -982,8 +991,10 @@ template <class X> X kvCacheByKind(const TermContext& c, TermNotes<X>& n)
         layerTokens = first ? term : layerTokens + term;
         first = false;
     };
-    const double full = c.kindLayers[static_cast<size_t>(LayerKind::Full)];
-    const double sliding = c.kindLayers[static_cast<size_t>(LayerKind::Sliding)];
+    // Layers that reuse an earlier layer's K and V keep no cache of their own (Gemma4TextAttention.forward: no
+    // past_key_values.update where is_kv_shared_layer; Gemma 4 E2B, E4B).
+    const double full = std::max(0.0, c.kindLayers[static_cast<size_t>(LayerKind::Full)] - c.kvShared[0]);
+    const double sliding = std::max(0.0, c.kindLayers[static_cast<size_t>(LayerKind::Sliding)] - c.kvShared[1]);
     const double chunked = c.kindLayers[static_cast<size_t>(LayerKind::Chunked)];
     // Full-attention layers of their own shape (Gemma 4: global_head_dim, num_global_key_value_heads) cache K and V
     // of that shape; k = v layers still cache both (Gemma4TextAttention.forward: past_key_values.update(key_states,
@@ -1543,13 +1554,24 @@ Tapes tapesFor(const TermContext& c, const Scenario& s)
         // dense (MoE) FFN is what serving holds at once and full recomputation rebuilds.
         auto kinds = [&](const ActivationInputs& in, const LayerActivations& fullDense, const LayerActivations& fullMoe,
                          LayerActivations& largestDense, LayerActivations& largestMoe, bool average) {
-            const double mlp = (c.denseLayers * fullDense.mlp + c.moeLayers * fullMoe.mlp) / c.layers;
+            double mlp = (c.denseLayers * fullDense.mlp + c.moeLayers * fullMoe.mlp) / c.layers;
+            // Gemma 4's KV-sharing layers under use_double_wide_mlp: an MLP of kvSharedFfn (dense models only).
+            double wideMlp = 0;
+            const double shared = c.kvShared[0] + c.kvShared[1];
+            if (a.kinds.kvSharedFfn > 0 && shared > 0 && !a.isMoe()) {
+                Architecture wide = a;
+                wide.ffn = a.kinds.kvSharedFfn;
+                wideMlp = layerActivations(wide, false, in).mlp;
+                mlp += shared * (wideMlp - fullDense.mlp) / c.layers;
+            }
             bool any = false;
             for (size_t i = 0; i < kLayerKindCount; ++i) {
                 if (c.kindLayers[i] <= 0)
                     continue;
                 const LayerKind k = static_cast<LayerKind>(i);
                 LayerActivations one = k == LayerKind::Full ? fullDense : layerActivations(a, false, in, k);
+                if (wideMlp > one.mlp && a.kinds.kvSharedOf(k) > 0)
+                    one.mlp = wideMlp; // the largest layer of this kind is a wide one
                 LayerActivations tm = one;
                 tm.mlp = fullMoe.mlp;
                 if (!any || one.total() > largestDense.total())
@@ -1679,6 +1701,7 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         c.mixedKinds = true;
         for (size_t i = 0; i < kLayerKindCount; ++i)
             c.kindLayers[i] = dbl(std::min(a.layersOfKind(static_cast<LayerKind>(i)), L));
+        c.kvShared = {dbl(a.kinds.kvSharedFull), dbl(a.kinds.kvSharedSliding)};
     }
     useTapes(c, tapesFor(c, s), s);
 

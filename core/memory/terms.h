@@ -90,6 +90,9 @@ struct TermContext {
     bool mixedKinds = false;
     std::array<double, kLayerKindCount> kindLayers{};
     std::array<LayerActivations, kLayerKindCount> kindTape{};
+    /// Of the full and the sliding layers, those that reuse an earlier layer's K and V (LayerKinds::kvSharedFull,
+    /// kvSharedSliding): no KV cache of their own.
+    std::array<double, 2> kvShared{};
     Segments bytes; ///< terms evaluated so far, in table order (the reserve reads them)
     /// What this view offloads to host memory (issue 9 §3): the scenario's offload where its ZeRO stage allows
     /// it (optimizer from ZeRO-1, params at ZeRO-3), None for serving and the one-GPU view.
@@ -149,6 +152,9 @@ struct Tapes {
     bool offloadActivations = false;
     LayerActivations dense, moe, denseNone, moeNone;
     std::array<LayerActivations, kLayerKindCount> kindTape{};
+    /// Of the full and the sliding layers, those that reuse an earlier layer's K and V (LayerKinds::kvSharedFull,
+    /// kvSharedSliding): no KV cache of their own.
+    std::array<double, 2> kvShared{};
 };
 /// \brief The tapes of scenario `s` in the view `c` (its layout, its layer counts and kinds).
 Tapes tapesFor(const TermContext& c, const Scenario& s);

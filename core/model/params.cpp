@@ -82,6 +82,26 @@ double attentionParamsOf(const Architecture& a, LayerKind kind)
     return p;
 }
 
+// What a layer that reuses an earlier layer's keys and values does not hold (Gemma4TextAttention: "Layers sharing kv
+// states don't need any weight matrices": no k_proj, v_proj, k_norm; v_norm has no weight anyway).
+double kvProjectionParams(const Architecture& a, LayerKind kind)
+{
+    if (a.attention == AttentionKind::MLA)
+        return 0;
+    const double h = static_cast<double>(a.hidden);
+    const double hd = static_cast<double>(a.headDimOf(kind));
+    const double kv = static_cast<double>(a.kvHeadsOf(kind)) * hd;
+    const double projections = a.keyIsValueIn(kind) ? 1 : 2;
+    double p = projections * h * kv;
+    if (a.attentionBiasOrDefault() != AttentionBias::None)
+        p += projections * kv;
+    if (a.qkNorm == QkNorm::PerHead)
+        p += normParams(a, hd);
+    else if (a.qkNorm == QkNorm::Full)
+        p += normParams(a, kv);
+    return p;
+}
+
 // The model's attention layer (every kind's but the full-attention layers' own shape).
 double attentionParams(const Architecture& a)
 {
@@ -181,6 +201,26 @@ ParamCount countParams(const Architecture& a)
         total += static_cast<double>(std::min(a.kinds.mamba, a.layers)) * (mambaParams(a) - attentionParams(a));
     if (a.kinds.ffnOnly > 0)
         total -= static_cast<double>(std::min(a.kinds.ffnOnly, a.layers)) * attentionParams(a);
+    // Layers that take an earlier layer's K and V hold no K/V projections (Gemma 4 E2B, E4B), and under
+    // use_double_wide_mlp an MLP twice as wide (Gemma4TextMLP: intermediate_size * 2 where is_kv_shared_layer).
+    double sharedWiden = 0;
+    for (const LayerKind k : {LayerKind::Sliding, LayerKind::Full})
+        total -= static_cast<double>(a.kinds.kvSharedOf(k)) * kvProjectionParams(a, k);
+    if (a.kinds.kvSharedFfn > 0 && !a.isMoe())
+        sharedWiden = static_cast<double>(a.kinds.kvShared()) *
+                      (ffnParams(a, static_cast<double>(a.kinds.kvSharedFfn)) - denseFfn);
+    total += sharedWiden;
+    // Per-layer embeddings (Gemma4TextModel, Gemma4TextDecoderLayer): per_layer_model_projection Linear(h, L·p) and
+    // per_layer_projection_norm RMSNorm(p); in each layer per_layer_input_gate Linear(h, p), per_layer_projection
+    // Linear(p, h), post_per_layer_input_norm RMSNorm(h), none with a bias. The table embed_tokens_per_layer
+    // [V_p, L·p] is a lookup: counted with the embeddings, in the total but not the active count (Google's
+    // "effective" parameters leave it out too).
+    double perLayerTable = 0;
+    if (a.perLayerInput > 0) {
+        const double p = static_cast<double>(a.perLayerInput);
+        total += h * L * p + normParams(a, p) + L * (2 * h * p + normParams(a, h));
+        perLayerTable = static_cast<double>(a.perLayerVocab) * L * p;
+    }
     // Mixer-only blocks (its M and *) have no FFN: the FFN counts below run over the FFN layers.
     const double ffnLayers = static_cast<double>(a.ffnLayers());
     double active = total;
@@ -217,9 +257,12 @@ ParamCount countParams(const Architecture& a)
         }
         mtp = D * block + mtpRouted;
     }
+    total += perLayerTable;
+    embedding += perLayerTable;
     ParamCount c{toCount(total),  toCount(active), toCount(embedding),
                  toCount(routed), toCount(mtp),    toCount(mtpRouted)};
     c.vision = std::max<int64_t>(a.visionParams, 0); // counted at import (hfconfig.cpp), outside total and active
+    c.audio = std::max<int64_t>(a.audioParams, 0);
     return c;
 }
 

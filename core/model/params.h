@@ -21,6 +21,7 @@ struct ParamCount {
     /// A multimodal wrapper's vision tower and projector (Architecture::visionParams), not in total or active:
     /// weights in every mode, trained only in full training (frozen under LoRA/QLoRA).
     int64_t vision = 0;
+    int64_t audio = 0; ///< the audio tower and projector (Architecture::audioParams), held and trained as `vision`
 };
 
 /// \brief A model ready for accounting: counts plus a shape for activations.
@@ -54,11 +55,12 @@ inline int64_t trainedMtpParams(const ResolvedModel& m, const Scenario& s)
     return full && !m.fromSize && m.arch.mtpLayers > 0 ? m.params.mtp : 0;
 }
 
-/// \brief The vision tower's parameters scenario `s` holds weights for: ParamCount::vision of an architecture (in
-/// every mode: serving reads it, LoRA/QLoRA keep it frozen), 0 for a size-only model.
+/// \brief The encoders' parameters scenario `s` holds weights for: the vision and audio towers of an architecture
+/// (ParamCount::vision + audio; in every mode: serving reads them, LoRA/QLoRA keep them frozen), 0 for a size-only
+/// model.
 inline int64_t heldVisionParams(const ResolvedModel& m)
 {
-    return m.fromSize ? 0 : std::max<int64_t>(m.params.vision, 0);
+    return m.fromSize ? 0 : std::max<int64_t>(m.params.vision, 0) + std::max<int64_t>(m.params.audio, 0);
 }
 
 /// \brief The vision parameters scenario `s` trains (gradients, master copy, optimizer state): all of them in full

@@ -171,10 +171,23 @@ struct LayerKinds {
     int64_t fullKvHeads = 0;
     bool fullKeyIsValue = false;
     bool fullShape() const { return fullHeadDim > 0 || fullKvHeads > 0 || fullKeyIsValue; }
+    /// Layers that attend with an earlier layer's keys and values (Gemma 4's last num_kv_shared_layers, E2B and E4B;
+    /// modeling_gemma4.py Gemma4TextAttention.is_kv_shared_layer): no k_proj, v_proj or k_norm of their own and no
+    /// KV cache; of the sliding and the full-attention layers. Their MLP is kvSharedFfn wide (use_double_wide_mlp:
+    /// twice intermediate_size; 0: the model's).
+    int64_t kvSharedSliding = 0;
+    int64_t kvSharedFull = 0;
+    int64_t kvSharedFfn = 0;
+    int64_t kvShared() const { return kvSharedSliding + kvSharedFull; }
+    int64_t kvSharedOf(LayerKind k) const
+    {
+        return k == LayerKind::Sliding ? kvSharedSliding : k == LayerKind::Full ? kvSharedFull : 0;
+    }
 
     bool any() const
     {
-        return sliding > 0 || chunked > 0 || linear > 0 || mamba > 0 || ffnOnly > 0 || mixerOnly > 0 || fullShape();
+        return sliding > 0 || chunked > 0 || linear > 0 || mamba > 0 || ffnOnly > 0 || mixerOnly > 0 || fullShape() ||
+               kvShared() > 0;
     }
     bool operator==(const LayerKinds&) const = default;
 };
@@ -219,6 +232,14 @@ struct Architecture {
     /// language model's total or active counts (ParamCount::vision). Held as weights in every mode; LoRA/QLoRA keep it
     /// frozen (16-bit weights only), full training trains it (gradients, master copy, optimizer state).
     int64_t visionParams = 0;
+    /// The audio tower and its projector (Gemma 4 E2B and E4B: Gemma4AudioModel and embed_audio), counted and held
+    /// as the vision tower is.
+    int64_t audioParams = 0;
+    /// Gemma 4's per-layer embeddings (E2B, E4B; modeling_gemma4.py Gemma4TextModel): a second token table of
+    /// perLayerVocab × layers·perLayerInput (hidden_size_per_layer_input, vocab_size_per_layer_input), a projection
+    /// h -> layers·perLayerInput and in every layer a gate h -> perLayerInput, a projection back and a norm. 0: none.
+    int64_t perLayerInput = 0;
+    int64_t perLayerVocab = 0;
     /// Layers whose token mixer is not full attention (issue 29 §2); none by default.
     LayerKinds kinds;
     /// Gated attention (Qwen3-Next, Qwen3.5: attn_output_gate): q_proj also yields a per-channel gate, heads·head_dim

@@ -539,24 +539,21 @@ private Q_SLOTS:
         QCOMPARE(odd.architecture.kinds.sliding, int64_t(29));
     }
 
-    // What the importer does not read yet is refused by name, and bad layer_types name their numbers.
+    // Bad fields are refused by name, and bad layer_types name their numbers (the E2B/E4B features:
+    // tst_layerkinds).
     void gemma4BadOrUnreadFieldsAreRefused_data()
     {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("message");
-        QTest::newRow("per-layer embeddings by default (Gemma4TextConfig's 256)")
-            << QStringLiteral(R"({"model_type": "gemma4", "text_config": {"model_type": "gemma4_text"}})")
-            << QStringLiteral("config.json: /text_config/hidden_size_per_layer_input: per-layer embeddings (Gemma 4's "
-                              "E2B and E4B) are not supported yet; Gemma4TextConfig's default is 256");
-        QTest::newRow("layers that share K and V")
+        QTest::newRow("an audio_config that is not an object")
             << QStringLiteral(
-                   R"({"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "num_kv_shared_layers": 20})")
-            << QStringLiteral("config.json: /num_kv_shared_layers: layers that reuse another layer's keys and values");
-        QTest::newRow("an audio tower")
+                   R"({"model_type": "gemma4", "text_config": {"hidden_size_per_layer_input": 0}, "audio_config": 12})")
             << QStringLiteral(
-                   R"({"model_type": "gemma4", "text_config": {"hidden_size_per_layer_input": 0}, "audio_config": {}})")
-            << QStringLiteral(
-                   "config.json: /audio_config: the audio tower (Gemma 4's E2B and E4B) is not supported yet");
+                   "config.json: /audio_config: must be an object (the audio tower's configuration), got 12");
+        QTest::newRow("audio subsampling channels of the wrong shape")
+            << QStringLiteral(R"({"model_type": "gemma4", "text_config": {"hidden_size_per_layer_input": 0},
+                "audio_config": {"subsampling_conv_channels": [128]}})")
+            << QStringLiteral("config.json: /audio_config/subsampling_conv_channels: must be two channel counts");
         QTest::newRow("MoE without its experts")
             << QStringLiteral(
                    R"({"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "enable_moe_block": true})")

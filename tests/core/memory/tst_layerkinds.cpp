@@ -38,6 +38,49 @@ const char* kQwen3Next80b = R"({"model_type": "qwen3_next", "hidden_size": 2048,
     "linear_num_key_heads": 16, "linear_key_head_dim": 128, "linear_value_head_dim": 128, "num_experts": 512,
     "num_experts_per_tok": 10, "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512})";
 
+// Gemma 4 E2B and E4B as transformers' own conversion script builds them (huggingface/transformers
+// src/transformers/models/gemma4/convert_gemma4_weights.py @ ca5ff0b0d29a3b30277e4518644df411193f9490, _VARIANTS
+// "gemma-4-e2b" and "gemma-4-e4b": the text_config fields it sets, vision_config its _ON_DEVICE_VISION_CONFIG,
+// audio_config Gemma4AudioConfig()'s defaults); every other field is the configuration class's default
+// (configuration_gemma4.py @ 351f643ab9f582c01026b6d75aab3e2c5a8338cd: head_dim 256, global_head_dim 512, vocab
+// 262,144, vocab_size_per_layer_input 262,144, sliding_window 512, tied). No verbatim config.json of either model is
+// stored in a public file the search tools name; this is what the script writes as config.json.
+const char* kGemma4E2b = R"({"model_type": "gemma4", "text_config": {"model_type": "gemma4_text",
+    "hidden_size": 1536, "hidden_size_per_layer_input": 256, "intermediate_size": 6144, "num_hidden_layers": 35,
+    "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "full_attention"],
+    "num_attention_heads": 8, "num_key_value_heads": 1, "num_global_key_value_heads": null, "attention_k_eq_v": false,
+    "use_bidirectional_attention": null, "num_kv_shared_layers": 20, "use_double_wide_mlp": true,
+    "final_logit_softcapping": 30.0},
+  "vision_config": {"hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 16, "num_attention_heads": 12,
+    "num_key_value_heads": 12, "head_dim": 64, "global_head_dim": 64, "default_output_length": 280,
+    "pooling_kernel_size": 3, "use_clipped_linears": true},
+  "audio_config": {}, "vision_soft_tokens_per_image": 280})";
+const char* kGemma4E4b = R"({"model_type": "gemma4", "text_config": {"model_type": "gemma4_text",
+    "hidden_size": 2560, "hidden_size_per_layer_input": 256, "intermediate_size": 10240, "num_hidden_layers": 42,
+    "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "sliding_attention", "sliding_attention", "full_attention", "sliding_attention",
+      "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention",
+      "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+      "sliding_attention", "sliding_attention", "full_attention"],
+    "num_attention_heads": 8, "num_key_value_heads": 2, "num_global_key_value_heads": null, "global_head_dim": 512,
+    "attention_k_eq_v": false, "use_bidirectional_attention": null, "num_kv_shared_layers": 18,
+    "final_logit_softcapping": 30.0},
+  "vision_config": {"hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 16, "num_attention_heads": 12,
+    "num_key_value_heads": 12, "head_dim": 64, "global_head_dim": 64, "default_output_length": 280,
+    "pooling_kernel_size": 3, "use_clipped_linears": true},
+  "audio_config": {}, "vision_soft_tokens_per_image": 280})";
+
 Scenario imported(const char* json)
 {
     const HfImport imp = parseHfConfig(json, "config.json");
@@ -227,6 +270,160 @@ private Q_SLOTS:
         const ResolvedModel m = resolveModel(s.model);
         const CostReceipt r = computeCost(m, s, testdata::gpu("H100"));
         QCOMPARE(r.flopsPerToken - 6 * static_cast<double>(m.params.active), attention);
+    }
+
+    // Gemma 4 E2B and E4B (modeling_gemma4.py @ c308a309e651a7e033f683353f3f75aa66d29502), counted as transformers
+    // builds them. A layer holds four norms of h, q_proj and o_proj (8 heads of 256 in a sliding layer, of 512 in a
+    // full one), q_norm, and unless it reuses an earlier layer's K and V (Gemma4TextAttention.is_kv_shared_layer: the
+    // last num_kv_shared_layers) k_proj, v_proj (K/V heads of the layer's head size) and k_norm; a gated MLP
+    // (3·h·f, 2f in the shared layers under use_double_wide_mlp); per_layer_input_gate and per_layer_projection
+    // (2·h·256) and a norm of h. The model: the tied embedding V·h, the final norm, per_layer_model_projection
+    // h·L·256 and its norm of 256, and the table embed_tokens_per_layer 262,144·L·256 (not active: a lookup).
+    //  E2B (h 1536, f 6144, 35 layers, full every 5th, one K/V head, the last 20 shared: 12 sliding and 3 full own,
+    //  16 and 4 shared): sliding own 3,145,728·2 + 393,216·2 + 512 + 6,144 + 28,311,552 + 787,968 = 36,184,064 × 12;
+    //  full own 6,291,456·2 + 786,432·2 + 1,024 + 6,144 + 28,311,552 + 787,968 = 43,262,464 × 3; sliding shared
+    //  6,291,456 + 256 + 6,144 + 56,623,104 + 787,968 = 63,708,928 × 16; full shared 12,582,912 + 512 + 6,144 +
+    //  56,623,104 + 787,968 = 70,000,640 × 4: 1,863,341,568 in the layers; + 402,653,184 + 1,536 + 13,762,560 + 256 =
+    //  2,279,759,104 active (Google: "2.3B effective"), + 2,348,810,240 of table = 4,628,569,344.
+    //  E4B (h 2560, f 10240, 42 layers, full every 6th, two K/V heads, the last 18 shared, no double-wide MLP: 20 and
+    //  4 own, 15 and 3 shared): 93,074,432 × 20 + 106,182,144 × 4 + 90,452,736 × 15 + 100,938,752 × 3 =
+    //  3,945,824,512; + 671,088,640 + 2,560 + 27,525,120 + 256 = 4,644,441,088 active, + 2,818,572,288 =
+    //  7,463,013,376.
+    //  The towers: vision (Gemma4VisionModel, hv 768, 16 layers of 12 heads of 64, MLP 3072, patch 16, 10,240
+    //  positions) 16,318,464 + 16 · 9,440,384 + 768·h: 168,544,256 (E2B), 169,330,688 (E4B); audio
+    //  (Gemma4AudioModel with Gemma4AudioConfig's defaults, see gemma4AudioParams) 1,086,752 + 12 · 25,180,288 +
+    //  1,574,400 + 1536·h: 307,183,904 (E2B), 308,756,768 (E4B). All of E2B: 5,104,297,504 (Google: "5.1B with
+    //  embeddings"); of E4B: 7,941,100,832 ("8B").
+    void gemma4E2bAndE4bCountAsTransformersBuildsThem_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<qint64>("total");
+        QTest::addColumn<qint64>("active");
+        QTest::addColumn<qint64>("vision");
+        QTest::addColumn<qint64>("audio");
+        QTest::newRow("E2B: 35 layers, the last 20 shared and double-wide")
+            << QString::fromUtf8(kGemma4E2b) << qint64(4628569344) << qint64(2279759104) << qint64(168544256)
+            << qint64(307183904);
+        QTest::newRow("E4B: 42 layers, the last 18 shared")
+            << QString::fromUtf8(kGemma4E4b) << qint64(7463013376) << qint64(4644441088) << qint64(169330688)
+            << qint64(308756768);
+    }
+    void gemma4E2bAndE4bCountAsTransformersBuildsThem()
+    {
+        QFETCH(QString, json);
+        QFETCH(qint64, total);
+        QFETCH(qint64, active);
+        QFETCH(qint64, vision);
+        QFETCH(qint64, audio);
+        const HfImport imp = parseHfConfig(json.toStdString(), "config.json");
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        const ParamCount c = countParams(imp.architecture);
+        QCOMPARE(qint64(c.total), total);
+        QCOMPARE(qint64(c.active), active);
+        QCOMPARE(qint64(c.vision), vision);
+        QCOMPARE(qint64(c.audio), audio);
+        // --json names the towers apart; the report's first line counts both.
+        const Scenario s = scenarioWithHfModel(testdata::sized(7'000'000'000), imp, "");
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        const nlohmann::json j =
+            breakdownToJson(b, s, testdata::gpu("H100"), computeCost(b.model, s, testdata::gpu("H100")));
+        QCOMPARE(j["params"]["vision"].get<int64_t>(), int64_t(vision));
+        QCOMPARE(j["params"]["audio"].get<int64_t>(), int64_t(audio));
+        // The scenario file keeps what the count needs.
+        const ScenarioParse back = parseScenario(scenarioToText(s), "saved.json");
+        QVERIFY2(back.ok(), back.errors.empty() ? "" : back.errors.front().toString().c_str());
+        // (A dropout or MLP bias the import sets to its default is written as the default: compared as what it
+        // means.)
+        Architecture got = back.scenario.model.architecture, want = s.model.architecture;
+        for (Architecture* a : {&got, &want}) {
+            a->dropout = a->dropoutOrDefault();
+            a->mlpBias = a->mlpBiasOrDefault();
+            a->attentionBias = a->attentionBiasOrDefault();
+        }
+        QCOMPARE(got.kinds, want.kinds);
+        QCOMPARE(got.perLayerInput, want.perLayerInput);
+        QCOMPARE(got.audioParams, want.audioParams);
+        QCOMPARE(got, want);
+    }
+
+    // The shared layers keep no KV cache (Gemma4TextAttention.forward: no past_key_values.update where
+    // is_kv_shared_layer). Served at 131,072 tokens in bf16: E2B's 3 own full layers 2·3·1·512·131072·2 B =
+    // 805,306,368 and 12 own sliding layers 2·12·1·256·512·2 B = 6,291,456: 811,597,824 (all 35 layers would keep
+    // 1,879,048,192 + 14,680,064); E4B's 4 full 2·4·2·512·131072·2 B = 2,147,483,648 and 20 sliding 2·20·2·256·512·2 B
+    // = 20,971,520: 2,168,455,168.
+    void gemma4SharedLayersKeepNoCache_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<double>("kv");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("E2B") << QString::fromUtf8(kGemma4E2b) << 811597824.0
+                             << QStringLiteral(
+                                    "3 full-attention layers keep every token; 12 sliding-window layers keep "
+                                    "the last 512 tokens. 20 more layers attend with an earlier layer's K");
+        QTest::newRow("E4B") << QString::fromUtf8(kGemma4E4b) << 2168455168.0
+                             << QStringLiteral(
+                                    "4 full-attention layers keep every token; 20 sliding-window layers keep "
+                                    "the last 512 tokens. 18 more layers attend with an earlier layer's K");
+    }
+    void gemma4SharedLayersKeepNoCache()
+    {
+        QFETCH(QString, json);
+        QFETCH(double, kv);
+        QFETCH(QString, why);
+        const Scenario s = serving(imported(json.toStdString().c_str()), 131072);
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        QCOMPARE(b.perGpu.kvCache, kv);
+        const TermText t = explainTerm(SegmentKind::KvCache, termContext(b.model, s, b.layout));
+        QVERIFY2(QString::fromStdString(t.notes.assumptions).contains(why), t.notes.assumptions.c_str());
+    }
+
+    // The tape of the E models' extra parts, at s = 4096, b = 1, bf16, no checkpointing. Per layer the per-layer input
+    // keeps e·sb·(2h + 6p) (activations.cpp: the gate's input and the norm's, the GELU's input, the product's two
+    // factors, the projection's input, and the model's per_layer_inputs two more p): 2·4096·(2·1536 + 6·256) =
+    // 37,748,736 B. The 20 double-wide layers' gated MLP keeps 3·e·sb·f more (fused gate‖up and the down
+    // projection's input): 20 · 3 · 2 · 4096 · 6144 = 3,019,898,880 B beside the same model without
+    // use_double_wide_mlp.
+    void gemma4PerLayerInputsAndWideLayersHaveTheirTape()
+    {
+        Scenario s = imported(kGemma4E2b);
+        s.training.seqLen = 4096;
+        s.training.microBatch = 1;
+        s.training.precision = Precision::BF16;
+        s.training.checkpointing = Checkpointing::None;
+        const ActivationInputs in = activationInputs(s, 1, 1);
+        Architecture plain = s.model.architecture;
+        plain.perLayerInput = 0;
+        plain.perLayerVocab = 0;
+        QCOMPARE(layerActivations(s.model.architecture, false, in, LayerKind::Sliding).total() -
+                     layerActivations(plain, false, in, LayerKind::Sliding).total(),
+                 37748736.0);
+        Scenario narrow = s;
+        narrow.model.architecture.kinds.kvSharedFfn = 0;
+        const GpuSpec gpu = testdata::gpu("B200");
+        QCOMPARE(account(s, gpu).perGpu.activations - account(narrow, gpu).perGpu.activations, 3019898880.0);
+    }
+
+    void gemma4KvSharingIsChecked_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("every layer shared")
+            << QStringLiteral(R"({"model_type": "gemma4_text", "num_hidden_layers": 6, "num_kv_shared_layers": 6})")
+            << QStringLiteral("/num_kv_shared_layers: must leave at least one layer that computes its own keys and "
+                              "values (6 layers), got 6");
+        QTest::newRow("a shared full layer with no full layer before the sharing")
+            << QStringLiteral(R"({"model_type": "gemma4_text", "num_hidden_layers": 4, "num_kv_shared_layers": 1,
+                "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"]})")
+            << QStringLiteral("/num_kv_shared_layers: leaves no earlier full-attention layer");
+    }
+    void gemma4KvSharingIsChecked()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, message);
+        const HfImport imp = parseHfConfig(json.toStdString(), "config.json");
+        QVERIFY(!imp.ok());
+        const QString got = QString::fromStdString(imp.errors.front().toString());
+        QVERIFY2(got.contains(message), qPrintable(got));
     }
 
     // Without layer_types, Cohere2Config and Exaone4Config fill it in: layer i slides when (i + 1) %
