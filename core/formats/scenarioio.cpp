@@ -779,22 +779,18 @@ json scenarioToJson(const Scenario& s)
                                    {"groups", m.groups},     {"conv_kernel", m.convKernel}, {"conv_bias", m.convBias},
                                    {"proj_bias", m.projBias}};
             }
-            if (a.kinds.ffnOnly > 0)
-                kinds["ffn_only"] = a.kinds.ffnOnly;
-            if (a.kinds.mixerOnly > 0)
-                kinds["mixer_only"] = a.kinds.mixerOnly;
-            if (a.kinds.fullHeadDim > 0)
-                kinds["full_head_dim"] = a.kinds.fullHeadDim;
-            if (a.kinds.fullKvHeads > 0)
-                kinds["full_kv_heads"] = a.kinds.fullKvHeads;
+            const std::pair<const char*, int64_t> counts[] = {{"ffn_only", a.kinds.ffnOnly},
+                                                              {"mixer_only", a.kinds.mixerOnly},
+                                                              {"full_head_dim", a.kinds.fullHeadDim},
+                                                              {"full_kv_heads", a.kinds.fullKvHeads},
+                                                              {"kv_shared_sliding", a.kinds.kvSharedSliding},
+                                                              {"kv_shared_full", a.kinds.kvSharedFull},
+                                                              {"kv_shared_ffn", a.kinds.kvSharedFfn}};
+            for (const auto& [key, n] : counts)
+                if (n > 0)
+                    kinds[key] = n;
             if (a.kinds.fullKeyIsValue)
                 kinds["full_k_eq_v"] = true;
-            if (a.kinds.kvSharedSliding > 0)
-                kinds["kv_shared_sliding"] = a.kinds.kvSharedSliding;
-            if (a.kinds.kvSharedFull > 0)
-                kinds["kv_shared_full"] = a.kinds.kvSharedFull;
-            if (a.kinds.kvSharedFfn > 0)
-                kinds["kv_shared_ffn"] = a.kinds.kvSharedFfn;
             if (a.kinds.linear > 0) {
                 const LinearAttentionConfig& g = a.kinds.linearAttention;
                 kinds["linear"] = a.kinds.linear;
