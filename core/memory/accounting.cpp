@@ -684,7 +684,7 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
     // FSDP1's no_sync() (/hardware/fsdp_no_sync) is modelled for a bf16 base in flat parameters on the GPU. Not for a
     // quantised base (LitGPT 8641822 finetune/lora.py refuses quantization with devices > 1, so no measured run says
     // what its flat parameters hold) nor with FSDP1's CPUOffload, whose gradients "will not be offloaded to CPU when
-    // inside the context manager" (fully_sharded_data_parallel.py at 01caf79, no_sync): refused rather than guessed.
+    // inside the context manager" (fully_sharded_data_parallel.py at 005df1d, no_sync): refused rather than guessed.
     if (t.mode == Mode::Training && hw.fsdpNoSync && t.fineTune == FineTune::QLora)
         bad("/hardware/fsdp_no_sync",
             "cannot be on with finetune qlora: what FSDP1's flat parameters of a quantised base accumulate is not "

@@ -572,7 +572,7 @@ double unitGradientParams(const TermContext& c)
 
 // Gradient accumulation inside FSDP1's no_sync() (/hardware/fsdp_no_sync): "FSDP will accumulate the full model
 // gradients (instead of gradient shards) until the eventual sync" (PyTorch torch/distributed/fsdp/
-// fully_sharded_data_parallel.py at 01caf79, no_sync), and prepare_gradient_for_backward "Expects `.grad` to be the
+// fully_sharded_data_parallel.py at 005df1d, no_sync), and prepare_gradient_for_backward "Expects `.grad` to be the
 // unsharded gradient in `no_sync()`" (_flat_param.py at 01caf79). Lightning Fabric's no_backward_sync under its
 // FSDPStrategy returns module.no_sync() (src/lightning/fabric/strategies/fsdp.py at 75553845 and 71aed751,
 // _FSDPBackwardSyncControl), and LitGPT accumulates every micro-batch but the last inside it. It changes the
@@ -589,7 +589,7 @@ template <class X> X gradients(const TermContext& c, TermNotes<X>& n)
 {
     if (fsdpNoSyncHoldsWhole(c) && !c.host) {
         n.title("Gradients per GPU (FSDP no_sync: unsharded)");
-        n.source("PyTorch torch/distributed/fsdp/fully_sharded_data_parallel.py at 01caf79 (no_sync: \"FSDP will "
+        n.source("PyTorch torch/distributed/fsdp/fully_sharded_data_parallel.py at 005df1d (no_sync: \"FSDP will "
                  "accumulate the full model gradients (instead of gradient shards) until the eventual sync\") and "
                  "_flat_param.py at 01caf79 (FlatParameter: a flat gradient for every original parameter, zeros "
                  "where one has none); Lightning Fabric src/lightning/fabric/strategies/fsdp.py at 75553845 "
