@@ -142,6 +142,12 @@ struct Options {
             "the caching allocator keeps one layer's and the embeddings' unsharded blocks from the wrap. "
             "Default off."),
         QStringLiteral("on|off")};
+    QCommandLineOption fsdpNoSync{
+        QStringLiteral("fsdp-no-sync"),
+        QStringLiteral("Gradient accumulation inside FSDP1's no_sync() (Lightning Fabric's no_backward_sync, as LitGPT "
+                       "accumulates): with ZeRO-2/3 and grad_accum > 1 the gradients are held unsharded; under LoRA "
+                       "each layer's flat parameter (frozen base and adapters) has one. Default off."),
+        QStringLiteral("on|off")};
     QCommandLineOption flash{QStringLiteral("flash"), QStringLiteral("Fused (flash) attention: on or off."),
                              QStringLiteral("on|off")};
     QCommandLineOption gpu{QStringLiteral("gpu"), QStringLiteral("GPU type (see --list-gpus)."), QStringLiteral("id")};
@@ -230,7 +236,7 @@ struct Options {
                       mfu,          price,
                       megatron,     listPresets,
                       listGpus,     measured});
-        p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap});
+        p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap, fsdpNoSync});
         p.addOptions(training.all());
     }
 };
@@ -595,6 +601,16 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             ov.error = fail(QStringLiteral("fsdp-flat-wrap"),
                             QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.fsdpFlatWrap)));
     }
+    if (ov.error.isEmpty() && p.isSet(o.fsdpNoSync)) {
+        const QString v = p.value(o.fsdpNoSync).toLower();
+        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
+            s.hardware.fsdpNoSync = true;
+        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
+            s.hardware.fsdpNoSync = false;
+        else
+            ov.error = fail(QStringLiteral("fsdp-no-sync"),
+                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.fsdpNoSync)));
+    }
     if (ov.error.isEmpty() && p.isSet(o.expandableSegments)) {
         const QString v = p.value(o.expandableSegments).toLower();
         if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
@@ -742,6 +758,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             option = QStringLiteral("gpus-per-node");
         else if (option == QLatin1String("optimizer_in_backward"))
             option = QStringLiteral("optimizer-in-backward");
+        else if (option == QLatin1String("fsdp_no_sync"))
+            option = QStringLiteral("fsdp-no-sync");
         out.error = QStringLiteral("--%1 (%2): %3")
                         .arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
         return out;

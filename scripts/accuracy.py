@@ -124,14 +124,9 @@ _LIT_FULL = ("over-estimate that the case's record cannot explain: bf16-true Ada
              "moments, and gradients held across the %d accumulation micro-steps: 8 B × %s parameters as LitGPT "
              "builds the model (its own lm_head, untied) = %s GiB of model state alone, above the %s GiB measured. "
              "The figure and the configuration recorded for it (config_hub full.yaml at the table's commit) do not "
-             "fit together")
-_LIT_FSDP_FULL = ("under-estimate not explained: the 4-way sharded bf16 weights, gradients and AdamW moments are "
-                  "8 B × %s / 4 = %s GiB; measured %s GiB, %s GiB above TrainMem, of the order of one unsharded "
-                  "bf16 copy of the model (%s GiB) — a full state dict gathered (the strategy's "
-                  "state_dict_type='full') would hold one, not checked against the run")
-_LIT_FSDP_LORA = ("under-estimate not explained: on 2 GPUs LitGPT 8641822 measured %s GiB, about what one GPU "
-                  "measured without FSDP at micro-batch 1 (19.84 GiB): the peak is not one that sharding the frozen "
-                  "base lowers, as TrainMem counts it (2-way)")
+             "fit together: at 00af8b0 the yaml names torch.optim.AdamW, devices 1, bf16-true, and full.py builds it "
+             "on model.parameters() with no other saver; the same table's tiny-llama/full.yaml row (1,100,048,384 "
+             "parameters, the same script, bf16-true, micro-batch 4 and 512 tokens on 1xA10G) reads 14.10 GB, %s")
 _LIT_QLORA = ("under-estimate not explained: every LitGPT QLoRA case (bitsandbytes NF4 through Fabric's "
               "BitsandbytesPrecision) is 0.62–0.70 while its LoRA neighbours are 0.86–0.95. Measured at micro-batch 1 "
               "on the resource tables, QLoRA saves 6.67 GiB over LoRA on Llama 2 7B and 13.95 GiB on 13B, where NF4 "
@@ -139,12 +134,10 @@ _LIT_QLORA = ("under-estimate not explained: every LitGPT QLoRA case (bitsandbyt
               "2.0 and 3.0 GiB stay that TrainMem does not know")
 _LIT_LORA = ("under-estimate not explained: %s")
 OUTSIDE = {
-    "litgpt-llama3_2-1b-full": _LIT_FULL % (16, "1,498,482,688", "11.16", "8.10"),
-    "litgpt-llama3_2-3b-full": _LIT_FULL % (16, "3,606,752,256", "26.87", "15.38"),
-    "litgpt-llama2-7b-full-fsdp4": _LIT_FSDP_FULL % ("6,738,415,616", "12.55", "24.97", "10.38", "12.55"),
-    "litgpt-llama3-8b-full-fsdp4": _LIT_FSDP_FULL % ("8,030,261,248", "14.96", "33.04", "14.82", "14.96"),
-    "litgpt-rt-llama2-7b-lora-mb1-fsdp2": _LIT_FSDP_LORA % "20.66",
-    "litgpt-rt-llama2-7b-lora-mb4-fsdp2": _LIT_FSDP_LORA % "21.78",
+    "litgpt-llama3_2-1b-full": _LIT_FULL % (16, "1,498,482,688", "11.16", "8.10",
+                                                "more than this model's 8.70 GB with 1.36 times the parameters"),
+    "litgpt-llama3_2-3b-full": _LIT_FULL % (16, "3,606,752,256", "26.87", "15.38",
+                                                "where this model, with 3.28 times the parameters, reads 16.51 GB"),
     "litgpt-llama2-7b-qlora": _LIT_QLORA,
     "litgpt-llama3-8b-qlora": _LIT_QLORA,
     "litgpt-llama3_2-1b-qlora": _LIT_QLORA,
@@ -245,6 +238,15 @@ def arguments(case):
         # Workspace and overhead).
         if (r.get("framework") or "").startswith("fsdp_qlora"):
             args += ["--fsdp-flat-wrap", "on"]
+        # LitGPT on more than one device: Lightning Fabric's FSDPStrategy (FSDP1, one unit per Block, each
+        # materialised from the meta device and flattened: lightning fsdp.py at 75553845 and 71aed751,
+        # module_init_context and use_orig_params=True), so the root unit stays gathered (--fsdp-flat-wrap); and
+        # finetune/full.py (41dece2, 58c5b18) and finetune/lora.py (8641822) accumulate inside
+        # fabric.no_backward_sync(model, enabled=is_accumulating), which is FSDP1's no_sync(): the gradients stay
+        # unsharded, and under LoRA every Block's flat parameter, base included, has one (--fsdp-no-sync;
+        # docs/accounting.md, Sharding and the tax).
+        if (r.get("framework") or "").startswith("litgpt") and "fsdp" in sharding:
+            args += ["--fsdp-flat-wrap", "on", "--fsdp-no-sync", "on"]
         # FSDP's CPUOffload(offload_params=True): parameters (a QLoRA model's 4-bit base and its adapters), gradients
         # and the optimizer step on the host, ZeRO-3 optimizer+params (docs/accounting.md, "QLoRA with the base
         # offloaded").

@@ -365,6 +365,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"paged_optimizer", s.training.pagedOptimizer},
           {"reshard_after_forward", effectiveReshardAfterForward(s)},
           {"fsdp_flat_wrap", s.hardware.fsdpFlatWrap},
+          {"fsdp_no_sync", s.hardware.fsdpNoSync},
           {"recipe_defaults_source", s.framework ? frameworkDefaults(*s.framework).recipeSource : ""}}},
         {"single_gpu_bytes", segmentsJson(b.singleGpu)},
         {"per_node_host_bytes",

@@ -590,7 +590,9 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
                     "loss_in_pipeline_split",
                     "pipeline_layout",
                     "expandable_segments",
-                    "reshard_after_forward"});
+                    "reshard_after_forward",
+                    "fsdp_flat_wrap",
+                    "fsdp_no_sync"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
@@ -617,6 +619,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
                 h.reshardAfterForward = on;
         }
         r.boolean(*hardware, "fsdp_flat_wrap", p, h.fsdpFlatWrap);
+        r.boolean(*hardware, "fsdp_no_sync", p, h.fsdpNoSync);
         r.integer(*hardware, "first_stage_layers", p, h.split.firstLayers, 1, kMaxLayers);
         r.integer(*hardware, "last_stage_layers", p, h.split.lastLayers, 1, kMaxLayers);
         r.boolean(*hardware, "embedding_in_pipeline_split", p, h.split.embedding);
@@ -867,6 +870,8 @@ json scenarioToJson(const Scenario& s)
         j["hardware"]["reshard_after_forward"] = *h.reshardAfterForward; // left out when unset
     if (h.fsdpFlatWrap)
         j["hardware"]["fsdp_flat_wrap"] = true; // left out, it is false
+    if (h.fsdpNoSync)
+        j["hardware"]["fsdp_no_sync"] = true; // left out, it is false
     // The pipeline split only when it is not the even one.
     if (h.split.firstLayers > 0)
         j["hardware"]["first_stage_layers"] = h.split.firstLayers;

@@ -688,6 +688,19 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
                 ": the optimizer steps each parameter as soon as its gradient is ready and frees the gradient, so "
                 "nothing accumulates over micro-batches (torchtune refuses the same); set grad_accum to 1 or turn the "
                 "optimizer step in backward off");
+    // FSDP1's no_sync() (/hardware/fsdp_no_sync) is modelled for a bf16 base in flat parameters on the GPU. Not for a
+    // quantised base (LitGPT 8641822 finetune/lora.py refuses quantization with devices > 1, so no measured run says
+    // what its flat parameters hold) nor with FSDP1's CPUOffload, whose gradients "will not be offloaded to CPU when
+    // inside the context manager" (fully_sharded_data_parallel.py at 005df1d, no_sync): refused rather than guessed.
+    if (t.mode == Mode::Training && hw.fsdpNoSync && t.fineTune == FineTune::QLora)
+        bad("/hardware/fsdp_no_sync",
+            "cannot be on with finetune qlora: what FSDP1's flat parameters of a quantised base accumulate is not "
+            "modelled (LitGPT refuses quantization on more than one device); turn fsdp_no_sync off or use lora");
+    else if (t.mode == Mode::Training && hw.fsdpNoSync && hw.offload != Offload::None)
+        bad("/hardware/fsdp_no_sync",
+            std::string("cannot be on with offload ") + toString(hw.offload) +
+                ": inside no_sync() FSDP1 keeps the gradients on the GPU until the sync, which TrainMem does not "
+                "model; turn fsdp_no_sync or the offload off");
     if (!(hw.fragmentation >= 0 && hw.fragmentation <= 1))
         bad("/hardware/fragmentation", "must be a fraction between 0 and 1");
     if (!(hw.frameworkBytes >= 0 && hw.frameworkBytes <= 1e12))

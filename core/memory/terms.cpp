@@ -570,8 +570,57 @@ double unitGradientParams(const TermContext& c)
     return std::max(layer, head);
 }
 
+// Gradient accumulation inside FSDP1's no_sync() (/hardware/fsdp_no_sync): "FSDP will accumulate the full model
+// gradients (instead of gradient shards) until the eventual sync" (PyTorch torch/distributed/fsdp/
+// fully_sharded_data_parallel.py at 005df1d, no_sync), and prepare_gradient_for_backward "Expects `.grad` to be the
+// unsharded gradient in `no_sync()`" (_flat_param.py at 01caf79). Lightning Fabric's no_backward_sync under its
+// FSDPStrategy returns module.no_sync() (src/lightning/fabric/strategies/fsdp.py at 75553845 and 71aed751,
+// _FSDPBackwardSyncControl), and LitGPT accumulates every micro-batch but the last inside it. It changes the
+// gradients only where they would be sharded (ZeRO-2/3 over more than one rank) and only with accumulation; a
+// quantised base and an offload are refused (validateScenario).
+bool fsdpNoSyncHoldsWhole(const TermContext& c)
+{
+    const Scenario& s = *c.scenario;
+    return s.hardware.fsdpNoSync && c.training && c.offload == Offload::None && c.fineTune != FineTune::QLora &&
+           c.layout.zero >= 2 && c.layout.replicas() > 1 && s.training.gradAccum > 1;
+}
+
 template <class X> X gradients(const TermContext& c, TermNotes<X>& n)
 {
+    if (fsdpNoSyncHoldsWhole(c) && !c.host) {
+        n.title("Gradients per GPU (FSDP no_sync: unsharded)");
+        n.source("PyTorch torch/distributed/fsdp/fully_sharded_data_parallel.py at 005df1d (no_sync: \"FSDP will "
+                 "accumulate the full model gradients (instead of gradient shards) until the eventual sync\") and "
+                 "_flat_param.py at 01caf79 (FlatParameter: a flat gradient for every original parameter, zeros "
+                 "where one has none); Lightning Fabric src/lightning/fabric/strategies/fsdp.py at 75553845 "
+                 "(no_backward_sync returns module.no_sync(); use_orig_params=True by default); docs/accounting.md, "
+                 "Sharding and the tax");
+        if (c.fineTune == FineTune::Full) {
+            n.assume("Gradient accumulation inside FSDP1's no_sync(): every micro-batch but the last keeps each flat "
+                     "parameter's gradient unsharded, so from the first micro-batch's backward to the last one's "
+                     "reduce-scatter every GPU holds the whole model's gradients, not its shard.");
+            return X::mul(X::bytes("b_g", c.recipe.gradients), parametersHeld<X>(c, false), " · ", " × ");
+        }
+        // LoRA: one FSDP unit per decoder layer holds the frozen base's linears and the adapters in one flat
+        // parameter (use_orig_params=True permits mixed requires_grad: _flat_param.py _validate_tensors_to_flatten
+        // makes the flat parameter require a gradient if any of its parameters does), and in forward the original
+        // parameters are plain views of it (_use_unsharded_views(as_params=False)), so autograd writes a gradient
+        // for the whole flat parameter, the frozen weights' part included. The root unit (embeddings, head, final
+        // norm) is all frozen and has none. The adapters' own gradients stay in the adapters term (0.06% of a
+        // layer).
+        n.assume("Gradient accumulation inside FSDP1's no_sync() with one flat parameter per decoder layer holding "
+                 "both the frozen base and the adapters (use_orig_params=True): the flat parameter needs a gradient, "
+                 "so backward writes one for all of it, the frozen weights' zeros included, and no_sync keeps it "
+                 "unsharded until the last micro-batch. P − P_emb counts the decoder layers' parameters; the "
+                 "embeddings and head form a frozen unit of their own and have none.");
+        const ResolvedModel& m = *c.model;
+        const double total = dbl(m.params.total);
+        const double layers = std::max(0.0, total - dbl(std::clamp<int64_t>(m.params.embedding, 0, m.params.total)));
+        const double routed = dbl(std::clamp<int64_t>(m.params.routedExperts, 0, m.params.total));
+        return X::mul(X::bytes("b_g", c.adapterRecipe.gradients),
+                      held<X>(c, false, layers, routed, {"(P − P_emb)", "(P − P_emb)_dense", "P_experts"}), " · ",
+                      " × ");
+    }
     if (c.training && c.fineTune == FineTune::Full && c.offload == Offload::None && !c.host &&
         effectiveOptimizerInBackward(*c.scenario)) {
         // torchtune bd2a0fc torchtune/modules/optim.py OptimizerInBackward: one optimizer per parameter, stepped and

@@ -434,6 +434,13 @@ struct HardwareSetup {
     /// materialised unsharded on the GPU and concatenated before its shard is kept, and the caching allocator keeps
     /// those blocks through the run (issue 30 §1; docs/accounting.md, "Workspace and overhead").
     bool fsdpFlatWrap = false;
+    /// Gradient accumulation inside FSDP1's no_sync() (--fsdp-no-sync; Lightning Fabric's no_backward_sync, as
+    /// LitGPT's finetune scripts accumulate): every micro-batch but the last keeps each flat parameter's gradient
+    /// unsharded, so with ZeRO-2/3 over more than one rank and grad_accum > 1 the gradients are held whole. A flat
+    /// parameter that mixes frozen and trainable parameters (use_orig_params=True, one unit per layer: LoRA under
+    /// Lightning's FSDPStrategy) has a gradient for all of it, so under LoRA every decoder layer's parameters carry
+    /// one (docs/accounting.md, "Sharding and the tax").
+    bool fsdpNoSync = false;
 
     bool operator==(const HardwareSetup&) const = default;
 };

@@ -510,6 +510,15 @@ private Q_SLOTS:
             << QStringList{"--json", "--zero", "0", "--offload", "optimizer"}
             << "--offload (/hardware/offload): optimizer needs ZeRO stage 1, 2 or 3 (DeepSpeed's optimizer offload "
                "partitions the optimizer state over the data-parallel ranks), got zero_stage 0";
+        // Inside FSDP1's no_sync() the gradients stay on the GPU until the sync, which TrainMem does not model.
+        QTest::newRow("no_sync with an offload")
+            << QStringList{"--json",           "--gpus",         "2", "--zero", "3", "--offload",
+                           "optimizer+params", "--fsdp-no-sync", "on"}
+            << "--fsdp-no-sync (/hardware/fsdp_no_sync): cannot be on with offload optimizer+params: inside no_sync() "
+               "FSDP1 keeps the gradients on the GPU until the sync, which TrainMem does not model; turn fsdp_no_sync "
+               "or the offload off";
+        QTest::newRow("no_sync neither on nor off")
+            << QStringList{"--json", "--fsdp-no-sync", "maybe"} << "--fsdp-no-sync: must be on or off, got \"maybe\"";
         QTest::newRow("no GPUs per node")
             << QStringList{"--json", "--gpus-per-node", "0"} << "--gpus-per-node: must be between 1 and 1024, got 0";
     }

@@ -220,6 +220,70 @@ private Q_SLOTS:
         QCOMPARE(flatWrapCache(termContext(m, s, parallelLayout(s, m))), 0.0);
     }
 
+    void fsdpNoSyncHoldsTheGradientsWhole()
+    {
+        // LitGPT's full fine-tune (bf16-true: 2 B gradients) on 4 GPUs, ZeRO-3, 4 micro-batches a step. Sharded, each
+        // GPU holds 2 · 6,738,415,616 / 4 = 3,369,207,808 B of gradients; inside FSDP1's no_sync() the first three
+        // micro-batches keep them unsharded: 2 · 6,738,415,616 = 13,476,831,232 B.
+        Scenario s = llama2();
+        s.training.precision = Precision::BF16;
+        s.training.gradAccum = 4;
+        s.hardware.gpus = 4;
+        s.hardware.zeroStage = 3;
+        QCOMPARE(on(s).perGpu.gradients, 3369207808.0);
+        s.hardware.fsdpNoSync = true;
+        QVERIFY(validateScenario(s, "").empty());
+        QCOMPARE(on(s).perGpu.gradients, 13476831232.0);
+        // Nothing to accumulate with one micro-batch a step: every backward syncs.
+        s.training.gradAccum = 1;
+        QCOMPARE(on(s).perGpu.gradients, 3369207808.0);
+        // ZeRO-1 never shards the gradients: unchanged.
+        s.training.gradAccum = 4;
+        s.hardware.zeroStage = 1;
+        QCOMPARE(on(s).perGpu.gradients, 13476831232.0);
+        s.hardware.fsdpNoSync = false;
+        QCOMPARE(on(s).perGpu.gradients, 13476831232.0);
+    }
+
+    void fsdpNoSyncUnderLoraHoldsEveryLayersGradient()
+    {
+        // LoRA under Lightning's FSDPStrategy (one flat parameter per decoder layer, base and adapters together) on
+        // 2 GPUs, ZeRO-3, 128 micro-batches a step (LitGPT 8641822's resource tables). The frozen base has no
+        // gradient term of its own; inside no_sync() each layer's whole flat parameter carries one, unsharded:
+        // 2 B · (6,738,415,616 − 262,144,000) = 2 · 6,476,271,616 = 12,952,543,232 B. The embeddings and head
+        // (262,144,000) are a frozen unit of their own: none.
+        Scenario s = llama2();
+        s.training.precision = Precision::BF16;
+        s.training.fineTune = FineTune::Lora;
+        s.training.checkpointing = Checkpointing::Full;
+        s.training.gradAccum = 128;
+        s.hardware.gpus = 2;
+        s.hardware.zeroStage = 3;
+        const Breakdown plain = on(s);
+        QCOMPARE(plain.perGpu.gradients, 0.0);
+        s.hardware.fsdpNoSync = true;
+        const Breakdown noSync = on(s);
+        QCOMPARE(noSync.perGpu.gradients, 12952543232.0);
+        QCOMPARE(noSync.perGpu.adapters, plain.perGpu.adapters);
+        // The drill-down names the mechanism and writes the formula with the same value.
+        const TermText t = explainTerm(SegmentKind::Gradients, termContext(noSync.model, s, noSync.layout));
+        QVERIFY2(t.notes.titleText.find("no_sync") != std::string::npos, t.notes.titleText.c_str());
+        QVERIFY2(t.expr.symbolic.find("P − P_emb") != std::string::npos, t.expr.symbolic.c_str());
+        QCOMPARE(t.expr.value, 12952543232.0);
+        // A quantised base and an offload are refused, named by the option.
+        s.training.fineTune = FineTune::QLora;
+        FieldErrors e = validateScenario(s, "");
+        QCOMPARE(e.size(), size_t(1));
+        QCOMPARE(e.front().path, std::string("/hardware/fsdp_no_sync"));
+        QVERIFY(e.front().message.find("qlora") != std::string::npos);
+        s.training.fineTune = FineTune::Lora;
+        s.hardware.offload = Offload::OptimizerParams;
+        e = validateScenario(s, "");
+        QCOMPARE(e.size(), size_t(1));
+        QCOMPARE(e.front().path, std::string("/hardware/fsdp_no_sync"));
+        QVERIFY(e.front().message.find("optimizer+params") != std::string::npos);
+    }
+
     void qloraBaseOffloadedKeepsItsConstants()
     {
         // QLoRA with the base offloaded (FSDP1's CPUOffload(offload_params=True), fsdp_qlora's 70B on two 24 GB cards):
@@ -318,8 +382,13 @@ private Q_SLOTS:
         s.training.activationOffload = true;
         s.training.pagedOptimizer = true;
         s.hardware.reshardAfterForward = false;
+        s.hardware.fsdpFlatWrap = true;
+        s.hardware.fsdpNoSync = true;
         const ScenarioParse p = parseScenarioJson(scenarioToJson(s), "round trip");
         QVERIFY(p.ok());
+        // Both FSDP1 switches are known fields of /hardware (fsdp_flat_wrap was written but refused as unknown).
+        QVERIFY(p.scenario.hardware.fsdpFlatWrap);
+        QVERIFY(p.scenario.hardware.fsdpNoSync);
         QCOMPARE(p.scenario.training.compile, std::optional<bool>(true));
         QCOMPARE(p.scenario.training.optimizerInBackward, std::optional<bool>(false));
         QCOMPARE(p.scenario.training.activationOffload, std::optional<bool>(true));
