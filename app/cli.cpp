@@ -106,8 +106,8 @@ struct Options {
     QCommandLineOption framework{
         QStringLiteral("framework"),
         QStringLiteral("Take a framework's defaults (its cross-entropy, its allocator setting) for what is not set "
-                       "otherwise: megatron, deepspeed, torchtitan, torchtune or hf."),
-        QStringLiteral("megatron|deepspeed|torchtitan|torchtune|hf")};
+                       "otherwise: megatron, deepspeed, torchtitan, torchtune, hf or litgpt."),
+        QStringLiteral("megatron|deepspeed|torchtitan|torchtune|hf|litgpt")};
     QCommandLineOption expandableSegments{
         QStringLiteral("expandable-segments"),
         QStringLiteral("PyTorch's caching allocator with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the "

@@ -1327,6 +1327,27 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
     if (c.training)
         w = dot(X(2), w);
     w = tensorSplit<X>(c, w);
+    if (c.training && c.in.bnb4bit) {
+        // bitsandbytes' MatMul4Bit dequantises its weight in forward and again in backward (bitsandbytes 0.41.1 at
+        // 18e827d6, bitsandbytes/autograd/_functions.py: F.dequantize_4bit(B, quant_state).to(A.dtype)): the
+        // dequantised copy is in the dtype the weight was quantised from, fp16 (Fabric's _Linear4bit quantises
+        // weight.to(dtype=torch.half), lightning bitsandbytes.py at 3775340), and .to(A.dtype) makes a second one in
+        // the activations' dtype while the first is alive. The largest is the output head's (QLoRA through LitGPT
+        // quantises it), whose backward starts while the whole tape is held.
+        const Architecture& a = c.model->arch;
+        const double hd = dbl(a.headDimOrDefault());
+        const double qkv = (dbl(a.heads) * hd + 2 * dbl(a.kvHeadsOrDefault()) * hd) * dbl(a.hidden);
+        const double largest =
+            std::max({a.tiedEmbeddings ? 0.0 : dbl(a.vocab) * dbl(a.hidden), qkv, dbl(a.ffn) * dbl(a.hidden)});
+        const double copy = c.scenario->training.precision == Precision::FP16Mixed ? 0 : c.in.elementBytes;
+        if constexpr (X::kText) {
+            n.assumptions += " QLoRA through bitsandbytes: the largest 4-bit matrix, M_max, is dequantised to fp16 "
+                             "and cast to the activations' dtype for its matmul, two transient copies.";
+            n.sourceText += "; bitsandbytes 0.41.1 (18e827d6) autograd/_functions.py MatMul4Bit; lightning 3775340 "
+                            "fabric/plugins/precision/bitsandbytes.py _Linear4bit (quantised from fp16)";
+        }
+        w = w + dot(X::bytes("(2 B + e)", 2 + copy), X::sym("M_max", largest));
+    }
     if (c.gathersLayer()) {
         n.assume([&] {
             return std::string(
@@ -1623,6 +1644,13 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
             c.quantized = m.fromSize ? LinearCount{std::max<int64_t>(0, m.params.total - m.params.embedding),
                                                    m.params.routedExperts}
                                      : linearWeights(a);
+            // LitGPT's QLoRA quantises every torch.nn.Linear, the output head too (its GPT builds lm_head as a
+            // LoRALinear around torch.nn.Linear, litgpt/lora.py at 43c4432, and Fabric's BitsandbytesPrecision
+            // replaces torch.nn.Linear with its Linear4bit class while the model is built: lightning
+            // src/lightning/fabric/plugins/precision/bitsandbytes.py at 3775340 module_init_context,
+            // _ClassReplacementContextManager({"torch.nn.Linear": self._linear_cls})).
+            if (s.framework == Framework::LitGPT && !m.fromSize && !a.tiedEmbeddings)
+                c.quantized.total += a.vocab * a.hidden;
         }
     } else if (c.training) {
         c.recipe = trainingRecipe(s.training.precision, s.training.optimizer, dbl(a.hidden));

@@ -59,7 +59,7 @@ enum class Offload { None, Optimizer, OptimizerParams };
 /// no fp32 upcast, the logits kept through backward (the output layer itself chunked under adapters).
 enum class LossKind { Eager, Chunked, Fused, VocabParallel, Chunked16 };
 /// A training framework whose defaults a scenario takes where it sets nothing itself (issue 30 §2, --framework).
-enum class Framework { Megatron, DeepSpeed, Torchtitan, Torchtune, HF };
+enum class Framework { Megatron, DeepSpeed, Torchtitan, Torchtune, HF, LitGPT };
 enum class FfnKind { Gelu, SwiGLU };
 enum class NormKind { LayerNorm, RMSNorm };
 enum class AttentionKind { MHA, GQA, MLA };

@@ -292,7 +292,7 @@ private Q_SLOTS:
             << "--loss: must be one of eager|chunked|fused|vocab-parallel|chunked-16bit, got \"liger\"";
         QTest::newRow("unknown framework")
             << QStringList{"--json", "--framework", "jax"}
-            << "--framework: must be one of megatron|deepspeed|torchtitan|torchtune|hf, got \"jax\"";
+            << "--framework: must be one of megatron|deepspeed|torchtitan|torchtune|hf|litgpt, got \"jax\"";
         QTest::newRow("bad expandable-segments value") << QStringList{"--json", "--expandable-segments", "yes"}
                                                        << "--expandable-segments: must be on or off, got \"yes\"";
         QTest::newRow("LoRA while serving")
