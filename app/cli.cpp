@@ -135,6 +135,11 @@ struct Options {
         QStringLiteral("FSDP2's reshard_after_forward with ZeRO-3: off keeps every layer's gathered weights from its "
                        "forward to its backward. Default: the framework's, else on."),
         QStringLiteral("on|off")};
+    QCommandLineOption qloraDoubleQuant{
+        QStringLiteral("qlora-double-quant"),
+        QStringLiteral("QLoRA's absmax constants double-quantised (on, QLoRA's recipe) or one fp32 constant per 64 "
+                       "weights (off: bitsandbytes without compress_statistics, LitGPT's bnb.nf4). Default: on."),
+        QStringLiteral("on|off")};
     QCommandLineOption fsdpFlatWrap{
         QStringLiteral("fsdp-flat-wrap"),
         QStringLiteral(
@@ -230,7 +235,8 @@ struct Options {
                       mfu,          price,
                       megatron,     listPresets,
                       listGpus,     measured});
-        p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap});
+        p.addOptions(
+            {compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap, qloraDoubleQuant});
         p.addOptions(training.all());
     }
 };
@@ -584,6 +590,16 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         else
             ov.error = fail(option->names().constFirst(),
                             QStringLiteral("must be on or off, got \"%1\"").arg(p.value(*option)));
+    }
+    if (ov.error.isEmpty() && p.isSet(o.qloraDoubleQuant)) {
+        const QString v = p.value(o.qloraDoubleQuant).toLower();
+        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
+            s.training.qloraDoubleQuant = true;
+        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
+            s.training.qloraDoubleQuant = false;
+        else
+            ov.error = fail(QStringLiteral("qlora-double-quant"),
+                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.qloraDoubleQuant)));
     }
     if (ov.error.isEmpty() && p.isSet(o.fsdpFlatWrap)) {
         const QString v = p.value(o.fsdpFlatWrap).toLower();

@@ -366,6 +366,19 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
         "quantisation, blocks of 64) and §3 (NF4, double quantisation: 8-bit constants, second-level blocks of 256); "
         "core/model/lora.h");
     const X B1 = X::sym("B₁", kNf4BlockSize), B2 = X::sym("B₂", kNf4SecondBlockSize);
+    // Without double quantisation (bitsandbytes' compress_statistics=False: LitGPT's bnb.nf4, Fabric's _NF4Linear)
+    // each block keeps its absmax in fp32, 32/B₁ bits a weight (bitsandbytes 0.41.1 at 18e827d6,
+    // functional.py quantize_4bit: absmax float32 per blocksize; double quantisation only when compress_statistics).
+    const bool dq = c.scenario->training.qloraDoubleQuant;
+    if (!dq && X::kText)
+        n.assume([&] {
+            return "QLoRA stores the blocks' linear weights (P_q) as 4-bit NormalFloat in blocks of B₁ = 64 "
+                   "parameters, one fp32 absmax constant per block (no double quantisation): 4 + 32/64 = 4.5 bits per "
+                   "parameter. Embeddings, the output head, norms and biases (P − P_q) stay in the 16-bit weight "
+                   "precision. The base is frozen: no gradient, master copy or optimizer state. " +
+                   layoutAssumption(c.layout, 3, c.training);
+        });
+    const X constantBits = dq ? X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2) : X(32) / B1;
     const bool byZero = c.layout.zero >= 3;
     const double total = dbl(c.model->params.total);
     const double q = std::min(dbl(c.quantized.total), total);
@@ -382,10 +395,9 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
             n.assumptions += " Under ZeRO-3 only the 4-bit data is sharded: the constants are bitsandbytes' "
                              "quant_state, not a parameter, and every data-parallel rank keeps the whole model's.";
         quantised = X::mul(X(kNf4Bits) / X(8), held<X>(c, true, q, qRouted, names), " · ", " × ") +
-                    X::mul((X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2)) / X(8),
-                           held<X>(c, false, q, qRouted, names), " · ", " × ");
+                    X::mul(constantBits / X(8), held<X>(c, false, q, qRouted, names), " · ", " × ");
     } else {
-        const X bits = X(kNf4Bits) + X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2);
+        const X bits = X(kNf4Bits) + constantBits;
         quantised = X::mul(bits / X(8), held<X>(c, byZero, q, qRouted, names), " · ", " × ");
     }
     const X base = quantised + X::mul(X::bytes("b_w", c.recipe.weights),

@@ -329,6 +329,20 @@ private Q_SLOTS:
         QCOMPARE(on(lit).perGpu.activations, on(s).perGpu.activations);
     }
 
+    void qloraWithoutDoubleQuantisation()
+    {
+        // bitsandbytes without compress_statistics (LitGPT's bnb.nf4) keeps one fp32 absmax per 64 weights: 32/64 bit
+        // a weight where double quantisation keeps 8/64 + 32/(64·256); the difference is 0.5 − 0.127 = 0.373 bit,
+        // 191/4096 B, on Llama 2 7B's P_q = 32·(4·4096² + 3·4096·11008) = 6,476,005,376 quantised weights:
+        // 6,476,005,376 · 191/4096 = 1,581,056 · 191 = 301,981,696 B more.
+        Scenario s = llama2();
+        s.training.precision = Precision::BF16;
+        s.training.fineTune = FineTune::QLora;
+        Scenario off = s;
+        off.training.qloraDoubleQuant = false;
+        QCOMPARE(on(off).perGpu.weights - on(s).perGpu.weights, 301981696.0);
+    }
+
     void profileNeverOverrides()
     {
         // A profile fills what is unset, never what the scenario sets.
@@ -356,6 +370,7 @@ private Q_SLOTS:
         s.training.activationOffload = true;
         s.training.pagedOptimizer = true;
         s.hardware.reshardAfterForward = false;
+        s.training.qloraDoubleQuant = false;
         const ScenarioParse p = parseScenarioJson(scenarioToJson(s), "round trip");
         QVERIFY(p.ok());
         QCOMPARE(p.scenario.training.compile, std::optional<bool>(true));
@@ -363,6 +378,8 @@ private Q_SLOTS:
         QCOMPARE(p.scenario.training.activationOffload, std::optional<bool>(true));
         QVERIFY(p.scenario.training.pagedOptimizer);
         QCOMPARE(p.scenario.hardware.reshardAfterForward, std::optional<bool>(false));
+        QVERIFY(!p.scenario.training.qloraDoubleQuant);
+        QVERIFY(parseScenarioJson(scenarioToJson(llama2()), "default").scenario.training.qloraDoubleQuant);
         // A bad value is named by its pointer.
         nlohmann::json j = scenarioToJson(llama2());
         j["training"]["compile"] = "yes";
