@@ -106,8 +106,8 @@ struct Options {
     QCommandLineOption framework{
         QStringLiteral("framework"),
         QStringLiteral("Take a framework's defaults (its cross-entropy, its allocator setting) for what is not set "
-                       "otherwise: megatron, deepspeed, torchtitan, torchtune or hf."),
-        QStringLiteral("megatron|deepspeed|torchtitan|torchtune|hf")};
+                       "otherwise: megatron, deepspeed, torchtitan, torchtune, hf or litgpt."),
+        QStringLiteral("megatron|deepspeed|torchtitan|torchtune|hf|litgpt")};
     QCommandLineOption expandableSegments{
         QStringLiteral("expandable-segments"),
         QStringLiteral("PyTorch's caching allocator with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the "
@@ -134,6 +134,11 @@ struct Options {
         QStringLiteral("reshard-after-forward"),
         QStringLiteral("FSDP2's reshard_after_forward with ZeRO-3: off keeps every layer's gathered weights from its "
                        "forward to its backward. Default: the framework's, else on."),
+        QStringLiteral("on|off")};
+    QCommandLineOption qloraDoubleQuant{
+        QStringLiteral("qlora-double-quant"),
+        QStringLiteral("QLoRA's absmax constants double-quantised (on, QLoRA's recipe) or one fp32 constant per 64 "
+                       "weights (off: bitsandbytes without compress_statistics, LitGPT's bnb.nf4). Default: on."),
         QStringLiteral("on|off")};
     QCommandLineOption fsdpFlatWrap{
         QStringLiteral("fsdp-flat-wrap"),
@@ -236,7 +241,8 @@ struct Options {
                       mfu,          price,
                       megatron,     listPresets,
                       listGpus,     measured});
-        p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap, fsdpNoSync});
+        p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap, fsdpNoSync,
+                      qloraDoubleQuant});
         p.addOptions(training.all());
     }
 };
@@ -590,6 +596,16 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         else
             ov.error = fail(option->names().constFirst(),
                             QStringLiteral("must be on or off, got \"%1\"").arg(p.value(*option)));
+    }
+    if (ov.error.isEmpty() && p.isSet(o.qloraDoubleQuant)) {
+        const QString v = p.value(o.qloraDoubleQuant).toLower();
+        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
+            s.training.qloraDoubleQuant = true;
+        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
+            s.training.qloraDoubleQuant = false;
+        else
+            ov.error = fail(QStringLiteral("qlora-double-quant"),
+                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.qloraDoubleQuant)));
     }
     if (ov.error.isEmpty() && p.isSet(o.fsdpFlatWrap)) {
         const QString v = p.value(o.fsdpFlatWrap).toLower();

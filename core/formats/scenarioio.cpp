@@ -513,10 +513,26 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         const std::string p = "/training";
         TrainingSetup& t = s.training;
         r.onlyKeys(*training, p,
-                   {"mode", "precision", "optimizer", "seq_len", "micro_batch", "grad_accum", "global_batch",
-                    "checkpointing", "flash_attention", "sequence_parallel", "inference_weights", "finetune",
-                    "lora_rank", "lora_targets", "loss", "compile", "optimizer_in_backward", "activation_offload",
-                    "paged_optimizer"});
+                   {"mode",
+                    "precision",
+                    "optimizer",
+                    "seq_len",
+                    "micro_batch",
+                    "grad_accum",
+                    "global_batch",
+                    "checkpointing",
+                    "flash_attention",
+                    "sequence_parallel",
+                    "inference_weights",
+                    "finetune",
+                    "lora_rank",
+                    "lora_targets",
+                    "loss",
+                    "compile",
+                    "optimizer_in_backward",
+                    "activation_offload",
+                    "paged_optimizer",
+                    "qlora_double_quant"});
         r.choice(*training, "mode", p, t.mode, modeFromString, modeNames());
         r.choice(*training, "precision", p, t.precision, precisionFromString, precisionNames());
         r.choice(*training, "optimizer", p, t.optimizer, optimizerFromString, optimizerNames());
@@ -564,6 +580,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
                     *field = on;
             }
         r.boolean(*training, "paged_optimizer", p, t.pagedOptimizer);
+        r.boolean(*training, "qlora_double_quant", p, t.qloraDoubleQuant);
     }
 
     const json* hardware = nullptr;
@@ -844,6 +861,8 @@ json scenarioToJson(const Scenario& s)
         j["training"]["activation_offload"] = *t.activationOffload;
     if (t.pagedOptimizer)
         j["training"]["paged_optimizer"] = true;
+    if (!t.qloraDoubleQuant)
+        j["training"]["qlora_double_quant"] = false; // left out when true (QLoRA's recipe)
     if (s.framework)
         j["framework"] = toString(*s.framework);
     const HardwareSetup& h = s.hardware;

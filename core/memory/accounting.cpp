@@ -1,5 +1,6 @@
 #include "accounting.h"
 
+#include "lora.h"
 #include "terms.h"
 
 #include <algorithm>
@@ -59,6 +60,11 @@ ActivationInputs activationInputs(const Scenario& s, double tp, double cp)
     // torchtune's layers as its autograd keeps them (docs/accounting.md, "Framework profiles"): the profile names
     // the code the run executes, so the tape follows it.
     in.torchtuneTape = s.training.mode == Mode::Training && s.framework == Framework::Torchtune;
+    // LitGPT's layer with a frozen base, and with QLoRA bitsandbytes' 4-bit linears (docs/accounting.md, "Framework
+    // profiles"): under adapters only; a full fine-tune keeps the default tape.
+    in.litgptTape = s.training.mode == Mode::Training && s.framework == Framework::LitGPT && s.training.adapters();
+    in.bnb4bit = in.litgptTape && s.training.fineTune == FineTune::QLora;
+    in.loraModules = s.training.loraModules != 0 ? s.training.loraModules : loraModulesOf(s.training.loraTargets);
     return in;
 }
 

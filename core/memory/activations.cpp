@@ -1,5 +1,7 @@
 #include "activations.h"
 
+#include "lora.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -192,6 +194,59 @@ LayerActivations torchtuneTape(const Architecture& a, const ActivationInputs& in
     return r;
 }
 
+// LitGPT's Llama layer with a frozen base (LoRA or QLoRA), as its eager autograd keeps it, per token (LitGPT at
+// 43c44323b9b7fb6e3b567c800e6668c3a9b1ecee, the commit of the config hub's Llama 2 and Mistral figures: litgpt/model.py
+// Block, CausalSelfAttention, LLaMAMLP, RMSNorm; litgpt/lora.py LoRALinear, LoRAQKVLinear; the same at 00af8b0).
+// PyTorch saves an input of a product only when the other input needs its gradient (guard_for in
+// tools/autograd/gen_variable_type.py, the rule torchtuneTape cites), so a frozen nn.Linear, and the norms' products
+// by their frozen weights, keep nothing of the activations:
+//   each RMSNorm: x.float() is multiplied by itself and by rsqrt(mean + eps), which keep the fp32 input (4h B) and
+//     the fp32 1/rms (4 B); the product by the frozen weight keeps nothing;
+//   attention: q, k and v are copied to every query head (k.expand(...) then reshape, in training) and turned by
+//     RoPE into new tensors; SDPA's fused kernels keep q, k, v (3·e·a·d), their output (e·a·d) and the fp32
+//     log-sum-exp (4a);
+//   LLaMAMLP: silu keeps fc_1's output, the product keeps silu's output and fc_2's: 3·e·f;
+//   LoRA: each adapted LoRALinear runs lora_dropout(x) @ lora_A (LoRAQKVLinear: one for the fused q, k, v), so
+//     native_dropout keeps its bool mask (1 B) and lora_A's matmul the dropout's output (e B), per element of that
+//     linear's input: (1 + e)·h for the fused qkv and for fc_1 and fc_2 each, (1 + e)·a·d for proj, (1 + e)·f for
+//     the MLP's proj (lora_dropout 0.05, finetune/lora.py's default and the config hub's);
+//   bitsandbytes 4-bit (QLoRA: Fabric's BitsandbytesPrecision makes every torch.nn.Linear a Linear4bit):
+//     MatMul4Bit.forward keeps its input whenever any input needs a gradient (bitsandbytes 0.41.1 at
+//     18e827d6, bitsandbytes/autograd/_functions.py: `if any(ctx.needs_input_grad[:2]): ctx.tensors = (A, B)`),
+//     frozen weight or not: the norms' 16-bit outputs (e·h each; fc_1 and fc_2 share theirs), proj's input (e·a·d:
+//     `y.reshape(B, T, C)` copies the kernel's output, which flash attention writes in q's (B, a, T, d) layout:
+//     flash_api.cpp mha_fwd, out = empty_like(q_padded), at 03b7c19) and the MLP proj's input, the product (e·f).
+// The first layer's norm and qkv keep nothing (its input, the frozen embedding's output, needs no gradient): not
+// taken off.
+LayerActivations litgptTape(const Architecture& a, const ActivationInputs& in)
+{
+    const double sb = in.localSeq() * in.microBatch, e = in.elementBytes;
+    const double h = static_cast<double>(a.hidden), heads = static_cast<double>(a.heads);
+    const double ad = heads * static_cast<double>(a.headDimOf(LayerKind::Full)), f = static_cast<double>(a.ffn);
+    const uint32_t m = in.loraModules;
+    LayerActivations r;
+    r.norms = 2 * (4 * sb * h + 4 * sb); // each norm's fp32 input and 1/rms
+    r.attention = 4 * e * sb * ad;       // q, k and v at every head, the kernel's output
+    r.scores = 4 * heads * sb;           // the kernel's fp32 log-sum-exp
+    r.mlp = 3 * e * sb * f;              // fc_1's output, silu's, fc_2's
+    const double kept = 1 + e;           // the dropout's mask and output, per input element
+    if (m & (kLoraQ | kLoraK | kLoraV))
+        r.dropout += kept * sb * h;
+    if (m & kLoraO)
+        r.dropout += kept * sb * ad;
+    if (m & kLoraGate)
+        r.dropout += kept * sb * h;
+    if (m & kLoraUp)
+        r.dropout += kept * sb * h;
+    if (m & kLoraDown)
+        r.dropout += kept * sb * f;
+    if (in.bnb4bit) {
+        r.attention += e * sb * h + e * sb * ad; // qkv's input, proj's input
+        r.mlp += e * sb * h + e * sb * f;        // fc_1's and fc_2's input, proj's input
+    }
+    return r;
+}
+
 } // namespace
 
 bool torchTapeApplies(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind)
@@ -202,6 +257,15 @@ bool torchTapeApplies(const Architecture& a, bool moeLayer, const ActivationInpu
            !a.attentionSinks && (in.elementBytes == 2 || in.elementBytes == 4) && !in.fp8LinearInputs && in.tp == 1 &&
            in.cp == 1 && in.flashAttention &&
            (in.checkpointing == Checkpointing::None || in.checkpointing == Checkpointing::Full);
+}
+
+bool litgptTapeApplies(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind)
+{
+    return in.litgptTape && kind == LayerKind::Full && !(moeLayer && a.isMoe()) && a.moe.denseFfn <= 0 &&
+           a.attention != AttentionKind::MLA && a.ffnKind == FfnKind::SwiGLU && a.norm == NormKind::RMSNorm &&
+           a.normsPerLayer == 2 && a.qkNorm == QkNorm::None && !a.gatedAttention && !a.dropoutOrDefault() &&
+           !a.attentionSinks && (in.elementBytes == 2 || in.elementBytes == 4) && !in.fp8LinearInputs && in.tp == 1 &&
+           in.cp == 1 && in.flashAttention && in.checkpointing == Checkpointing::None;
 }
 
 double linearAttentionChunkTape(const Architecture& a, double sb)
@@ -261,6 +325,8 @@ LayerActivations blockTape(const Architecture& a, bool moeLayer, const Activatio
     }
     if (torchTapeApplies(a, moeLayer, in, kind))
         return torchtuneTape(a, in);
+    if (litgptTapeApplies(a, moeLayer, in, kind))
+        return litgptTape(a, in);
     // s is this rank's tokens (s/c under context parallel); `keys` the keys each of its queries attends to: the
     // whole sequence, or a sliding window or chunk of it (issue 29 §2).
     const double s = in.localSeq(), keys = keysPerQuery(a, kind, in.seq), b = in.microBatch, sb = s * b;

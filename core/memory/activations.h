@@ -54,6 +54,15 @@ struct ActivationInputs {
     /// Korthikanti's terms: `--framework torchtune` (docs/accounting.md, "Framework profiles"). Only for the layers it
     /// describes (torchTapeApplies()); the others keep the default tape.
     bool torchtuneTape = false;
+    /// LitGPT's layer with a frozen base, as its eager autograd keeps it (LoRA or QLoRA under `--framework litgpt`;
+    /// docs/accounting.md, "Framework profiles"), for the layers litgptTapeApplies() describes.
+    bool litgptTape = false;
+    /// With litgptTape: the base's linears are bitsandbytes 4-bit layers (QLoRA through Lightning Fabric's
+    /// BitsandbytesPrecision), whose MatMul4Bit keeps its input although the weight is frozen.
+    bool bnb4bit = false;
+    /// With litgptTape: the adapted projections (LoraModule bits, core/model/lora.h), each of which keeps its input's
+    /// dropout mask and output.
+    uint32_t loraModules = 0;
     /// Tokens of one sequence on this GPU.
     double localSeq() const { return seq / cp; }
 };
@@ -91,6 +100,10 @@ double linearAttentionChunkTape(const Architecture& a, double sb);
 /// (RMSNorm, SwiGLU, full attention with q, k, v and o projections, no q/k norms, gate or dropout), 16- or 32-bit
 /// activations, one GPU's whole sequence (tp = cp = 1), a fused attention kernel, no or full checkpointing.
 bool torchTapeApplies(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind);
+
+/// \brief Whether LitGPT's tape (ActivationInputs::litgptTape) describes this layer: a dense Llama layer as for
+/// torchTapeApplies(), 16- or 32-bit activations, tp = cp = 1, a fused attention kernel, no checkpointing.
+bool litgptTapeApplies(const Architecture& a, bool moeLayer, const ActivationInputs& in, LayerKind kind);
 
 /// \brief A full-recompute checkpoint: the layer input only, e·sbh (÷t with sequence parallel, s/c tokens).
 double layerInputCheckpoint(const Architecture& a, const ActivationInputs& in);

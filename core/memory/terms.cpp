@@ -366,6 +366,19 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
         "quantisation, blocks of 64) and §3 (NF4, double quantisation: 8-bit constants, second-level blocks of 256); "
         "core/model/lora.h");
     const X B1 = X::sym("B₁", kNf4BlockSize), B2 = X::sym("B₂", kNf4SecondBlockSize);
+    // Without double quantisation (bitsandbytes' compress_statistics=False: LitGPT's bnb.nf4, Fabric's _NF4Linear)
+    // each block keeps its absmax in fp32, 32/B₁ bits a weight (bitsandbytes 0.41.1 at 18e827d6,
+    // functional.py quantize_4bit: absmax float32 per blocksize; double quantisation only when compress_statistics).
+    const bool dq = c.scenario->training.qloraDoubleQuant;
+    if (!dq && X::kText)
+        n.assume([&] {
+            return "QLoRA stores the blocks' linear weights (P_q) as 4-bit NormalFloat in blocks of B₁ = 64 "
+                   "parameters, one fp32 absmax constant per block (no double quantisation): 4 + 32/64 = 4.5 bits per "
+                   "parameter. Embeddings, the output head, norms and biases (P − P_q) stay in the 16-bit weight "
+                   "precision. The base is frozen: no gradient, master copy or optimizer state. " +
+                   layoutAssumption(c.layout, 3, c.training);
+        });
+    const X constantBits = dq ? X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2) : X(32) / B1;
     const bool byZero = c.layout.zero >= 3;
     const double total = dbl(c.model->params.total);
     const double q = std::min(dbl(c.quantized.total), total);
@@ -382,10 +395,9 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
             n.assumptions += " Under ZeRO-3 only the 4-bit data is sharded: the constants are bitsandbytes' "
                              "quant_state, not a parameter, and every data-parallel rank keeps the whole model's.";
         quantised = X::mul(X(kNf4Bits) / X(8), held<X>(c, true, q, qRouted, names), " · ", " × ") +
-                    X::mul((X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2)) / X(8),
-                           held<X>(c, false, q, qRouted, names), " · ", " × ");
+                    X::mul(constantBits / X(8), held<X>(c, false, q, qRouted, names), " · ", " × ");
     } else {
-        const X bits = X(kNf4Bits) + X(kNf4ConstantBits) / B1 + X(kNf4SecondConstantBits) / (B1 * B2);
+        const X bits = X(kNf4Bits) + constantBits;
         quantised = X::mul(bits / X(8), held<X>(c, byZero, q, qRouted, names), " · ", " × ");
     }
     const X base = quantised + X::mul(X::bytes("b_w", c.recipe.weights),
@@ -1387,6 +1399,27 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
     if (c.training)
         w = dot(X(2), w);
     w = tensorSplit<X>(c, w);
+    if (c.training && c.in.bnb4bit) {
+        // bitsandbytes' MatMul4Bit dequantises its weight in forward and again in backward (bitsandbytes 0.41.1 at
+        // 18e827d6, bitsandbytes/autograd/_functions.py: F.dequantize_4bit(B, quant_state).to(A.dtype)): the
+        // dequantised copy is in the dtype the weight was quantised from, fp16 (Fabric's _Linear4bit quantises
+        // weight.to(dtype=torch.half), lightning bitsandbytes.py at 3775340), and .to(A.dtype) makes a second one in
+        // the activations' dtype while the first is alive. The largest is the output head's (QLoRA through LitGPT
+        // quantises it), whose backward starts while the whole tape is held.
+        const Architecture& a = c.model->arch;
+        const double hd = dbl(a.headDimOrDefault());
+        const double qkv = (dbl(a.heads) * hd + 2 * dbl(a.kvHeadsOrDefault()) * hd) * dbl(a.hidden);
+        const double largest =
+            std::max({a.tiedEmbeddings ? 0.0 : dbl(a.vocab) * dbl(a.hidden), qkv, dbl(a.ffn) * dbl(a.hidden)});
+        const double copy = c.scenario->training.precision == Precision::FP16Mixed ? 0 : c.in.elementBytes;
+        if constexpr (X::kText) {
+            n.assumptions += " QLoRA through bitsandbytes: the largest 4-bit matrix, M_max, is dequantised to fp16 "
+                             "and cast to the activations' dtype for its matmul, two transient copies.";
+            n.sourceText += "; bitsandbytes 0.41.1 (18e827d6) autograd/_functions.py MatMul4Bit; lightning 3775340 "
+                            "fabric/plugins/precision/bitsandbytes.py _Linear4bit (quantised from fp16)";
+        }
+        w = w + dot(X::bytes("(2 B + e)", 2 + copy), X::sym("M_max", largest));
+    }
     if (c.gathersLayer()) {
         n.assume([&] {
             return std::string(
@@ -1694,6 +1727,13 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
             c.quantized = m.fromSize ? LinearCount{std::max<int64_t>(0, m.params.total - m.params.embedding),
                                                    m.params.routedExperts}
                                      : linearWeights(a);
+            // LitGPT's QLoRA quantises every torch.nn.Linear, the output head too (its GPT builds lm_head as a
+            // LoRALinear around torch.nn.Linear, litgpt/lora.py at 43c4432, and Fabric's BitsandbytesPrecision
+            // replaces torch.nn.Linear with its Linear4bit class while the model is built: lightning
+            // src/lightning/fabric/plugins/precision/bitsandbytes.py at 3775340 module_init_context,
+            // _ClassReplacementContextManager({"torch.nn.Linear": self._linear_cls})).
+            if (s.framework == Framework::LitGPT && !m.fromSize && !a.tiedEmbeddings)
+                c.quantized.total += a.vocab * a.hidden;
         }
     } else if (c.training) {
         c.recipe = trainingRecipe(s.training.precision, s.training.optimizer, dbl(a.hidden));

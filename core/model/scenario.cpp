@@ -51,11 +51,12 @@ constexpr Names<LossKind, 5> kLossKinds{{{LossKind::Eager, "eager"},
                                          {LossKind::Fused, "fused"},
                                          {LossKind::VocabParallel, "vocab-parallel"},
                                          {LossKind::Chunked16, "chunked-16bit"}}};
-constexpr Names<Framework, 5> kFrameworks{{{Framework::Megatron, "megatron"},
+constexpr Names<Framework, 6> kFrameworks{{{Framework::Megatron, "megatron"},
                                            {Framework::DeepSpeed, "deepspeed"},
                                            {Framework::Torchtitan, "torchtitan"},
                                            {Framework::Torchtune, "torchtune"},
-                                           {Framework::HF, "hf"}}};
+                                           {Framework::HF, "hf"},
+                                           {Framework::LitGPT, "litgpt"}}};
 constexpr Names<QkNorm, 3> kQkNorms{{{QkNorm::None, "none"}, {QkNorm::PerHead, "head"}, {QkNorm::Full, "full"}}};
 
 template <typename E, size_t N> const char* nameOf(const Names<E, N>& names, E v)
@@ -293,6 +294,10 @@ static FrameworkDefaults frameworkLossDefaults(Framework f)
         return {LossKind::Eager, false,
                 "transformers d0fed63: loss/loss_utils.py ForCausalLMLoss (logits.float(), then cross_entropy); no "
                 "PYTORCH_CUDA_ALLOC_CONF set"};
+    case Framework::LitGPT:
+        return {LossKind::Chunked16, false,
+                "LitGPT 43c4432: litgpt/finetune/lora.py (model(input_ids, lm_head_chunk_size=128), then "
+                "chunked_cross_entropy in 128-token chunks, no fp32 upcast); no PYTORCH_CUDA_ALLOC_CONF set"};
     }
     return {};
 }

@@ -59,7 +59,7 @@ enum class Offload { None, Optimizer, OptimizerParams };
 /// no fp32 upcast, the logits kept through backward (the output layer itself chunked under adapters).
 enum class LossKind { Eager, Chunked, Fused, VocabParallel, Chunked16 };
 /// A training framework whose defaults a scenario takes where it sets nothing itself (issue 30 §2, --framework).
-enum class Framework { Megatron, DeepSpeed, Torchtitan, Torchtune, HF };
+enum class Framework { Megatron, DeepSpeed, Torchtitan, Torchtune, HF, LitGPT };
 enum class FfnKind { Gelu, SwiGLU };
 enum class NormKind { LayerNorm, RMSNorm };
 enum class AttentionKind { MHA, GQA, MLA };
@@ -347,6 +347,9 @@ struct TrainingSetup {
     /// The optimizer state in CUDA unified memory that pages out to the host under pressure (bitsandbytes' paged
     /// optimizers, --optimizer paged-adamw8bit): counted in host memory, needs a host.
     bool pagedOptimizer = false;
+    /// QLoRA's absmax constants double-quantised (8 bits per block of 64, an fp32 constant per 256 blocks: QLoRA's
+    /// recipe, bitsandbytes' compress_statistics=True), or kept in fp32 per block (LitGPT's bnb.nf4).
+    bool qloraDoubleQuant = true;
 
     /// Training with adapters on a frozen base (LoRA or QLoRA).
     bool adapters() const { return mode == Mode::Training && fineTune != FineTune::Full; }

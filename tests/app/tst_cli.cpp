@@ -292,9 +292,11 @@ private Q_SLOTS:
             << "--loss: must be one of eager|chunked|fused|vocab-parallel|chunked-16bit, got \"liger\"";
         QTest::newRow("unknown framework")
             << QStringList{"--json", "--framework", "jax"}
-            << "--framework: must be one of megatron|deepspeed|torchtitan|torchtune|hf, got \"jax\"";
+            << "--framework: must be one of megatron|deepspeed|torchtitan|torchtune|hf|litgpt, got \"jax\"";
         QTest::newRow("bad expandable-segments value") << QStringList{"--json", "--expandable-segments", "yes"}
                                                        << "--expandable-segments: must be on or off, got \"yes\"";
+        QTest::newRow("bad qlora-double-quant value") << QStringList{"--json", "--qlora-double-quant", "maybe"}
+                                                      << "--qlora-double-quant: must be on or off, got \"maybe\"";
         QTest::newRow("LoRA while serving")
             << QStringList{"--json", "--mode", "inference", "--finetune", "qlora"}
             << "--finetune: qlora applies to training; serving reads the merged weights (add --mode training)";

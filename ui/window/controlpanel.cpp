@@ -328,6 +328,7 @@ void ControlPanel::build()
     m_framework->addItem(QStringLiteral("torchtitan"), static_cast<int>(Framework::Torchtitan));
     m_framework->addItem(QStringLiteral("torchtune"), static_cast<int>(Framework::Torchtune));
     m_framework->addItem(QStringLiteral("Hugging Face"), static_cast<int>(Framework::HF));
+    m_framework->addItem(QStringLiteral("LitGPT"), static_cast<int>(Framework::LitGPT));
     m_framework->setToolTip(tr("A framework's defaults (its loss, its allocator settings) fill what the scenario "
                                "leaves unset; what you set stays. docs/accounting.md, \"Framework profiles\"."));
     form->addRow(tr("Framework"), m_framework);

@@ -1,5 +1,6 @@
 // The activation tape against Korthikanti et al. 2022 and its generalisations (core/memory/activations.h).
 #include "activations.h"
+#include "lora.h"
 #include "testdata.h"
 
 #include <QtTest>
@@ -101,6 +102,59 @@ private Q_SLOTS:
         QCOMPARE(l.dropout, 0.0);
         QCOMPARE(l.scores, 4.0 * 32 * sb);
         QCOMPARE(l.total(), 1141899264.0);
+    }
+
+    // LitGPT's layer with a frozen base (--framework litgpt under LoRA/QLoRA; litgpt/model.py and lora.py at 43c4432,
+    // docs/accounting.md "Framework profiles"), Llama 2 7B: h = 4096, 32 heads of 128 (a·d = 4096), f = 11008, bf16,
+    // s = 1304 (the resource tables' longest sample), b = 1, LoRA on q and v. Per token:
+    //   norms     2·(4h + 4)                 = 2·16,388          = 32,776 (the fp32 input and 1/rms of each)
+    //   attention 4·e·a·d                    = 8·4096            = 32,768 (q, k, v, the kernel's output)
+    //   scores    4·a                        = 128                        (the fp32 log-sum-exp)
+    //   mlp       3·e·f                      = 6·11008           = 66,048 (fc_1's output, silu's, fc_2's)
+    //   dropout   (1 + e)·h, the fused qkv's = 3·4096            = 12,288 (mask and output)
+    //   total 144,008 B, · 1304 = 187,786,432 B a layer.
+    // QLoRA (bitsandbytes keeps every 4-bit linear's input): attention + e·h + e·a·d = 16,384, mlp + e·h + e·f =
+    // 30,208:
+    //   190,600 B, · 1304 = 248,542,400 B. Korthikanti's terms (the default): attention 2·(h + 3h + h) = 40,960,
+    //   scores 128, mlp 2·h + 6·f = 74,240, norms 4h = 16,384: 131,712 B, · 1304 = 171,752,448 B.
+    // Every projection adapted (q, k, v, o, gate, up, down): dropout 3·(h + a·d + h + h + f) = 82,176 B a token.
+    void litgptsLoraLayerOfLlama2_7B()
+    {
+        Architecture a;
+        a.hidden = 4096;
+        a.layers = 32;
+        a.heads = 32;
+        a.kvHeads = 32;
+        a.headDim = 128;
+        a.ffn = 11008;
+        a.vocab = 32000;
+        ActivationInputs in = inputs(1304, 1, Checkpointing::None, true);
+        QCOMPARE(layerActivations(a, false, in).total(), 171752448.0);
+        in.litgptTape = true;
+        in.loraModules = kLoraQ | kLoraV;
+        const LayerActivations lora = layerActivations(a, false, in);
+        QCOMPARE(lora.norms, 1304.0 * 32776);
+        QCOMPARE(lora.attention, 1304.0 * 32768);
+        QCOMPARE(lora.scores, 1304.0 * 128);
+        QCOMPARE(lora.mlp, 1304.0 * 66048);
+        QCOMPARE(lora.dropout, 1304.0 * 12288);
+        QCOMPARE(lora.total(), 187786432.0);
+        in.bnb4bit = true;
+        const LayerActivations qlora = layerActivations(a, false, in);
+        QCOMPARE(qlora.attention, 1304.0 * 49152);
+        QCOMPARE(qlora.mlp, 1304.0 * 96256);
+        QCOMPARE(qlora.total(), 248542400.0);
+        in.bnb4bit = false;
+        in.loraModules = kLoraQ | kLoraK | kLoraV | kLoraO | kLoraGate | kLoraUp | kLoraDown;
+        QCOMPARE(layerActivations(a, false, in).dropout, 1304.0 * 82176);
+        // Outside what the derivation read (a checkpointed layer, tensor parallel), the default tape.
+        ActivationInputs plain = in;
+        plain.litgptTape = false;
+        in.checkpointing = plain.checkpointing = Checkpointing::Full;
+        QCOMPARE(layerActivations(a, false, in).total(), layerActivations(a, false, plain).total());
+        in.checkpointing = plain.checkpointing = Checkpointing::None;
+        in.tp = plain.tp = 2;
+        QCOMPARE(layerActivations(a, false, in).total(), layerActivations(a, false, plain).total());
     }
 
     // torchtune's Llama layer (`--framework torchtune`; core/memory/activations.cpp torchtuneTape, docs/accounting.md

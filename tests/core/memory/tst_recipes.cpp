@@ -355,6 +355,58 @@ private Q_SLOTS:
         QCOMPARE(layerActivations(l3.model.architecture, false, activationInputs(l3, 1)).total(), 63616.0);
     }
 
+    void litgptQloraThroughBitsandbytes()
+    {
+        // --framework litgpt (docs/accounting.md, "Framework profiles"), Llama 2 7B in pure bf16 at the resource
+        // tables' 1304 tokens, LoRA rank 8 on q and v. Against the same run without a profile:
+        //  - the tape: 32 layers of LitGPT's (tst_activations::litgptsLoraLayerOfLlama2_7B) in place of Korthikanti's
+        //    171,752,448 B: LoRA 32·(187,786,432 − 171,752,448) = 513,087,488 B more; QLoRA
+        //    32·(248,542,400 − 171,752,448) = 2,457,278,464 B more;
+        //  - QLoRA's base: the head quantised too, V·h = 131,072,000 parameters from 2 B to 0.515869140625 B:
+        //    131,072,000 · 1.484130859375 = 194,528,000 B less;
+        //  - QLoRA's workspace: the head dequantised to fp16 and cast to bf16, (2 + 2) B · 131,072,000 = 524,288,000 B
+        //    (the largest 4-bit matrix: the fused qkv has 3·4096² = 50,331,648, the MLP's 4096·11008 = 45,088,768).
+        Scenario s = llama2();
+        s.training.precision = Precision::BF16;
+        s.training.seqLen = 1304;
+        s.training.fineTune = FineTune::Lora;
+        s.training.loraRank = 8;
+        s.training.loraModules = kLoraQ | kLoraV;
+        Scenario lit = s;
+        lit.framework = Framework::LitGPT;
+        QCOMPARE(on(lit).perGpu.activations - on(s).perGpu.activations, 513087488.0);
+        QCOMPARE(on(lit).perGpu.weights, on(s).perGpu.weights);
+        QCOMPARE(on(lit).perGpu.workspace, on(s).perGpu.workspace);
+        s.training.fineTune = lit.training.fineTune = FineTune::QLora;
+        QCOMPARE(on(lit).perGpu.activations - on(s).perGpu.activations, 2457278464.0);
+        QCOMPARE(on(s).perGpu.weights - on(lit).perGpu.weights, 194528000.0);
+        QCOMPARE(on(lit).perGpu.workspace - on(s).perGpu.workspace, 524288000.0);
+        // LitGPT's loss is the profile's default: chunked_cross_entropy in the logits' 16 bits.
+        QCOMPARE(effectiveLoss(lit), std::optional<LossKind>(LossKind::Chunked16));
+        // torchtune's QLoRA is torchao's NF4, not bitsandbytes: none of this under its profile.
+        Scenario tune = s;
+        tune.framework = Framework::Torchtune;
+        QCOMPARE(on(tune).perGpu.weights, on(s).perGpu.weights);
+        QCOMPARE(on(tune).perGpu.workspace, on(s).perGpu.workspace);
+        // A full fine-tune keeps the default tape under the profile.
+        s.training.fineTune = lit.training.fineTune = FineTune::Full;
+        QCOMPARE(on(lit).perGpu.activations, on(s).perGpu.activations);
+    }
+
+    void qloraWithoutDoubleQuantisation()
+    {
+        // bitsandbytes without compress_statistics (LitGPT's bnb.nf4) keeps one fp32 absmax per 64 weights: 32/64 bit
+        // a weight where double quantisation keeps 8/64 + 32/(64·256); the difference is 0.5 − 0.127 = 0.373 bit,
+        // 191/4096 B, on Llama 2 7B's P_q = 32·(4·4096² + 3·4096·11008) = 6,476,005,376 quantised weights:
+        // 6,476,005,376 · 191/4096 = 1,581,056 · 191 = 301,981,696 B more.
+        Scenario s = llama2();
+        s.training.precision = Precision::BF16;
+        s.training.fineTune = FineTune::QLora;
+        Scenario off = s;
+        off.training.qloraDoubleQuant = false;
+        QCOMPARE(on(off).perGpu.weights - on(s).perGpu.weights, 301981696.0);
+    }
+
     void profileNeverOverrides()
     {
         // A profile fills what is unset, never what the scenario sets.
@@ -384,6 +436,7 @@ private Q_SLOTS:
         s.hardware.reshardAfterForward = false;
         s.hardware.fsdpFlatWrap = true;
         s.hardware.fsdpNoSync = true;
+        s.training.qloraDoubleQuant = false;
         const ScenarioParse p = parseScenarioJson(scenarioToJson(s), "round trip");
         QVERIFY(p.ok());
         // Both FSDP1 switches are known fields of /hardware (fsdp_flat_wrap was written but refused as unknown).
@@ -394,6 +447,8 @@ private Q_SLOTS:
         QCOMPARE(p.scenario.training.activationOffload, std::optional<bool>(true));
         QVERIFY(p.scenario.training.pagedOptimizer);
         QCOMPARE(p.scenario.hardware.reshardAfterForward, std::optional<bool>(false));
+        QVERIFY(!p.scenario.training.qloraDoubleQuant);
+        QVERIFY(parseScenarioJson(scenarioToJson(llama2()), "default").scenario.training.qloraDoubleQuant);
         // A bad value is named by its pointer.
         nlohmann::json j = scenarioToJson(llama2());
         j["training"]["compile"] = "yes";
