@@ -635,8 +635,15 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
             if (hardware->at("reshard_after_forward").is_boolean())
                 h.reshardAfterForward = on;
         }
-        r.boolean(*hardware, "fsdp_flat_wrap", p, h.fsdpFlatWrap);
-        r.boolean(*hardware, "fsdp_no_sync", p, h.fsdpNoSync);
+        for (const auto& [key, field] :
+             {std::pair{"fsdp_flat_wrap", &h.fsdpFlatWrap}, std::pair{"fsdp_no_sync", &h.fsdpNoSync}}) {
+            if (!hardware->contains(key))
+                continue;
+            bool on = false;
+            r.boolean(*hardware, key, p, on);
+            if (hardware->at(key).is_boolean())
+                *field = on;
+        }
         r.integer(*hardware, "first_stage_layers", p, h.split.firstLayers, 1, kMaxLayers);
         r.integer(*hardware, "last_stage_layers", p, h.split.lastLayers, 1, kMaxLayers);
         r.boolean(*hardware, "embedding_in_pipeline_split", p, h.split.embedding);
@@ -888,9 +895,9 @@ json scenarioToJson(const Scenario& s)
     if (h.reshardAfterForward)
         j["hardware"]["reshard_after_forward"] = *h.reshardAfterForward; // left out when unset
     if (h.fsdpFlatWrap)
-        j["hardware"]["fsdp_flat_wrap"] = true; // left out, it is false
+        j["hardware"]["fsdp_flat_wrap"] = *h.fsdpFlatWrap; // left out when unset (the framework's default)
     if (h.fsdpNoSync)
-        j["hardware"]["fsdp_no_sync"] = true; // left out, it is false
+        j["hardware"]["fsdp_no_sync"] = *h.fsdpNoSync;
     // The pipeline split only when it is not the even one.
     if (h.split.firstLayers > 0)
         j["hardware"]["first_stage_layers"] = h.split.firstLayers;

@@ -698,11 +698,11 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
     // quantised base (LitGPT 8641822 finetune/lora.py refuses quantization with devices > 1, so no measured run says
     // what its flat parameters hold) nor with FSDP1's CPUOffload, whose gradients "will not be offloaded to CPU when
     // inside the context manager" (fully_sharded_data_parallel.py at 005df1d, no_sync): refused rather than guessed.
-    if (t.mode == Mode::Training && hw.fsdpNoSync && t.fineTune == FineTune::QLora)
+    if (t.mode == Mode::Training && hw.fsdpNoSync.value_or(false) && t.fineTune == FineTune::QLora)
         bad("/hardware/fsdp_no_sync",
             "cannot be on with finetune qlora: what FSDP1's flat parameters of a quantised base accumulate is not "
             "modelled (LitGPT refuses quantization on more than one device); turn fsdp_no_sync off or use lora");
-    else if (t.mode == Mode::Training && hw.fsdpNoSync && hw.offload != Offload::None)
+    else if (t.mode == Mode::Training && hw.fsdpNoSync.value_or(false) && hw.offload != Offload::None)
         bad("/hardware/fsdp_no_sync",
             std::string("cannot be on with offload ") + toString(hw.offload) +
                 ": inside no_sync() FSDP1 keeps the gradients on the GPU until the sync, which TrainMem does not "

@@ -593,7 +593,7 @@ double unitGradientParams(const TermContext& c)
 bool fsdpNoSyncHoldsWhole(const TermContext& c)
 {
     const Scenario& s = *c.scenario;
-    return s.hardware.fsdpNoSync && c.training && c.offload == Offload::None && c.fineTune != FineTune::QLora &&
+    return effectiveFsdpNoSync(s) && c.training && c.offload == Offload::None && c.fineTune != FineTune::QLora &&
            c.layout.zero >= 2 && c.layout.replicas() > 1 && s.training.gradAccum > 1;
 }
 
@@ -1900,7 +1900,7 @@ double flatWrapCache(const TermContext& c)
     // FSDP1 has no optimizer-only offload; with CPUOffload(offload_params=True) (optimizer+params) each unit is still
     // materialised and flattened on the GPU before its shard goes to the host (torch/distributed/fsdp/
     // _init_utils.py at 01caf79, _init_param_handle_from_params: "handle.flat_param_to(cpu_device)" after the shard).
-    if (!s.hardware.fsdpFlatWrap || !c.training || effectiveExpandableSegments(s) || c.offload == Offload::Optimizer)
+    if (!effectiveFsdpFlatWrap(s) || !c.training || effectiveExpandableSegments(s) || c.offload == Offload::Optimizer)
         return 0;
     // Sharded (ZeRO-1 to 3 over more than one rank: FULL_SHARD, SHARD_GRAD_OP) the flat parameter is freed once its
     // shard is cloned, so the unit's parameters and their concatenation stay cached; unsharded (NO_SHARD, fsdp_qlora's
@@ -1942,7 +1942,7 @@ double fsdp1RootGathered(const TermContext& c)
     // post-forward for `FULL_SHARD` with the intention that they are immediately used for backward computation"
     // (torch/distributed/fsdp/_runtime_utils.py at 01caf79, _post_forward_reshard). Its unsharded flat parameter (the
     // embeddings and the output head, U_root) stays on the GPU from forward to the end of backward, beside the shard.
-    if (!c.scenario->hardware.fsdpFlatWrap || !c.gathersLayer() || c.stage != PipelineStage::Only)
+    if (!effectiveFsdpFlatWrap(*c.scenario) || !c.gathersLayer() || c.stage != PipelineStage::Only)
         return 0;
     const ResolvedModel& m = *c.model;
     return dbl(std::clamp<int64_t>(m.params.embedding, 0, m.params.total)) * c.recipe.weights /

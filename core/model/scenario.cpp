@@ -266,8 +266,19 @@ FrameworkDefaults frameworkDefaults(Framework f)
         d.recipeSource = "torchtitan b5bcd76: config/configs.py (CompileConfig.enable = False, "
                          "fsdp_reshard_after_forward = \"default\": distributed/fsdp.py reshards unless pipeline "
                          "parallel)";
-    else
+    else if (f == Framework::LitGPT) {
+        // LitGPT's finetune scripts on more than one device: Lightning Fabric's FSDPStrategy (FSDP1, one unit per
+        // Block, the model built on the meta device and each unit materialised and sharded in turn) and every
+        // micro-batch but the last inside fabric.no_backward_sync (docs/accounting.md, "Sharding and the tax").
+        d.fsdpFlatWrap = true;
+        d.fsdpNoSync = true;
+        d.recipeSource =
+            "LitGPT 41dece2 / 58c5b18 / 8641822: litgpt/finetune/full.py and finetune/lora.py (FSDPStrategy "
+            "with auto_wrap_policy={Block}; fabric.no_backward_sync(model, enabled=is_accumulating)); "
+            "no torch.compile, optimizer step in backward or activation offloading";
+    } else {
         d.recipeSource = "none of torch.compile, optimizer step in backward or activation offloading by default";
+    }
     return d;
 }
 
@@ -347,6 +358,21 @@ bool effectiveReshardAfterForward(const Scenario& s)
     if (s.framework == Framework::Torchtitan)
         return s.hardware.pp <= 1;
     return !s.framework || frameworkDefaults(*s.framework).reshardAfterForward;
+}
+
+bool effectiveFsdpFlatWrap(const Scenario& s)
+{
+    if (s.hardware.fsdpFlatWrap)
+        return *s.hardware.fsdpFlatWrap;
+    return s.framework && frameworkDefaults(*s.framework).fsdpFlatWrap;
+}
+
+bool effectiveFsdpNoSync(const Scenario& s)
+{
+    if (s.hardware.fsdpNoSync)
+        return *s.hardware.fsdpNoSync;
+    return s.framework && frameworkDefaults(*s.framework).fsdpNoSync && s.training.fineTune != FineTune::QLora &&
+           s.hardware.offload == Offload::None;
 }
 
 Scenario withGpuCount(Scenario s, int64_t gpus)

@@ -435,15 +435,17 @@ struct HardwareSetup {
     /// FSDP1's flat parameters built from a model loaded whole (torch.distributed.fsdp FullyShardedDataParallel with
     /// use_orig_params=False, as Answer.AI's fsdp_qlora train.py wraps it; --fsdp-flat-wrap): each unit is
     /// materialised unsharded on the GPU and concatenated before its shard is kept, and the caching allocator keeps
-    /// those blocks through the run (issue 30 §1; docs/accounting.md, "Workspace and overhead").
-    bool fsdpFlatWrap = false;
+    /// those blocks through the run (issue 30 §1; docs/accounting.md, "Workspace and overhead"). Unset: the
+    /// framework's default (on under --framework litgpt, off otherwise).
+    std::optional<bool> fsdpFlatWrap;
     /// Gradient accumulation inside FSDP1's no_sync() (--fsdp-no-sync; Lightning Fabric's no_backward_sync, as
     /// LitGPT's finetune scripts accumulate): every micro-batch but the last keeps each flat parameter's gradient
     /// unsharded, so with ZeRO-2/3 over more than one rank and grad_accum > 1 the gradients are held whole. A flat
     /// parameter that mixes frozen and trainable parameters (use_orig_params=True, one unit per layer: LoRA under
     /// Lightning's FSDPStrategy) has a gradient for all of it, so under LoRA every decoder layer's parameters carry
-    /// one (docs/accounting.md, "Sharding and the tax").
-    bool fsdpNoSync = false;
+    /// one (docs/accounting.md, "Sharding and the tax"). Unset: the framework's default (on under --framework litgpt
+    /// where it applies: not with QLoRA or an offload; off otherwise).
+    std::optional<bool> fsdpNoSync;
 
     bool operator==(const HardwareSetup&) const = default;
 };
@@ -493,7 +495,9 @@ struct FrameworkDefaults {
     bool optimizerInBackward = false;
     bool activationOffload = false;
     bool reshardAfterForward = true;
-    const char* recipeSource = ""; ///< where the four above are read, at a commit
+    bool fsdpFlatWrap = false; ///< FSDP1 over a model built whole or on the meta device, its root unit kept gathered
+    bool fsdpNoSync = false;   ///< gradient accumulation inside FSDP1's no_sync()
+    const char* recipeSource = ""; ///< where the six above are read, at a commit
 };
 FrameworkDefaults frameworkDefaults(Framework f);
 /// \brief The loss the scenario computes: its own, else its framework's, else unset (the chapter's accounting).
@@ -506,6 +510,11 @@ bool effectiveCompile(const Scenario& s);
 bool effectiveOptimizerInBackward(const Scenario& s);
 bool effectiveActivationOffload(const Scenario& s);
 bool effectiveReshardAfterForward(const Scenario& s);
+bool effectiveFsdpFlatWrap(const Scenario& s);
+/// \brief Accumulation inside FSDP1's no_sync(): the scenario's setting, else its framework's where it applies (LitGPT
+/// refuses a quantised base on more than one device, and inside no_sync() the gradients stay on the GPU, so the
+/// default never turns it on under QLoRA or an offload, which the setting itself is refused with).
+bool effectiveFsdpNoSync(const Scenario& s);
 
 /// \brief The scenario on `gpus` GPUs, its tensor/pipeline/expert degrees kept as far as they still
 /// divide it: the scenario format (docs/scenario-format.md) requires gpus to be a multiple of tp·pp and

@@ -245,6 +245,36 @@ private Q_SLOTS:
         QCOMPARE(on(s).perGpu.gradients, 13476831232.0);
     }
 
+    // --framework litgpt accumulates inside no_sync() and wraps FSDP1 as LitGPT's finetune scripts do (full.py at
+    // 41dece2, lora.py at 8641822): the same 13,476,831,232 B of whole gradients as above without setting either
+    // switch; a scenario that sets them keeps its own; under QLoRA (LitGPT refuses a quantised base on more than one
+    // device) or an offload the profile's default does not apply, and nothing is refused.
+    void litgptProfileAccumulatesInsideNoSync()
+    {
+        Scenario s = llama2();
+        s.training.precision = Precision::BF16;
+        s.training.gradAccum = 4;
+        s.hardware.gpus = 4;
+        s.hardware.zeroStage = 3;
+        s.framework = Framework::LitGPT;
+        QVERIFY(effectiveFsdpNoSync(s) && effectiveFsdpFlatWrap(s));
+        QCOMPARE(on(s).perGpu.gradients, 13476831232.0);
+        s.hardware.fsdpNoSync = false; // set by the scenario: kept
+        QCOMPARE(on(s).perGpu.gradients, 3369207808.0);
+        s.hardware.fsdpNoSync.reset();
+        s.hardware.offload = Offload::Optimizer;
+        QVERIFY(!effectiveFsdpNoSync(s));
+        QVERIFY(validateScenario(s, "").empty());
+        s.hardware.offload = Offload::None;
+        s.training.fineTune = FineTune::QLora;
+        QVERIFY(!effectiveFsdpNoSync(s));
+        QVERIFY(validateScenario(s, "").empty());
+        // Other profiles leave both off.
+        s.framework = Framework::Torchtitan;
+        s.training.fineTune = FineTune::Full;
+        QVERIFY(!effectiveFsdpNoSync(s) && !effectiveFsdpFlatWrap(s));
+    }
+
     void fsdpNoSyncUnderLoraHoldsEveryLayersGradient()
     {
         // LoRA under Lightning's FSDPStrategy (one flat parameter per decoder layer, base and adapters together) on
@@ -440,8 +470,8 @@ private Q_SLOTS:
         const ScenarioParse p = parseScenarioJson(scenarioToJson(s), "round trip");
         QVERIFY(p.ok());
         // Both FSDP1 switches are known fields of /hardware (fsdp_flat_wrap was written but refused as unknown).
-        QVERIFY(p.scenario.hardware.fsdpFlatWrap);
-        QVERIFY(p.scenario.hardware.fsdpNoSync);
+        QCOMPARE(p.scenario.hardware.fsdpFlatWrap, std::optional<bool>(true));
+        QCOMPARE(p.scenario.hardware.fsdpNoSync, std::optional<bool>(true));
         QCOMPARE(p.scenario.training.compile, std::optional<bool>(true));
         QCOMPARE(p.scenario.training.optimizerInBackward, std::optional<bool>(false));
         QCOMPARE(p.scenario.training.activationOffload, std::optional<bool>(true));
