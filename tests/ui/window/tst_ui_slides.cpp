@@ -475,7 +475,7 @@ void TestUiSlides::tourNarratesTheSlide()
     QVERIFY2(
         narration->font().pointSizeF() >= 1.3 * normal.pointSizeF(),
         qPrintable(QStringLiteral("%1 pt against %2 pt").arg(narration->font().pointSizeF()).arg(normal.pointSizeF())));
-    int shortened = 0;
+    QStringList shortened;
     for (int step = 0; step < tour->stepCount(); ++step) {
         if (step > 0)
             QTest::keyClick(&w, Qt::Key_PageDown);
@@ -499,7 +499,11 @@ void TestUiSlides::tourNarratesTheSlide()
         const QRect inWindow(narration->mapTo(&w, QPoint(0, 0)), narration->size());
         QVERIFY2(w.rect().contains(inWindow), qPrintable(where));
         const bool cut = lines.join(QLatin1Char(' ')) != narration->narration();
-        shortened += cut ? 1 : 0;
+        if (cut)
+            shortened << QStringLiteral("%1 (%2 chars: “%3”)")
+                             .arg(step + 1)
+                             .arg(narration->narration().size())
+                             .arg(lines.join(QLatin1Char(' ')));
         // A narration cut short says so (issue 31 §2: "…= 16 bytes." read as the end).
         QVERIFY2(!cut || lines.back().endsWith(QChar(0x2026)), qPrintable(where + narration->text()));
         // The step's number in large type, whole: shrunk or put under its label, not cut short.
@@ -514,12 +518,20 @@ void TestUiSlides::tourNarratesTheSlide()
                                                     problems.join(QStringLiteral("; "))));
         }
     }
-    // A 1080 px screen's three lines hold every step whole (two kept only the first sentence of steps 4, 7, 10 and
-    // 17); a 768 px projector's three lines still cut some, so there the fitting above was put to the test.
-    if (size.height() >= 1000)
-        QCOMPARE(shortened, 0);
-    else
-        QVERIFY(shortened > 0);
+    // Every step's narration is whole on the slide, on a 1080 px screen and on a 1024×768 projector (issue 31: the
+    // projector's three lines cut seven steps, ending in "…"; the chart keeps its room, the sentences were rewritten).
+    QVERIFY2(shortened.isEmpty(), qPrintable(QStringLiteral("cut: ") + shortened.join(QStringLiteral("; "))));
+    // The fitting itself, put to the test now that no step needs it: a narration longer than three lines is cut at
+    // a sentence and says so.
+    const QString heading = narration->narration().section(QStringLiteral(" — "), 0, 0);
+    QString longText;
+    for (int i = 1; i <= 12; ++i)
+        longText += QStringLiteral("Sentence %1 of a narration far too long for three lines on any slide. ").arg(i);
+    narration->setNarration(heading, longText.trimmed());
+    const QStringList cutLines = narration->text().split(QLatin1Char('\n'));
+    QVERIFY2(cutLines.size() <= narration->maxLines() && cutLines.back().endsWith(QChar(0x2026)),
+             qPrintable(narration->text()));
+    QVERIFY(narration->text().contains(QStringLiteral("Sentence 1 of")));
 
     QTest::keyClick(&w, Qt::Key_PageUp); // back, and the line follows
     QCOMPARE(tour->currentStep(), tour->stepCount() - 2);
