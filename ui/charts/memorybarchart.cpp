@@ -264,18 +264,24 @@ bool MemoryBarChart::applyColumnLabels(double slotPx)
     };
     QFont font;
     bool whole = false;
-    // Past two lines, the names may take at most a quarter of the chart's height: a narrow chart of many bars (the
-    // Peers dock in the controls' column, 200 px) keeps its plot and elides its names on one line, as it did.
+    // Broken, the names may take at most a quarter of the chart's height: a narrow chart of many bars (the Peers dock
+    // in the controls' column, 200 px) or a low one (F5 at 1024×768 with the film under the charts) keeps its plot,
+    // and elides its names on one line as it did.
     auto tallest = [&] {
         qsizetype lines = 1;
         for (const QString& t : std::as_const(ticks))
             lines = std::max(lines, t.count(QLatin1Char('\n')) + 1);
         return lines;
     };
+    qsizetype given = 1; // the lines the names come in
+    for (const BarColumn& c : m_columns)
+        given = std::max(given, c.label.count(QLatin1Char('\n')) + 1);
     for (const int most : {1, 2, 8}) {
         for (double factor = 1.0; !whole; factor = std::max(kSmallest, factor * 0.96)) {
             font = m_theme.font(factor);
-            whole = lay(font, most) && (most <= 2 || tallest() * QFontMetrics(font).lineSpacing() <= height() / 4);
+            whole =
+                lay(font, most) &&
+                (most == 1 || tallest() <= std::max<qsizetype>(given, height() / 4 / QFontMetrics(font).lineSpacing()));
             if (factor <= kSmallest)
                 break;
         }

@@ -82,6 +82,7 @@ private Q_SLOTS:
     void tourNarratesTheSlide();
     void peersDockIsReadableOnAProjector();
     void tourTextIsWholeInItsDock();
+    void filmTheTourOpenedLeavesASmallSlide();
 };
 
 void TestUiSlides::initTestCase()
@@ -634,6 +635,44 @@ void TestUiSlides::tourTextIsWholeInItsDock()
                                                          .arg(whole)
                                                          .arg(text->width())));
     }
+}
+
+// Issue 31 (the tour on a 1024×768 projector, looked at slide by slide): walking the tour in the window opens the
+// film at step 4 (it plays the gradient sync); F5 then kept it for a third of the slide, and with the tour's three
+// lines the bar chart's plot was ~50 px, its callout cut and the per-GPU bar's name under the inset. On a slide under
+// 1000 px the film a tour step opened stays off; one the teacher opened stays on (filmOnTheSlideKeepsRoom); leaving
+// the slide brings the window back with the film.
+void TestUiSlides::filmTheTourOpenedLeavesASmallSlide()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    w.setModalErrors(false);
+    QVERIFY2(showOnTheProjector(w), "the offscreen screens of tests/data/offscreen-screens.json");
+    QApplication::setActiveWindow(&w);
+    auto* film = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+    QVERIFY(film && !film->isVisible());
+    for (int step = 0; step < 4; ++step)
+        QTest::keyClick(&w, Qt::Key_PageDown);
+    QCOMPARE(w.teaching()->tour()->currentStep(), 3);
+    QVERIFY(film->isVisible()); // the step's phase, in the window
+    QTest::keyClick(&w, Qt::Key_F5);
+    for (int settle = 0; settle < 3; ++settle)
+        QCoreApplication::processEvents();
+    QVERIFY(!film->isVisible());
+    MemoryBarChart* bars = w.dashboard()->barChart();
+    for (int step = 3; step < 7; ++step) {
+        if (step > 3)
+            QTest::keyClick(&w, Qt::Key_PageDown);
+        QCoreApplication::processEvents();
+        bars->grab();
+        QVERIFY2(
+            bars->axisRect()->rect().height() >= 150,
+            qPrintable(
+                QStringLiteral("step %1: bar plot %2 px high").arg(step + 1).arg(bars->axisRect()->rect().height())));
+        QVERIFY2(!film->isVisible(), qPrintable(QStringLiteral("step %1").arg(step + 1)));
+    }
+    QTest::keyClick(&w, Qt::Key_Escape);
+    QCoreApplication::processEvents();
+    QVERIFY(film->isVisible());
 }
 
 #include "tst_ui_slides.moc"
