@@ -121,7 +121,7 @@ TourStep receiptStep()
         // (pre-training 2.664M, the report's context extension 119K and post-training 5K, its Table 1) are on the
         // Cost receipt dock.
         h.text = hours + ", " + dollars + " at $" + formatCountPrecise(r.pricePerGpuHour) +
-                 " an hour (the report: 2.788M, $5.576M). Sparsity buys FLOPs: 6 a token for each of the " +
+                 " an hour (the report: 2.788M, $5.576M). Sparsity buys FLOPs: 6 FLOPs a token for each of the " +
                  formatCount(static_cast<double>(b.model.params.active)) + " active parameters, " +
                  formatCount(s.cost.tokens) + " tokens on " + std::to_string(s.hardware.gpus) + " " + gpu.id + "s at " +
                  mfu + " of the fp8 peak.";
