@@ -4,6 +4,7 @@
 #include "lora.h"
 #include "units.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -42,7 +43,8 @@ TourStep pictureStep(std::string id, std::string title, std::vector<SegmentKind>
         h.bytes = revealedBytes(b.perGpu, revealed);
         h.label = "So far";
         for (SegmentKind k : revealed)
-            h.figures.push_back({segmentKindName(k), segmentBytes(b.perGpu, k)});
+            if (segmentBytes(b.perGpu, k) > 0) // the run has no KV cache, recurrent state or adapters: no "0 B" lines
+                h.figures.push_back({segmentKindName(k), segmentBytes(b.perGpu, k)});
         h.figures.insert(h.figures.begin(), TourFigure{"So far", h.bytes});
         h.text = added + " So far " + formatBytes(h.bytes) + " on one " + gpu.id + " (" + formatBytes(gpu.memoryBytes) +
                  ")" + (h.bytes > gpu.memoryBytes ? ": already past the GPU." : ".");
@@ -79,13 +81,13 @@ TourStep shardingStep()
         h.figures = {{"Sent per GPU per step", b.tax.total()},
                      {"Model state per GPU (1/" + n + ")", b.perGpu.modelState()},
                      {"Everything per GPU", b.perGpu.total()}};
-        h.text = "The tax is communication. ZeRO-3 over " + n + " " + gpu.id +
-                 "s, each recomputing its activations in backward, leaves each GPU 1/" + n + " of the " +
-                 formatBytes(b.modelStateBytes) + " model state (" + formatBytes(b.perGpu.modelState()) +
-                 "), but every step each GPU sends " + formatBytes(b.tax.dataParallel) +
-                 ": the weights all-gathered for forward and again for backward and the gradients reduce-scattered, "
-                 "1.5× a plain data-parallel all-reduce (ZeRO paper §7). Tensor, pipeline and expert cuts each add "
-                 "their own traffic: the scale-out ladder shows every rung.";
+        // Three lines at F5 on a 1024×768 projector (issue 31): the ladder's rungs and the ZeRO paper's 1.5× (§7:
+        // two all-gathers and a reduce-scatter against an all-reduce's two passes) are in the dock's figures and
+        // docs/accounting.md, not here.
+        h.text = "The tax is communication. ZeRO-3 over " + n + " " + gpu.id + "s leaves each " +
+                 formatBytes(b.perGpu.modelState()) + ", 1/" + n + " of the " + formatBytes(b.modelStateBytes) +
+                 " model state, but each sends " + formatBytes(b.tax.dataParallel) +
+                 " a step: the weights gathered twice, the gradients scattered once.";
         return h;
     };
     return st;
@@ -102,6 +104,7 @@ TourStep receiptStep()
     st.title = "DeepSeek-V3's receipt: 2.788M H800-hours";
     st.presetId = "deepseek-v3";
     st.revealed = kEverything;
+    st.axis = "deepseek-v3";
     st.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
         const CostReceipt r = computeCost(b.model, s, gpu);
         TourHighlight h;
@@ -115,14 +118,14 @@ TourStep receiptStep()
                      {"Wall clock on " + std::to_string(s.hardware.gpus) + " GPUs", 0,
                       std::to_string(static_cast<long long>(std::llround(r.wallClockDays))) + " days"}};
         const std::string mfu = formatPercent(r.mfu, 1);
-        h.text = "Sparsity buys FLOPs: compute follows the " + formatCount(static_cast<double>(b.model.params.active)) +
-                 " active parameters, about 6 FLOPs each per token. " + formatCount(s.cost.tokens) + " tokens on " +
-                 std::to_string(s.hardware.gpus) + " " + gpu.id + "s at " + mfu + " of the fp8 peak take " +
-                 formatCountPrecise(r.pretrainingGpuHours) + " " + gpu.id + "-hours of pre-training";
-        for (const CostPhase& p : r.phases)
-            h.text += ", plus the report's " + formatCountPrecise(p.gpuHours) + " for " + p.name;
-        h.text += ": " + hours + ", " + dollars + " at $" + formatCountPrecise(r.pricePerGpuHour) +
-                  " per GPU-hour, the report's 2.788M hours (2.664M + 119K + 5K, its Table 1) and $5.576M.";
+        // Three lines at F5 on a 1024×768 projector hold the total and what it follows (issue 31); the phases
+        // (pre-training 2.664M, the report's context extension 119K and post-training 5K, its Table 1) are on the
+        // Cost receipt dock.
+        h.text = hours + ", " + dollars + " at $" + formatCountPrecise(r.pricePerGpuHour) +
+                 " an hour (the report: 2.788M, $5.576M). Sparsity buys FLOPs: 6 FLOPs a token for each of the " +
+                 formatCount(static_cast<double>(b.model.params.active)) + " active parameters, " +
+                 formatCount(s.cost.tokens) + " tokens on " + std::to_string(s.hardware.gpus) + " " + gpu.id + "s at " +
+                 mfu + " of the fp8 peak.";
         return h;
     };
     return st;
@@ -158,13 +161,10 @@ TourStep qloraStep()
                      {"Full fine-tune model state", full},
                      {"4-bit base", b.perGpu.weights},
                      {"Adapters", b.perGpu.adapters}};
-        h.text = "Fine-tuning all of Llama 3 70B keeps 16 B per parameter, " + formatBytes(full) +
-                 ". QLoRA freezes the base in 4-bit NF4 (" + formatBytes(b.perGpu.weights) +
-                 " with its quantisation constants and the 16-bit embeddings) and trains " + formatCount(trainable) +
-                 " adapter parameters (" + formatBytes(b.perGpu.adapters) +
-                 " with their gradients, master copy and Adam state). The activations still flow through all 80 "
-                 "layers; at 4k context, keeping only each layer's input, the run needs " +
-                 formatBytes(h.bytes) + " of one " + gpu.id + "'s " + formatBytes(gpu.memoryBytes) +
+        h.text = formatBytes(h.bytes) + " of one " + gpu.id + "'s " + formatBytes(gpu.memoryBytes) +
+                 ", not 16 B per parameter (" + formatBytes(full) + "): the base frozen in 4-bit NF4 (" +
+                 formatBytes(b.perGpu.weights) + "), " + formatCount(trainable) + " adapter parameters trained (" +
+                 formatBytes(b.perGpu.adapters) + "), each layer's input kept at 4k" +
                  (b.fits ? ": it fits." : ": it still does not fit.");
         return h;
     };
@@ -257,12 +257,10 @@ std::vector<TourStep> makeTour()
         h.figures = {
             {"Model state (total " + formatCount(static_cast<double>(b.model.params.total)) + ")", b.modelStateBytes},
             {"If only active counted (" + formatCount(static_cast<double>(b.model.params.active)) + ")", activeState}};
-        h.text =
-            "Every expert has weights, gradients and Adam slots even while it sleeps. Model state scales with the " +
-            formatCount(static_cast<double>(b.model.params.total)) +
-            " total parameters: " + formatBytes(b.modelStateBytes) + ", not the " + formatBytes(activeState) + " the " +
-            formatCount(static_cast<double>(b.model.params.active)) + " active ones would suggest (" +
-            std::to_string(b.minGpusForModelState) + " " + gpu.id + "s). Sparsity buys FLOPs, not memory.";
+        h.text = formatBytes(b.modelStateBytes) + " of model state (" + std::to_string(b.minGpusForModelState) + " " +
+                 gpu.id + "s) for all " + formatCount(static_cast<double>(b.model.params.total)) + " parameters, not " +
+                 formatBytes(activeState) + " for the " + formatCount(static_cast<double>(b.model.params.active)) +
+                 " active: a sleeping expert keeps its weights, gradients and Adam slots.";
         return h;
     };
     t.push_back(moe);
@@ -272,6 +270,7 @@ std::vector<TourStep> makeTour()
     ds.title = "DeepSeek-V3: 671B total, 37B active";
     ds.presetId = "deepseek-v3";
     ds.revealed = kEverything;
+    ds.axis = "deepseek-v3"; // the receipt's step shows the same bars
     ds.highlight = [](const Scenario& s, const Breakdown& b, const GpuSpec& gpu) {
         TourHighlight h;
         const double activeState = static_cast<double>(b.model.params.active) * b.bytesPerParam;
@@ -281,16 +280,14 @@ std::vector<TourStep> makeTour()
         h.figures = {{"Model state (total)", b.modelStateBytes},
                      {"If only active counted", activeState},
                      {"Per GPU on " + std::to_string(s.hardware.gpus) + " " + gpu.id, b.perGpu.total()}};
-        h.text = "DeepSeek-V3 has " + formatCount(static_cast<double>(b.model.params.total)) + " parameters, " +
-                 formatCount(static_cast<double>(b.model.params.active)) + " active per token" +
-                 (mtp > 0 ? ", and trains " + formatCount(static_cast<double>(mtp)) +
-                                " more in its multi-token-prediction module"
+        h.text = formatBytes(b.modelStateBytes) + " of model state in fp8 mixed precision (" +
+                 formatCount(b.bytesPerParam) + " B per parameter), for all " +
+                 formatCount(static_cast<double>(b.model.params.total)) + " parameters" +
+                 (mtp > 0 ? " and " + formatCount(static_cast<double>(mtp)) + " in its multi-token-prediction module"
                           : std::string()) +
-                 ". Trained in fp8 mixed precision (" + formatCount(b.bytesPerParam) +
-                 " B per parameter), its model state is " + formatBytes(b.modelStateBytes) + ". On " +
-                 std::to_string(s.hardware.gpus) + " " + gpu.id + "s with pipeline ×" + std::to_string(s.hardware.pp) +
-                 " and expert parallel ×" + std::to_string(s.hardware.ep) + " each GPU holds " +
-                 formatBytes(b.perGpu.total()) + (b.fits ? ", which fits." : ", which does not fit.");
+                 ". On " + std::to_string(s.hardware.gpus) + " " + gpu.id + "s, pipeline ×" +
+                 std::to_string(s.hardware.pp) + " and expert ×" + std::to_string(s.hardware.ep) + ", each holds " +
+                 formatBytes(b.perGpu.total()) + (b.fits ? ": it fits." : ": it does not fit.");
         return h;
     };
     t.push_back(ds);
@@ -334,6 +331,11 @@ std::vector<TourStep> makeTour()
     ckpt.configure = [](Scenario& s) {
         s.training.seqLen = 131072;
         s.training.checkpointing = Checkpointing::Full;
+        // Issue 31: with the eager loss the 128k logits (101 GB, step 8's last figure) stayed, and the slide said
+        // "Dies … more GPUs cannot fix it … the logits and activations exceed one GPU" in three red lines under
+        // "Checkpointing buys the memory back". A fused loss (Liger's LigerFusedLinearCrossEntropy, the logits one
+        // chunk at a time) leaves the tape as what checkpointing bought back, and the model state as what is left.
+        s.training.loss = LossKind::Fused;
         s = withGpuCount(std::move(s), 1);
         s.hardware.zeroStage = 0;
     };
@@ -347,15 +349,14 @@ std::vector<TourStep> makeTour()
         const double aNone = account(none, gpu).perGpu.activations;
         const double aSel = account(sel, gpu).perGpu.activations;
         TourHighlight h;
-        h.label = "Activations saved by full checkpointing";
+        h.label = "Saved by full checkpointing"; // short: the dock at 1024×768 shows the text under it whole
         h.bytes = aNone - b.perGpu.activations;
         h.figures = {
             {"Saved", h.bytes}, {"No checkpointing", aNone}, {"Selective", aSel}, {"Full", b.perGpu.activations}};
-        h.text = "Recompute on backward instead of storing: at 128k, Llama 3 8B's tape is " + formatBytes(aNone) +
-                 " with nothing recomputed, " + formatBytes(aSel) + " with selective recomputation and " +
-                 formatBytes(b.perGpu.activations) +
-                 " when only each layer's input is kept. Full checkpointing saves " + formatBytes(h.bytes) +
-                 " for about one extra forward pass (+33% compute).";
+        h.text = formatBytes(h.bytes) +
+                 " saved for one more forward pass (+33% compute): at 128k Llama 3 8B's tape is " + formatBytes(aNone) +
+                 " with nothing recomputed, " + formatBytes(aSel) + " with selective and " +
+                 formatBytes(b.perGpu.activations) + " keeping only each layer's input.";
         return h;
     };
     t.push_back(ckpt);
@@ -403,15 +404,12 @@ std::vector<TourStep> makeTour()
                      {"Of 70B", perParam * 70e9},
                      {"Of 2.4T", perParam * 2.4e12},
                      {"Per GPU on " + std::to_string(s.hardware.gpus) + " " + gpu.id, b.perGpu.total()}};
-        h.text = "Training keeps " + formatCount(perParam) + " bytes per parameter before a single activation (" +
-                 formatBytes(b.modelStateBytes) + " for 7B, " + formatBytes(perParam * 70e9) + " for 70B, " +
-                 formatBytes(perParam * 2.4e12) +
-                 " for 2.4T), and the tape of activations grows with the context and the batch. Each way back costs "
-                 "something: checkpointing costs compute, sharding (ZeRO, FSDP, tensor and pipeline parallelism) "
-                 "costs communication, offloading costs host memory and time, LoRA and QLoRA train fewer weights. "
-                 "Sharded with ZeRO-3 over " +
-                 std::to_string(s.hardware.gpus) + " " + gpu.id + "s, the 7B needs " + formatBytes(b.perGpu.total()) +
-                 " on each: it " + (b.fits ? "fits." : "still does not fit.");
+        h.text = formatCount(perParam) + " B per parameter before any activation: " + formatBytes(b.modelStateBytes) +
+                 " for 7B, " + formatBytes(perParam * 70e9) + " for 70B, " + formatBytes(perParam * 2.4e12) +
+                 " for 2.4T; the tape grows with context. Recompute, sharding, offload and LoRA buy it back at a cost. "
+                 "On " +
+                 std::to_string(s.hardware.gpus) + " " + gpu.id + "s with ZeRO-3 the 7B needs " +
+                 formatBytes(b.perGpu.total()) + " each: it " + (b.fits ? "fits." : "still does not fit.");
         return h;
     };
     t.push_back(recap);
@@ -419,6 +417,11 @@ std::vector<TourStep> makeTour()
 }
 
 } // namespace
+
+std::string tourCallout(const TourHighlight& h)
+{
+    return h.label + ": " + (h.valueText.empty() ? formatBytes(h.bytes) : h.valueText);
+}
 
 double revealedBytes(const Segments& g, const std::vector<SegmentKind>& kinds)
 {
@@ -436,9 +439,21 @@ TourPicture tourPicture(const TourStage& stage)
         p.added = stage.step->added;
         p.phase = stage.step->phase;
     }
-    const TourHighlight& h = stage.highlight;
-    p.callout = h.label + ": " + (h.valueText.empty() ? formatBytes(h.bytes) : h.valueText);
+    p.callout = tourCallout(stage.highlight);
+    p.axisTop = stage.axisTop;
+    p.axisCallouts = stage.axisCallouts;
     return p;
+}
+
+double tallestTourBar(const TourStage& stage)
+{
+    const std::vector<SegmentKind> all(kAllSegmentKinds.begin(), kAllSegmentKinds.end());
+    const std::vector<SegmentKind>& shown = stage.step ? stage.step->revealed : all;
+    Scenario other = stage.scenario;
+    other.training.mode = other.training.mode == Mode::Training ? Mode::Inference : Mode::Training;
+    const Breakdown o = account(other, stage.gpu);
+    return std::max({revealedBytes(stage.breakdown.singleGpu, shown), revealedBytes(o.singleGpu, shown),
+                     revealedBytes(stage.breakdown.perGpu, shown)});
 }
 
 std::string tourSlideName(size_t index, const TourStep& step)
@@ -477,7 +492,9 @@ std::optional<Scenario> tourScenario(const TourStep& step, const PresetLookup& p
     return s;
 }
 
-std::optional<TourStage> evaluateTourStep(const TourStep& step, const PresetLookup& presets, const GpuLookup& gpus)
+namespace {
+
+std::optional<TourStage> evaluateAlone(const TourStep& step, const PresetLookup& presets, const GpuLookup& gpus)
 {
     std::optional<Scenario> s = tourScenario(step, presets);
     if (!s)
@@ -492,6 +509,25 @@ std::optional<TourStage> evaluateTourStep(const TourStep& step, const PresetLook
     st.breakdown = account(st.scenario, st.gpu);
     if (step.highlight)
         st.highlight = step.highlight(st.scenario, st.breakdown, st.gpu);
+    return st;
+}
+
+} // namespace
+
+std::optional<TourStage> evaluateTourStep(const TourStep& step, const PresetLookup& presets, const GpuLookup& gpus)
+{
+    std::optional<TourStage> st = evaluateAlone(step, presets, gpus);
+    if (!st || step.axis.empty())
+        return st;
+    // The axis of every step that shares it: as high as their tallest bar, with room for their largest callout.
+    st->axisTop = tallestTourBar(*st);
+    st->axisCallouts = {tourCallout(st->highlight)};
+    for (const TourStep& other : chapterTour())
+        if (other.axis == step.axis && other.id != step.id)
+            if (const std::optional<TourStage> o = evaluateAlone(other, presets, gpus)) {
+                st->axisTop = std::max(st->axisTop, tallestTourBar(*o));
+                st->axisCallouts.push_back(tourCallout(o->highlight));
+            }
     return st;
 }
 

@@ -48,6 +48,9 @@ struct TourStep {
     std::vector<SegmentKind> added;           ///< segments this step adds to the picture (outlined); empty elsewhere
     std::optional<StepPhaseKind> phase;       ///< the phase of the step's film it plays (issue 11 §2), if any
     std::function<TourHighlight(const Scenario&, const Breakdown&, const GpuSpec&)> highlight;
+    /// Steps with the same non-empty axis share the bar chart's value axis: a class compares their bars' heights
+    /// from one slide to the next (issue 31: DeepSeek-V3's two steps drew the same bars on two axes).
+    std::string axis;
 };
 
 /// \brief A step made concrete: its scenario, GPU, breakdown and highlight.
@@ -57,6 +60,8 @@ struct TourStage {
     GpuSpec gpu;
     Breakdown breakdown;
     TourHighlight highlight;
+    double axisTop = 0;                    ///< the tallest bar of the steps sharing its axis (0: none shared)
+    std::vector<std::string> axisCallouts; ///< their callouts, the step's own among them, for the room above the bars
 };
 
 /// \brief What the charts show at a step (issue 11 §2): only the revealed segments, the ones the
@@ -65,11 +70,18 @@ struct TourPicture {
     std::vector<SegmentKind> revealed;
     std::vector<SegmentKind> added;
     std::string callout;
-    std::optional<StepPhaseKind> phase; ///< the phase the timeline shades
+    std::optional<StepPhaseKind> phase;    ///< the phase the timeline shades
+    double axisTop = 0;                    ///< the value axis reaches at least this (the steps sharing it)
+    std::vector<std::string> axisCallouts; ///< room above the bars for the tallest of these callouts
 };
 TourPicture tourPicture(const TourStage& stage);
+/// \brief The step's number in large type: "label: value" ("So far: 56.0 GB").
+std::string tourCallout(const TourHighlight& h);
 /// \brief What `kinds` of `g` add up to: the bars' "so far" during a build-up step.
 double revealedBytes(const Segments& g, const std::vector<SegmentKind>& kinds);
+/// \brief The tallest of the bars the chart draws at this stage (inference and training on one GPU, the scenario per
+/// GPU), counting only the revealed segments.
+double tallestTourBar(const TourStage& stage);
 
 /// \brief "01-7b-inference": the file name (without extension) of step `index` in an exported deck.
 std::string tourSlideName(size_t index, const TourStep& step);

@@ -231,25 +231,66 @@ bool MemoryBarChart::applyColumnLabels(double slotPx)
     for (const BarColumn& c : m_columns)
         key += c.label + QChar(0x1e);
     const int slot = std::max(1, qRound(slotPx));
-    const QFont base = m_theme.font();
-    key += base.key();
+    key += m_theme.font().key();
     if (slot == m_labelSlot && key == m_labelKey)
         return false;
     m_labelSlot = slot;
     m_labelKey = key;
-    double widest = 1;
-    for (const BarColumn& c : m_columns)
-        for (const QString& line : c.label.split(QLatin1Char('\n')))
-            widest = std::max(widest, cachedTextWidth(base, line));
-    const QFont font = m_theme.font(std::clamp(slot * kTitleShare / widest, 0.55, 1.0));
+    // A bar's name is never cut (issue 31, the tour at F5 on a 1024×768 projector: "Training pe…", the layout under
+    // DeepSeek-V3's bars): each of its lines whole in a smaller type (to kSmallest), then broken once at a space,
+    // then at every space it needs. The slide's fonts stop at 12 px, so there the breaks do the work; in the window
+    // the type shrinks first, as before, so that the axis does not take the plot's height.
+    constexpr double kSmallest = 0.55;
     const double room = slot * kTitleShare;
     QMap<double, QString> ticks;
-    for (size_t k = 0; k < m_columns.size(); ++k) {
-        QStringList lines = m_columns[k].label.split(QLatin1Char('\n'));
-        for (QString& line : lines)
-            if (cachedTextWidth(font, line) > room)
-                line = QFontMetricsF(font).elidedText(line, Qt::ElideRight, room);
-        ticks.insert(static_cast<double>(k), lines.join(QLatin1Char('\n')));
+    auto lay = [&](const QFont& f, int most) {
+        bool whole = true;
+        ticks.clear();
+        for (size_t k = 0; k < m_columns.size(); ++k) {
+            QStringList shown;
+            for (const QString& line : m_columns[k].label.split(QLatin1Char('\n'))) {
+                if (cachedTextWidth(f, line) <= room) {
+                    shown << line;
+                    continue;
+                }
+                const QStringList wrapped = wrapLines(line, f, qFloor(room), most);
+                // Whole: nothing elided and no word broken inside (the lines give back its words).
+                whole = whole && wrapped.join(QLatin1Char(' ')).simplified() == line.simplified();
+                shown << wrapped;
+            }
+            ticks.insert(static_cast<double>(k), shown.join(QLatin1Char('\n')));
+        }
+        return whole;
+    };
+    QFont font;
+    bool whole = false;
+    // Broken, the names may take at most a quarter of the chart's height: a narrow chart of many bars (the Peers dock
+    // in the controls' column, 200 px) or a low one (F5 at 1024×768 with the film under the charts) keeps its plot,
+    // and elides its names on one line as it did.
+    auto tallest = [&] {
+        qsizetype lines = 1;
+        for (const QString& t : std::as_const(ticks))
+            lines = std::max(lines, t.count(QLatin1Char('\n')) + 1);
+        return lines;
+    };
+    qsizetype given = 1; // the lines the names come in
+    for (const BarColumn& c : m_columns)
+        given = std::max(given, c.label.count(QLatin1Char('\n')) + 1);
+    for (const int most : {1, 2, 8}) {
+        for (double factor = 1.0; !whole; factor = std::max(kSmallest, factor * 0.96)) {
+            font = m_theme.font(factor);
+            whole =
+                lay(font, most) &&
+                (most == 1 || tallest() <= std::max<qsizetype>(given, height() / 4 / QFontMetrics(font).lineSpacing()));
+            if (factor <= kSmallest)
+                break;
+        }
+        if (whole)
+            break;
+    }
+    if (!whole) {
+        font = m_theme.font(kSmallest);
+        lay(font, 1);
     }
     bool changed = false;
     // Only on change: a new font drops QCustomPlot's cached tick-label pixmaps.
@@ -289,8 +330,7 @@ bool MemoryBarChart::arrangeLabels()
     fitCallout(plot.width());
     const double callout =
         plot.height() > 0
-            ? std::clamp((m_callout->boxAt(QPointF(0, 0)).height() + m_theme.fontPx * 0.25) / plot.height() + 0.02, 0.0,
-                         0.4)
+            ? std::clamp((calloutHeight(plot.width()) + m_theme.fontPx * 0.25) / plot.height() + 0.02, 0.0, 0.4)
             : 0.2;
     if (std::fabs(fraction - m_headFraction) > 1e-6 ||
         (m_callout->visible() && std::fabs(callout - m_calloutFraction) > 1e-6)) {
@@ -309,10 +349,18 @@ void MemoryBarChart::fitCallout(int plotWidth)
 {
     if (!m_callout->visible() || !m_picture)
         return;
+    const auto [font, text] = fittedCallout(QString::fromStdString(m_picture->callout), plotWidth);
+    if (m_callout->font() != font)
+        m_callout->setFont(font);
+    if (m_callout->text() != text)
+        m_callout->setText(text);
+}
+
+std::pair<QFont, QString> MemoryBarChart::fittedCallout(const QString& whole, int plotWidth) const
+{
     // Seen cut off at F5: "Model state (16 B per parameter): 112 GB" at 2.2× the slide font is wider than a
     // 1920 px screen's half. Room: the plot less the callout's inset (2% each side) and its padding.
     const int room = qFloor(plotWidth * 0.96) - m_callout->padding().left() - m_callout->padding().right();
-    const QString whole = QString::fromStdString(m_picture->callout);
     constexpr double kLarge = 2.2, kOneLabelLine = 1.5, kSmallest = 1.1;
     QString text = whole;
     QFont font = m_theme.font(kLarge, true);
@@ -339,10 +387,26 @@ void MemoryBarChart::fitCallout(int plotWidth)
             }
         }
     }
-    if (m_callout->font() != font)
-        m_callout->setFont(font);
-    if (m_callout->text() != text)
-        m_callout->setText(text);
+    return {font, text};
+}
+
+int MemoryBarChart::calloutHeight(int plotWidth) const
+{
+    // Measured as CachedTextItem measures its box (TextStamp::bounds), so the step's own callout gets the room it
+    // takes; the others' the same way, so steps that share the axis get the same room (issue 31: DeepSeek-V3's two
+    // steps compared on two axes, their callouts one and two lines high).
+    auto height = [&](const QString& whole) {
+        const auto [font, text] = fittedCallout(whole, plotWidth);
+        return QFontMetrics(font)
+                   .boundingRect(QRect(), Qt::TextDontClip | static_cast<int>(m_callout->textAlignment()), text)
+                   .height() +
+               m_callout->padding().top() + m_callout->padding().bottom();
+    };
+    int h = m_callout->boxAt(QPointF(0, 0)).height();
+    if (m_picture && m_picture->axisCallouts.size() > 1) // a step alone measures nothing twice
+        for (const std::string& c : m_picture->axisCallouts)
+            h = std::max(h, height(QString::fromStdString(c)));
+    return h;
 }
 
 void MemoryBarChart::placeTotals()
@@ -649,7 +713,8 @@ void MemoryBarChart::setColumns(const std::vector<BarColumn>& columns, double ca
 
 void MemoryBarChart::rebuildRanges()
 {
-    double top = m_capacity, smallest = m_capacity;
+    // A tour step that shares its axis with others reaches their tallest bar too.
+    double top = std::max(m_capacity, m_picture ? m_picture->axisTop : 0.0), smallest = m_capacity;
     for (const BarColumn& c : m_columns) {
         const double t = std::max(c.height(), c.predicted);
         top = std::max(top, t);

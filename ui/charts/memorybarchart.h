@@ -113,6 +113,10 @@ private:
     /// The tour step's number in its large type when it fits the plot's width; else its label over its
     /// value, in a type shrunk (to half) until the longer line fits, elided past that.
     void fitCallout(int plotWidth);
+    /// The font and lines `whole` takes as a callout in a plot this wide.
+    std::pair<QFont, QString> fittedCallout(const QString& whole, int plotWidth) const;
+    /// The room the callouts of the steps sharing the axis take above the bars: the highest of their boxes.
+    int calloutHeight(int plotWidth) const;
 
     std::array<QCPBars*, kSegmentCount> m_bars{};
     QCPBars* m_measuredBars = nullptr;

@@ -198,15 +198,32 @@ bool SequenceChart::arrangeLabels()
     // GPU's capacity, the current point's value, "out of memory", the crossover.
     const QRect plot = axisRect()->rect();
     std::vector<QRect> taken;
+    // No label is crossed by a line (issue 31: the current context's dotted line ran through "Out of memory on one
+    // H100"): the vertical lines, the current context's and the crossover's, are taken, with a pixel either side.
+    std::vector<int> lineXs;
+    if (m_marker->visible())
+        lineXs.push_back(qRound(xAxis->coordToPixel(m_markerSeq)));
+    if (m_crossLine->visible() && m_data.sweep.crossoverSeq)
+        lineXs.push_back(qRound(xAxis->coordToPixel(*m_data.sweep.crossoverSeq)));
+    constexpr int kBeside = 3; // a label beside a line starts this far from it
+    for (int x : lineXs)
+        taken.push_back(QRect(x - kBeside + 1, plot.top(), 2 * kBeside - 1, plot.height()));
     const double capY = yAxis->coordToPixel(m_data.sweep.capacity);
     const double inset = m_theme.fontPx * 0.25;
-    if (m_capacityText->visible())
-        placeLabel(m_capacityText,
-                   {{QPointF(plot.right() - inset, capY), Qt::AlignRight | Qt::AlignBottom},
-                    {QPointF(plot.right() - inset, capY + 1), Qt::AlignRight | Qt::AlignTop},
-                    {QPointF(plot.left() + inset, capY), Qt::AlignLeft | Qt::AlignBottom},
-                    {QPointF(plot.left() + inset, capY + 1), Qt::AlignLeft | Qt::AlignTop}},
-                   plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
+    if (m_capacityText->visible()) {
+        // At the line's right or left end, over it or under it; else beside one of the vertical lines.
+        std::vector<LabelSpot> spots{{QPointF(plot.right() - inset, capY), Qt::AlignRight | Qt::AlignBottom},
+                                     {QPointF(plot.right() - inset, capY + 1), Qt::AlignRight | Qt::AlignTop},
+                                     {QPointF(plot.left() + inset, capY), Qt::AlignLeft | Qt::AlignBottom},
+                                     {QPointF(plot.left() + inset, capY + 1), Qt::AlignLeft | Qt::AlignTop}};
+        for (int x : lineXs)
+            for (const double side : {-1.0, 1.0})
+                for (const bool over : {true, false})
+                    spots.push_back(
+                        {QPointF(x + side * kBeside, over ? capY : capY + 1),
+                         (side < 0 ? Qt::AlignRight : Qt::AlignLeft) | (over ? Qt::AlignBottom : Qt::AlignTop)});
+        placeLabel(m_capacityText, spots, plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
+    }
     const QPointF point(xAxis->coordToPixel(m_markerSeq), yAxis->coordToPixel(m_data.currentTotal));
     if (m_data.currentTotal > 0 && std::isfinite(point.y())) {
         // Beside the point, on the side with more room first, under it before over it.
@@ -227,21 +244,42 @@ bool SequenceChart::arrangeLabels()
         // In the shaded region above the line, at its top left or right.
         const QRect dies(plot.topLeft(),
                          QPoint(plot.right(), std::clamp(static_cast<int>(capY) - 1, plot.top(), plot.bottom())));
+        // At its top left or right, else beside one of the lines, else just above the capacity line; on one line,
+        // else on two ("Out of memory" / "on one H100"), else not at all.
         const QPointF gap(plot.width() * 0.015, plot.height() * 0.02);
-        placeLabel(m_diesText,
-                   {{QPointF(plot.left() + gap.x(), plot.top() + gap.y()), Qt::AlignLeft | Qt::AlignTop},
-                    {QPointF(plot.right() - gap.x(), plot.top() + gap.y()), Qt::AlignRight | Qt::AlignTop}},
-                   dies, m_theme.font(1.1, true), taken, 0.8, m_theme.minFontPx);
+        const double y = plot.top() + gap.y(), low = dies.bottom() - gap.y();
+        std::vector<LabelSpot> spots{{QPointF(plot.left() + gap.x(), y), Qt::AlignLeft | Qt::AlignTop},
+                                     {QPointF(plot.right() - gap.x(), y), Qt::AlignRight | Qt::AlignTop}};
+        for (int x : lineXs) {
+            spots.push_back({QPointF(x + kBeside + gap.x(), y), Qt::AlignLeft | Qt::AlignTop});
+            spots.push_back({QPointF(x - kBeside - gap.x(), y), Qt::AlignRight | Qt::AlignTop});
+        }
+        if (low - y > m_theme.fontPx * 2) {
+            spots.push_back({QPointF(plot.left() + gap.x(), low), Qt::AlignLeft | Qt::AlignBottom});
+            spots.push_back({QPointF(plot.right() - gap.x(), low), Qt::AlignRight | Qt::AlignBottom});
+        }
+        const QString oneLine = QString(m_diesText->text()).replace(QLatin1Char('\n'), QLatin1Char(' '));
+        const qsizetype on = oneLine.indexOf(QStringLiteral(" on "));
+        for (const QString& text :
+             {oneLine, on > 0 ? oneLine.left(on) + QLatin1Char('\n') + oneLine.mid(on + 1) : QString()}) {
+            if (text.isEmpty())
+                break;
+            if (m_diesText->text() != text)
+                m_diesText->setText(text);
+            if (placeLabel(m_diesText, spots, dies, m_theme.font(1.1, true), taken, 0.8, m_theme.minFontPx))
+                break;
+        }
     }
     if (m_crossText->visible()) {
         // Beside its line, at the bottom of the plot or else at the top; right of it first.
         const double x = xAxis->coordToPixel(*m_data.sweep.crossoverSeq);
         const double bottom = plot.bottom() - plot.height() * 0.03, top = plot.top() + plot.height() * 0.03;
+        const double right = x + kBeside, left = x - kBeside;
         placeLabel(m_crossText,
-                   {{QPointF(x, bottom), Qt::AlignLeft | Qt::AlignBottom},
-                    {QPointF(x, bottom), Qt::AlignRight | Qt::AlignBottom},
-                    {QPointF(x, top), Qt::AlignLeft | Qt::AlignTop},
-                    {QPointF(x, top), Qt::AlignRight | Qt::AlignTop}},
+                   {{QPointF(right, bottom), Qt::AlignLeft | Qt::AlignBottom},
+                    {QPointF(left, bottom), Qt::AlignRight | Qt::AlignBottom},
+                    {QPointF(right, top), Qt::AlignLeft | Qt::AlignTop},
+                    {QPointF(left, top), Qt::AlignRight | Qt::AlignTop}},
                    plot, m_theme.font(0.95), taken, 0.8, m_theme.minFontPx);
     }
     return false;

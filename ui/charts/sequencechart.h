@@ -49,6 +49,7 @@ public:
     QCPItemRect* diesRegion() const { return m_dies; }
     QCPItemStraightLine* capacityLine() const { return m_capacityLine; }
     QCPItemStraightLine* crossoverLine() const { return m_crossLine; }
+    QCPItemStraightLine* markerLine() const { return m_marker; }
     CachedTextItem* crossoverText() const { return m_crossText; }
     CachedTextItem* diesText() const { return m_diesText; }
     CachedTextItem* capacityText() const { return m_capacityText; }

@@ -149,6 +149,7 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
         // In the window the film comes up for it; a slide keeps the film only when the teacher had it open, so
         // that a 1024 × 768 projector's slide is not split three ways unasked.
         if (phase && !m_presentation) {
+            m_filmByTour = m_filmByTour || !m_timelineDock->isVisible();
             m_timelineDock->show();
             m_timelineDock->raise();
         }
@@ -398,6 +399,7 @@ void MainWindow::createActions()
     bar->addActions({pinAct, exportAct, present});
     // The film of one step is the third chart (issue 11 §1): one key and one button away.
     QAction* film = m_timelineDock->toggleViewAction();
+    connect(film, &QAction::triggered, this, [this] { m_filmByTour = false; }); // the teacher's choice now
     film->setShortcut(QKeySequence(tr("Ctrl+T")));
     film->setToolTip(tr("Show or hide one training step as a film (Ctrl+T)"));
     bar->addAction(film);
@@ -939,9 +941,11 @@ void MainWindow::setPresentationMode(bool on)
         m_beforePresentation = saveState(kPresentationStateVersion);
         m_wasMaximized = isMaximized();
         m_geometryBeforePresentation = isMaximized() || isFullScreen() ? QRect() : geometry();
-        // The film of one step stays when it is shown: it is the third chart (issue 11 §1).
+        // The film of one step stays when it is shown: it is the third chart (issue 11 §1); on a small screen only
+        // when the teacher opened it (a tour step opens it in the window).
+        const bool smallSlide = screen() && screen()->geometry().height() < kFilmSlideLeast;
         for (QDockWidget* d : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly))
-            if (d != m_timelineDock || d->visibleRegion().isEmpty())
+            if (d != m_timelineDock || d->visibleRegion().isEmpty() || (m_filmByTour && smallSlide))
                 d->hide();
         // On the slide the film is a chart, not a dock: no title bar (issue 31 §2: it stayed), and below.
         if (m_timelineDock->isVisible() && !m_timelineDock->titleBarWidget())

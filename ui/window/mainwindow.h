@@ -137,6 +137,11 @@ private:
     QDockWidget* m_fitMapDock = nullptr;
     TimelinePanel* m_timeline = nullptr;
     QDockWidget* m_timelineDock = nullptr;
+    /// The film is open because a tour step opened it, not the teacher: a slide under kFilmSlideLeast px high
+    /// leaves it out (issue 31: at F5 on a 1024×768 projector it left the bar chart a ~50 px plot under the tour's
+    /// three lines, the callout cut and the per-GPU bar's name under its inset).
+    bool m_filmByTour = false;
+    static constexpr int kFilmSlideLeast = 1000;
     QUndoStack* m_undo = nullptr;
     QActionGroup* m_axisGroup = nullptr;
     QActionGroup* m_themeGroup = nullptr; ///< View ▸ Theme

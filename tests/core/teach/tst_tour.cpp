@@ -144,6 +144,15 @@ private Q_SLOTS:
         in.checkpointing = Checkpointing::None;
         in.flashAttention = true;
         testdata::compareBytes(f[3].bytes, 2.0 * 131072 * 4096 * 32 + layerActivations(a, false, in).total());
+        // Issue 31: the slide does not say that more GPUs cannot help under "Checkpointing buys the memory back" (the
+        // eager loss's 101 GB of logits did, in three lines crowding the title): with a fused loss what is left is
+        // the 8B's model state, 8.03B × 16 B = 128 GB, which ZeRO-3 shards.
+        QCOMPARE(st->scenario.training.loss, std::optional<LossKind>(LossKind::Fused));
+        const std::string v = verdict(st->breakdown, st->scenario, st->gpu);
+        QVERIFY2(v.find("more GPUs cannot fix it") == std::string::npos, v.c_str());
+        QVERIFY2(v.rfind("Dies: 128 GB of model state", 0) == 0 &&
+                     v.find("needs 2 GPUs with ZeRO-3") != std::string::npos,
+                 v.c_str());
     }
 
     void shardingStepShowsTheTax()

@@ -8,6 +8,9 @@
 #include "dashboard.h"
 #include "logsliderfield.h"
 #include "mainwindow.h"
+#include "memorybarchart.h"
+#include "sequencechart.h"
+#include "tour.h"
 
 using namespace trainmem;
 using namespace trainmem::uitest;
@@ -33,7 +36,47 @@ private Q_SLOTS:
     void capacityLineCrossesTheOptimizerState();
     void antialiasingReturnsAfterDrag();
     void outOfMemorySaysOnWhichGpus();
+    void tourSizes_data();
+    void noLabelIsCrossedByALine_data() { tourSizes_data(); }
+    void noLabelIsCrossedByALine();
+    void aBarsNameIsNeverCut_data() { tourSizes_data(); }
+    void aBarsNameIsNeverCut();
+    void stepsSharingAnAxisCompareOnIt_data() { tourSizes_data(); }
+    void stepsSharingAnAxisCompareOnIt();
 };
+
+namespace {
+
+/// Every step of the chapter tour, evaluated with the presets and GPUs the app ships.
+std::vector<TourStage> tourStages()
+{
+    const PresetLookup presets = [](const std::string& id) -> std::optional<Scenario> {
+        if (const PresetEntry* e = PresetLibrary::instance().find(QString::fromStdString(id)))
+            return e->scenario;
+        return std::nullopt;
+    };
+    const GpuLookup gpus = [](const std::string& id) -> std::optional<GpuSpec> {
+        if (const GpuSpec* g = PresetLibrary::instance().gpus().find(id))
+            return *g;
+        return std::nullopt;
+    };
+    std::vector<TourStage> out;
+    for (const TourStep& step : chapterTour())
+        if (std::optional<TourStage> st = evaluateTourStep(step, presets, gpus))
+            out.push_back(*st);
+    return out;
+}
+
+/// The dashboard as the tour shows a step: its picture, then its scenario (TeachingDocks' order), laid out.
+void showStage(Dashboard& d, const TourStage& st)
+{
+    d.setPicture(tourPicture(st));
+    d.showScenario(st.scenario, st.gpu);
+    d.barChart()->grab();
+    d.sequenceChart()->grab();
+}
+
+} // namespace
 
 void TestUiCharts::initTestCase()
 {
@@ -426,10 +469,134 @@ void TestUiCharts::outOfMemorySaysOnWhichGpus()
     Dashboard d;
     Scenario s = preset(QStringLiteral("chapter-7b"));
     d.showScenario(s, gpuOf(s));
-    QCOMPARE(d.sequenceChart()->diesText()->text(), QStringLiteral("Out of memory on one H100"));
+    QCOMPARE(d.sequenceChart()->diesText()->text().replace(QLatin1Char('\n'), QLatin1Char(' ')),
+             QStringLiteral("Out of memory on one H100"));
     s.hardware.gpus = 32;
     d.showScenario(s, gpuOf(s));
-    QCOMPARE(d.sequenceChart()->diesText()->text(), QStringLiteral("Out of memory on each H100"));
+    QCOMPARE(d.sequenceChart()->diesText()->text().replace(QLatin1Char('\n'), QLatin1Char(' ')),
+             QStringLiteral("Out of memory on each H100"));
+}
+
+// The sizes the tour is shown at on a 1024×768 projector: in the window, and at F5 (the slide's font scale).
+void TestUiCharts::tourSizes_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<double>("fontScale");
+    QTest::newRow("window, 1024×700") << QSize(1024, 700) << 1.0;
+    QTest::newRow("F5 on a 1024×768 projector") << QSize(1024, 768) << 1.4;
+    QTest::newRow("F5 on a 1920×1080 screen") << QSize(1920, 1080) << 1.4;
+}
+
+// Issue 31 (the tour looked at slide by slide): the current context's dotted line ran through "Out of memory on one
+// H100" on the context chart. No label of that chart is crossed by its vertical lines (the current context's and the
+// crossover's), at any step of the tour, and "out of memory" is on the chart at every step that has it (beside a line,
+// or on two lines, where its corners are crossed).
+void TestUiCharts::noLabelIsCrossedByALine()
+{
+    QFETCH(QSize, size);
+    QFETCH(double, fontScale);
+    Dashboard d;
+    d.resize(size);
+    d.setFontScale(fontScale);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    int shown = 0, withLabel = 0;
+    const std::vector<TourStage> stages = tourStages();
+    QCOMPARE(stages.size(), chapterTour().size());
+    for (size_t i = 0; i < stages.size(); ++i) {
+        showStage(d, stages[i]);
+        SequenceChart* seq = d.sequenceChart();
+        if (!seq->isVisible())
+            continue; // a build-up step hides it
+        std::vector<std::pair<QString, double>> lines{
+            {QStringLiteral("current context"), seq->xAxis->coordToPixel(seq->markerLine()->point1->coords().x())}};
+        if (seq->crossoverLine()->visible())
+            lines.emplace_back(QStringLiteral("crossover"),
+                               seq->xAxis->coordToPixel(seq->crossoverLine()->point1->coords().x()));
+        for (CachedTextItem* label : {seq->diesText(), seq->capacityText(), seq->markerText(), seq->crossoverText()}) {
+            if (!label->visible() || label->skipped())
+                continue;
+            const QRect box = label->pixelBox();
+            for (const auto& [name, x] : lines)
+                QVERIFY2(x < box.left() || x > box.right() + 1,
+                         qPrintable(QStringLiteral("step %1: the %2 line (x = %3) crosses “%4” at %5..%6")
+                                        .arg(i + 1)
+                                        .arg(name)
+                                        .arg(x)
+                                        .arg(label->text())
+                                        .arg(box.left())
+                                        .arg(box.right() + 1)));
+        }
+        withLabel += seq->diesText()->visible() ? 1 : 0;
+        shown += seq->diesText()->visible() && !seq->diesText()->skipped() ? 1 : 0;
+    }
+    QVERIFY2(shown == withLabel, qPrintable(QStringLiteral("%1 of %2 shown").arg(shown).arg(withLabel)));
+}
+
+// Issue 31: "Training pe…" and the layout under DeepSeek-V3's bars were cut on the bars at F5 on a 1024×768
+// projector. A bar's name is never cut: every word of it is on the chart, whole (smaller, or on more lines), each
+// line inside the bar's slot, at every step of the tour.
+void TestUiCharts::aBarsNameIsNeverCut()
+{
+    QFETCH(QSize, size);
+    QFETCH(double, fontScale);
+    Dashboard d;
+    d.resize(size);
+    d.setFontScale(fontScale);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    const std::vector<TourStage> stages = tourStages();
+    for (size_t i = 0; i < stages.size(); ++i) {
+        showStage(d, stages[i]);
+        MemoryBarChart* bars = d.barChart();
+        const QMap<double, QString> ticks = static_cast<QCPAxisTickerText*>(bars->xAxis->ticker().data())->ticks();
+        const std::vector<BarColumn>& columns = d.state().columns;
+        QCOMPARE(ticks.size(), static_cast<qsizetype>(columns.size()));
+        const double slot = std::fabs(bars->xAxis->coordToPixel(1) - bars->xAxis->coordToPixel(0));
+        const QFontMetricsF fm(bars->xAxis->tickLabelFont());
+        for (size_t k = 0; k < columns.size(); ++k) {
+            const QString shown = ticks.value(static_cast<double>(k));
+            const QString where = QStringLiteral("step %1, bar %2: “%3”").arg(i + 1).arg(k).arg(shown);
+            QVERIFY2(!shown.contains(QChar(0x2026)), qPrintable(where));
+            QCOMPARE(QString(shown).replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified(),
+                     QString(columns[k].label).replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified());
+            for (const QString& line : shown.split(QLatin1Char('\n')))
+                QVERIFY2(fm.horizontalAdvance(line) <= slot,
+                         qPrintable(where + QStringLiteral(": “%1” %2 px in a %3 px slot")
+                                                .arg(line)
+                                                .arg(fm.horizontalAdvance(line))
+                                                .arg(slot)));
+        }
+    }
+}
+
+// Issue 31: DeepSeek-V3's step and its receipt's step show the same bars, yet the axis changed between the two
+// slides (the room above the bars followed each step's callout, one line or two), and a class compares the heights.
+// Steps that share an axis draw on the same one.
+void TestUiCharts::stepsSharingAnAxisCompareOnIt()
+{
+    QFETCH(QSize, size);
+    QFETCH(double, fontScale);
+    Dashboard d;
+    d.resize(size);
+    d.setFontScale(fontScale);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    const std::vector<TourStage> stages = tourStages();
+    const size_t first = *tourStepIndex("deepseek-v3"), second = *tourStepIndex("deepseek-v3-receipt");
+    QCOMPARE(chapterTour()[first].axis, chapterTour()[second].axis);
+    QVERIFY(!chapterTour()[first].axis.empty());
+    showStage(d, stages[first]);
+    const QCPRange a = d.barChart()->yAxis->range();
+    const QRect plotA = d.barChart()->axisRect()->rect();
+    showStage(d, stages[second]);
+    const QCPRange b = d.barChart()->yAxis->range();
+    QCOMPARE(d.barChart()->axisRect()->rect(), plotA);
+    QVERIFY2(qFuzzyCompare(a.upper, b.upper) && a.lower == b.lower,
+             qPrintable(QStringLiteral("%1..%2 against %3..%4").arg(a.lower).arg(a.upper).arg(b.lower).arg(b.upper)));
+    // And back: the first step again is on the same axis.
+    showStage(d, stages[first]);
+    QVERIFY(qFuzzyCompare(d.barChart()->yAxis->range().upper, a.upper));
 }
 
 #include "tst_ui_charts.moc"
