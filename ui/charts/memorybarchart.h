@@ -82,6 +82,8 @@ public:
     QCPAxisRect* inset() const { return m_inset; }
     QCPBars* insetBars(SegmentKind s) const { return m_insetBars[static_cast<size_t>(s)]; }
     static constexpr double kInsetShare = 0.04;
+    /// …or when it would be lower than this on the plot.
+    static constexpr double kInsetPixels = 12;
     CachedTextItem* totalLabel(int column) const { return m_totals[static_cast<size_t>(column)]; }
     CachedTextItem* capacityText() const { return m_capacityText; }
     bool isLogarithmic() const { return m_log; }
@@ -127,7 +129,8 @@ private:
     QCPItemRect* m_insetPanel = nullptr; ///< behind the inset and its tick labels, so the main grid does not cross them
     QSharedPointer<BytesTicker> m_insetTicker;
     QSharedPointer<QCPAxisTickerText> m_insetKeyTicker;
-    void updateInset(double axisTop);
+    bool insetWanted() const;
+    void updateInset();
     bool placeInset();
     CachedTextItem* m_predictedText = nullptr;
     std::array<CachedTextItem*, kMaxColumns> m_totals{};
