@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 namespace trainmem {
 namespace {
@@ -263,7 +265,6 @@ bool MemoryBarChart::applyColumnLabels(double slotPx)
         return whole;
     };
     QFont font;
-    bool whole = false;
     // Broken, the names may take at most a quarter of the chart's height: a narrow chart of many bars (the Peers dock
     // in the controls' column, 200 px) or a low one (F5 at 1024×768 with the film under the charts) keeps its plot,
     // and elides its names on one line as it did.
@@ -276,22 +277,35 @@ bool MemoryBarChart::applyColumnLabels(double slotPx)
     qsizetype given = 1; // the lines the names come in
     for (const BarColumn& c : m_columns)
         given = std::max(given, c.label.count(QLatin1Char('\n')) + 1);
+    // The type sizes tried, largest first: 1, 0.96, 0.96², … down to kSmallest. A smaller type never makes a name
+    // less whole, so the largest that fits is found by halving the range (a handful of layouts, not one a size: the
+    // Peers chart's names carry the gap to TrainMem's total and are laid out again on every slider step).
+    std::vector<double> factors{1.0};
+    while (factors.back() > kSmallest)
+        factors.push_back(std::max(kSmallest, factors.back() * 0.96));
+    auto fits = [&](size_t i, int most) {
+        font = m_theme.font(factors[i]);
+        return lay(font, most) &&
+               (most == 1 || tallest() <= std::max<qsizetype>(given, height() / 4 / QFontMetrics(font).lineSpacing()));
+    };
+    std::optional<std::pair<size_t, int>> chosen; // the size and the lines a name may take
     for (const int most : {1, 2, 8}) {
-        for (double factor = 1.0; !whole; factor = std::max(kSmallest, factor * 0.96)) {
-            font = m_theme.font(factor);
-            whole =
-                lay(font, most) &&
-                (most == 1 || tallest() <= std::max<qsizetype>(given, height() / 4 / QFontMetrics(font).lineSpacing()));
-            if (factor <= kSmallest)
-                break;
-        }
-        if (whole)
+        if (fits(0, most)) {
+            chosen = {0, most};
             break;
+        }
+        size_t bad = 0, good = factors.size() - 1;
+        if (!fits(good, most))
+            continue;
+        while (good - bad > 1) {
+            const size_t mid = (bad + good) / 2;
+            (fits(mid, most) ? good : bad) = mid;
+        }
+        chosen = {good, most};
+        break;
     }
-    if (!whole) {
-        font = m_theme.font(kSmallest);
-        lay(font, 1);
-    }
+    font = m_theme.font(chosen ? factors[chosen->first] : kSmallest);
+    lay(font, chosen ? chosen->second : 1);
     bool changed = false;
     // Only on change: a new font drops QCustomPlot's cached tick-label pixmaps.
     if (xAxis->tickLabelFont() != font) {
