@@ -352,12 +352,8 @@ bool exportChartPng(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const
     return exportChart(s, gpu, kind, file, ExportFormat::Png, options, extras, error);
 }
 
-bool exportTour(const QString& dir, const ExportOptions& o, QStringList* written, QString* error)
+std::optional<TourStage> shippedTourStage(const TourStep& step)
 {
-    if (dir.isEmpty())
-        return fail(error, tr("no folder given for the tour's slides"));
-    if (!QDir().mkpath(dir))
-        return fail(error, tr("%1: the folder cannot be created").arg(QDir::toNativeSeparators(dir)));
     const PresetLookup presets = [](const std::string& id) -> std::optional<Scenario> {
         if (const PresetEntry* e = PresetLibrary::instance().find(QString::fromStdString(id)))
             return e->scenario;
@@ -368,6 +364,15 @@ bool exportTour(const QString& dir, const ExportOptions& o, QStringList* written
             return *g;
         return std::nullopt;
     };
+    return evaluateTourStep(step, presets, gpus);
+}
+
+bool exportTour(const QString& dir, const ExportOptions& o, QStringList* written, QString* error)
+{
+    if (dir.isEmpty())
+        return fail(error, tr("no folder given for the tour's slides"));
+    if (!QDir().mkpath(dir))
+        return fail(error, tr("%1: the folder cannot be created").arg(QDir::toNativeSeparators(dir)));
     const QDir out(dir);
     const std::vector<TourStep>& tour = chapterTour();
     QString index = tr("# The chapter tour\n\nWritten by TrainMem: one slide per step of Teach ▸ Chapter tour, %1 × %2 "
@@ -376,7 +381,7 @@ bool exportTour(const QString& dir, const ExportOptions& o, QStringList* written
                         .arg(qRound(o.width * o.scale))
                         .arg(qRound(o.height * o.scale));
     for (size_t i = 0; i < tour.size(); ++i) {
-        const std::optional<TourStage> stage = evaluateTourStep(tour[i], presets, gpus);
+        const std::optional<TourStage> stage = shippedTourStage(tour[i]);
         if (!stage)
             return fail(error, tr("tour step %1 (%2): its preset or GPU is missing")
                                    .arg(i + 1)

@@ -7,6 +7,7 @@
 #include "memorybarchart.h"
 #include "peers.h"
 #include "scenario.h"
+#include "tour.h"
 #include "units.h"
 
 #include <QImage>
@@ -60,6 +61,8 @@ bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QS
 /// Steps start from the built-in presets and GPUs. `dir` is created if missing; `written` lists the
 /// files. On failure returns false with a message naming the file.
 bool exportTour(const QString& dir, const ExportOptions& options, QStringList* written, QString* error);
+/// \brief A tour step evaluated with the presets and GPUs the app ships (PresetLibrary), as the slides show it.
+std::optional<TourStage> shippedTourStage(const TourStep& step);
 
 /// The image exportChart would write as PNG (the clipboard copy uses it).
 QImage renderChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& options,

@@ -4,6 +4,7 @@
 #include "uitestutil.h"
 
 #include "apptheme.h"
+#include "chartexport.h"
 #include "controlpanel.h"
 #include "dashboard.h"
 #include "logsliderfield.h"
@@ -52,19 +53,9 @@ namespace {
 /// Every step of the chapter tour, evaluated with the presets and GPUs the app ships.
 std::vector<TourStage> tourStages()
 {
-    const PresetLookup presets = [](const std::string& id) -> std::optional<Scenario> {
-        if (const PresetEntry* e = PresetLibrary::instance().find(QString::fromStdString(id)))
-            return e->scenario;
-        return std::nullopt;
-    };
-    const GpuLookup gpus = [](const std::string& id) -> std::optional<GpuSpec> {
-        if (const GpuSpec* g = PresetLibrary::instance().gpus().find(id))
-            return *g;
-        return std::nullopt;
-    };
     std::vector<TourStage> out;
     for (const TourStep& step : chapterTour())
-        if (std::optional<TourStage> st = evaluateTourStep(step, presets, gpus))
+        if (std::optional<TourStage> st = shippedTourStage(step))
             out.push_back(*st);
     return out;
 }
