@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace trainmem {
 namespace {
@@ -224,6 +225,16 @@ bool SequenceChart::arrangeLabels()
                          (side < 0 ? Qt::AlignRight : Qt::AlignLeft) | (over ? Qt::AlignBottom : Qt::AlignTop)});
         placeLabel(m_capacityText, spots, plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
     }
+    // The current point's value is not written over the floor's dotted line either (the tour's step 2 at 4k: "4k:
+    // 138 GB" sat across the 112 GB floor just under it): the floor's row is taken for it, so it goes over the point.
+    std::optional<QRect> floorRow;
+    if (m_floor->visible() && m_data.sweep.modelStatePerGpu > 0) {
+        const double floorY = yAxis->coordToPixel(m_data.sweep.modelStatePerGpu);
+        if (std::isfinite(floorY)) {
+            floorRow = QRect(plot.left(), qRound(floorY) - 1, plot.width(), 3);
+            taken.push_back(*floorRow);
+        }
+    }
     const QPointF point(xAxis->coordToPixel(m_markerSeq), yAxis->coordToPixel(m_data.currentTotal));
     if (m_data.currentTotal > 0 && std::isfinite(point.y())) {
         // Beside the point, on the side with more room first, under it before over it.
@@ -233,10 +244,14 @@ bool SequenceChart::arrangeLabels()
         const LabelSpot left{point + QPointF(-dx, dy), Qt::AlignRight | Qt::AlignTop};
         const LabelSpot leftUp{point + QPointF(-dx, -dy), Qt::AlignRight | Qt::AlignBottom};
         const bool leftHalf = point.x() < plot.center().x();
-        placeLabel(m_markerText,
-                   leftHalf ? std::vector<LabelSpot>{right, rightUp, left, leftUp}
-                            : std::vector<LabelSpot>{left, leftUp, right, rightUp},
-                   plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
+        const std::vector<LabelSpot> spots = leftHalf ? std::vector<LabelSpot>{right, rightUp, left, leftUp}
+                                                      : std::vector<LabelSpot>{left, leftUp, right, rightUp};
+        placeLabel(m_markerText, spots, plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
+        if (m_markerText->skipped() && floorRow) { // across the floor rather than not at all
+            taken.erase(std::find(taken.begin(), taken.end(), *floorRow));
+            placeLabel(m_markerText, spots, plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
+            taken.push_back(*floorRow);
+        }
     } else {
         m_markerText->setSkipped(true);
     }

@@ -481,9 +481,9 @@ void TestUiCharts::tourSizes_data()
 }
 
 // Issue 31 (the tour looked at slide by slide): the current context's dotted line ran through "Out of memory on one
-// H100" on the context chart. No label of that chart is crossed by its vertical lines (the current context's and the
-// crossover's), at any step of the tour, and "out of memory" is on the chart at every step that has it (beside a line,
-// or on two lines, where its corners are crossed).
+// H100" on the context chart, and the floor's dotted line through the current value. No label of that chart is crossed
+// by its vertical lines (the current context's and the crossover's), at any step of the tour, and "out of memory" is on
+// the chart at every step that has it (beside a line, or on two lines, where its corners are crossed).
 void TestUiCharts::noLabelIsCrossedByALine()
 {
     QFETCH(QSize, size);
@@ -519,6 +519,23 @@ void TestUiCharts::noLabelIsCrossedByALine()
                                         .arg(label->text())
                                         .arg(box.left())
                                         .arg(box.right() + 1)));
+        }
+        // Nor the current value and the crossover's note by the floor's dotted line (step 2: "4k: 138 GB" across the
+        // 112 GB floor), unless the value would have no place at all.
+        if (seq->floorGraph()->visible() && seq->data().sweep.modelStatePerGpu > 0) {
+            const double floorY = seq->yAxis->coordToPixel(seq->data().sweep.modelStatePerGpu);
+            for (CachedTextItem* label : {seq->markerText(), seq->crossoverText()}) {
+                if (!label->visible() || label->skipped())
+                    continue;
+                const QRect box = label->pixelBox();
+                QVERIFY2(floorY < box.top() || floorY > box.bottom() + 1,
+                         qPrintable(QStringLiteral("step %1: the floor (y = %2) crosses “%3” at %4..%5")
+                                        .arg(i + 1)
+                                        .arg(floorY)
+                                        .arg(label->text())
+                                        .arg(box.top())
+                                        .arg(box.bottom() + 1)));
+            }
         }
         withLabel += seq->diesText()->visible() ? 1 : 0;
         shown += seq->diesText()->visible() && !seq->diesText()->skipped() ? 1 : 0;
