@@ -317,6 +317,21 @@ public:
         out = *v;
     }
 
+    /// on|off (true|false, 1|0, any case) into `out`, a bool or an optional one (unset: the framework's default).
+    template <typename B> bool onOff(const QCommandLineOption& o, B& out)
+    {
+        if (!error.isEmpty() || !m_p.isSet(o))
+            return false;
+        const QString v = m_p.value(o).toLower();
+        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
+            out = true;
+        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
+            out = false;
+        else
+            error = fail(o.names().constFirst(), QStringLiteral("must be on or off, got \"%1\"").arg(m_p.value(o)));
+        return error.isEmpty();
+    }
+
 private:
     const QCommandLineParser& m_p;
     Scenario& m_s;
@@ -582,61 +597,14 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             s.framework = f;
     }
     // The recipes (issue 30 §2): on or off, each replacing the framework's default.
-    for (auto [option, field] : {std::pair{&o.compile, &s.training.compile},
-                                 {&o.optimizerInBackward, &s.training.optimizerInBackward},
-                                 {&o.activationOffload, &s.training.activationOffload},
-                                 {&o.reshardAfterForward, &s.hardware.reshardAfterForward}}) {
-        if (!ov.error.isEmpty() || !p.isSet(*option))
-            continue;
-        const QString v = p.value(*option).toLower();
-        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
-            *field = true;
-        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
-            *field = false;
-        else
-            ov.error = fail(option->names().constFirst(),
-                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(*option)));
-    }
-    if (ov.error.isEmpty() && p.isSet(o.qloraDoubleQuant)) {
-        const QString v = p.value(o.qloraDoubleQuant).toLower();
-        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
-            s.training.qloraDoubleQuant = true;
-        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
-            s.training.qloraDoubleQuant = false;
-        else
-            ov.error = fail(QStringLiteral("qlora-double-quant"),
-                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.qloraDoubleQuant)));
-    }
-    if (ov.error.isEmpty() && p.isSet(o.fsdpFlatWrap)) {
-        const QString v = p.value(o.fsdpFlatWrap).toLower();
-        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
-            s.hardware.fsdpFlatWrap = true;
-        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
-            s.hardware.fsdpFlatWrap = false;
-        else
-            ov.error = fail(QStringLiteral("fsdp-flat-wrap"),
-                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.fsdpFlatWrap)));
-    }
-    if (ov.error.isEmpty() && p.isSet(o.fsdpNoSync)) {
-        const QString v = p.value(o.fsdpNoSync).toLower();
-        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
-            s.hardware.fsdpNoSync = true;
-        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
-            s.hardware.fsdpNoSync = false;
-        else
-            ov.error = fail(QStringLiteral("fsdp-no-sync"),
-                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.fsdpNoSync)));
-    }
-    if (ov.error.isEmpty() && p.isSet(o.expandableSegments)) {
-        const QString v = p.value(o.expandableSegments).toLower();
-        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
-            s.hardware.expandableSegments = true;
-        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
-            s.hardware.expandableSegments = false;
-        else
-            ov.error = fail(QStringLiteral("expandable-segments"),
-                            QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.expandableSegments)));
-    }
+    ov.onOff(o.compile, s.training.compile);
+    ov.onOff(o.optimizerInBackward, s.training.optimizerInBackward);
+    ov.onOff(o.activationOffload, s.training.activationOffload);
+    ov.onOff(o.reshardAfterForward, s.hardware.reshardAfterForward);
+    ov.onOff(o.qloraDoubleQuant, s.training.qloraDoubleQuant);
+    ov.onOff(o.fsdpFlatWrap, s.hardware.fsdpFlatWrap);
+    ov.onOff(o.fsdpNoSync, s.hardware.fsdpNoSync);
+    ov.onOff(o.expandableSegments, s.hardware.expandableSegments);
     ov.count(
         o.seq, 1, kMaxSeq, [&](int64_t n) { s.training.seqLen = n; }, true);
     ov.count(o.batch, 1, kMaxMicroBatch, [&](int64_t n) { s.training.microBatch = n; });
@@ -652,17 +620,10 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.count(o.etp, 1, kMaxGpus, [&](int64_t n) { s.hardware.etp = n; });
     ov.count(o.vpp, 1, kMaxLayers, [&](int64_t n) { s.hardware.vpp = n; });
     ov.count(o.cp, 1, kMaxGpus, [&](int64_t n) { s.hardware.cp = n; });
-    if (ov.error.isEmpty() && p.isSet(o.sp)) {
-        const QString v = p.value(o.sp).toLower();
-        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
-            s.training.sequenceParallel = true;
-        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
-            s.training.sequenceParallel = false;
-        else
-            ov.error = fail(QStringLiteral("sp"), QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.sp)));
+    if (ov.onOff(o.sp, s.training.sequenceParallel)) {
         // Sequence parallelism splits what tensor parallelism leaves whole; at tp 1 there is nothing to
         // split (Megatron-LM turns it off there), so asking for it is a mistake worth naming.
-        if (ov.error.isEmpty() && s.training.sequenceParallel && s.hardware.tp <= 1)
+        if (s.training.sequenceParallel && s.hardware.tp <= 1)
             ov.error =
                 fail(QStringLiteral("sp"),
                      QStringLiteral("on needs tensor parallelism: it splits the norms' and dropout's activations "
@@ -682,16 +643,7 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.count(o.tokens, 0, static_cast<int64_t>(1e18), [&](int64_t n) { s.cost.tokens = static_cast<double>(n); });
     ov.fraction(o.mfu, 1e-6, 1, s.cost.mfu);
     ov.fraction(o.price, 0, 1e6, s.cost.pricePerGpuHour);
-    if (ov.error.isEmpty() && p.isSet(o.flash)) {
-        const QString v = p.value(o.flash).toLower();
-        if (v == QLatin1String("on") || v == QLatin1String("true") || v == QLatin1String("1"))
-            s.training.flashAttention = true;
-        else if (v == QLatin1String("off") || v == QLatin1String("false") || v == QLatin1String("0"))
-            s.training.flashAttention = false;
-        else
-            ov.error =
-                fail(QStringLiteral("flash"), QStringLiteral("must be on or off, got \"%1\"").arg(p.value(o.flash)));
-    }
+    ov.onOff(o.flash, s.training.flashAttention);
     if (ov.error.isEmpty() && p.isSet(o.gpu)) {
         const GpuSpec* g = library.gpus().find(p.value(o.gpu).toStdString());
         if (!g) {

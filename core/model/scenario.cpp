@@ -322,32 +322,34 @@ std::optional<LossKind> effectiveLoss(const Scenario& s)
     return std::nullopt;
 }
 
+namespace {
+// A recipe switch as the scenario runs it: its own setting, else its framework's default (false without one).
+bool setOrProfile(const std::optional<bool>& set, const Scenario& s, bool FrameworkDefaults::*byDefault)
+{
+    if (set)
+        return *set;
+    return s.framework && frameworkDefaults(*s.framework).*byDefault;
+}
+} // namespace
+
 bool effectiveExpandableSegments(const Scenario& s)
 {
-    if (s.hardware.expandableSegments)
-        return *s.hardware.expandableSegments;
-    return s.framework && frameworkDefaults(*s.framework).expandableSegments;
+    return setOrProfile(s.hardware.expandableSegments, s, &FrameworkDefaults::expandableSegments);
 }
 
 bool effectiveCompile(const Scenario& s)
 {
-    if (s.training.compile)
-        return *s.training.compile;
-    return s.framework && frameworkDefaults(*s.framework).compile;
+    return setOrProfile(s.training.compile, s, &FrameworkDefaults::compile);
 }
 
 bool effectiveOptimizerInBackward(const Scenario& s)
 {
-    if (s.training.optimizerInBackward)
-        return *s.training.optimizerInBackward;
-    return s.framework && frameworkDefaults(*s.framework).optimizerInBackward;
+    return setOrProfile(s.training.optimizerInBackward, s, &FrameworkDefaults::optimizerInBackward);
 }
 
 bool effectiveActivationOffload(const Scenario& s)
 {
-    if (s.training.activationOffload)
-        return *s.training.activationOffload;
-    return s.framework && frameworkDefaults(*s.framework).activationOffload;
+    return setOrProfile(s.training.activationOffload, s, &FrameworkDefaults::activationOffload);
 }
 
 bool effectiveReshardAfterForward(const Scenario& s)
@@ -362,9 +364,7 @@ bool effectiveReshardAfterForward(const Scenario& s)
 
 bool effectiveFsdpFlatWrap(const Scenario& s)
 {
-    if (s.hardware.fsdpFlatWrap)
-        return *s.hardware.fsdpFlatWrap;
-    return s.framework && frameworkDefaults(*s.framework).fsdpFlatWrap;
+    return setOrProfile(s.hardware.fsdpFlatWrap, s, &FrameworkDefaults::fsdpFlatWrap);
 }
 
 bool effectiveFsdpNoSync(const Scenario& s)
