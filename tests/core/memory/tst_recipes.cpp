@@ -41,6 +41,17 @@ Scenario llama2()
     return s;
 }
 
+// LitGPT's full fine-tune of it (bf16-true: 2 B gradients) on 4 GPUs, ZeRO-3, 4 micro-batches a step.
+Scenario litgptFullOnFour()
+{
+    Scenario s = llama2();
+    s.training.precision = Precision::BF16;
+    s.training.gradAccum = 4;
+    s.hardware.gpus = 4;
+    s.hardware.zeroStage = 3;
+    return s;
+}
+
 Breakdown on(const Scenario& s)
 {
     return account(s, testdata::gpu("H100"));
@@ -225,11 +236,7 @@ private Q_SLOTS:
         // LitGPT's full fine-tune (bf16-true: 2 B gradients) on 4 GPUs, ZeRO-3, 4 micro-batches a step. Sharded, each
         // GPU holds 2 · 6,738,415,616 / 4 = 3,369,207,808 B of gradients; inside FSDP1's no_sync() the first three
         // micro-batches keep them unsharded: 2 · 6,738,415,616 = 13,476,831,232 B.
-        Scenario s = llama2();
-        s.training.precision = Precision::BF16;
-        s.training.gradAccum = 4;
-        s.hardware.gpus = 4;
-        s.hardware.zeroStage = 3;
+        Scenario s = litgptFullOnFour();
         QCOMPARE(on(s).perGpu.gradients, 3369207808.0);
         s.hardware.fsdpNoSync = true;
         QVERIFY(validateScenario(s, "").empty());
@@ -251,11 +258,7 @@ private Q_SLOTS:
     // device) or an offload the profile's default does not apply, and nothing is refused.
     void litgptProfileAccumulatesInsideNoSync()
     {
-        Scenario s = llama2();
-        s.training.precision = Precision::BF16;
-        s.training.gradAccum = 4;
-        s.hardware.gpus = 4;
-        s.hardware.zeroStage = 3;
+        Scenario s = litgptFullOnFour();
         s.framework = Framework::LitGPT;
         QVERIFY(effectiveFsdpNoSync(s) && effectiveFsdpFlatWrap(s));
         QCOMPARE(on(s).perGpu.gradients, 13476831232.0);
