@@ -327,8 +327,12 @@ bool MemoryBarChart::arrangeLabels()
         relayout = applyColumnLabels(std::fabs(xAxis->coordToPixel(1) - xAxis->coordToPixel(0)));
     // The value axis' label, shortened where the plot is lower than it is long.
     relayout = fitValueAxisTitle(m_yLabels) || relayout;
-    // Value ticks at least two and a half font heights apart: fewer on a low plot or at large fonts.
-    const int ticks = std::clamp(static_cast<int>(plot.height() / (m_theme.fontPx * 2.5)), 2, 6);
+    // Value ticks at least two and a half font heights apart: fewer on a low plot or at large fonts. Counted on the
+    // axis rect's height less four font heights for the bars' names, not on the plot's own height: the names' lines
+    // change that, their type follows the plot's width, which follows the ticks' labels, and the loop had two ends
+    // (DeepSeek-V3's two tour steps, one axis, at F5 over three lines of narration: 9 ticks or 5 by the step before).
+    const double span = axisRect()->outerRect().height() - m_theme.fontPx * 4;
+    const int ticks = std::clamp(static_cast<int>(span / (m_theme.fontPx * 2.5)), 2, 6);
     QCPAxisTicker* ticker = m_log ? static_cast<QCPAxisTicker*>(m_logTicker.data()) : m_linearTicker.data();
     const int wanted = m_log ? std::min(ticks, m_units == UnitSystem::Decimal ? 8 : 6) : ticks;
     if (ticker->tickCount() != wanted) {
@@ -529,18 +533,24 @@ void MemoryBarChart::placeTotals()
         // Every bar crosses the line and no gap holds even "80.0 GB" (the 70B on one H100 at a 1024-px slide): the
         // label becomes a key, a dashed stroke in the line's colour before the name, at the plot's right or left edge
         // as high as is free (a tour step's headline takes the top left).
-        const QString key = QStringLiteral("\u254C\u254C ") + m_capacityLabel;
-        if (capacity->text() != key)
-            capacity->setText(key);
+        // Where the whole name is too wide for the room over the shortest bar (the 70B's step at F5 on a 1024×768
+        // projector: the key ran over two bars), the key is the capacity alone; the bars' names say which GPU.
         std::vector<LabelSpot> corners;
         const double step = m_theme.fontPx * 1.5;
         for (double top = plot.top() + inset; top + step < y && corners.size() < 40; top += step) {
             corners.push_back({QPointF(plot.right() - inset, top), Qt::AlignRight | Qt::AlignTop});
             corners.push_back({QPointF(plot.left() + inset, top), Qt::AlignLeft | Qt::AlignTop});
         }
-        std::vector<QRect> free = withTotals;
-        if ((placed = placeLabel(capacity, corners, plot, m_theme.font(1.0, true), free, 0.8, m_theme.minFontPx)))
-            taken.push_back(free.back());
+        for (const QString& name : {m_capacityLabel, shortLabel}) {
+            const QString key = QStringLiteral("\u254C\u254C ") + name;
+            if (capacity->text() != key)
+                capacity->setText(key);
+            std::vector<QRect> free = withTotals;
+            if ((placed = placeLabel(capacity, corners, plot, m_theme.font(1.0, true), free, 0.8, m_theme.minFontPx))) {
+                taken.push_back(free.back());
+                break;
+            }
+        }
     }
     if (!placed) {
         capacity->setText(m_capacityLabel);
