@@ -140,6 +140,11 @@ struct Options {
         QStringLiteral("QLoRA's absmax constants double-quantised (on, QLoRA's recipe) or one fp32 constant per 64 "
                        "weights (off: bitsandbytes without compress_statistics, LitGPT's bnb.nf4). Default: on."),
         QStringLiteral("on|off")};
+    QCommandLineOption litgptFp32Norm{
+        QStringLiteral("litgpt-fp32-norm"),
+        QStringLiteral("With --framework litgpt: its RMSNorm upcasts to fp32 (on: LitGPT from 6178c7c, October 2023, "
+                       "on) or computes in 16 bits (off: LitGPT before it). Default: on."),
+        QStringLiteral("on|off")};
     QCommandLineOption fsdpFlatWrap{
         QStringLiteral("fsdp-flat-wrap"),
         QStringLiteral(
@@ -242,7 +247,7 @@ struct Options {
                       megatron,     listPresets,
                       listGpus,     measured});
         p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap, fsdpNoSync,
-                      qloraDoubleQuant});
+                      qloraDoubleQuant, litgptFp32Norm});
         p.addOptions(training.all());
     }
 };
@@ -602,6 +607,7 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.onOff(o.activationOffload, s.training.activationOffload);
     ov.onOff(o.reshardAfterForward, s.hardware.reshardAfterForward);
     ov.onOff(o.qloraDoubleQuant, s.training.qloraDoubleQuant);
+    ov.onOff(o.litgptFp32Norm, s.training.litgptFp32Norm);
     ov.onOff(o.fsdpFlatWrap, s.hardware.fsdpFlatWrap);
     ov.onOff(o.fsdpNoSync, s.hardware.fsdpNoSync);
     ov.onOff(o.expandableSegments, s.hardware.expandableSegments);
@@ -659,6 +665,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         ov.error = fail(QStringLiteral("finetune"),
                         QStringLiteral("%1 applies to training; serving reads the merged weights (add --mode training)")
                             .arg(p.value(o.finetune)));
+    if (ov.error.isEmpty() && p.isSet(o.litgptFp32Norm) && s.framework != Framework::LitGPT)
+        ov.error = fail(QStringLiteral("litgpt-fp32-norm"), QStringLiteral("applies only with --framework litgpt"));
     for (const QCommandLineOption* lora : {&o.loraRank, &o.loraTargets})
         if (ov.error.isEmpty() && p.isSet(*lora) && s.training.fineTune == FineTune::Full)
             ov.error = fail(lora->names().constFirst(), QStringLiteral("applies only with --finetune lora or qlora"));

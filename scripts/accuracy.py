@@ -127,42 +127,20 @@ _LIT_FULL = ("over-estimate that the case's record cannot explain: bf16-true Ada
              "fit together: at 00af8b0 the yaml names torch.optim.AdamW, devices 1, bf16-true, and full.py builds it "
              "on model.parameters() with no other saver; the same table's tiny-llama/full.yaml row (1,100,048,384 "
              "parameters, the same script, bf16-true, micro-batch 4 and 512 tokens on 1xA10G) reads 14.10 GB, %s")
-_LIT_QLORA = ("under-estimate not fully explained: with --framework litgpt (LitGPT's frozen-base tape; bitsandbytes' "
-              "MatMul4Bit keeping every 4-bit linear's input, the head quantised and dequantised to fp16 then bf16) and "
-              "bnb.nf4's fp32 absmax (--qlora-double-quant off) the config hub's QLoRA rows are 0.81-0.89 (0.62-0.64 "
-              "before) while their LoRA neighbours are 0.92-0.98. On the resource tables, where LitGPT's code is read "
-              "at the commit that ran, QLoRA misses what LoRA misses (about 2.0 and 2.2 GB on Llama 2 7B); here Llama 2 "
-              "7B's QLoRA row misses 2.5 GB where its LoRA row misses 1.2 GB: the other 1.3 GB was not found in LitGPT "
-              "43c4432, Lightning's BitsandbytesPrecision or bitsandbytes 0.41.1")
-# The resource tables (LitGPT 8641822, PyTorch 2.1, bitsandbytes 0.41.1): run without the profile (see arguments()).
-_LIT_RT_QLORA = ("under-estimate not fully explained: LitGPT 8641822 predates the fp32 RMSNorm --framework litgpt "
-                 "counts, so the row runs without it. With the profile it is %s; less the norms' fp32 copies 8641822 "
-                 "did not keep (2·(2h + 2) B a token and layer, %s GB) %s, short by %s GB, what the LoRA row of the "
-                 "same table misses (litgpt-rt-llama2-7b-lora-mb2: about 2.2 GB a 1304-token sample on 7B, not found "
-                 "in the code). The nf4 and nf4-dq rows differ by 0.31 GB modelled, 0.30 GB measured")
-_LIT_LORA = ("under-estimate not explained: %s")
+_LIT_QLORA = ("under-estimate not fully explained: with --framework litgpt (LitGPT 43c4432's frozen-base tape: the "
+              "fused qkv output kept by v's view under MHA, zero_pad's index_copy source, the fp32 logits Fabric's "
+              "wrapper hands back; bitsandbytes' MatMul4Bit keeping every 4-bit linear's input, the head quantised "
+              "and dequantised to fp16 then bf16) and bnb.nf4's fp32 absmax (--qlora-double-quant off), every LoRA "
+              "row of the config hub is 1.00 and its QLoRA rows 0.90-1.03, short by a QLoRA-only residual that grows "
+              "with the model: 1.39 GiB here, 1.22 on Llama 2 7B (0.904), 0.97 on Llama 3 8B, 0.33 on 3.2 3B, none "
+              "on 3.2 1B. Not found in LitGPT 43c4432, Lightning's BitsandbytesPrecision or bitsandbytes 0.41.1")
+
 OUTSIDE = {
     "litgpt-llama3_2-1b-full": _LIT_FULL % (16, "1,498,482,688", "11.16", "8.10",
                                                 "more than this model's 8.70 GB with 1.36 times the parameters"),
     "litgpt-llama3_2-3b-full": _LIT_FULL % (16, "3,606,752,256", "26.87", "15.38",
                                                 "where this model, with 3.28 times the parameters, reads 16.51 GB"),
-    "litgpt-llama2-7b-qlora": _LIT_QLORA,
-    "litgpt-llama3-8b-qlora": _LIT_QLORA,
-    "litgpt-llama3_2-1b-qlora": _LIT_QLORA,
-    "litgpt-llama3_2-3b-qlora": _LIT_QLORA,
     "litgpt-mistral-7b-qlora": _LIT_QLORA,
-    "litgpt-rt-llama2-13b-qlora-nf4-mb1": _LIT_RT_QLORA % ("0.91", "1.07", "0.86", "3.2"),
-    "litgpt-rt-llama2-7b-qlora-nf4-mb1": _LIT_RT_QLORA % ("0.90", "0.68", "0.86", "2.0"),
-    "litgpt-rt-llama2-7b-qlora-nf4dq-mb1": _LIT_RT_QLORA % ("0.90", "0.68", "0.85", "2.0"),
-    "litgpt-rt-llama2-7b-lora-mb2": _LIT_LORA % (
-        "from micro-batch 1 to 2 at 1,304 tokens the run grows by 7.77 GB (21.30 to 29.07) where LitGPT 8641822's "
-        "layer as its code keeps it (docs/accounting.md, Framework profiles: --framework litgpt less the fp32 norm "
-        "copies that commit did not keep) grows by 5.62 GB: about 2.15 GB a sample that is not found in the code, "
-        "and the micro-batch-1 row leaves 2.17 GB (0.90), so the residual is proportional to the tokens (about "
-        "1.65 MB a token, 13h B a token and layer; on Llama 2 13B 2.4 GB at micro-batch 1 scales with L·h). Checked: "
-        "RMSNorm, RoPE (products with the cos/sin buffers keep nothing), LoRAQKVLinear (dropout mask and output; "
-        "zero_pad keeps only its index), SDPA (q, k, v, output, log-sum-exp), LLaMAMLP, the frozen linears (PyTorch's "
-        "guard_for), chunked lm_head and cross-entropy, validation and generation (no tape; a 0.68 GB KV cache)"),
     "fsdp_qlora-llama2-7b-lora-cpuoffload-ctx2048-bs10": _LORA_SLOPE,
     "fsdp_qlora-llama2-7b-qlora-ctx2048-bs1": _RESERVED,
     "torchtune-llama3_2-3b-full-ac": _TT_FULL_AC,
@@ -284,13 +262,15 @@ def arguments(case):
     # LitGPT's runs: its layer's tape with a frozen base, and with QLoRA bitsandbytes' 4-bit linears (the head
     # quantised, each 4-bit linear keeping its input, the dequantised copies): --framework litgpt (docs/accounting.md,
     # "Framework profiles"), which reads LitGPT from 6178c7c on (RMSNorm upcast to fp32). The resource tables ran
-    # 8641822, before it (its RMSNorm keeps its 16-bit input, 2·(2h + 2) B a token and layer less): they run without
-    # the profile, and OUTSIDE says what the profile gives them.
+    # 8641822, before it (its RMSNorm keeps its 16-bit input, 2·(2h + 2) B a token and layer less):
+    # --litgpt-fp32-norm off.
     # bitsandbytes' nf4 without compress_statistics (LitGPT's bnb.nf4): one fp32 absmax per 64 weights.
     if any("no double quantization" in o.lower() for o in r.get("other", [])):
         args += ["--qlora-double-quant", "off"]
-    if (r.get("framework") or "").lower().startswith("litgpt") and not litgpt_before_fp32_norm(case):
+    if (r.get("framework") or "").lower().startswith("litgpt"):
         args += ["--framework", "litgpt"]
+        if litgpt_before_fp32_norm(case):
+            args += ["--litgpt-fp32-norm", "off"]
     # torchtitan's benchmarks ran its launcher, which sets expandable segments (run_llama_train.sh:22 at 9dec370,
     # the commit the H100 page lists: PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True"): the torchtitan profile.
     if (r.get("framework") or "").lower() == "torchtitan":

@@ -532,7 +532,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
                     "optimizer_in_backward",
                     "activation_offload",
                     "paged_optimizer",
-                    "qlora_double_quant"});
+                    "qlora_double_quant",
+                    "litgpt_fp32_norm"});
         r.choice(*training, "mode", p, t.mode, modeFromString, modeNames());
         r.choice(*training, "precision", p, t.precision, precisionFromString, precisionNames());
         r.choice(*training, "optimizer", p, t.optimizer, optimizerFromString, optimizerNames());
@@ -581,6 +582,9 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
             }
         r.boolean(*training, "paged_optimizer", p, t.pagedOptimizer);
         r.boolean(*training, "qlora_double_quant", p, t.qloraDoubleQuant);
+        r.boolean(*training, "litgpt_fp32_norm", p, t.litgptFp32Norm);
+        if (training->contains("litgpt_fp32_norm") && s.framework != Framework::LitGPT)
+            r.error(p + "/litgpt_fp32_norm", "applies only with \"framework\": \"litgpt\"");
     }
 
     const json* hardware = nullptr;
@@ -870,6 +874,8 @@ json scenarioToJson(const Scenario& s)
         j["training"]["paged_optimizer"] = true;
     if (!t.qloraDoubleQuant)
         j["training"]["qlora_double_quant"] = false; // left out when true (QLoRA's recipe)
+    if (!t.litgptFp32Norm)
+        j["training"]["litgpt_fp32_norm"] = false; // left out when true (LitGPT from 6178c7c on)
     if (s.framework)
         j["framework"] = toString(*s.framework);
     const HardwareSetup& h = s.hardware;

@@ -64,6 +64,7 @@ ActivationInputs activationInputs(const Scenario& s, double tp, double cp)
     // profiles"): under adapters only; a full fine-tune keeps the default tape.
     in.litgptTape = s.training.mode == Mode::Training && s.framework == Framework::LitGPT && s.training.adapters();
     in.bnb4bit = in.litgptTape && s.training.fineTune == FineTune::QLora;
+    in.litgptFp32Norm = s.training.litgptFp32Norm;
     in.loraModules = s.training.loraModules != 0 ? s.training.loraModules : loraModulesOf(s.training.loraTargets);
     return in;
 }

@@ -205,6 +205,15 @@ LayerActivations torchtuneTape(const Architecture& a, const ActivationInputs& in
 //   attention: q, k and v are copied to every query head (k.expand(...) then reshape, in training) and turned by
 //     RoPE into new tensors; SDPA's fused kernels keep q, k, v (3·e·a·d), their output (e·a·d) and the fp32
 //     log-sum-exp (4a);
+//   with one query per key (MHA: Llama 2 7B and 13B), q, k and v are views of the fused qkv output (view, permute,
+//     split; the expand is a no-op and reshape keeps the view), RoPE and torch.cat make q and k anew, and v goes to
+//     SDPA as it is: the saved v keeps the whole qkv storage alive, q's and k's parts too (2·e·a·d). With GQA the
+//     reshape of the expanded v copies it and the qkv output is freed (model.py CausalSelfAttention.forward, the
+//     same at 8641822);
+//   LoRAQKVLinear.zero_pad, where LoRA takes some but not all of q, k and v (the config hub's q and v), writes the
+//     update into the zeros with result.index_copy(1, lora_ind, x.reshape(...)): PyTorch's index_copy backward,
+//     grad.index_select(dim, index).expand_as(source), saves its source, e B for each adapted output (a·d for q,
+//     kv·d for k and for v: lora.py zero_pad; derivatives.yaml index_copy). All three adapted: zero_pad returns x;
 //   LLaMAMLP: silu keeps fc_1's output, the product keeps silu's output and fc_2's: 3·e·f;
 //   LoRA: each adapted LoRALinear runs lora_dropout(x) @ lora_A (LoRAQKVLinear: one for the fused q, k, v), so
 //     native_dropout keeps its bool mask (1 B) and lora_A's matmul the dropout's output (e B), per element of that
@@ -225,11 +234,19 @@ LayerActivations litgptTape(const Architecture& a, const ActivationInputs& in)
     const double ad = heads * static_cast<double>(a.headDimOf(LayerKind::Full)), f = static_cast<double>(a.ffn);
     const uint32_t m = in.loraModules;
     LayerActivations r;
-    r.norms = 2 * (4 * sb * h + 4 * sb); // each norm's fp32 input and 1/rms
-    r.attention = 4 * e * sb * ad;       // q, k and v at every head, the kernel's output
-    r.scores = 4 * heads * sb;           // the kernel's fp32 log-sum-exp
-    r.mlp = 3 * e * sb * f;              // fc_1's output, silu's, fc_2's
-    const double kept = 1 + e;           // the dropout's mask and output, per input element
+    // Each norm's fp32 input and 1/rms; before 6178c7c (LitGPT 8641822, lit_gpt/rmsnorm.py: x * x, then
+    // x * torch.rsqrt(norm_x + eps), with no upcast) its 16-bit input and 1/rms.
+    r.norms = in.litgptFp32Norm ? 2 * (4 * sb * h + 4 * sb) : 2 * (e * sb * h + e * sb);
+    r.attention = 4 * e * sb * ad; // q, k and v at every head, the kernel's output
+    const double kvd = static_cast<double>(a.kvHeadsOf(LayerKind::Full) * a.headDimOf(LayerKind::Full));
+    if (a.kvHeadsOf(LayerKind::Full) == a.heads)
+        r.attention += 2 * e * sb * ad; // v's view keeps the fused qkv output: q's and k's parts
+    const bool loraQ = (m & kLoraQ) != 0, loraK = (m & kLoraK) != 0, loraV = (m & kLoraV) != 0;
+    if ((loraQ || loraK || loraV) && !(loraQ && loraK && loraV)) // zero_pad's index_copy keeps its source
+        r.attention += e * sb * ((loraQ ? ad : 0) + (loraK ? kvd : 0) + (loraV ? kvd : 0));
+    r.scores = 4 * heads * sb; // the kernel's fp32 log-sum-exp
+    r.mlp = 3 * e * sb * f;    // fc_1's output, silu's, fc_2's
+    const double kept = 1 + e; // the dropout's mask and output, per input element
     if (m & (kLoraQ | kLoraK | kLoraV))
         r.dropout += kept * sb * h;
     if (m & kLoraO)

@@ -57,6 +57,8 @@ struct ActivationInputs {
     /// LitGPT's layer with a frozen base, as its eager autograd keeps it (LoRA or QLoRA under `--framework litgpt`;
     /// docs/accounting.md, "Framework profiles"), for the layers litgptTapeApplies() describes.
     bool litgptTape = false;
+    /// With litgptTape: RMSNorm upcasts to fp32 (LitGPT from 6178c7c on), else computes in 16 bits (8641822).
+    bool litgptFp32Norm = true;
     /// With litgptTape: the base's linears are bitsandbytes 4-bit layers (QLoRA through Lightning Fabric's
     /// BitsandbytesPrecision), whose MatMul4Bit keeps its input although the weight is frozen.
     bool bnb4bit = false;

@@ -1321,6 +1321,22 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
                      "kept through backward, and their gradient twice (split's concatenation, then the slice's "
                      "full-size copy), 3e per logit.");
             one = tensorSplit<X>(c, dot(sbV, dot(X(3), e)));
+        } else if (c.in.litgptTape) {
+            // Under --framework litgpt the run goes through Fabric, whose module wrapper converts the output to the
+            // default dtype, fp32 outside its forward (lightning/fabric/wrappers.py _FabricModule.forward,
+            // precision.convert_output; plugins/precision/half.py and bitsandbytes.py convert_output to
+            // torch.get_default_dtype(), at 438f29f07a803309b2c83801cda1625d3bc8eb64, the lightning
+            // 2.3.0.dev20240328 LitGPT 43c4432 pins): every 128-token chunk becomes an fp32 copy, the bf16 chunk is
+            // freed, and the cross-entropy runs in fp32: 4 + 4 B per logit, one chunk's two fp32 gradients in flight.
+            n.assume("LitGPT's chunked cross-entropy on Fabric's fp32 copy of the logits (its wrapper converts the "
+                     "output to fp32), the output layer in 128-token chunks (finetune/lora.py): every chunk's fp32 "
+                     "logits and saved log-probabilities (or their gradient), 8 B per logit, and one chunk's two "
+                     "gradients in flight.");
+            n.source("lightning src/lightning/fabric/wrappers.py _FabricModule.forward and "
+                     "plugins/precision/half.py convert_output at 438f29f; LitGPT finetune/lora.py at 43c4432");
+            const X eight = X::bytes("8 B", 8);
+            const X chunk = dot(dot(X::sym("c_128", std::min(128.0, c.in.seq / std::max(c.in.cp, 1.0))), b), V);
+            one = tensorSplit<X>(c, dot(sbV, eight) + dot(chunk, eight));
         } else {
             n.assume("LitGPT's chunked cross-entropy in the logits' own 16-bit dtype, the output layer in 128-token "
                      "chunks (finetune/lora.py): every chunk's logits and saved log-probabilities (or their "

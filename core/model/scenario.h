@@ -350,6 +350,9 @@ struct TrainingSetup {
     /// QLoRA's absmax constants double-quantised (8 bits per block of 64, an fp32 constant per 256 blocks: QLoRA's
     /// recipe, bitsandbytes' compress_statistics=True), or kept in fp32 per block (LitGPT's bnb.nf4).
     bool qloraDoubleQuant = true;
+    /// Under --framework litgpt: LitGPT's RMSNorm upcasts its input to fp32 (from 6178c7c, "Half precision fixes",
+    /// 2023-10-24), or computes in the activations' 16 bits (LitGPT before it: 8641822, the resource tables' runs).
+    bool litgptFp32Norm = true;
 
     /// Training with adapters on a frozen base (LoRA or QLoRA).
     bool adapters() const { return mode == Mode::Training && fineTune != FineTune::Full; }

@@ -297,6 +297,9 @@ private Q_SLOTS:
                                                        << "--expandable-segments: must be on or off, got \"yes\"";
         QTest::newRow("bad qlora-double-quant value") << QStringList{"--json", "--qlora-double-quant", "maybe"}
                                                       << "--qlora-double-quant: must be on or off, got \"maybe\"";
+        QTest::newRow("LitGPT's norm without its profile")
+            << QStringList{"--json", "--finetune", "lora", "--litgpt-fp32-norm", "off"}
+            << "--litgpt-fp32-norm: applies only with --framework litgpt";
         QTest::newRow("LoRA while serving")
             << QStringList{"--json", "--mode", "inference", "--finetune", "qlora"}
             << "--finetune: qlora applies to training; serving reads the merged weights (add --mode training)";

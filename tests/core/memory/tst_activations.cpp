@@ -109,15 +109,21 @@ private Q_SLOTS:
     // s = 1304 (the resource tables' longest sample), b = 1, LoRA on q and v. Per token:
     //   norms     2·(4h + 4)                 = 2·16,388          = 32,776 (the fp32 input and 1/rms of each)
     //   attention 4·e·a·d                    = 8·4096            = 32,768 (q, k, v, the kernel's output)
+    //           + 2·e·a·d                    = 4·4096            = 16,384 (MHA: v's view keeps qkv, q's and k's part)
+    //           + e·(a·d + kv·d)             = 2·8192            = 16,384 (zero_pad's index_copy source, q and v)
+    //                                                              65,536
     //   scores    4·a                        = 128                        (the fp32 log-sum-exp)
     //   mlp       3·e·f                      = 6·11008           = 66,048 (fc_1's output, silu's, fc_2's)
     //   dropout   (1 + e)·h, the fused qkv's = 3·4096            = 12,288 (mask and output)
-    //   total 144,008 B, · 1304 = 187,786,432 B a layer.
+    //   total 176,776 B, · 1304 = 230,515,904 B a layer.
     // QLoRA (bitsandbytes keeps every 4-bit linear's input): attention + e·h + e·a·d = 16,384, mlp + e·h + e·f =
     // 30,208:
-    //   190,600 B, · 1304 = 248,542,400 B. Korthikanti's terms (the default): attention 2·(h + 3h + h) = 40,960,
+    //   223,368 B, · 1304 = 291,271,872 B. Korthikanti's terms (the default): attention 2·(h + 3h + h) = 40,960,
     //   scores 128, mlp 2·h + 6·f = 74,240, norms 4h = 16,384: 131,712 B, · 1304 = 171,752,448 B.
-    // Every projection adapted (q, k, v, o, gate, up, down): dropout 3·(h + a·d + h + h + f) = 82,176 B a token.
+    // Every projection adapted (q, k, v, o, gate, up, down): dropout 3·(h + a·d + h + h + f) = 82,176 B a token, and
+    // zero_pad returns its input as it is: attention 32,768 + 16,384 = 49,152.
+    // With GQA (8 KV heads of 128, Llama 3 8B's: kv·d = 1024), the reshape copies v and the qkv output goes; q and v
+    // adapted: attention 32,768 + e·(4096 + 1024) = 43,008.
     void litgptsLoraLayerOfLlama2_7B()
     {
         Architecture a;
@@ -134,19 +140,28 @@ private Q_SLOTS:
         in.loraModules = kLoraQ | kLoraV;
         const LayerActivations lora = layerActivations(a, false, in);
         QCOMPARE(lora.norms, 1304.0 * 32776);
-        QCOMPARE(lora.attention, 1304.0 * 32768);
+        QCOMPARE(lora.attention, 1304.0 * 65536);
         QCOMPARE(lora.scores, 1304.0 * 128);
         QCOMPARE(lora.mlp, 1304.0 * 66048);
         QCOMPARE(lora.dropout, 1304.0 * 12288);
-        QCOMPARE(lora.total(), 187786432.0);
+        QCOMPARE(lora.total(), 230515904.0);
         in.bnb4bit = true;
         const LayerActivations qlora = layerActivations(a, false, in);
-        QCOMPARE(qlora.attention, 1304.0 * 49152);
+        QCOMPARE(qlora.attention, 1304.0 * 81920);
         QCOMPARE(qlora.mlp, 1304.0 * 96256);
-        QCOMPARE(qlora.total(), 248542400.0);
+        QCOMPARE(qlora.total(), 291271872.0);
         in.bnb4bit = false;
+        Architecture gqa = a;
+        gqa.kvHeads = 8;
+        QCOMPARE(layerActivations(gqa, false, in).attention, 1304.0 * 43008);
         in.loraModules = kLoraQ | kLoraK | kLoraV | kLoraO | kLoraGate | kLoraUp | kLoraDown;
         QCOMPARE(layerActivations(a, false, in).dropout, 1304.0 * 82176);
+        QCOMPARE(layerActivations(a, false, in).attention, 1304.0 * 49152);
+        // LitGPT before 6178c7c (8641822, the resource tables): RMSNorm in 16 bits keeps its input and 1/rms,
+        // 2·(e·h + e) = 2·(8192 + 2) = 16,388 B a token.
+        in.litgptFp32Norm = false;
+        QCOMPARE(layerActivations(a, false, in).norms, 1304.0 * 16388);
+        in.litgptFp32Norm = true;
         // Outside what the derivation read (a checkpointed layer, tensor parallel), the default tape.
         ActivationInputs plain = in;
         plain.litgptTape = false;

@@ -393,8 +393,12 @@ private Q_SLOTS:
         // --framework litgpt (docs/accounting.md, "Framework profiles"), Llama 2 7B in pure bf16 at the resource
         // tables' 1304 tokens, LoRA rank 8 on q and v. Against the same run without a profile:
         //  - the tape: 32 layers of LitGPT's (tst_activations::litgptsLoraLayerOfLlama2_7B) in place of Korthikanti's
-        //    171,752,448 B: LoRA 32·(187,786,432 − 171,752,448) = 513,087,488 B more; QLoRA
-        //    32·(248,542,400 − 171,752,448) = 2,457,278,464 B more;
+        //    171,752,448 B: LoRA 32·(230,515,904 − 171,752,448) = 1,880,430,592 B more; QLoRA
+        //    32·(291,271,872 − 171,752,448) = 3,824,621,568 B more;
+        //  - the loss: Fabric's wrapper hands the 128-token chunks of logits back in fp32, so LitGPT's
+        //    chunked_cross_entropy keeps 4 + 4 B per logit (fp32 logits, fp32 log-probabilities) and one chunk's two
+        //    fp32 gradients: 8·1304·32000 + 8·128·32000 = 333,824,000 + 32,768,000 = 366,592,000 B, where the same
+        //    loss without the profile (--loss chunked-16bit: in bf16) keeps 4·1304·32000 + 4·128·32000 = 183,296,000;
         //  - QLoRA's base: the head quantised too, V·h = 131,072,000 parameters from 2 B to 0.515869140625 B:
         //    131,072,000 · 1.484130859375 = 194,528,000 B less;
         //  - QLoRA's workspace: the head dequantised to fp16 and cast to bf16, (2 + 2) B · 131,072,000 = 524,288,000 B
@@ -407,11 +411,15 @@ private Q_SLOTS:
         s.training.loraModules = kLoraQ | kLoraV;
         Scenario lit = s;
         lit.framework = Framework::LitGPT;
-        QCOMPARE(on(lit).perGpu.activations - on(s).perGpu.activations, 513087488.0);
+        QCOMPARE(on(lit).perGpu.activations - on(s).perGpu.activations, 1880430592.0);
+        QCOMPARE(on(lit).perGpu.logits, 366592000.0);
+        Scenario chunked16 = s;
+        chunked16.training.loss = LossKind::Chunked16;
+        QCOMPARE(on(chunked16).perGpu.logits, 183296000.0);
         QCOMPARE(on(lit).perGpu.weights, on(s).perGpu.weights);
         QCOMPARE(on(lit).perGpu.workspace, on(s).perGpu.workspace);
         s.training.fineTune = lit.training.fineTune = FineTune::QLora;
-        QCOMPARE(on(lit).perGpu.activations - on(s).perGpu.activations, 2457278464.0);
+        QCOMPARE(on(lit).perGpu.activations - on(s).perGpu.activations, 3824621568.0);
         QCOMPARE(on(s).perGpu.weights - on(lit).perGpu.weights, 194528000.0);
         QCOMPARE(on(lit).perGpu.workspace - on(s).perGpu.workspace, 524288000.0);
         // LitGPT's loss is the profile's default: chunked_cross_entropy in the logits' 16 bits.
@@ -488,6 +496,22 @@ private Q_SLOTS:
         const ScenarioParse bad = parseScenarioJson(j, "bad");
         QVERIFY(!bad.ok());
         QCOMPARE(bad.errors.front().path, std::string("/training/compile"));
+        // LitGPT's 16-bit RMSNorm (its commits before 6178c7c): written when off, read back, and refused without the
+        // LitGPT profile, where it would change nothing.
+        Scenario lit = llama2();
+        lit.framework = Framework::LitGPT;
+        lit.training.litgptFp32Norm = false;
+        const nlohmann::json litJson = scenarioToJson(lit);
+        QCOMPARE(litJson["training"]["litgpt_fp32_norm"], nlohmann::json(false));
+        const ScenarioParse litBack = parseScenarioJson(litJson, "litgpt");
+        QVERIFY(litBack.ok());
+        QVERIFY(!litBack.scenario.training.litgptFp32Norm);
+        QVERIFY(!scenarioToJson(llama2())["training"].contains("litgpt_fp32_norm"));
+        nlohmann::json noProfile = litJson;
+        noProfile.erase("framework");
+        const ScenarioParse refused = parseScenarioJson(noProfile, "no profile");
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.errors.front().path, std::string("/training/litgpt_fp32_norm"));
     }
 };
 
