@@ -373,7 +373,8 @@ enum class Family {
     Qwen3_5,
     Qwen3_5Moe,
     GlmMoeDsa,
-    Gemma4
+    Gemma4,
+    GraniteMoeHybrid
 };
 
 const std::vector<std::pair<std::string, Family>>& families()
@@ -413,8 +414,7 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"llama4_text", Family::Llama4},
                                                                   {"glm4_moe", Family::Glm4Moe},
                                                                   {"minimax_m2", Family::MiniMaxM2},
-                                                                  // IBM's Granite MoE (not granitemoehybrid, whose
-                                                                  // Mamba layers this importer does not read)
+                                                                  // IBM's Granite MoE
                                                                   {"granitemoe", Family::GraniteMoe},
                                                                   {"falcon", Family::Falcon},
                                                                   // Qwen3-VL's text_configs: Qwen3's and Qwen3-MoE's
@@ -435,7 +435,10 @@ const std::vector<std::pair<std::string, Family>>& families()
                                                                   {"glm_moe_dsa", Family::GlmMoeDsa},
                                                                   // Gemma 4's language model (the text_config of a
                                                                   // gemma4 file)
-                                                                  {"gemma4_text", Family::Gemma4}};
+                                                                  {"gemma4_text", Family::Gemma4},
+                                                                  // IBM's Granite 4.0 H: Mamba-2 and attention
+                                                                  // layers, each with a MoE (or dense) MLP
+                                                                  {"granitemoehybrid", Family::GraniteMoeHybrid}};
     return list;
 }
 
@@ -579,6 +582,9 @@ SizeDefaults sizeDefaults(Family f)
     case Family::NemotronH: // configuration_nemotron_h.py @ cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba (the layers
                             // are the pattern's; 4 is its default layers_block_type's)
         return {4096, 4, 32, 131072, 21504};
+    case Family::GraniteMoeHybrid: // GraniteMoeHybridConfig, configuration_granitemoehybrid.py @
+                                   // 4f7e1d467f2615fe8de4a089a8b90cf861bea4d7 (intermediate_size: the experts')
+        return {4096, 32, 32, 32000, 11008};
     default:
         return {};
     }
@@ -685,8 +691,8 @@ void readGemma4LayerKinds(HfReader& r, Architecture& a)
 
 void readLayerKinds(HfReader& r, Family f, Architecture& a)
 {
-    if (f == Family::NemotronH)
-        return; // its blocks are read from hybrid_override_pattern (readNemotronH)
+    if (f == Family::NemotronH || f == Family::GraniteMoeHybrid)
+        return; // their blocks are read with their family (readNemotronH, readGraniteMoeHybrid)
     if (f == Family::Qwen3Next || f == Family::Qwen3_5 || f == Family::Qwen3_5Moe) {
         const std::vector<int64_t> kinds =
             r.layerKinds("layer_types", a.layers, {"linear_attention", "full_attention"});
@@ -869,6 +875,74 @@ void readNemotronH(HfReader& r, Architecture& a)
     }
 }
 
+// IBM's Granite 4.0 H (granitemoehybrid, issue 29 §1). GraniteMoeHybridDecoderLayer (modular_granitemoehybrid.py @
+// 023633dd63876e9f65e733a9f547952052b63d6a; the generated modeling_granitemoehybrid.py @
+// 1c0ff25f4cc9d0e13e0bd848a43a964a8ae1ba8e spells the modules out): input_layernorm and post_attention_layernorm
+// (RMSNorm of h), then ONE token mixer by layer_types[i], "mamba" or "attention", then the MLP:
+//   - GraniteMoeHybridMambaLayer (Bamba's Mamba-2 mixer): d_inner = mamba_expand·h, conv_dim = d_inner +
+//     2·mamba_n_groups·mamba_d_state; in_proj Linear(h, d_inner + conv_dim + mamba_n_heads, bias=mamba_proj_bias),
+//     conv1d of conv_dim channels and mamba_d_conv taps with bias=mamba_conv_bias, dt_bias, A_log and D of
+//     mamba_n_heads, a gated RMSNorm of d_inner, out_proj Linear(d_inner, h, bias=mamba_proj_bias): Nemotron-H's
+//     mixer (params.cpp mambaParams), its SSM and conv states the cache's (HybridMambaAttentionDynamicCache:
+//     conv_states [b, conv_dim, d_conv], ssm_states [b, heads, d_head, d_state]);
+//   - GraniteMoeHybridAttention: q/k/v/o of hidden_size / num_attention_heads a head, bias=attention_bias; no rotary
+//     table (position_embedding_type "rope" builds a rotary embedding of buffers only, "nope" none);
+//   - the MLP: block_sparse_moe "if config.num_local_experts > 0" (num_local_experts experts of intermediate_size,
+//     input_linear [E, 2f, h] and output_linear [E, h, f], a SwiGLU expert's count, router Linear(h, E) without
+//     bias), plus shared_mlp, a GraniteMoeHybridMLP of shared_intermediate_size (input_linear Linear(h, 2·f_s),
+//     output_linear Linear(f_s, h), no bias) on every token; num_local_experts 0 leaves shared_mlp alone, a dense
+//     SwiGLU MLP (Granite 4.0 H Micro, the 1B and 350M models).
+// GraniteMoeHybridConfig (configuration_granitemoehybrid.py @ 4f7e1d467f2615fe8de4a089a8b90cf861bea4d7) fills what the
+// file leaves out: 8 experts, 2 a token, shared 1024, mamba_n_heads 128, mamba_n_groups 1, mamba_d_state 256,
+// mamba_d_head "auto" (d_inner / heads; it raises unless heads·d_head = d_inner), mamba_d_conv 4, mamba_expand 2,
+// conv bias on, projection bias off, untied embeddings; layers_block_type is an alias of layer_types, and with no list
+// every layer is Mamba-2 ("self.layer_types if self.layer_types else ["mamba"] * self.num_hidden_layers").
+// time_step_limit and the multipliers are numbers, not parameters.
+void readGraniteMoeHybrid(HfReader& r, Architecture& a)
+{
+    const int64_t experts = r.integer("num_local_experts", false, 8, 0, 65536);
+    const int64_t shared = r.integer("shared_intermediate_size", false, 1024, 0, 16 * kMaxHidden);
+    if (experts > 0) {
+        a.moe.experts = experts;
+        a.moe.activeExperts = r.integer("num_experts_per_tok", false, 2, 1, 65536);
+        a.moe.expertFfn = a.ffn;
+        a.moe.denseBeside = shared; // shared_mlp beside the experts, on every token's path
+    } else if (shared <= 0) {
+        r.error("shared_intermediate_size",
+                "must be positive when num_local_experts is 0 (the dense MLP's width), got " + std::to_string(shared));
+    } else {
+        a.ffn = shared; // the dense model's one MLP
+    }
+
+    const char* key = r.has("layer_types") || !r.has("layers_block_type") ? "layer_types" : "layers_block_type";
+    a.kinds.mamba =
+        r.has(key) ? r.layerKinds(key, a.layers, {"mamba", "attention"})[0] : std::max<int64_t>(a.layers, 0);
+
+    Mamba2Config& m = a.kinds.mamba2;
+    const int64_t expand = r.integer("mamba_expand", false, 2, 1, 64);
+    const int64_t inner = expand * a.hidden;
+    m.heads = r.integer("mamba_n_heads", false, 128, 1, 65536);
+    if (inner % m.heads != 0)
+        r.error("mamba_n_heads", "must divide mamba_expand · hidden_size (" + std::to_string(inner) + "), got " +
+                                     std::to_string(m.heads));
+    m.headDim = inner / m.heads;
+    if (r.has("mamba_d_head") && !(r.at("mamba_d_head").is_string() && r.at("mamba_d_head") == "auto")) {
+        const int64_t d = r.integer("mamba_d_head", false, m.headDim, 1, 65536);
+        if (d * m.heads != inner)
+            r.error("mamba_d_head", "times mamba_n_heads (" + std::to_string(m.heads) +
+                                        ") must be mamba_expand · hidden_size (" + std::to_string(inner) + "), got " +
+                                        std::to_string(d));
+    }
+    m.stateSize = r.integer("mamba_d_state", false, 256, 1, 65536);
+    m.groups = r.integer("mamba_n_groups", false, 1, 1, 65536);
+    m.convKernel = r.integer("mamba_d_conv", false, 4, 1, 1024);
+    m.convBias = r.flag("mamba_conv_bias", true);
+    m.projBias = r.flag("mamba_proj_bias", false);
+    if (m.heads % m.groups != 0)
+        r.error("mamba_n_groups",
+                "must divide mamba_n_heads (" + std::to_string(m.heads) + "), got " + std::to_string(m.groups));
+}
+
 // Gemma 4's decoder layer (Gemma4TextDecoderLayer, modeling_gemma4.py @ c308a309e651a7e033f683353f3f75aa66d29502):
 // Gemma 3's four norms around attention and a gated-GELU Gemma4TextMLP of intermediate_size; with enable_moe_block,
 // every layer also holds, beside that MLP, a Gemma4TextRouter (a norm without weights, proj Linear(h, E) without bias,
@@ -1000,7 +1074,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
                                    : headDim128          ? 128
                                    : f == Family::GptOss ? 64
                                                          : 0;
-    if (!gpt2 && !deepseek && r.has("head_dim"))
+    // GraniteMoeHybridAttention takes hidden_size / num_attention_heads whatever the file says (its head_dim, below).
+    if (!gpt2 && !deepseek && f != Family::GraniteMoeHybrid && r.has("head_dim"))
         a.headDim = r.integer("head_dim", false, 0, 1, 65536);
     else if (defaultHeadDim > 0)
         a.headDim = defaultHeadDim;
@@ -1117,7 +1192,9 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::Qkv : AttentionBias::None;
         break;
     case Family::GraniteMoe:
-        // GraniteMoeAttention is LlamaAttention: q/k/v/o with bias=attention_bias (default false).
+    case Family::GraniteMoeHybrid:
+        // GraniteMoeAttention is LlamaAttention: q/k/v/o with bias=attention_bias (default false); so is
+        // GraniteMoeHybridAttention (modeling_granitemoehybrid.py @ 1c0ff25f4cc9d0e13e0bd848a43a964a8ae1ba8e).
         a.attentionBias = r.flag("attention_bias", false) ? AttentionBias::All : AttentionBias::None;
         break;
     case Family::Falcon: {
@@ -1309,6 +1386,8 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         a.moe.expertFfn = a.ffn;
     } else if (f == Family::NemotronH) {
         readNemotronH(r, a);
+    } else if (f == Family::GraniteMoeHybrid) {
+        readGraniteMoeHybrid(r, a);
     } else if (f == Family::Gemma4) {
         readGemma4(r, a);
     } else if (f == Family::Olmoe) {

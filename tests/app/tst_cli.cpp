@@ -879,13 +879,42 @@ private Q_SLOTS:
                                 "deepseek_v32, gpt_oss, phi, smollm3, olmoe, starcoder2, seed_oss, cohere2, exaone4, "
                                 "gpt_bigcode, llama4_text, glm4_moe, minimax_m2, granitemoe, falcon, qwen3_vl_text, "
                                 "qwen3_vl_moe_text, qwen2_5_vl_text, qwen3_next, nemotron_h, qwen3_5_text, "
-                                "qwen3_5_moe_text, glm_moe_dsa, gemma4_text, llama4, qwen3_vl, qwen3_vl_moe, qwen3_5, "
-                                "qwen3_5_moe, qwen2_5_vl, gemma3, mistral3, kimi_k25, gemma4)")),
+                                "qwen3_5_moe_text, glm_moe_dsa, gemma4_text, granitemoehybrid, llama4, qwen3_vl, "
+                                "qwen3_vl_moe, qwen3_5, qwen3_5_moe, qwen2_5_vl, gemma3, mistral3, kimi_k25, gemma4)")),
                  qPrintable(err));
         const CliOutcome missing = parse({"--json", "--hf-config", dir.filePath(QStringLiteral("nothing"))});
         QVERIFY(!missing.ok);
         QVERIFY2(missing.error.startsWith(dir.filePath(QStringLiteral("nothing")) + QStringLiteral(": cannot be read")),
                  qPrintable(missing.error));
+    }
+
+    // Issue 29 §1: IBM's Granite 4.0 H (granitemoehybrid) from the command line, served at 128k tokens. The fields of
+    // tst_hfconfig's Granite-4.0-H-Small row (IBM's model card; 32,207,337,984 parameters, 8,803,121,664 active, both
+    // derived there); its 4 attention layers keep 2 · 4 · 8 · 128 · 131072 · 2 B of K and V, its 36 Mamba-2 layers
+    // 36 · (128 · 64 · 128 · 4 B + 8448 · 4 · 2 B) of state (tst_layerkinds derives both).
+    void hfConfigReadsGraniteHybrid()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("config.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QStringList kinds;
+        for (int i = 0; i < 40; ++i)
+            kinds << (i % 10 == 5 ? QStringLiteral("\"attention\"") : QStringLiteral("\"mamba\""));
+        f.write(QStringLiteral(R"({"model_type": "granitemoehybrid", "hidden_size": 4096, "num_hidden_layers": 40,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 768,
+            "shared_intermediate_size": 1536, "num_local_experts": 72, "num_experts_per_tok": 10, "mamba_n_heads": 128,
+            "mamba_d_state": 128, "vocab_size": 100352, "tie_word_embeddings": true, "layer_types": [%1]})")
+                    .arg(kinds.join(QStringLiteral(", ")))
+                    .toUtf8());
+        f.close();
+        const nlohmann::json j =
+            runJson({QStringLiteral("--json"), QStringLiteral("--hf-config"), path, QStringLiteral("--mode"),
+                     QStringLiteral("inference"), QStringLiteral("--seq"), QStringLiteral("128k")});
+        QCOMPARE(j["params"]["total"].get<int64_t>(), qint64(32207337984));
+        QCOMPARE(j["params"]["active"].get<int64_t>(), qint64(8803121664));
+        QCOMPARE(j["per_gpu_bytes"]["kv_cache"].get<double>(), 2147483648.0);
+        QCOMPARE(j["per_gpu_bytes"]["recurrent_state"].get<double>(), 153427968.0);
     }
 
     // Issue 29 §1: a 2026 family from the command line. gpt-oss-20b's real config.json (tests/data/hf): 20,914,757,184

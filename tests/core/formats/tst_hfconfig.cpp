@@ -21,6 +21,17 @@ HfImport importFile(const QString& name)
     return parseHfConfig(text, name.toStdString());
 }
 
+// Granite 4.0 H's 40 layers, 36 Mamba-2 and 4 attention, as a layer_types list. IBM's model card gives the counts
+// ("4 attention / 36 Mamba2"), not where the attention layers sit; every count and memory term depends only on how
+// many layers of each kind there are, so they are put at 5, 15, 25 and 35 here.
+QString graniteHLayerTypes()
+{
+    QStringList kinds;
+    for (int i = 0; i < 40; ++i)
+        kinds << (i % 10 == 5 ? QStringLiteral("\"attention\"") : QStringLiteral("\"mamba\""));
+    return "[" + kinds.join(", ") + "]";
+}
+
 std::string firstError(const std::string& text)
 {
     const HfImport imp = parseHfConfig(text, "config.json");
@@ -773,6 +784,64 @@ private Q_SLOTS:
                   "num_key_value_heads": 8, "intermediate_size": 512, "num_local_experts": 40,
                   "num_experts_per_tok": 8, "vocab_size": 49155, "tie_word_embeddings": true})"
             << qint64(3298793472) << qint64(882874368) << qint64(3300000000) << 0.0004;
+        // IBM Granite 4.0 H (granitemoehybrid). No verbatim config.json of these models was found in a public file
+        // whose repository the search tools name (tests/data/hf/README.md), so the architecture IBM's model card lists
+        // (its "Model Architecture" table, as DocDBrown/IBMGranite4Tiny README.md @
+        // 60d949f9a1b5df8e0fb09bf970d15a8188fb963d copies the ibm-granite/granite-4.0-h-tiny card: embedding size,
+        // 4 attention / 36 Mamba2 layers, attention heads and KV heads, Mamba2 state size and heads, MLP / shared
+        // expert hidden size, experts, active experts, expert hidden size, SwiGLU, NoPE, "shared input/output
+        // embeddings"), the vocabulary 100,352 of IBM's published config.json files (quoted in files the tools do not
+        // name) and GraniteMoeHybridConfig's defaults for the rest (configuration_granitemoehybrid.py @
+        // 4f7e1d467f2615fe8de4a089a8b90cf861bea4d7: mamba_expand 2, mamba_d_head auto = 2h / heads, mamba_n_groups 1,
+        // mamba_d_conv 4 with a conv bias, no projection bias). Modules as modeling_granitemoehybrid.py @
+        // 1c0ff25f4cc9d0e13e0bd848a43a964a8ae1ba8e builds them (hfconfig.cpp readGraniteMoeHybrid). Per layer two
+        // RMSNorms 2h; a Mamba-2 layer: in_proj h·(d_inner + conv_dim + heads) + conv1d conv_dim·4 + conv bias conv_dim
+        // + dt_bias, A_log, D 3·heads + gated norm d_inner + out_proj d_inner·h, with d_inner = 2h and conv_dim =
+        // d_inner + 2·128; an attention layer: q, o h² each, k, v h·kv·(h/heads) each; the MLP: E experts 3·h·f_e
+        // + router h·E + shared 3·h·f_s (active: k experts). Tied V·h and the final norm h.
+        // Granite-4.0-H-Small: h 4096, 32 heads, 8 KV heads (head 128), 128 Mamba heads, 72 experts of 768, top-10,
+        // shared 1536. Mamba layer: 4096·(8192 + 8448 + 128) = 68,681,728 + 33,792 + 8,448 + 384 + 8,192 +
+        // 33,554,432 = 102,286,976; attention 2·16,777,216 + 2·4,194,304 = 41,943,040; MLP 72·9,437,184 + 294,912 +
+        // 18,874,368 = 698,646,528 (active 10 experts: 113,541,120). 411,041,792 + 4,096 + 36·102,286,976 +
+        // 4·41,943,040 + 40·8,192 + 40·698,646,528 = 32,207,337,984; active 8,803,121,664. IBM: 32B total, 9B active;
+        // Docker's listing of the same weights (docker/model-cards ai/granite-4.0-h-small.md @
+        // 449bb3107bb0dc45cf7dde62195814a50cbf8141): 32.21 B, which also rules out 8 Mamba groups (32.47B).
+        QTest::newRow("granitemoehybrid: Granite-4.0-H-Small (36 Mamba-2, 4 attention, 72 experts + shared) = 32.21B")
+            << QStringLiteral(R"({"model_type": "granitemoehybrid", "hidden_size": 4096, "num_hidden_layers": 40,
+                  "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 768,
+                  "shared_intermediate_size": 1536, "num_local_experts": 72, "num_experts_per_tok": 10,
+                  "mamba_n_heads": 128, "mamba_d_state": 128, "vocab_size": 100352, "tie_word_embeddings": true,
+                  "position_embedding_type": "nope", "layer_types": %1})")
+                   .arg(graniteHLayerTypes())
+            << qint64(32207337984) << qint64(8803121664) << qint64(32210000000) << 0.0001;
+        // Granite-4.0-H-Tiny: h 1536, 12 heads, 4 KV heads (head 128), 48 Mamba heads (d_inner 3072, conv_dim 3328),
+        // 64 experts of 512, top-6, shared 1024. Mamba layer: 1536·6448 = 9,904,128 + 13,312 + 3,328 + 144 + 3,072 +
+        // 4,718,592 = 14,642,576; attention 2·2,359,296 + 2·786,432 = 6,291,456; MLP 64·2,359,296 + 98,304 +
+        // 4,718,592 = 155,811,840 (active 6 experts: 18,972,672). 154,140,672 + 1,536 + 36·14,642,576 + 4·6,291,456
+        // + 40·3,072 + 40·155,811,840 = 6,939,037,248; active 1,465,470,528 (1,311,329,856 past the embedding). IBM:
+        // 7B total, "1B" active (the Mamba layers alone hold 527M on every token's path).
+        QTest::newRow("granitemoehybrid: Granite-4.0-H-Tiny (36 Mamba-2, 4 attention, 64 experts + shared) = 6.94B")
+            << QStringLiteral(R"({"model_type": "granitemoehybrid", "hidden_size": 1536, "num_hidden_layers": 40,
+                  "num_attention_heads": 12, "num_key_value_heads": 4, "intermediate_size": 512,
+                  "shared_intermediate_size": 1024, "num_local_experts": 64, "num_experts_per_tok": 6,
+                  "mamba_n_heads": 48, "mamba_d_state": 128, "vocab_size": 100352, "tie_word_embeddings": true,
+                  "layer_types": %1})")
+                   .arg(graniteHLayerTypes())
+            << qint64(6939037248) << qint64(1465470528) << qint64(7000000000) << 0.009;
+        // Granite-4.0-H-Micro, dense (num_local_experts 0: shared_mlp alone, of 8192): h 2048, 32 heads, 8 KV heads
+        // (head 64), 64 Mamba heads (d_inner 4096, conv_dim 4352). Mamba layer: 2048·8512 = 17,432,576 + 17,408 +
+        // 4,352 + 192 + 4,096 + 8,388,608 = 25,847,232; attention 2·4,194,304 + 2·1,048,576 = 10,485,760; MLP
+        // 3·2048·8192 = 50,331,648. 205,520,896 + 2,048 + 36·25,847,232 + 4·10,485,760 + 40·4,096 + 40·50,331,648 =
+        // 3,191,396,096. IBM: 3B; Docker's listing (docker/model-cards ai/granite-4.0-h-micro.md @
+        // 449bb3107bb0dc45cf7dde62195814a50cbf8141): 3.2B.
+        QTest::newRow("granitemoehybrid: Granite-4.0-H-Micro (dense MLP, num_local_experts 0) = 3.19B")
+            << QStringLiteral(R"({"model_type": "granitemoehybrid", "hidden_size": 2048, "num_hidden_layers": 40,
+                  "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 8192,
+                  "shared_intermediate_size": 8192, "num_local_experts": 0, "num_experts_per_tok": 0,
+                  "mamba_n_heads": 64, "mamba_d_state": 128, "vocab_size": 100352, "tie_word_embeddings": true,
+                  "layer_types": %1})")
+                   .arg(graniteHLayerTypes())
+            << qint64(3191396096) << qint64(3191396096) << qint64(3200000000) << 0.003;
     }
     void familyFromPublishedFields()
     {
@@ -940,6 +1009,14 @@ private Q_SLOTS:
         // 8·3·h·11008 + 8h) = 37,039,116,288.
         QTest::newRow("granitemoe with no sizes = 37,039,116,288")
             << R"({"model_type": "granitemoe"})" << qint64(37039116288);
+        // GraniteMoeHybridConfig's defaults (configuration_granitemoehybrid.py @
+        // 4f7e1d467f2615fe8de4a089a8b90cf861bea4d7): h 4096, 32 layers, all Mamba-2 (no layer_types: "["mamba"] *
+        // num_hidden_layers"), 128 Mamba heads of 64 (d_inner 8192), state 256, 1 group (conv_dim 8704), conv 4 with
+        // a bias; 8 experts of 11008, top-2, shared 1024; V=32000 untied. A layer: Mamba 4096·17024 = 69,730,304 +
+        // 34,816 + 8,704 + 384 + 8,192 + 33,554,432 = 103,336,832, norms 8,192, MLP 8·3·h·11008 + 8h + 3·h·1024 =
+        // 1,094,746,112: 1,198,091,136; 2·V·h + h + 32·1,198,091,136 = 38,601,064,448.
+        QTest::newRow("granitemoehybrid with no sizes (all Mamba-2, MoE + shared MLP) = 38,601,064,448")
+            << R"({"model_type": "granitemoehybrid"})" << qint64(38601064448);
         // Without multi-query it is GPT-2 small, 124,439,808 (the gpt2 row above).
         QTest::newRow("gpt_bigcode without multi_query is GPT-2 small = 124,439,808")
             << R"({"model_type": "gpt_bigcode", "multi_query": false})" << qint64(124439808);
@@ -1068,7 +1145,8 @@ private Q_SLOTS:
             "gpt_neox, olmo2, deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, gpt_oss, phi, smollm3, olmoe, "
             "starcoder2, seed_oss, cohere2, exaone4, gpt_bigcode, llama4_text, glm4_moe, minimax_m2, granitemoe, "
             "falcon, qwen3_vl_text, qwen3_vl_moe_text, qwen2_5_vl_text, qwen3_next, nemotron_h, qwen3_5_text, "
-            "qwen3_5_moe_text, glm_moe_dsa, gemma4_text, llama4, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, "
+            "qwen3_5_moe_text, glm_moe_dsa, gemma4_text, granitemoehybrid, llama4, qwen3_vl, qwen3_vl_moe, qwen3_5, "
+            "qwen3_5_moe, "
             "qwen2_5_vl, gemma3, mistral3, kimi_k25, gemma4");
         const QString llama = QStringLiteral(R"("model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
             "intermediate_size": 14336, "vocab_size": 128256)");

@@ -81,7 +81,23 @@ const char* kGemma4E4b = R"({"model_type": "gemma4", "text_config": {"model_type
     "pooling_kernel_size": 3, "use_clipped_linears": true},
   "audio_config": {}, "vision_soft_tokens_per_image": 280})";
 
-Scenario imported(const char* json)
+// Granite-4.0-H-Small (granitemoehybrid): the fields of tst_hfconfig's published-fields row (IBM's model card,
+// sources there): h 4096, 40 layers, 36 Mamba-2 and 4 attention, 32 heads and 8 KV heads of 128, 128 Mamba heads of 64
+// (mamba_expand 2), state 128, 1 group, conv 4; 72 experts of 768, top-10, a shared MLP of 1536; V 100352, tied. The
+// card does not say where the attention layers sit; they are put at 5, 15, 25 and 35, which changes no term.
+std::string graniteHSmall()
+{
+    std::string kinds;
+    for (int i = 0; i < 40; ++i)
+        kinds += std::string(i ? ", " : "") + (i % 10 == 5 ? "\"attention\"" : "\"mamba\"");
+    return R"({"model_type": "granitemoehybrid", "hidden_size": 4096, "num_hidden_layers": 40,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 768, "shared_intermediate_size": 1536,
+        "num_local_experts": 72, "num_experts_per_tok": 10, "mamba_n_heads": 128, "mamba_d_state": 128,
+        "vocab_size": 100352, "tie_word_embeddings": true, "position_embedding_type": "nope", "layer_types": [)" +
+           kinds + "]}";
+}
+
+Scenario imported(const std::string& json)
 {
     const HfImport imp = parseHfConfig(json, "config.json");
     if (!imp.ok())
@@ -770,6 +786,143 @@ private Q_SLOTS:
         QFETCH(QString, message);
         const QString got = firstImportError(json);
         QVERIFY2(got.startsWith(message), qPrintable(got));
+    }
+
+    // IBM's Granite 4.0 H (granitemoehybrid, issue 29 §1): every layer one mixer, Mamba-2 or attention by layer_types,
+    // and then its MLP: no FFN-only or mixer-only blocks (modeling_granitemoehybrid.py @
+    // 1c0ff25f4cc9d0e13e0bd848a43a964a8ae1ba8e GraniteMoeHybridDecoderLayer).
+    void graniteHybridLayersAreMambaOrAttentionEachWithItsMlp()
+    {
+        const Architecture a = imported(graniteHSmall()).model.architecture;
+        QCOMPARE(a.layers, qint64(40));
+        QCOMPARE(a.kinds.mamba, qint64(36));
+        QCOMPARE(a.layersOfKind(LayerKind::Full), qint64(4));
+        QCOMPARE(a.attentionLayers(), qint64(4));
+        QCOMPARE(a.kinds.ffnOnly, qint64(0));
+        QCOMPARE(a.kinds.mixerOnly, qint64(0));
+        QCOMPARE(a.ffnLayers(), qint64(40));
+        QCOMPARE(a.moe.experts, qint64(72));
+        QCOMPARE(a.moe.activeExperts, qint64(10));
+        QCOMPARE(a.moe.expertFfn, qint64(768));
+        QCOMPARE(a.moe.denseBeside, qint64(1536)); // shared_mlp, on every token's path
+        QCOMPARE(a.moe.sharedExperts, qint64(0));
+        QCOMPARE(a.headDimOrDefault(), qint64(128));
+        const Mamba2Config& m = a.kinds.mamba2;
+        QCOMPARE(m.heads, qint64(128));
+        QCOMPARE(m.headDim, qint64(64)); // "auto": mamba_expand · h / heads
+        QCOMPARE(m.stateSize, qint64(128));
+        QCOMPARE(m.groups, qint64(1));
+        QCOMPARE(m.convKernel, qint64(4));
+        QVERIFY(m.convBias);
+        QVERIFY(!m.projBias);
+        QCOMPARE(m.convDim(), qint64(8448)); // 8192 + 2 · 1 · 128
+        // layers_block_type is layer_types under another name (GraniteMoeHybridConfig.attribute_map), and with
+        // neither every layer is Mamba-2.
+        const HfImport alias = parseHfConfig(
+            R"({"model_type": "granitemoehybrid", "num_hidden_layers": 2, "layers_block_type": ["attention", "mamba"]})",
+            "config.json");
+        QVERIFY(alias.ok());
+        QCOMPARE(alias.architecture.kinds.mamba, qint64(1));
+        const HfImport none = parseHfConfig(R"({"model_type": "granitemoehybrid"})", "config.json");
+        QVERIFY(none.ok());
+        QCOMPARE(none.architecture.kinds.mamba, qint64(32));
+        QCOMPARE(none.architecture.attentionLayers(), qint64(0));
+    }
+
+    void graniteHSmallAt128kKeepsFourLayersKvAndThirtySixMambaStates()
+    {
+        const Scenario s = serving(imported(graniteHSmall()), 131072);
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        // 4 attention layers: 2 · 4 · 8 KV heads · 128 · 131072 · 2 B = 2,147,483,648 B.
+        QCOMPARE(b.perGpu.kvCache, 2147483648.0);
+        // 36 Mamba-2 layers, per sequence: the SSM state 128 heads · 64 · 128 · 4 B = 4,194,304 B and the conv state
+        // 8,448 channels · 4 · 2 B = 67,584 B: 4,261,888 B a layer, 153,427,968 B in all, whatever the context.
+        QCOMPARE(b.perGpu.recurrentState, 153427968.0);
+        const Breakdown shorter = account(serving(s, 4096), testdata::gpu("H100"));
+        QCOMPARE(shorter.perGpu.recurrentState, 153427968.0);
+        QCOMPARE(shorter.perGpu.kvCache, 2147483648.0 / 32);
+    }
+
+    void graniteHybridTrainingTapeIsItsMambaAndAttentionLayers()
+    {
+        Scenario s = imported(graniteHSmall());
+        s.training.mode = Mode::Training;
+        s.training.seqLen = 8192;
+        const Breakdown b = account(s, testdata::gpu("H100"));
+        const Architecture& a = b.model.arch;
+        const ActivationInputs in = activationInputs(s, 1);
+        // 36 Mamba-2 and 4 attention layers, each with its MoE and shared MLP: the tape is each kind's 36 and 4 times.
+        const double expected = 36 * layerActivations(a, true, in, LayerKind::Mamba).total() +
+                                4 * layerActivations(a, true, in, LayerKind::Full).total();
+        QCOMPARE(b.perGpu.activations, expected);
+        // The Mamba layer's tape holds the MLP beside the mixer's saves (an FFN-only block's would hold no mixer).
+        QVERIFY(layerActivations(a, true, in, LayerKind::Mamba).mlp > 0);
+        QCOMPARE(b.perGpu.recurrentState, 0.0);
+    }
+
+    void graniteHybridScenarioFileKeepsItsLayers()
+    {
+        const Scenario s = imported(graniteHSmall());
+        const ScenarioParse back = parseScenario(scenarioToText(s), "saved.json");
+        QVERIFY2(back.ok(), back.errors.empty() ? "" : back.errors.front().toString().c_str());
+        const Architecture& a = back.scenario.model.architecture;
+        QCOMPARE(a.kinds, s.model.architecture.kinds);
+        QCOMPARE(a.moe, s.model.architecture.moe);
+        QCOMPARE(a.attention, s.model.architecture.attention);
+        QCOMPARE(a.layers, s.model.architecture.layers);
+        QCOMPARE(a.hidden, s.model.architecture.hidden);
+        QCOMPARE(a.heads, s.model.architecture.heads);
+        QCOMPARE(a.kvHeads, s.model.architecture.kvHeads);
+        QCOMPARE(a.headDim, s.model.architecture.headDim);
+        QCOMPARE(a.ffn, s.model.architecture.ffn);
+        QCOMPARE(a.vocab, s.model.architecture.vocab);
+        QCOMPARE(a.tiedEmbeddings, s.model.architecture.tiedEmbeddings);
+        QCOMPARE(a.maxPositions, s.model.architecture.maxPositions);
+        QCOMPARE(a.attentionBiasOrDefault(), s.model.architecture.attentionBiasOrDefault());
+        QCOMPARE(a.mlpBiasOrDefault(), s.model.architecture.mlpBiasOrDefault());
+        QCOMPARE(a.dropoutOrDefault(), s.model.architecture.dropoutOrDefault());
+        QCOMPARE(countParams(a).total, qint64(32207337984));
+    }
+
+    void graniteHybridBadInputIsRefused_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("a layer_types list of the wrong length names both numbers")
+            << QStringLiteral(R"({"model_type": "granitemoehybrid", "num_hidden_layers": 3,
+                                  "layer_types": ["mamba", "attention"]})")
+            << QStringLiteral("config.json: /layer_types: has 2 entries for 3 layers (num_hidden_layers); it needs one "
+                              "a layer");
+        QTest::newRow("an unknown layer kind is named with its index")
+            << QStringLiteral(R"({"model_type": "granitemoehybrid", "num_hidden_layers": 3,
+                                  "layer_types": ["mamba", "moe", "attention"]})")
+            << QStringLiteral("config.json: /layer_types/1: unknown layer kind \"moe\" at layer 1 (known: mamba, "
+                              "attention)");
+        QTest::newRow("layers_block_type is checked as layer_types is")
+            << QStringLiteral(R"({"model_type": "granitemoehybrid", "num_hidden_layers": 2,
+                                  "layers_block_type": ["mamba", "ssm"]})")
+            << QStringLiteral("config.json: /layers_block_type/1: unknown layer kind \"ssm\" at layer 1 (known: mamba, "
+                              "attention)");
+        QTest::newRow("a dense model needs its MLP's width")
+            << QStringLiteral(
+                   R"({"model_type": "granitemoehybrid", "num_local_experts": 0, "shared_intermediate_size": 0})")
+            << QStringLiteral("config.json: /shared_intermediate_size: must be positive when num_local_experts is 0 "
+                              "(the dense MLP's width), got 0");
+        // GraniteMoeHybridConfig raises on both (configuration_granitemoehybrid.py @
+        // 4f7e1d467f2615fe8de4a089a8b90cf861bea4d7).
+        QTest::newRow("Mamba heads that do not divide the inner width")
+            << QStringLiteral(R"({"model_type": "granitemoehybrid", "mamba_n_heads": 100})")
+            << QStringLiteral("config.json: /mamba_n_heads: must divide mamba_expand · hidden_size (8192), got 100");
+        QTest::newRow("a Mamba head size that does not make the inner width")
+            << QStringLiteral(R"({"model_type": "granitemoehybrid", "mamba_d_head": 32})")
+            << QStringLiteral("config.json: /mamba_d_head: times mamba_n_heads (128) must be mamba_expand · "
+                              "hidden_size (8192), got 32");
+    }
+    void graniteHybridBadInputIsRefused()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, message);
+        QCOMPARE(firstImportError(json), message);
     }
 
     void deepseekV32CountsItsIndexerAndCachesItsKeys()
