@@ -45,6 +45,30 @@ struct Scene {
     bool verdictFits = false; ///< the verdict band's colour: the scenario's, or a build-up step's "so far"
 };
 
+/// A slide's margin and the gap between its charts (drawDashboard()).
+struct SlideSpacing {
+    int margin;
+    int gap;
+};
+SlideSpacing slideSpacing(const ChartTheme& t)
+{
+    return {qRound(t.fontPx * 1.3), qRound(t.fontPx)};
+}
+
+} // namespace
+
+int slideChartWidth(const ChartTheme& t, int width, bool sideBySide, bool contextChart)
+{
+    const SlideSpacing sp = slideSpacing(t);
+    const int across = width - 2 * sp.margin;
+    if (!sideBySide)
+        return across;
+    const int bars = (across - sp.gap) / 2;
+    return contextChart ? across - sp.gap - bars : bars;
+}
+
+namespace {
+
 Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& o, const ChartExtras& x)
 {
     Scene sc;
@@ -116,8 +140,10 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.bars->setTheme(sc.theme);
         sc.bars->setUnits(x.units);
         sc.bars->setAxisScale(x.axisScale);
+        // Fitted to the width it is drawn at (the context chart's legend, fitted to half the slide, wrapped into
+        // three columns the 1024-px slide's chart is too narrow for: "…flash attention" ran under "Full recompute").
         const bool wide = single || o.width < o.height * 1.2 || (kind == ChartKind::Dashboard && isBuildUp(x.picture));
-        sc.bars->fitLabelsTo(wide ? o.width : o.width / 2);
+        sc.bars->fitLabelsTo(single ? o.width : slideChartWidth(sc.theme, o.width, !wide, false));
         sc.bars->setPicture(x.picture);
         sc.bars->setColumns(sc.state.columns, gpu.memoryBytes, sc.state.capacityLabel);
         if (single && !sc.title.isEmpty())
@@ -128,7 +154,7 @@ Scene makeScene(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const Exp
         sc.seq = std::make_unique<SequenceChart>();
         sc.seq->setTheme(sc.theme);
         sc.seq->setUnits(x.units);
-        sc.seq->fitTicksTo(single || o.width < o.height * 1.2 ? o.width : o.width / 2);
+        sc.seq->fitTicksTo(single ? o.width : slideChartWidth(sc.theme, o.width, o.width >= o.height * 1.2, true));
         sc.seq->setData(sc.state.sequence);
         if (single && !sc.title.isEmpty())
             sc.seq->setTitle(tr("Memory per GPU against context: %1").arg(sc.title));
@@ -182,7 +208,7 @@ namespace {
 void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
 {
     const ChartTheme& t = sc.theme;
-    const int m = qRound(t.fontPx * 1.3);
+    const int m = slideSpacing(t).margin;
     int y = m;
     const QFont titleFont = t.font(1.8, true);
     p.setFont(titleFont);
@@ -212,7 +238,7 @@ void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
     const int footerH = QFontMetrics(footerFont).boundingRect(QRect(0, 0, w - 2 * m, h), footerFlags, footer).height() +
                         qRound(t.fontPx * 0.4);
     int chartsH = h - y - m - footerH;
-    const int gap = qRound(t.fontPx);
+    const int gap = slideSpacing(t).gap;
     QRect film; // a tour step's film under the two charts, a third of their height
     if (sc.timeline) {
         const int filmH = (chartsH - gap) * 3 / 8;
@@ -222,9 +248,9 @@ void drawDashboard(QCPPainter& p, Scene& sc, const Scenario& s, int w, int h)
     if (!sc.seq) {
         drawChart(p, sc.bars.get(), QRect(m, y, w - 2 * m, chartsH));
     } else if (w >= h * 1.2) {
-        const int cw = (w - 2 * m - gap) / 2;
+        const int cw = slideChartWidth(t, w, true, false);
         drawChart(p, sc.bars.get(), QRect(m, y, cw, chartsH));
-        drawChart(p, sc.seq.get(), QRect(m + cw + gap, y, w - 2 * m - gap - cw, chartsH));
+        drawChart(p, sc.seq.get(), QRect(m + cw + gap, y, slideChartWidth(t, w, true, true), chartsH));
     } else {
         const int ch = (chartsH - gap) / 2;
         drawChart(p, sc.bars.get(), QRect(m, y, w - 2 * m, ch));
@@ -292,6 +318,36 @@ QImage renderChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const 
     paintScene(p, sc, s, kind, o.width, o.height);
     p.end();
     return image;
+}
+
+QStringList squeezedLegendEntries(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& o,
+                                  const ChartExtras& extras)
+{
+    Scene sc = makeScene(s, gpu, kind, o, extras);
+    QImage image(o.width, o.height, QImage::Format_ARGB32_Premultiplied);
+    QCPPainter p(&image);
+    paintScene(p, sc, s, kind, o.width, o.height); // lays every chart out at the size it is drawn
+    p.end();
+    QStringList out;
+    for (QCustomPlot* chart : std::initializer_list<QCustomPlot*>{sc.bars.get(), sc.seq.get(), sc.peers.get(),
+                                                                  sc.ranks.get(), sc.fitMap.get(), sc.timeline.get()}) {
+        if (!chart || !chart->legend->visible())
+            continue;
+        const QFontMetrics fm(chart->legend->font());
+        for (int i = 0; i < chart->legend->itemCount(); ++i) {
+            auto* item = qobject_cast<QCPPlottableLegendItem*>(chart->legend->item(i));
+            if (!item || !item->visible())
+                continue;
+            const int needs = chart->legend->iconSize().width() + chart->legend->iconTextPadding() +
+                              fm.boundingRect(item->plottable()->name()).width();
+            if (item->rect().width() < needs)
+                out << QStringLiteral("“%1”: %2 of %3 px")
+                           .arg(item->plottable()->name())
+                           .arg(item->rect().width())
+                           .arg(needs);
+        }
+    }
+    return out;
 }
 
 bool exportChart(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const QString& file, ExportFormat format,

@@ -12,6 +12,7 @@
 
 #include <QImage>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 #include <vector>
@@ -37,6 +38,16 @@ struct ChartExtras {
 };
 
 enum class ExportFormat { Png, Pdf };
+
+/// The width a slide (a dashboard export) draws a chart at, in theme `t` on a slide `width` px wide: the slide's less
+/// its margins when the chart is alone or the two are stacked; side by side, the bar chart half of what is left after
+/// the gap between them and the context chart the rest. Each chart's header is fitted to it.
+int slideChartWidth(const ChartTheme& t, int width, bool sideBySide, bool contextChart);
+
+/// The legend entries of an export that its layout gives less width than their icon and text need (drawn under the
+/// next entry or cut), each as “name”: width of needed px; empty when every entry fits (tst_ui_slides).
+QStringList squeezedLegendEntries(const Scenario& s, const GpuSpec& gpu, ChartKind kind, const ExportOptions& o,
+                                  const ChartExtras& extras);
 
 /// The slide's footer: the inputs and the layout (GPUs, ZeRO, offload, tp/pp/cp/ep) the verdict is for.
 QString footerText(const Breakdown& b, const Scenario& s);

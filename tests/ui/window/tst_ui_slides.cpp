@@ -6,14 +6,17 @@
 #include "uitestutil.h"
 
 #include "cachedtext.h"
+#include "chartexport.h"
 #include "charttheme.h"
 #include "controlpanel.h"
 #include "dashboard.h"
 #include "ladderchart.h"
 #include "mainwindow.h"
+#include "memorybarchart.h"
 #include "narrationlabel.h"
 #include "peerschart.h"
 #include "peerspanel.h"
+#include "sequencechart.h"
 #include "teachingdocks.h"
 #include "tourpanel.h"
 
@@ -74,6 +77,7 @@ private Q_SLOTS:
     void labelsStayInsideAndApart();
     void labelCheckSeesALabelOnAnother();
     void slideTextIsAtLeast12Px();
+    void aSlidesLegendIsNotSqueezed();
     void windowFitsASmallProjector();
     void everyDockCombinationStaysOnTheScreen_data();
     void everyDockCombinationStaysOnTheScreen();
@@ -264,6 +268,34 @@ void TestUiSlides::slideTextIsAtLeast12Px()
     QVERIFY(ChartTheme::slide(480, 300).font(0.8).pixelSize() < 12);
     // The window's own charts follow the desktop font; presentation mode (F5) keeps the floor of a slide.
     QVERIFY(ChartTheme::fromPalette(QPalette(), 1.6).font(0.5).pixelSize() >= 12);
+}
+
+// The tour's 1024×768 slides: the context chart's legend was wrapped for half the slide's width (512 px) and drawn
+// in the 490 px the chart gets beside the bars, so its three columns did not fit and "Selective = none with flash
+// attention" ran under "Full recompute". Every legend entry of both charts gets at least its own width, at every
+// step, on both slide sizes.
+void TestUiSlides::aSlidesLegendIsNotSqueezed()
+{
+    int slides = 0;
+    for (const QSize& size : {QSize(1024, 768), QSize(1920, 1080)}) {
+        ExportOptions o;
+        o.width = size.width();
+        o.height = size.height();
+        const std::vector<TourStep> tour = chapterTour();
+        for (size_t i = 0; i < tour.size(); ++i) {
+            const std::optional<TourStage> st = shippedTourStage(tour[i]);
+            QVERIFY(st);
+            ChartExtras x; // as exportTour() draws the step
+            x.picture = tourPicture(*st);
+            x.title = QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(tour[i].title));
+            const QStringList squeezed = squeezedLegendEntries(st->scenario, st->gpu, ChartKind::Dashboard, o, x);
+            QVERIFY2(squeezed.isEmpty(),
+                     qPrintable(QStringLiteral("%1×%2, slide %3: ").arg(size.width()).arg(size.height()).arg(i + 1) +
+                                squeezed.join(QStringLiteral("; "))));
+            ++slides;
+        }
+    }
+    QCOMPARE(slides, 2 * static_cast<int>(chapterTour().size()));
 }
 
 void TestUiSlides::labelCheckSeesALabelOnAnother()
