@@ -140,6 +140,12 @@ struct Options {
         QStringLiteral("QLoRA's absmax constants double-quantised (on, QLoRA's recipe) or one fp32 constant per 64 "
                        "weights (off: bitsandbytes without compress_statistics, LitGPT's bnb.nf4). Default: on."),
         QStringLiteral("on|off")};
+    QCommandLineOption qloraBase{
+        QStringLiteral("qlora-base"),
+        QStringLiteral("With --finetune qlora: the frozen base's format, bitsandbytes' NF4 (nf4, QLoRA's own) or a "
+                       "checkpoint trained as published in MXFP4 (gpt-oss: its experts) or NVFP4 (ModelOpt). "
+                       "Default: nf4."),
+        QStringLiteral("nf4|mxfp4|nvfp4")};
     QCommandLineOption litgptFp32Norm{
         QStringLiteral("litgpt-fp32-norm"),
         QStringLiteral("With --framework litgpt: its RMSNorm upcasts to fp32 (on: LitGPT from 6178c7c, October 2023, "
@@ -247,7 +253,7 @@ struct Options {
                       megatron,     listPresets,
                       listGpus,     measured});
         p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap, fsdpNoSync,
-                      qloraDoubleQuant, litgptFp32Norm});
+                      qloraDoubleQuant, litgptFp32Norm, qloraBase});
         p.addOptions(training.all());
     }
 };
@@ -573,6 +579,7 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.choice(o.weights, s.training.inferenceWeights, inferenceWeightsFromString, inferenceWeightsNames());
     ov.choice(o.checkpointing, s.training.checkpointing, checkpointingFromString, checkpointingNames());
     ov.choice(o.finetune, s.training.fineTune, fineTuneFromString, fineTuneNames());
+    ov.choice(o.qloraBase, s.training.qloraBase, qloraBaseFromString, qloraBaseNames());
     ov.count(o.loraRank, 1, kMaxLoraRank, [&](int64_t n) { s.training.loraRank = n; });
     // attn or all, or a PEFT module list (issue 30 §2): the list replaces the named set, a name clears the list.
     if (ov.error.isEmpty() && p.isSet(o.loraTargets)) {
@@ -730,12 +737,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
             option = QStringLiteral("etp");
         else if (option == QLatin1String("context_parallel"))
             option = QStringLiteral("cp");
-        else if (option == QLatin1String("gpus_per_node"))
-            option = QStringLiteral("gpus-per-node");
-        else if (option == QLatin1String("optimizer_in_backward"))
-            option = QStringLiteral("optimizer-in-backward");
-        else if (option == QLatin1String("fsdp_no_sync"))
-            option = QStringLiteral("fsdp-no-sync");
+        else // every other field is its option's name with dashes (qlora_base: --qlora-base)
+            option.replace(QLatin1Char('_'), QLatin1Char('-'));
         out.error = QStringLiteral("--%1 (%2): %3")
                         .arg(option, QString::fromStdString(e.path), QString::fromStdString(e.message));
         return out;

@@ -533,7 +533,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
                     "activation_offload",
                     "paged_optimizer",
                     "qlora_double_quant",
-                    "litgpt_fp32_norm"});
+                    "litgpt_fp32_norm",
+                    "qlora_base"});
         r.choice(*training, "mode", p, t.mode, modeFromString, modeNames());
         r.choice(*training, "precision", p, t.precision, precisionFromString, precisionNames());
         r.choice(*training, "optimizer", p, t.optimizer, optimizerFromString, optimizerNames());
@@ -583,6 +584,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.boolean(*training, "paged_optimizer", p, t.pagedOptimizer);
         r.boolean(*training, "qlora_double_quant", p, t.qloraDoubleQuant);
         r.boolean(*training, "litgpt_fp32_norm", p, t.litgptFp32Norm);
+        r.choice(*training, "qlora_base", p, t.qloraBase, qloraBaseFromString, qloraBaseNames());
         if (training->contains("litgpt_fp32_norm") && s.framework != Framework::LitGPT)
             r.error(p + "/litgpt_fp32_norm", "applies only with \"framework\": \"litgpt\"");
     }
@@ -874,6 +876,8 @@ json scenarioToJson(const Scenario& s)
         j["training"]["paged_optimizer"] = true;
     if (!t.qloraDoubleQuant)
         j["training"]["qlora_double_quant"] = false; // left out when true (QLoRA's recipe)
+    if (t.qloraBase != QloraBase::NF4)
+        j["training"]["qlora_base"] = toString(t.qloraBase); // left out when nf4 (QLoRA's own)
     if (!t.litgptFp32Norm)
         j["training"]["litgpt_fp32_norm"] = false; // left out when true (LitGPT from 6178c7c on)
     if (s.framework)

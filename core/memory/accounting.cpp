@@ -708,6 +708,27 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
             std::string("cannot be on with offload ") + toString(hw.offload) +
                 ": inside no_sync() FSDP1 keeps the gradients on the GPU until the sync, which TrainMem does not "
                 "model; turn fsdp_no_sync or the offload off");
+    // A base published in MXFP4 or NVFP4 (/training/qlora_base) is QLoRA's only: its own constants, not bitsandbytes'
+    // (no double quantisation to switch), and not through fsdp_qlora's offload of bitsandbytes' Params4bit, nor
+    // through LitGPT, whose QLoRA is bitsandbytes'.
+    if (t.qloraBase != QloraBase::NF4) {
+        const std::string base = toString(t.qloraBase);
+        if (t.fineTune != FineTune::QLora)
+            bad("/training/qlora_base", "is " + base + ": a QLoRA base's format applies only with finetune qlora");
+        else if (!t.qloraDoubleQuant)
+            bad("/training/qlora_double_quant",
+                "cannot be false with qlora_base " + base +
+                    ": double quantisation is bitsandbytes' NF4's; the base's scales are its format's");
+        else if (hw.offload == Offload::OptimizerParams)
+            bad("/training/qlora_base", "cannot be " + base +
+                                            " with offload optimizer+params: the offloaded QLoRA base is modelled "
+                                            "for bitsandbytes' NF4 (fsdp_qlora's Params4bit); use nf4 or offload "
+                                            "optimizer");
+        else if (s.framework == Framework::LitGPT)
+            bad("/training/qlora_base", "cannot be " + base +
+                                            " with framework litgpt: LitGPT's QLoRA is "
+                                            "bitsandbytes' (nf4); use nf4 or no framework");
+    }
     if (!(hw.fragmentation >= 0 && hw.fragmentation <= 1))
         bad("/hardware/fragmentation", "must be a fraction between 0 and 1");
     if (!(hw.frameworkBytes >= 0 && hw.frameworkBytes <= 1e12))

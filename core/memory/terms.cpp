@@ -412,6 +412,67 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
                          held<X>(c, byZero, c.vision, 0, {"P_vision", "P_vision", "P_vision"}), " · ", " × ");
 }
 
+// QLoRA on a base published in MXFP4 or NVFP4 (/training/qlora_base; issue 29 §3), which the trainer keeps as the
+// checkpoint has it rather than quantising a bf16 copy to NF4: invergent-ai/surogate docs/docs/guides/qlora.md at
+// e7436516faffff1c4dcfd3801a86d33af62f5bb7 ("Pre-quantized models": ModelOpt NVFP4, FP4 E2M1 data with an FP8 block
+// scale and an FP32 global scale per tensor, the embedding and head in BF16; and MXFP4 for GPT-OSS in the version of
+// the page that lists it). transformers does not train through its MXFP4 quantizer (quantizer_mxfp4.py is_trainable:
+// "MXFP4 quantization don't support training, please consider dequantizing the model first"): there the base is
+// dequantised, a LoRA on a bf16 base. The format's bits as serving counts them (core/model/recipe.h weightFormat():
+// MXFP4 4 + 8/32, only the routed experts on a MoE; NVFP4 4 + 8/16 and 4 B a tensor), the rest in the 16-bit weight
+// precision; the block scales are tensors of the checkpoint, so ZeRO-3 shards them with the data.
+template <class X> X qloraPublishedBase(const TermContext& c, TermNotes<X>& n)
+{
+    const QloraBase base = c.scenario->training.qloraBase;
+    const WeightFormat f = weightFormat(qloraBaseFormat(base));
+    const bool expertsOnly = f.expertsOnly && c.model->arch.isMoe();
+    n.title([&] {
+        return std::string("Base weights (frozen, ") + (base == QloraBase::MXFP4 ? "MXFP4" : "NVFP4") +
+               " as published) per GPU";
+    });
+    n.assume([&] {
+        return std::string("QLoRA on the checkpoint as published: ") +
+               (base == QloraBase::MXFP4
+                    ? "MXFP4 keeps each quantised weight as a 4-bit E2M1 float and one E8M0 scale per block of 32, "
+                      "4 + 8/32 = 4.25 bits"
+                    : "NVFP4 keeps each quantised weight as a 4-bit E2M1 float, one FP8 E4M3 scale per block of 16 "
+                      "and one fp32 scale per tensor, 4 + 8/16 = 4.5 bits and 4 B a tensor") +
+               ", for " +
+               (expertsOnly ? std::string("the routed experts' linears (P_q), as gpt-oss ships them")
+                            : std::string("the blocks' linear layers (P_q)")) +
+               "; the embeddings, the output head, norms" + (expertsOnly ? ", attention" : "") +
+               " and routers (P − P_q) stay in the 16-bit weight precision. The base is frozen: no gradient, master "
+               "copy or optimizer state. " +
+               layoutAssumption(c.layout, 3, c.training);
+    });
+    n.source("invergent-ai/surogate docs/docs/guides/qlora.md at e7436516 (pre-quantized ModelOpt NVFP4 and GPT-OSS "
+             "MXFP4 bases under LoRA); OCP Microscaling Formats (MX) Specification v1.0, §5 Table 1; NVIDIA, "
+             "Introducing NVFP4 (2025); transformers quantizers/quantizer_mxfp4.py (is_trainable: False, dequantize "
+             "for training); core/model/recipe.h");
+    const bool byZero = c.layout.zero >= 3;
+    const double total = dbl(c.model->params.total);
+    const double q = std::min(dbl(c.quantized.total), total);
+    const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
+    const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
+    const X bits = X::sym("bits", f.elementBits) +
+                   (f.blockSize > 0 ? X::sym("c_block", f.blockBits) / X::sym("B", f.blockSize) : X(0));
+    X perWeight = bits / X(8);
+    if (c.quantConstantBytes > 0 && q > 0)
+        perWeight = perWeight + X::bytes("C_q", c.quantConstantBytes) / X::sym("P_q", q);
+    const X quantised = X::mul(X::text(
+                                   "b_q", [&] { return formatNumber(perWeight.value) + " B"; }, perWeight.value),
+                               held<X>(c, byZero, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}), " · ", " × ");
+    const X rest =
+        X::mul(X::bytes("b_w", c.recipe.weights),
+               held<X>(c, byZero, total - q, routed - qRouted, {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
+               " · ", " × ");
+    if (c.vision <= 0 || !c.holdsEmbedding())
+        return quantised + rest;
+    return quantised + rest +
+           X::mul(X::bytes("b_w", c.recipe.weights),
+                  held<X>(c, byZero, c.vision, 0, {"P_vision", "P_vision", "P_vision"}), " · ", " × ");
+}
+
 // QLoRA with the base offloaded (optimizer+params at ZeRO-3; issue 30 §2): FSDP's CPUOffload(offload_params=True)
 // keeps every flat parameter's shard in host memory and copies a unit in and all-gathers it when it computes
 // (torch/distributed/fsdp/_flat_param.py at 01caf79, FlatParamHandle.pre_unshard: "flat_param_to(self.device)"), so the
@@ -531,6 +592,8 @@ template <class X> X weights(const TermContext& c, TermNotes<X>& n)
 {
     if (!c.training && c.quantized.total > 0)
         return servedWeights<X>(c, n);
+    if (c.fineTune == FineTune::QLora && c.scenario->training.qloraBase != QloraBase::NF4)
+        return c.host ? X(0) : qloraPublishedBase<X>(c, n);
     if (c.fineTune == FineTune::QLora) {
         if (c.offload != Offload::OptimizerParams)
             return c.host ? X(0) : qloraBase<X>(c, n);
@@ -1738,7 +1801,24 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         const int64_t rank = std::clamp<int64_t>(s.training.loraRank, 1, kMaxLoraRank);
         c.adapterRecipe = trainingRecipe(s.training.precision, s.training.optimizer, 2 * dbl(rank));
         c.adapterParams = loraParams(a, s.training);
-        if (c.fineTune == FineTune::QLora) {
+        if (c.fineTune == FineTune::QLora && s.training.qloraBase != QloraBase::NF4) {
+            // A base published in MXFP4 or NVFP4 and trained as it is: the linears that checkpoint quantises, as
+            // serving counts them (gpt-oss's MXFP4 only its routed experts), with their per-tensor constants.
+            const WeightFormat f = weightFormat(qloraBaseFormat(s.training.qloraBase));
+            const QuantisedLinears q = servedQuantisedLinears(a, f.expertsOnly);
+            const double constants = f.rowBits / 8 * q.rows + f.tensorBytes * q.tensors;
+            if (m.fromSize) {
+                const int64_t linear = std::max<int64_t>(0, m.params.total - m.params.embedding);
+                c.quantized = {linear, f.expertsOnly ? std::min(linear, m.params.routedExperts) : 0};
+                if (f.expertsOnly && a.isMoe())
+                    c.quantized.total = c.quantized.routedExperts;
+                c.quantConstantBytes =
+                    q.weights.total > 0 ? constants * dbl(c.quantized.total) / dbl(q.weights.total) : 0;
+            } else {
+                c.quantized = q.weights;
+                c.quantConstantBytes = constants;
+            }
+        } else if (c.fineTune == FineTune::QLora) {
             // A size-only model's shape is made up: everything but the embeddings counts as linear.
             c.quantized = m.fromSize ? LinearCount{std::max<int64_t>(0, m.params.total - m.params.embedding),
                                                    m.params.routedExperts}

@@ -69,6 +69,19 @@ StateRecipe trainingRecipe(Precision p, Optimizer o, double hidden)
     return r;
 }
 
+InferenceWeights qloraBaseFormat(QloraBase b)
+{
+    switch (b) {
+    case QloraBase::MXFP4:
+        return InferenceWeights::MXFP4;
+    case QloraBase::NVFP4:
+        return InferenceWeights::NVFP4;
+    case QloraBase::NF4:
+        break;
+    }
+    return InferenceWeights::BF16;
+}
+
 WeightFormat weightFormat(InferenceWeights w)
 {
     WeightFormat f;

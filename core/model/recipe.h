@@ -59,6 +59,10 @@ struct WeightFormat {
 ///    bits and 4 B a tensor.
 WeightFormat weightFormat(InferenceWeights w);
 
+/// \brief The serving format a QLoRA base is stored in (MXFP4, NVFP4; NF4 is bitsandbytes' own, not a serving format:
+/// BF16 is returned for it and never used).
+InferenceWeights qloraBaseFormat(QloraBase b);
+
 /// \brief Bytes per quantised weight when serving, element and block constants: bf16 2, int8 1, int4 0.51953125,
 /// mxfp4 0.53125, nvfp4 0.5625 (weightFormat(); per-row and per-tensor constants are counted by the weights term).
 double inferenceWeightBytes(InferenceWeights w);

@@ -35,6 +35,8 @@ constexpr Names<InferenceWeights, 5> kInferenceWeights{{{InferenceWeights::BF16,
                                                         {InferenceWeights::INT4, "int4"},
                                                         {InferenceWeights::MXFP4, "mxfp4"},
                                                         {InferenceWeights::NVFP4, "nvfp4"}}};
+constexpr Names<QloraBase, 3> kQloraBases{
+    {{QloraBase::NF4, "nf4"}, {QloraBase::MXFP4, "mxfp4"}, {QloraBase::NVFP4, "nvfp4"}}};
 constexpr Names<FfnKind, 2> kFfnKinds{{{FfnKind::Gelu, "gelu"}, {FfnKind::SwiGLU, "swiglu"}}};
 constexpr Names<NormKind, 2> kNormKinds{{{NormKind::LayerNorm, "layernorm"}, {NormKind::RMSNorm, "rmsnorm"}}};
 constexpr Names<AttentionKind, 3> kAttentionKinds{
@@ -107,6 +109,10 @@ const char* toString(Checkpointing v)
 const char* toString(InferenceWeights v)
 {
     return nameOf(kInferenceWeights, v);
+}
+const char* toString(QloraBase v)
+{
+    return nameOf(kQloraBases, v);
 }
 const char* toString(FfnKind v)
 {
@@ -186,6 +192,10 @@ std::optional<Checkpointing> checkpointingFromString(const std::string& s)
 std::optional<InferenceWeights> inferenceWeightsFromString(const std::string& s)
 {
     return valueOf(kInferenceWeights, s);
+}
+std::optional<QloraBase> qloraBaseFromString(const std::string& s)
+{
+    return valueOf(kQloraBases, s);
 }
 std::optional<FfnKind> ffnKindFromString(const std::string& s)
 {
@@ -721,6 +731,10 @@ std::string modeNames()
 std::string inferenceWeightsNames()
 {
     return joined(kInferenceWeights);
+}
+std::string qloraBaseNames()
+{
+    return joined(kQloraBases);
 }
 std::string fineTuneNames()
 {

@@ -40,6 +40,9 @@ enum class Checkpointing { None, Selective, Full, PerOp };
 /// NVFP4 (E2M1 + an E4M3 scale per 16 + an fp32 scale per tensor). Quantised checkpoints keep embeddings, the
 /// output head, norms, biases and routers in 16 bits.
 enum class InferenceWeights { BF16, INT8, INT4, MXFP4, NVFP4 };
+/// The frozen base's format under QLoRA: bitsandbytes' NF4 (QLoRA's own), or a checkpoint published in MXFP4 (gpt-oss)
+/// or NVFP4 (ModelOpt) that the trainer keeps as it is (docs/accounting.md, "QLoRA on an MXFP4 or NVFP4 base").
+enum class QloraBase { NF4, MXFP4, NVFP4 };
 /// How training changes the weights: every parameter (full), low-rank adapters on a frozen base
 /// (LoRA, Hu et al. 2021), or adapters on a 4-bit NF4 base (QLoRA, Dettmers et al. 2023).
 enum class FineTune { Full, Lora, QLora };
@@ -353,6 +356,8 @@ struct TrainingSetup {
     /// Under --framework litgpt: LitGPT's RMSNorm upcasts its input to fp32 (from 6178c7c, "Half precision fixes",
     /// 2023-10-24), or computes in the activations' 16 bits (LitGPT before it: 8641822, the resource tables' runs).
     bool litgptFp32Norm = true;
+    /// Under QLoRA: the frozen base's format (NF4 unless the checkpoint is trained as published in MXFP4 or NVFP4).
+    QloraBase qloraBase = QloraBase::NF4;
 
     /// Training with adapters on a frozen base (LoRA or QLoRA).
     bool adapters() const { return mode == Mode::Training && fineTune != FineTune::Full; }
@@ -573,6 +578,7 @@ const char* toString(Precision v);
 const char* toString(Optimizer v);
 const char* toString(Checkpointing v);
 const char* toString(InferenceWeights v);
+const char* toString(QloraBase v);
 const char* toString(FfnKind v);
 const char* toString(NormKind v);
 const char* toString(AttentionKind v);
@@ -590,6 +596,7 @@ std::optional<Precision> precisionFromString(const std::string& s);
 std::optional<Optimizer> optimizerFromString(const std::string& s);
 std::optional<Checkpointing> checkpointingFromString(const std::string& s);
 std::optional<InferenceWeights> inferenceWeightsFromString(const std::string& s);
+std::optional<QloraBase> qloraBaseFromString(const std::string& s);
 std::optional<FfnKind> ffnKindFromString(const std::string& s);
 std::optional<NormKind> normKindFromString(const std::string& s);
 std::optional<AttentionKind> attentionKindFromString(const std::string& s);
@@ -606,6 +613,7 @@ std::string precisionNames();
 std::string optimizerNames();
 std::string checkpointingNames();
 std::string modeNames();
+std::string qloraBaseNames();
 std::string inferenceWeightsNames();
 std::string fineTuneNames();
 std::string loraTargetsNames();

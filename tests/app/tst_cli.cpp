@@ -297,6 +297,11 @@ private Q_SLOTS:
                                                        << "--expandable-segments: must be on or off, got \"yes\"";
         QTest::newRow("bad qlora-double-quant value") << QStringList{"--json", "--qlora-double-quant", "maybe"}
                                                       << "--qlora-double-quant: must be on or off, got \"maybe\"";
+        QTest::newRow("unknown QLoRA base") << QStringList{"--json", "--finetune", "qlora", "--qlora-base", "fp8"}
+                                            << "--qlora-base: must be one of nf4|mxfp4|nvfp4, got \"fp8\"";
+        QTest::newRow("QLoRA base without QLoRA")
+            << QStringList{"--json", "--mode", "training", "--qlora-base", "nvfp4"}
+            << "--qlora-base (/training/qlora_base): is nvfp4: a QLoRA base's format applies only with finetune qlora";
         QTest::newRow("LitGPT's norm without its profile")
             << QStringList{"--json", "--finetune", "lora", "--litgpt-fp32-norm", "off"}
             << "--litgpt-fp32-norm: applies only with --framework litgpt";

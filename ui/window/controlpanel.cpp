@@ -174,6 +174,8 @@ QString ControlPanel::controlName(Control c)
         return tr("Context parallel");
     case Control::LoraTargets:
         return tr("LoRA targets");
+    case Control::QloraBase:
+        return tr("QLoRA base");
     }
     return {};
 }
@@ -382,6 +384,15 @@ void ControlPanel::build()
     m_loraTargets->setToolTip(tr("Which layers carry adapters: the attention projections, or every linear layer "
                                  "of attention and MLP (experts included)."));
     form->addRow(tr("LoRA targets"), m_loraTargets);
+    m_qloraBase = new QComboBox(this);
+    m_qloraBase->setObjectName(QStringLiteral("qloraBase"));
+    m_qloraBase->addItem(tr("NF4 (4.13 bits)"), static_cast<int>(QloraBase::NF4));
+    m_qloraBase->addItem(tr("MXFP4 as published"), static_cast<int>(QloraBase::MXFP4));
+    m_qloraBase->addItem(tr("NVFP4 as published"), static_cast<int>(QloraBase::NVFP4));
+    m_qloraBase->setToolTip(tr("The frozen base under QLoRA: bitsandbytes' NF4 (QLoRA's own), or a checkpoint trained "
+                               "as published in MXFP4 (gpt-oss: its experts, 4.25 bits) or NVFP4 (ModelOpt: 4.5 "
+                               "bits); the embeddings, head and norms stay in 16 bits."));
+    form->addRow(tr("QLoRA base"), m_qloraBase);
     layout->addWidget(trainingBox);
 
     // Hardware
@@ -499,11 +510,17 @@ void ControlPanel::build()
           [onOff](Scenario& s, int v) { s.training.activationOffload = onOff(v); });
     combo(m_reshardAfterForward, Control::ReshardAfterForward,
           [onOff](Scenario& s, int v) { s.hardware.reshardAfterForward = onOff(v); });
-    combo(m_fineTune, Control::FineTune, [](Scenario& s, int v) { s.training.fineTune = static_cast<FineTune>(v); });
+    combo(m_fineTune, Control::FineTune, [](Scenario& s, int v) {
+        s.training.fineTune = static_cast<FineTune>(v);
+        if (s.training.fineTune != FineTune::QLora) // the base's format is QLoRA's: back to nf4 with it
+            s.training.qloraBase = QloraBase::NF4;
+    });
     combo(m_loraTargets, Control::LoraTargets, [](Scenario& s, int v) {
         s.training.loraTargets = static_cast<LoraTargets>(v);
         s.training.loraModules = 0; // a choice here replaces a PEFT module list
     });
+    combo(m_qloraBase, Control::QloraBase,
+          [](Scenario& s, int v) { s.training.qloraBase = static_cast<QloraBase>(v); });
     combo(m_zero, Control::Zero, [](Scenario& s, int v) { s.hardware.zeroStage = v; });
     combo(m_offload, Control::Offload, [](Scenario& s, int v) { s.hardware.offload = static_cast<Offload>(v); });
     combo(m_weights, Control::Weights,
@@ -623,6 +640,7 @@ void ControlPanel::setScenario(const Scenario& s)
     selectData(m_fineTune, s.training.fineTune);
     setSpin(m_loraRank, static_cast<int>(std::clamp<int64_t>(s.training.loraRank, 1, kMaxLoraRank)));
     selectData(m_loraTargets, s.training.loraTargets);
+    selectData(m_qloraBase, s.training.qloraBase);
     selectData(m_loss, s.training.loss ? static_cast<int>(*s.training.loss) : -1);
     selectData(m_framework, s.framework ? static_cast<int>(*s.framework) : -1);
     auto onOff = [](const std::optional<bool>& v) { return v ? (*v ? 1 : 0) : -1; };
@@ -707,6 +725,8 @@ void ControlPanel::updateEnabled()
     // Rank and targets mean something only with adapters (serving ignores the fine-tuning choice).
     for (QWidget* w : std::initializer_list<QWidget*>{m_loraRank, m_loraTargets})
         w->setEnabled(m_scenario.training.adapters());
+    // The base's format is QLoRA's (nf4 otherwise, which a file may not change: validateScenario refuses it).
+    m_qloraBase->setEnabled(m_scenario.training.adapters() && m_scenario.training.fineTune == FineTune::QLora);
     m_weights->setEnabled(!training);
     // Sequence parallel splits what tensor parallelism leaves whole: nothing to split at tp 1.
     m_sequenceParallel->setEnabled(m_scenario.hardware.tp > 1);

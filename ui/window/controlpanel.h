@@ -51,7 +51,8 @@ public:
         Compile,
         OptimizerInBackward,
         ActivationOffload,
-        ReshardAfterForward
+        ReshardAfterForward,
+        QloraBase
     };
     Q_ENUM(Control)
 
@@ -78,6 +79,7 @@ public:
     QComboBox* fineTuneBox() const { return m_fineTune; }
     QSpinBox* loraRankBox() const { return m_loraRank; }
     QComboBox* loraTargetsBox() const { return m_loraTargets; }
+    QComboBox* qloraBaseBox() const { return m_qloraBase; }
     QComboBox* gpuBox() const { return m_gpu; }
     QSpinBox* gpuCountBox() const { return m_gpuCount; }
     QComboBox* zeroBox() const { return m_zero; }
@@ -129,6 +131,7 @@ private:
     QComboBox* m_fineTune = nullptr;
     QSpinBox* m_loraRank = nullptr;
     QComboBox* m_loraTargets = nullptr;
+    QComboBox* m_qloraBase = nullptr;
     QComboBox* m_gpu = nullptr;
     QSpinBox* m_gpuCount = nullptr;
     QComboBox* m_zero = nullptr;

@@ -467,6 +467,60 @@ private Q_SLOTS:
         QVERIFY(std::string(frameworkDefaults(Framework::Torchtune).recipeSource).find("bd2a0fc") != std::string::npos);
     }
 
+    // QLoRA on a base published in MXFP4 or NVFP4 (issue 29 §3; docs/accounting.md, "QLoRA on an MXFP4 or NVFP4
+    // base"), one GPU, the frozen base by hand:
+    //  - gpt-oss-120b, MXFP4 as published: only the routed experts' matrices, 36 layers × 128 experts ×
+    //    (gate_up 2880·5760 + down 2880·2880) = 4608 × 24,883,200 = 114,661,785,600 weights at 4 + 8/32 bits
+    //    (0.53125 B) = 60,914,073,600 B; the rest of its 116,829,156,672 parameters (attention, the experts' biases,
+    //    routers, embeddings, head, norms: 2,167,371,072) in bf16, 4,334,742,144 B: 65,248,815,744 B;
+    //  - Llama 3 8B, NVFP4 (ModelOpt: every linear of the blocks): 32 × (2·4096² + 2·4096·1024 + 3·4096·14336) =
+    //    32 × 218,103,808 = 6,979,321,856 weights at 4 + 8/16 bits (0.5625 B) = 3,925,868,544 B, 224 tensors' fp32
+    //    scales 896 B, and 8,030,261,248 − 6,979,321,856 = 1,050,939,392 in bf16, 2,101,878,784 B: 6,027,748,224 B;
+    //    under ZeRO-3 over 4 GPUs a quarter, 1,506,937,056 B (the scales are the checkpoint's tensors, sharded).
+    void qloraOnAPublishedBase()
+    {
+        Scenario oss = testdata::preset("gpt-oss-120b");
+        oss.training.mode = Mode::Training;
+        oss.training.fineTune = FineTune::QLora;
+        const double nf4 = on(oss).perGpu.weights;
+        oss.training.qloraBase = QloraBase::MXFP4;
+        QCOMPARE(on(oss).perGpu.weights, 65248815744.0);
+        QVERIFY(on(oss).perGpu.weights > nf4); // attention and the rest stay in bf16, not NF4
+        Scenario l3 = testdata::preset("llama3-8b");
+        l3.training.fineTune = FineTune::QLora;
+        l3.training.qloraBase = QloraBase::NVFP4;
+        QCOMPARE(on(l3).perGpu.weights, 6027748224.0);
+        l3.hardware.zeroStage = 3;
+        l3 = withGpuCount(l3, 4);
+        QCOMPARE(on(l3).perGpu.weights, 1506937056.0);
+        // Refused where it would change nothing or is not modelled, each naming the field.
+        auto refusedAt = [](const Scenario& s) {
+            const FieldErrors e = validateScenario(s, "test");
+            return e.empty() ? std::string() : e.front().path;
+        };
+        Scenario lora = l3;
+        lora.training.fineTune = FineTune::Lora;
+        QCOMPARE(refusedAt(lora), std::string("/training/qlora_base"));
+        Scenario noDq = testdata::preset("llama3-8b");
+        noDq.training.fineTune = FineTune::QLora;
+        noDq.training.qloraBase = QloraBase::NVFP4;
+        QCOMPARE(refusedAt(noDq), std::string());
+        noDq.training.qloraDoubleQuant = false;
+        QCOMPARE(refusedAt(noDq), std::string("/training/qlora_double_quant"));
+        Scenario lit = testdata::preset("llama3-8b");
+        lit.training.fineTune = FineTune::QLora;
+        lit.training.qloraBase = QloraBase::MXFP4;
+        lit.framework = Framework::LitGPT;
+        QCOMPARE(refusedAt(lit), std::string("/training/qlora_base"));
+        Scenario off = l3;
+        off.hardware.offload = Offload::OptimizerParams;
+        QCOMPARE(refusedAt(off), std::string("/training/qlora_base"));
+        // Named as files and the command line write it.
+        QCOMPARE(std::string(toString(QloraBase::MXFP4)), std::string("mxfp4"));
+        QCOMPARE(qloraBaseFromString("nvfp4"), std::optional<QloraBase>(QloraBase::NVFP4));
+        QCOMPARE(qloraBaseFromString("fp8"), std::optional<QloraBase>());
+    }
+
     void scenarioFileRoundTrips()
     {
         Scenario s = llama2();
@@ -512,6 +566,14 @@ private Q_SLOTS:
         const ScenarioParse refused = parseScenarioJson(noProfile, "no profile");
         QVERIFY(!refused.ok());
         QCOMPARE(refused.errors.front().path, std::string("/training/litgpt_fp32_norm"));
+        // The QLoRA base's format: written when not nf4, read back.
+        Scenario published = llama2();
+        published.training.fineTune = FineTune::QLora;
+        published.training.qloraBase = QloraBase::NVFP4;
+        const nlohmann::json pj = scenarioToJson(published);
+        QCOMPARE(pj["training"]["qlora_base"], nlohmann::json("nvfp4"));
+        QCOMPARE(parseScenarioJson(pj, "nvfp4").scenario.training.qloraBase, QloraBase::NVFP4);
+        QVERIFY(!scenarioToJson(llama2())["training"].contains("qlora_base"));
     }
 };
 

@@ -52,6 +52,7 @@ private Q_SLOTS:
     void slidersEmitWhileDragging();
     void sizeOnArchitecturePresetSwitchesToSizeOnly();
     void loraControlsEditTrainingOnlyAndUndo();
+    void qloraBaseControl();
     void lossAndFrameworkControls();
     void recipeControls();
     void sequenceAndContextParallelControls();
@@ -427,6 +428,31 @@ void TestUiControls::loraControlsEditTrainingOnlyAndUndo()
     choose(panel->modeBox(), static_cast<int>(Mode::Inference));
     QVERIFY(!panel->fineTuneBox()->isEnabled());
     QVERIFY(!panel->loraRankBox()->isEnabled());
+}
+
+// Issue 29 §3 in the window: the QLoRA base's format is chosen only under QLoRA, changes the frozen base's bar
+// (gpt-oss- 120b: 65,248,815,744 B with its experts in MXFP4 as published, tst_recipes::qloraOnAPublishedBase), and
+// goes back to NF4 when fine-tuning leaves QLoRA, so the scenario is never one validateScenario() refuses.
+void TestUiControls::qloraBaseControl()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("gpt-oss-120b")));
+    w.setModalErrors(false);
+    ControlPanel* panel = w.controlPanel();
+    choose(panel->modeBox(), static_cast<int>(Mode::Training));
+    QVERIFY(!panel->qloraBaseBox()->isEnabled());
+    choose(panel->fineTuneBox(), static_cast<int>(FineTune::QLora));
+    QVERIFY(panel->qloraBaseBox()->isEnabled());
+    choose(panel->qloraBaseBox(), static_cast<int>(QloraBase::MXFP4));
+    QCOMPARE(w.scenario().training.qloraBase, QloraBase::MXFP4);
+    QCOMPARE(barValue(w.dashboard()->barChart()->bars(SegmentKind::Weights), 1), 65248815744.0);
+    choose(panel->fineTuneBox(), static_cast<int>(FineTune::Lora));
+    QCOMPARE(w.scenario().training.qloraBase, QloraBase::NF4);
+    QVERIFY(!panel->qloraBaseBox()->isEnabled());
+    QCOMPARE(panel->qloraBaseBox()->currentData().toInt(), static_cast<int>(QloraBase::NF4));
+    w.undoStack()->undo(); // back to QLoRA on the MXFP4 base, in one step
+    QCOMPARE(w.scenario().training.fineTune, FineTune::QLora);
+    QCOMPARE(w.scenario().training.qloraBase, QloraBase::MXFP4);
+    QCOMPARE(panel->qloraBaseBox()->currentData().toInt(), static_cast<int>(QloraBase::MXFP4));
 }
 
 // Issue 30 §2 in the window: the Loss and Framework controls set the scenario as --loss and --framework do; a
