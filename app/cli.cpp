@@ -146,6 +146,13 @@ struct Options {
                        "checkpoint trained as published in MXFP4 (gpt-oss: its experts) or NVFP4 (ModelOpt). "
                        "Default: nf4."),
         QStringLiteral("nf4|mxfp4|nvfp4")};
+    QCommandLineOption litgptHeldBatch{
+        QStringLiteral("litgpt-held-batch"),
+        QStringLiteral("With --framework litgpt and QLoRA: the micro-batch before the peak was as long as this one, so "
+                       "its 4-bit inputs and logits, which LitGPT and bitsandbytes before 0.43.2 still hold, meet "
+                       "this one's forward (on), or the peak step had none before it (off: LitGPT runs the longest "
+                       "sample first, data of mixed lengths). Default: on."),
+        QStringLiteral("on|off")};
     QCommandLineOption litgptFp32Norm{
         QStringLiteral("litgpt-fp32-norm"),
         QStringLiteral("With --framework litgpt: its RMSNorm upcasts to fp32 (on: LitGPT from 6178c7c, October 2023, "
@@ -253,7 +260,7 @@ struct Options {
                       megatron,     listPresets,
                       listGpus,     measured});
         p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap, fsdpNoSync,
-                      qloraDoubleQuant, litgptFp32Norm, qloraBase});
+                      qloraDoubleQuant, litgptFp32Norm, qloraBase, litgptHeldBatch});
         p.addOptions(training.all());
     }
 };
@@ -615,6 +622,7 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.onOff(o.reshardAfterForward, s.hardware.reshardAfterForward);
     ov.onOff(o.qloraDoubleQuant, s.training.qloraDoubleQuant);
     ov.onOff(o.litgptFp32Norm, s.training.litgptFp32Norm);
+    ov.onOff(o.litgptHeldBatch, s.training.litgptHeldBatch);
     ov.onOff(o.fsdpFlatWrap, s.hardware.fsdpFlatWrap);
     ov.onOff(o.fsdpNoSync, s.hardware.fsdpNoSync);
     ov.onOff(o.expandableSegments, s.hardware.expandableSegments);
@@ -674,6 +682,8 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
                             .arg(p.value(o.finetune)));
     if (ov.error.isEmpty() && p.isSet(o.litgptFp32Norm) && s.framework != Framework::LitGPT)
         ov.error = fail(QStringLiteral("litgpt-fp32-norm"), QStringLiteral("applies only with --framework litgpt"));
+    if (ov.error.isEmpty() && p.isSet(o.litgptHeldBatch) && s.framework != Framework::LitGPT)
+        ov.error = fail(QStringLiteral("litgpt-held-batch"), QStringLiteral("applies only with --framework litgpt"));
     for (const QCommandLineOption* lora : {&o.loraRank, &o.loraTargets})
         if (ov.error.isEmpty() && p.isSet(*lora) && s.training.fineTune == FineTune::Full)
             ov.error = fail(lora->names().constFirst(), QStringLiteral("applies only with --finetune lora or qlora"));

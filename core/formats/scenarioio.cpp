@@ -534,7 +534,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
                     "paged_optimizer",
                     "qlora_double_quant",
                     "litgpt_fp32_norm",
-                    "qlora_base"});
+                    "qlora_base",
+                    "litgpt_held_batch"});
         r.choice(*training, "mode", p, t.mode, modeFromString, modeNames());
         r.choice(*training, "precision", p, t.precision, precisionFromString, precisionNames());
         r.choice(*training, "optimizer", p, t.optimizer, optimizerFromString, optimizerNames());
@@ -587,6 +588,9 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.choice(*training, "qlora_base", p, t.qloraBase, qloraBaseFromString, qloraBaseNames());
         if (training->contains("litgpt_fp32_norm") && s.framework != Framework::LitGPT)
             r.error(p + "/litgpt_fp32_norm", "applies only with \"framework\": \"litgpt\"");
+        r.boolean(*training, "litgpt_held_batch", p, t.litgptHeldBatch);
+        if (training->contains("litgpt_held_batch") && s.framework != Framework::LitGPT)
+            r.error(p + "/litgpt_held_batch", "applies only with \"framework\": \"litgpt\"");
     }
 
     const json* hardware = nullptr;
@@ -878,6 +882,8 @@ json scenarioToJson(const Scenario& s)
         j["training"]["qlora_double_quant"] = false; // left out when true (QLoRA's recipe)
     if (t.qloraBase != QloraBase::NF4)
         j["training"]["qlora_base"] = toString(t.qloraBase); // left out when nf4 (QLoRA's own)
+    if (!t.litgptHeldBatch)
+        j["training"]["litgpt_held_batch"] = false; // left out when true (fixed-length data)
     if (!t.litgptFp32Norm)
         j["training"]["litgpt_fp32_norm"] = false; // left out when true (LitGPT from 6178c7c on)
     if (s.framework)

@@ -1063,9 +1063,59 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
 // one block of the last layer's kind at the scenario's checkpointing, plus what feeds it, the two normed
 // inputs (the main model's last hidden state, the next tokens' embedding) and their 2h concatenation into
 // the projection M_k, 4·e·sbh; full checkpointing keeps the two inputs only, 2·e·sbh.
+template <class X> X logits(const TermContext& c, TermNotes<X>& n);
+template <class X> X workspace(const TermContext& c, TermNotes<X>& n);
+
+// LitGPT's QLoRA through bitsandbytes before 0.43.2 peaks at the end of the next micro-batch's forward, not at the loss
+// (docs/accounting.md, "The micro-batch before"): MatMul4Bit.forward keeps its input as a plain attribute,
+// ctx.tensors = (A, B) (bitsandbytes 0.42.0, the version LitGPT 43c4432 pins, autograd/_functions.py; 0.41.1 the
+// same; bitsandbytes 9e753741, first in 0.43.2, keeps (None, B)), which PyTorch's PyNode::release_variables() does not
+// free after backward (it clears saved_variables only), and finetune/lora.py keeps the graph through `logits` until the
+// next forward rebinds it. So while micro-batch k + 1 builds its tape, micro-batch k's 4-bit inputs and its fp32
+// logits are still held, and the head's forward runs its dequantised copies beside the chunks' 16-bit logits. The bars
+// add what that moment holds beyond the loss's logits and workspace (never less than nothing): the bar's total is the
+// larger of the two peaks. The micro-batch before is as long as this one (TrainMem's fixed-length data) unless
+// /training/litgpt_held_batch is off: LitGPT's first iteration runs the longest sample (lora.py: longest_seq_ix when
+// iter_num == 1), and where the others are shorter that step, which has none before it, is the peak.
+template <class X> X heldBatch(const TermContext& c)
+{
+    if (!c.training || !c.in.bnb4bit || !c.in.litgptTape || !c.scenario->training.litgptHeldBatch)
+        return X(0);
+    const Architecture& a = c.model->arch;
+    const double e = c.in.elementBytes, b = dbl(c.in.microBatch), s = c.in.seq / std::max(c.in.cp, 1.0);
+    const double h = dbl(a.hidden), V = dbl(a.vocab), f = dbl(a.ffn);
+    const double ad = dbl(a.heads) * dbl(a.headDimOf(LayerKind::Full));
+    // Each layer's MatMul4Bit inputs: qkv's and the MLP's (fc_1 and fc_2 share one) normed inputs, proj's, the
+    // product (the first layer's qkv keeps None and the head chunks keep ln_f's output: they cancel).
+    const double inputs = c.stageLayers * e * b * s * (2 * h + ad + f);
+    const double oldLogits = 4 * b * s * V; // Fabric's fp32 copy, still in `logits`
+    const double chunks = std::ceil(s / 128);
+    const double copy = c.scenario->training.precision == Precision::FP16Mixed ? 0 : e;
+    const double head = std::max(2 * b * s * V * (chunks - 1) / std::max(chunks, 1.0) + (2 + copy) * V * h,
+                                 6 * b * s * V); // the head's forward: dequantised copies beside the chunks
+    TermNotes<NumExpr> none;
+    const double atLoss = logits<NumExpr>(c, none).value + workspace<NumExpr>(c, none).value;
+    const double extra = std::max(0.0, inputs + oldLogits + head - atLoss);
+    return X::text(
+        "held from the micro-batch before", [extra] { return formatNumber(extra) + " B"; }, extra);
+}
+
 template <class X> X activations(const TermContext& c, TermNotes<X>& n)
 {
     X main = layerTapes<X>(c, n);
+    if (const X held = heldBatch<X>(c); held.value > 0) {
+        if constexpr (X::kText) {
+            n.assumptions += " LitGPT's QLoRA through bitsandbytes before 0.43.2: MatMul4Bit keeps each 4-bit "
+                             "linear's input on ctx past backward, and LitGPT keeps the graph in `logits` until the "
+                             "next forward, so the step peaks at the end of the next micro-batch's forward with the "
+                             "one before's 4-bit inputs and fp32 logits still held; 'held from the micro-batch "
+                             "before' is what that moment holds beyond the loss's logits and workspace.";
+            n.sourceText += "; bitsandbytes 0.42.0 autograd/_functions.py MatMul4Bit (ctx.tensors = (A, B)), fixed by "
+                            "9e753741 (0.43.2); PyTorch python_function.cpp PyNode::release_variables; LitGPT 43c4432 "
+                            "litgpt/finetune/lora.py (logits = model(...), kept until the next forward)";
+        }
+        main = main + held;
+    }
     if (!c.training || !c.holdsMtp())
         return main;
     const ActivationInputs& in = c.in;

@@ -356,6 +356,10 @@ struct TrainingSetup {
     /// Under --framework litgpt: LitGPT's RMSNorm upcasts its input to fp32 (from 6178c7c, "Half precision fixes",
     /// 2023-10-24), or computes in the activations' 16 bits (LitGPT before it: 8641822, the resource tables' runs).
     bool litgptFp32Norm = true;
+    /// Under --framework litgpt with QLoRA: the micro-batch before the peak was as long as this one, so its 4-bit
+    /// inputs and logits, still held, meet this one's forward (TrainMem's fixed-length data), or the peak step had none
+    /// before it (LitGPT's first iteration runs the longest sample: data of mixed lengths).
+    bool litgptHeldBatch = true;
     /// Under QLoRA: the frozen base's format (NF4 unless the checkpoint is trained as published in MXFP4 or NVFP4).
     QloraBase qloraBase = QloraBase::NF4;
 

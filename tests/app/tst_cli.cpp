@@ -302,6 +302,9 @@ private Q_SLOTS:
         QTest::newRow("QLoRA base without QLoRA")
             << QStringList{"--json", "--mode", "training", "--qlora-base", "nvfp4"}
             << "--qlora-base (/training/qlora_base): is nvfp4: a QLoRA base's format applies only with finetune qlora";
+        QTest::newRow("LitGPT's held batch without its profile")
+            << QStringList{"--json", "--finetune", "qlora", "--litgpt-held-batch", "off"}
+            << "--litgpt-held-batch: applies only with --framework litgpt";
         QTest::newRow("LitGPT's norm without its profile")
             << QStringList{"--json", "--finetune", "lora", "--litgpt-fp32-norm", "off"}
             << "--litgpt-fp32-norm: applies only with --framework litgpt";

@@ -419,7 +419,19 @@ private Q_SLOTS:
         QCOMPARE(on(lit).perGpu.weights, on(s).perGpu.weights);
         QCOMPARE(on(lit).perGpu.workspace, on(s).perGpu.workspace);
         s.training.fineTune = lit.training.fineTune = FineTune::QLora;
+        lit.training.litgptHeldBatch = false; // the step's peak has no micro-batch before it: the loss is the peak
         QCOMPARE(on(lit).perGpu.activations - on(s).perGpu.activations, 3824621568.0);
+        // With a micro-batch as long before it (the default), the next forward's end holds more than the loss does
+        // (docs/accounting.md, "The micro-batch before"): that one's 4-bit inputs, 32 · 2 · 1304 · (2·4096 + 4096 +
+        // 11008) = 1,944,190,976 B, its fp32 logits 4 · 1304 · 32000 = 166,912,000, and the head's forward, ⌈1304/128⌉
+        // = 11 chunks, 10 of them as bf16 logits beside the head's two dequantised copies: 2 · 1304 · 32000 · 10/11 +
+        // 4 · 131,072,000 = 600,157,090.9; less what the loss holds, the logits 366,592,000 and the workspace 2 · 2 ·
+        // 1304 · 22016 (the fused gate‖up, w_max) + 524,288,000 = 639,123,456: 1,705,544,610.9 B more.
+        const double atLoss = on(lit).perGpu.activations;
+        lit.training.litgptHeldBatch = true;
+        QCOMPARE(on(lit).perGpu.activations - atLoss,
+                 1944190976.0 + 166912000.0 + 83456000.0 * 10 / 11 + 524288000.0 - 366592000.0 - 639123456.0);
+        QCOMPARE(on(lit).perGpu.logits, 366592000.0); // the loss's terms are the bars' as before
         QCOMPARE(on(s).perGpu.weights - on(lit).perGpu.weights, 194528000.0);
         QCOMPARE(on(lit).perGpu.workspace - on(s).perGpu.workspace, 524288000.0);
         // LitGPT's loss is the profile's default: chunked_cross_entropy in the logits' 16 bits.
@@ -555,11 +567,14 @@ private Q_SLOTS:
         Scenario lit = llama2();
         lit.framework = Framework::LitGPT;
         lit.training.litgptFp32Norm = false;
+        lit.training.litgptHeldBatch = false;
         const nlohmann::json litJson = scenarioToJson(lit);
         QCOMPARE(litJson["training"]["litgpt_fp32_norm"], nlohmann::json(false));
+        QCOMPARE(litJson["training"]["litgpt_held_batch"], nlohmann::json(false));
         const ScenarioParse litBack = parseScenarioJson(litJson, "litgpt");
         QVERIFY(litBack.ok());
         QVERIFY(!litBack.scenario.training.litgptFp32Norm);
+        QVERIFY(!litBack.scenario.training.litgptHeldBatch);
         QVERIFY(!scenarioToJson(llama2())["training"].contains("litgpt_fp32_norm"));
         nlohmann::json noProfile = litJson;
         noProfile.erase("framework");
