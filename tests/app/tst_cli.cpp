@@ -50,7 +50,7 @@ private Q_SLOTS:
         // gpt-oss-120b and kimi-k2 joined (issue 29 §3), then llama4-maverick, qwen3-next-80b-a3b and
         // nemotron-3-nano-30b-a3b
         QCOMPARE(m_lib.presets().size(), size_t(16));
-        QCOMPARE(m_lib.gpus().gpus.size(), size_t(21)); // the 2026 catalog: 9 + 12 sourced entries
+        QCOMPARE(m_lib.gpus().gpus.size(), size_t(23)); // the 2026 catalog: 9 + 14 sourced entries
     }
 
     void overrides()
@@ -225,7 +225,7 @@ private Q_SLOTS:
                                                        << "--gpu: unknown GPU \"H900\" (known: H100, H800, H200, B200, "
                                                           "A100-40GB, A100-80GB, MI300X, RTX4090, L40S, B300, GB200, "
                                                           "GB300, MI325X, MI355X, RTX5090, RTXPRO6000, L4, V100-16GB, "
-                                                          "V100-32GB, RTX3090, Gaudi3)";
+                                                          "V100-32GB, RTX3090, Gaudi3, A10G, RTX6000Ada)";
         QTest::newRow("unknown preset")
             << QStringList{"--json", "--preset", "gpt5"}
             << "--preset: unknown preset \"gpt5\" (known: chapter-70b, chapter-7b, deepseek-v3, gpt-oss-120b, "

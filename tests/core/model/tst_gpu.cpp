@@ -10,13 +10,13 @@ class TestGpu : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
-    // The shipped catalog loads without an error, every entry cites a source, and the 2026 entries carry the
-    // vendor figures of /work/gpu_research.json (dense peaks: sparse figures halved).
+    // The shipped catalog loads without an error, every entry cites a source, and the 2026 entries carry their
+    // vendor figures (dense peaks: sparse figures halved; each entry's source in presets/gpus.json says where).
     void catalogLoads()
     {
         const GpuCatalog c = testdata::gpus();
         QVERIFY2(c.errors.empty(), c.errors.empty() ? "" : c.errors.front().toString().c_str());
-        QCOMPARE(c.gpus.size(), size_t(21));
+        QCOMPARE(c.gpus.size(), size_t(23));
         for (const GpuSpec& g : c.gpus)
             QVERIFY2(!g.source.empty(), g.id.c_str());
     }
@@ -41,6 +41,12 @@ private Q_SLOTS:
         QTest::newRow("V100 32 GB: fp16's 125, no fp8") << "V100-32GB" << 32.0 << 125.0 << 0.0;
         QTest::newRow("RTX 3090: 24 GB, 71 dense, no fp8") << "RTX3090" << 24.0 << 71.0 << 0.0;
         QTest::newRow("Gaudi 3: 128 GB, 1835 BF16 and FP8") << "Gaudi3" << 128.0 << 1835.0 << 1835.0;
+        // A10G (NVIDIA's A10G datasheet hosted by AWS): BF16 70 dense / 140 sparse; Ampere has no FP8, so 0 as for
+        // the A100s. Not the A10's 125.
+        QTest::newRow("A10G: 24 GB, 70 dense, no fp8") << "A10G" << 24.0 << 70.0 << 0.0;
+        // RTX 6000 Ada: the datasheet's 1457.0 FP8 TFLOPS are with sparsity, 1457.0 / 2 = 728.5; the professional Ada
+        // whitepaper's 364.2 dense FP16/BF16 tensor figure is half of that again.
+        QTest::newRow("RTX 6000 Ada: 48 GB, 364.2 / 728.5 dense") << "RTX6000Ada" << 48.0 << 364.2 << 728.5;
     }
     void entries2026()
     {
