@@ -229,9 +229,8 @@ def arguments(case):
         targets = [t for t in (r.get("lora_targets") or []) if t in LORA_MODULES]
         args += ["--lora-targets", ",".join(targets)]
     gpu = r.get("gpu") or ""
-    # LitGPT's A10G runs as the catalog's 24 GB L4, which has a host for the paged optimizer of its QLoRA runs.
     args += ["--gpu", "H100" if "H100" in gpu else "A100-40GB" if "A100" in gpu and "40GB" in gpu else
-             "A100-80GB" if "A100" in gpu else "L4" if "A10G" in gpu else "RTX4090", "--gpus", str(gpus)]
+             "A100-80GB" if "A100" in gpu else "A10G" if "A10G" in gpu else "RTX4090", "--gpus", str(gpus)]
     if gpus > 1:
         args += ["--zero", "0" if "no_shard" in sharding or "ddp" in sharding else "3"]
         # fsdp_qlora's train.py (4cd6923:724-736) wraps the model as loaded with FSDP1 (use_orig_params=False,
@@ -289,8 +288,6 @@ def notes_of(case):
     out = []
     if "RTX 3090" in (r.get("gpu") or ""):
         out.append("RTX 3090 as the 24 GB RTX4090 (the capacity only decides the verdict)")
-    if "A10G" in (r.get("gpu") or ""):
-        out.append("A10G as the 24 GB L4 (the capacity only decides the verdict)")
     if (r.get("gpu") or "") == "A100":
         out.append("A100 of unstated memory as the 80 GB one (the capacity only decides the verdict)")
     if case["statistic"] == "peak_active":
