@@ -680,10 +680,9 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         ov.error = fail(QStringLiteral("finetune"),
                         QStringLiteral("%1 applies to training; serving reads the merged weights (add --mode training)")
                             .arg(p.value(o.finetune)));
-    if (ov.error.isEmpty() && p.isSet(o.litgptFp32Norm) && s.framework != Framework::LitGPT)
-        ov.error = fail(QStringLiteral("litgpt-fp32-norm"), QStringLiteral("applies only with --framework litgpt"));
-    if (ov.error.isEmpty() && p.isSet(o.litgptHeldBatch) && s.framework != Framework::LitGPT)
-        ov.error = fail(QStringLiteral("litgpt-held-batch"), QStringLiteral("applies only with --framework litgpt"));
+    for (const QCommandLineOption* litgpt : {&o.litgptFp32Norm, &o.litgptHeldBatch})
+        if (ov.error.isEmpty() && p.isSet(*litgpt) && s.framework != Framework::LitGPT)
+            ov.error = fail(litgpt->names().constFirst(), QStringLiteral("applies only with --framework litgpt"));
     for (const QCommandLineOption* lora : {&o.loraRank, &o.loraTargets})
         if (ov.error.isEmpty() && p.isSet(*lora) && s.training.fineTune == FineTune::Full)
             ov.error = fail(lora->names().constFirst(), QStringLiteral("applies only with --finetune lora or qlora"));

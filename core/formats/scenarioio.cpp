@@ -584,13 +584,14 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
             }
         r.boolean(*training, "paged_optimizer", p, t.pagedOptimizer);
         r.boolean(*training, "qlora_double_quant", p, t.qloraDoubleQuant);
-        r.boolean(*training, "litgpt_fp32_norm", p, t.litgptFp32Norm);
         r.choice(*training, "qlora_base", p, t.qloraBase, qloraBaseFromString, qloraBaseNames());
-        if (training->contains("litgpt_fp32_norm") && s.framework != Framework::LitGPT)
-            r.error(p + "/litgpt_fp32_norm", "applies only with \"framework\": \"litgpt\"");
-        r.boolean(*training, "litgpt_held_batch", p, t.litgptHeldBatch);
-        if (training->contains("litgpt_held_batch") && s.framework != Framework::LitGPT)
-            r.error(p + "/litgpt_held_batch", "applies only with \"framework\": \"litgpt\"");
+        // LitGPT's own switches mean something only under its profile.
+        for (const auto& [key, field] : {std::pair<const char*, bool*>{"litgpt_fp32_norm", &t.litgptFp32Norm},
+                                         {"litgpt_held_batch", &t.litgptHeldBatch}}) {
+            r.boolean(*training, key, p, *field);
+            if (training->contains(key) && s.framework != Framework::LitGPT)
+                r.error(p + "/" + key, "applies only with \"framework\": \"litgpt\"");
+        }
     }
 
     const json* hardware = nullptr;

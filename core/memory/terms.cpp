@@ -1828,6 +1828,26 @@ void useTapes(TermContext& c, const Tapes& t, const Scenario& s)
     c.kindTape = t.kindTape;
 }
 
+// A quantised checkpoint's linears (served, or a QLoRA base kept as published): the blocks' linears in format `f`
+// with their per-row and per-tensor constants, the rest in 16 bits. A size-only model's shape is made up: everything
+// but the embeddings counts as linear (as for QLoRA's NF4), its constants in the made-up shape's proportion.
+static void setQuantisedLinears(TermContext& c, const ResolvedModel& m, const WeightFormat& f)
+{
+    const Architecture& a = m.arch;
+    const QuantisedLinears q = servedQuantisedLinears(a, f.expertsOnly);
+    const double constants = f.rowBits / 8 * q.rows + f.tensorBytes * q.tensors;
+    if (m.fromSize) {
+        const int64_t linear = std::max<int64_t>(0, m.params.total - m.params.embedding);
+        c.quantized = {linear, f.expertsOnly ? std::min(linear, m.params.routedExperts) : 0};
+        if (f.expertsOnly && a.isMoe())
+            c.quantized.total = c.quantized.routedExperts;
+        c.quantConstantBytes = q.weights.total > 0 ? constants * dbl(c.quantized.total) / dbl(q.weights.total) : 0;
+    } else {
+        c.quantized = q.weights;
+        c.quantConstantBytes = constants;
+    }
+}
+
 TermContext termContext(const ResolvedModel& m, const Scenario& s, const ParallelLayout& layout)
 {
     TermContext c;
@@ -1854,20 +1874,7 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         if (c.fineTune == FineTune::QLora && s.training.qloraBase != QloraBase::NF4) {
             // A base published in MXFP4 or NVFP4 and trained as it is: the linears that checkpoint quantises, as
             // serving counts them (gpt-oss's MXFP4 only its routed experts), with their per-tensor constants.
-            const WeightFormat f = weightFormat(qloraBaseFormat(s.training.qloraBase));
-            const QuantisedLinears q = servedQuantisedLinears(a, f.expertsOnly);
-            const double constants = f.rowBits / 8 * q.rows + f.tensorBytes * q.tensors;
-            if (m.fromSize) {
-                const int64_t linear = std::max<int64_t>(0, m.params.total - m.params.embedding);
-                c.quantized = {linear, f.expertsOnly ? std::min(linear, m.params.routedExperts) : 0};
-                if (f.expertsOnly && a.isMoe())
-                    c.quantized.total = c.quantized.routedExperts;
-                c.quantConstantBytes =
-                    q.weights.total > 0 ? constants * dbl(c.quantized.total) / dbl(q.weights.total) : 0;
-            } else {
-                c.quantized = q.weights;
-                c.quantConstantBytes = constants;
-            }
+            setQuantisedLinears(c, m, weightFormat(qloraBaseFormat(s.training.qloraBase)));
         } else if (c.fineTune == FineTune::QLora) {
             // A size-only model's shape is made up: everything but the embeddings counts as linear.
             c.quantized = m.fromSize ? LinearCount{std::max<int64_t>(0, m.params.total - m.params.embedding),
@@ -1897,24 +1904,8 @@ TermContext termContext(const ResolvedModel& m, const Scenario& s, const Paralle
         c.recipe = {};
         c.recipe.weights = inferenceWeightBytes(s.training.inferenceWeights);
         const WeightFormat f = weightFormat(s.training.inferenceWeights);
-        if (f.quantised()) {
-            // A quantised checkpoint stores the blocks' linears in the format and the rest in 16 bits. A size-only
-            // model's shape is made up: everything but the embeddings counts as linear (as for QLoRA), its
-            // constants in the made-up shape's proportion.
-            const QuantisedLinears q = servedQuantisedLinears(a, f.expertsOnly);
-            const double constants = f.rowBits / 8 * q.rows + f.tensorBytes * q.tensors;
-            if (m.fromSize) {
-                const int64_t linear = std::max<int64_t>(0, m.params.total - m.params.embedding);
-                c.quantized = {linear, f.expertsOnly ? std::min(linear, m.params.routedExperts) : 0};
-                if (f.expertsOnly && a.isMoe())
-                    c.quantized.total = c.quantized.routedExperts;
-                c.quantConstantBytes =
-                    q.weights.total > 0 ? constants * dbl(c.quantized.total) / dbl(q.weights.total) : 0;
-            } else {
-                c.quantized = q.weights;
-                c.quantConstantBytes = constants;
-            }
-        }
+        if (f.quantised())
+            setQuantisedLinears(c, m, f);
     }
     c.pagedOptimizer = c.training && s.training.pagedOptimizer && !s.training.adapters();
     const int64_t L = std::max<int64_t>(a.layers, 1);

@@ -71,6 +71,15 @@ void showStage(Dashboard& d, const TourStage& st)
     d.sequenceChart()->grab();
 }
 
+/// `d` at `size` and `fontScale`, shown and exposed (the tour tests' dashboard).
+bool openDashboard(Dashboard& d, QSize size, double fontScale)
+{
+    d.resize(size);
+    d.setFontScale(fontScale);
+    d.show();
+    return QTest::qWaitForWindowExposed(&d);
+}
+
 /// Where the bar chart's capacity label covers a bar (more than its outline), that bar and the label; else empty.
 QString capacityLabelOnABar(MemoryBarChart* bars)
 {
@@ -412,10 +421,7 @@ void TestUiCharts::theCapacityLabelCoversNoBarAtAnyStep()
     QFETCH(QSize, size);
     QFETCH(double, fontScale);
     Dashboard d;
-    d.resize(size);
-    d.setFontScale(fontScale);
-    d.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    QVERIFY(openDashboard(d, size, fontScale));
     const std::vector<TourStage> stages = tourStages();
     for (size_t i = 0; i < stages.size(); ++i) {
         showStage(d, stages[i]);
@@ -532,10 +538,7 @@ void TestUiCharts::noLabelIsCrossedByALine()
     QFETCH(QSize, size);
     QFETCH(double, fontScale);
     Dashboard d;
-    d.resize(size);
-    d.setFontScale(fontScale);
-    d.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    QVERIFY(openDashboard(d, size, fontScale));
     int shown = 0, withLabel = 0;
     const std::vector<TourStage> stages = tourStages();
     QCOMPARE(stages.size(), chapterTour().size());
@@ -600,10 +603,7 @@ void TestUiCharts::aBarsNameIsNeverCut()
     QFETCH(QSize, size);
     QFETCH(double, fontScale);
     Dashboard d;
-    d.resize(size);
-    d.setFontScale(fontScale);
-    d.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    QVERIFY(openDashboard(d, size, fontScale));
     const std::vector<TourStage> stages = tourStages();
     for (size_t i = 0; i < stages.size(); ++i) {
         showStage(d, stages[i]);
@@ -637,10 +637,7 @@ void TestUiCharts::stepsSharingAnAxisCompareOnIt()
     QFETCH(QSize, size);
     QFETCH(double, fontScale);
     Dashboard d;
-    d.resize(size);
-    d.setFontScale(fontScale);
-    d.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    QVERIFY(openDashboard(d, size, fontScale));
     const std::vector<TourStage> stages = tourStages();
     const size_t first = *tourStepIndex("deepseek-v3"), second = *tourStepIndex("deepseek-v3-receipt");
     QCOMPARE(chapterTour()[first].axis, chapterTour()[second].axis);
