@@ -938,6 +938,9 @@ void readGraniteMoeHybrid(HfReader& r, Architecture& a)
     m.convKernel = r.integer("mamba_d_conv", false, 4, 1, 1024);
     m.convBias = r.flag("mamba_conv_bias", true);
     m.projBias = r.flag("mamba_proj_bias", false);
+    // HybridMambaAttentionDynamicCache keeps ssm_states in the model's dtype, not NemotronH's float32
+    // (modeling_granitemoehybrid.py @ 1c0ff25f4cc9d0e13e0bd848a43a964a8ae1ba8e): 16 bits, as the KV cache here.
+    m.ssmStateBytes = 2;
     if (m.heads % m.groups != 0)
         r.error("mamba_n_groups",
                 "must divide mamba_n_heads (" + std::to_string(m.heads) + "), got " + std::to_string(m.groups));

@@ -247,7 +247,9 @@ void readLayerKinds(Reader& r, const json& j, const std::string& p, Architecture
     const json* s = nullptr;
     if (r.object(*k, "mamba2", kp, s)) {
         const std::string sp = kp + "/mamba2";
-        r.onlyKeys(*s, sp, {"heads", "head_dim", "state_size", "groups", "conv_kernel", "conv_bias", "proj_bias"});
+        r.onlyKeys(
+            *s, sp,
+            {"heads", "head_dim", "state_size", "groups", "conv_kernel", "conv_bias", "proj_bias", "ssm_state_bytes"});
         Mamba2Config& c = m.mamba2;
         r.integer(*s, "heads", sp, c.heads, 1, 65536);
         r.integer(*s, "head_dim", sp, c.headDim, 1, 65536);
@@ -256,6 +258,7 @@ void readLayerKinds(Reader& r, const json& j, const std::string& p, Architecture
         r.integer(*s, "conv_kernel", sp, c.convKernel, 1, 1024);
         r.boolean(*s, "conv_bias", sp, c.convBias);
         r.boolean(*s, "proj_bias", sp, c.projBias);
+        r.integer(*s, "ssm_state_bytes", sp, c.ssmStateBytes, 1, 8);
     } else if (m.mamba > 0) {
         r.error(kp + "/mamba2", "is required when there are Mamba-2 layers");
     }
@@ -816,6 +819,8 @@ json scenarioToJson(const Scenario& s)
                 kinds["mamba2"] = {{"heads", m.heads},       {"head_dim", m.headDim},       {"state_size", m.stateSize},
                                    {"groups", m.groups},     {"conv_kernel", m.convKernel}, {"conv_bias", m.convBias},
                                    {"proj_bias", m.projBias}};
+                if (m.ssmStateBytes != 4) // left out when fp32 (Nemotron-H's cache)
+                    kinds["mamba2"]["ssm_state_bytes"] = m.ssmStateBytes;
             }
             const std::pair<const char*, int64_t> counts[] = {{"ffn_only", a.kinds.ffnOnly},
                                                               {"mixer_only", a.kinds.mixerOnly},

@@ -1208,15 +1208,19 @@ template <class X> X kvCacheByKind(const TermContext& c, TermNotes<X>& n)
 
 // Mamba-2 layers' state while generating: per layer and sequence the SSM state, heads × head_dim × state in
 // mamba_ssm_cache_dtype (NemotronHConfig's default float32, configuration_nemotron_h.py @
-// cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba), and the conv state, conv_dim × K in the model's 16 bits
+// cfeb552ef0cb77b59ff08da07698ecaad5f7b5ba; GraniteMoeHybrid's HybridMambaAttentionDynamicCache makes its ssm_states in
+// the model's dtype, modeling_granitemoehybrid.py @ 1c0ff25f4cc9d0e13e0bd848a43a964a8ae1ba8e: Mamba2Config::
+// ssmStateBytes), and the conv state, conv_dim × K in the model's 16 bits
 // (NemotronHHybridDynamicCache in modeling_nemotron_h.py @ 897753a012bfa6dac8c0ae3281f23a2fc1e72db6: conv_states
 // [b, d_inner + 2·groups·state, conv_kernel], ssm_states [b, heads, head_dim, state]).
+constexpr const char* kElementLabels[] = {"0 B", "1 B", "2 B", "3 B", "4 B", "5 B", "6 B", "7 B", "8 B"};
+
 template <class X> X mambaStateBytes(const TermContext& c)
 {
     const Mamba2Config& m = c.model->arch.kinds.mamba2;
     const X ssm =
         dot(dot(dot(X::sym("heads", dbl(m.heads)), X::sym("d_head", dbl(m.headDim))), X::sym("N", dbl(m.stateSize))),
-            X::bytes("4 B", 4));
+            X::bytes(kElementLabels[std::clamp<int64_t>(m.ssmStateBytes, 1, 8)], dbl(m.ssmStateBytes)));
     const X conv = dot(dot(X::sym("conv_dim", dbl(m.convDim())), X::sym("K", dbl(m.convKernel))),
                        X::bytes("2 B", kKvElementBytes));
     X layers = X::sym("L_mamba", c.kindLayers[static_cast<size_t>(LayerKind::Mamba)]);

@@ -144,6 +144,9 @@ struct Mamba2Config {
     int64_t convKernel = 4;
     bool convBias = true;  ///< use_conv_bias
     bool projBias = false; ///< use_bias: in_proj and out_proj
+    /// Bytes of one SSM state element while generating: NemotronH's mamba_ssm_cache_dtype (float32 by default), or
+    /// the model's own 16 bits where the cache takes the model's dtype (GraniteMoeHybrid).
+    int64_t ssmStateBytes = 4;
     int64_t innerDim() const { return heads * headDim; }
     int64_t convDim() const { return innerDim() + 2 * groups * stateSize; }
 

@@ -835,11 +835,16 @@ private Q_SLOTS:
         const Breakdown b = account(s, testdata::gpu("H100"));
         // 4 attention layers: 2 · 4 · 8 KV heads · 128 · 131072 · 2 B = 2,147,483,648 B.
         QCOMPARE(b.perGpu.kvCache, 2147483648.0);
-        // 36 Mamba-2 layers, per sequence: the SSM state 128 heads · 64 · 128 · 4 B = 4,194,304 B and the conv state
-        // 8,448 channels · 4 · 2 B = 67,584 B: 4,261,888 B a layer, 153,427,968 B in all, whatever the context.
-        QCOMPARE(b.perGpu.recurrentState, 153427968.0);
+        // 36 Mamba-2 layers, per sequence: the SSM state 128 heads · 64 · 128 in the model's 2 B (Granite's cache makes
+        // its ssm_states in the model's dtype, not Nemotron-H's float32) = 2,097,152 B and the conv state 8,448
+        // channels · 4 · 2 B = 67,584 B: 2,164,736 B a layer, 77,930,496 B in all, whatever the context.
+        QCOMPARE(b.perGpu.recurrentState, 77930496.0);
         const Breakdown shorter = account(serving(s, 4096), testdata::gpu("H100"));
-        QCOMPARE(shorter.perGpu.recurrentState, 153427968.0);
+        QCOMPARE(shorter.perGpu.recurrentState, 77930496.0);
+        // A scenario file keeps the 2-byte state (written only where it is not Nemotron-H's fp32).
+        const nlohmann::json j = scenarioToJson(s);
+        QCOMPARE(j["model"]["architecture"]["layer_kinds"]["mamba2"]["ssm_state_bytes"], nlohmann::json(2));
+        QCOMPARE(parseScenarioJson(j, "granite").scenario.model.architecture.kinds.mamba2.ssmStateBytes, int64_t(2));
         QCOMPARE(shorter.perGpu.kvCache, 2147483648.0 / 32);
     }
 
