@@ -124,10 +124,16 @@ int runHeadless(const CliRequest& r, const PresetLibrary& library)
     }
     case CliRequest::Action::ListGpus: {
         QString out;
+        // Columns as wide as the widest id and name (the 2026 entries' names ran past a fixed 30).
+        qsizetype idWidth = 0, nameWidth = 0;
+        for (const GpuSpec& g : library.gpus().gpus) {
+            idWidth = std::max(idWidth, QString::fromStdString(g.id).size());
+            nameWidth = std::max(nameWidth, QString::fromStdString(g.name).size());
+        }
         for (const GpuSpec& g : library.gpus().gpus)
             out += QStringLiteral("%1  %2  %3  bf16 %4 TFLOP/s  fp8 %5 TFLOP/s  %6\n")
-                       .arg(QString::fromStdString(g.id).leftJustified(10),
-                            QString::fromStdString(g.name).leftJustified(30),
+                       .arg(QString::fromStdString(g.id).leftJustified(idWidth),
+                            QString::fromStdString(g.name).leftJustified(nameWidth),
                             QString::fromStdString(formatBytes(g.memoryBytes)).rightJustified(7))
                        .arg(g.bf16Tflops, 7, 'f', 1)
                        .arg(g.fp8Tflops > 0 ? QString::number(g.fp8Tflops, 'f', 1) : QStringLiteral("  —"), 7)

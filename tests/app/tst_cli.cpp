@@ -815,6 +815,13 @@ private Q_SLOTS:
         const QString gpus = QString::fromUtf8(p.readAllStandardOutput());
         QVERIFY(gpus.contains(QStringLiteral("MI300X")));
         QVERIFY(gpus.contains(QStringLiteral("192 GB")));
+        // One column each: every line's memory starts at the same place, the longest names included (GB200's,
+        // the RTX PRO 6000's, the RTX 6000 Ada's ran the columns over).
+        const QStringList lines = gpus.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY(lines.size() >= 23);
+        const qsizetype bf16At = lines.front().indexOf(QStringLiteral("bf16"));
+        for (const QString& line : lines)
+            QVERIFY2(line.indexOf(QStringLiteral("bf16")) == bf16At, qPrintable(line));
         p.start(QStringLiteral(TRAINMEM_EXE), {QStringLiteral("--list-presets")});
         QVERIFY(p.waitForFinished(30000));
         const QString presets = QString::fromUtf8(p.readAllStandardOutput());
