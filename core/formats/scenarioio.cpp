@@ -154,6 +154,15 @@ public:
         out = v.get<bool>();
     }
 
+    /// A switch that may be left out (the framework's default then): set only where the file gives true or false.
+    void boolean(const json& obj, const char* key, const std::string& path, std::optional<bool>& out)
+    {
+        bool on = false;
+        boolean(obj, key, path, on); // names what is wrong, if anything
+        if (obj.contains(key) && obj.at(key).is_boolean())
+            out = on;
+    }
+
     void text(const json& obj, const char* key, const std::string& path, std::string& out)
     {
         if (!obj.contains(key))
@@ -576,15 +585,9 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
                 t.loss = loss;
         }
         // The recipes (issue 30 §2): left out, each is the framework's default.
-        for (auto [key, field] : {std::pair{"compile", &t.compile},
-                                  {"optimizer_in_backward", &t.optimizerInBackward},
-                                  {"activation_offload", &t.activationOffload}})
-            if (training->contains(key)) {
-                bool on = false;
-                r.boolean(*training, key, p, on);
-                if (training->at(key).is_boolean())
-                    *field = on;
-            }
+        r.boolean(*training, "compile", p, t.compile);
+        r.boolean(*training, "optimizer_in_backward", p, t.optimizerInBackward);
+        r.boolean(*training, "activation_offload", p, t.activationOffload);
         r.boolean(*training, "paged_optimizer", p, t.pagedOptimizer);
         r.boolean(*training, "qlora_double_quant", p, t.qloraDoubleQuant);
         r.choice(*training, "qlora_base", p, t.qloraBase, qloraBaseFromString, qloraBaseNames());
@@ -637,27 +640,10 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.integer(*hardware, "gpus_per_node", p, h.gpusPerNode, 1, kMaxGpusPerNode);
         r.number(*hardware, "framework_bytes", p, h.frameworkBytes, 0, 1e12);
         r.number(*hardware, "fragmentation", p, h.fragmentation, 0, 1);
-        if (hardware->contains("expandable_segments")) {
-            bool on = false;
-            r.boolean(*hardware, "expandable_segments", p, on);
-            if (hardware->at("expandable_segments").is_boolean())
-                h.expandableSegments = on;
-        }
-        if (hardware->contains("reshard_after_forward")) {
-            bool on = true;
-            r.boolean(*hardware, "reshard_after_forward", p, on);
-            if (hardware->at("reshard_after_forward").is_boolean())
-                h.reshardAfterForward = on;
-        }
-        for (const auto& [key, field] :
-             {std::pair{"fsdp_flat_wrap", &h.fsdpFlatWrap}, std::pair{"fsdp_no_sync", &h.fsdpNoSync}}) {
-            if (!hardware->contains(key))
-                continue;
-            bool on = false;
-            r.boolean(*hardware, key, p, on);
-            if (hardware->at(key).is_boolean())
-                *field = on;
-        }
+        r.boolean(*hardware, "expandable_segments", p, h.expandableSegments);
+        r.boolean(*hardware, "reshard_after_forward", p, h.reshardAfterForward);
+        r.boolean(*hardware, "fsdp_flat_wrap", p, h.fsdpFlatWrap);
+        r.boolean(*hardware, "fsdp_no_sync", p, h.fsdpNoSync);
         r.integer(*hardware, "first_stage_layers", p, h.split.firstLayers, 1, kMaxLayers);
         r.integer(*hardware, "last_stage_layers", p, h.split.lastLayers, 1, kMaxLayers);
         r.boolean(*hardware, "embedding_in_pipeline_split", p, h.split.embedding);

@@ -345,6 +345,33 @@ template <class X> X tensorSplit(const TermContext& c, X e)
 // ---------------------------------------------------------------------------------------------
 // The term functions: one per row of the table, each its bytes and its explanation at once.
 
+// A QLoRA base's unquantised rest (P − P_q: embeddings, output head, norms, biases, and whatever its format leaves) in
+// the 16-bit weight precision. A multimodal wrapper's vision tower stays in 16 bits too, frozen (QLoRA recipes for
+// these models leave it out of the 4-bit quantisation and the adapters), on the stage that holds the input embedding.
+template <class X> X quantisedBaseRest(const TermContext& c, bool byZero, double rest, double restRouted)
+{
+    const X out = X::mul(X::bytes("b_w", c.recipe.weights),
+                         held<X>(c, byZero, rest, restRouted, {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
+                         " · ", " × ");
+    if (c.vision <= 0 || !c.holdsEmbedding())
+        return out;
+    return out + X::mul(X::bytes("b_w", c.recipe.weights),
+                        held<X>(c, byZero, c.vision, 0, {"P_vision", "P_vision", "P_vision"}), " · ", " × ");
+}
+
+// Bytes per quantised weight in a serving format `f` (core/model/recipe.h weightFormat()): its element and block
+// constant bits, and the per-row and per-tensor constants (c.quantConstantBytes) shared over the P_q weights.
+template <class X> X quantisedWeightBytes(const TermContext& c, const WeightFormat& f, double q)
+{
+    const X bits = X::sym("bits", f.elementBits) +
+                   (f.blockSize > 0 ? X::sym("c_block", f.blockBits) / X::sym("B", f.blockSize) : X(0));
+    X perWeight = bits / X(8);
+    if (c.quantConstantBytes > 0 && q > 0)
+        perWeight = perWeight + X::bytes("C_q", c.quantConstantBytes) / X::sym("P_q", q);
+    return X::text(
+        "b_q", [v = perWeight.value] { return formatNumber(v) + " B"; }, perWeight.value);
+}
+
 // QLoRA: the blocks' linear weights in NF4 with double-quantised constants, the rest (embeddings,
 // output head, norms, biases) in 16 bits (Dettmers et al. 2023 §2–3; core/model/lora.h).
 template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
@@ -400,16 +427,7 @@ template <class X> X qloraBase(const TermContext& c, TermNotes<X>& n)
         const X bits = X(kNf4Bits) + constantBits;
         quantised = X::mul(bits / X(8), held<X>(c, byZero, q, qRouted, names), " · ", " × ");
     }
-    const X base = quantised + X::mul(X::bytes("b_w", c.recipe.weights),
-                                      held<X>(c, byZero, total - q, routed - qRouted,
-                                              {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
-                                      " · ", " × ");
-    // A multimodal wrapper's vision tower stays in 16 bits, frozen (QLoRA recipes for these models leave it out of
-    // the 4-bit quantisation and the adapters), on the stage that holds the input embedding.
-    if (c.vision <= 0 || !c.holdsEmbedding())
-        return base;
-    return base + X::mul(X::bytes("b_w", c.recipe.weights),
-                         held<X>(c, byZero, c.vision, 0, {"P_vision", "P_vision", "P_vision"}), " · ", " × ");
+    return quantised + quantisedBaseRest<X>(c, byZero, total - q, routed - qRouted);
 }
 
 // QLoRA on a base published in MXFP4 or NVFP4 (/training/qlora_base; issue 29 §3), which the trainer keeps as the
@@ -454,23 +472,9 @@ template <class X> X qloraPublishedBase(const TermContext& c, TermNotes<X>& n)
     const double q = std::min(dbl(c.quantized.total), total);
     const double routed = dbl(std::clamp<int64_t>(c.model->params.routedExperts, 0, c.model->params.total));
     const double qRouted = std::min(dbl(c.quantized.routedExperts), routed);
-    const X bits = X::sym("bits", f.elementBits) +
-                   (f.blockSize > 0 ? X::sym("c_block", f.blockBits) / X::sym("B", f.blockSize) : X(0));
-    X perWeight = bits / X(8);
-    if (c.quantConstantBytes > 0 && q > 0)
-        perWeight = perWeight + X::bytes("C_q", c.quantConstantBytes) / X::sym("P_q", q);
-    const X quantised = X::mul(X::text(
-                                   "b_q", [&] { return formatNumber(perWeight.value) + " B"; }, perWeight.value),
-                               held<X>(c, byZero, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}), " · ", " × ");
-    const X rest =
-        X::mul(X::bytes("b_w", c.recipe.weights),
-               held<X>(c, byZero, total - q, routed - qRouted, {"(P − P_q)", "(P − P_q)_dense", "(P − P_q)_experts"}),
-               " · ", " × ");
-    if (c.vision <= 0 || !c.holdsEmbedding())
-        return quantised + rest;
-    return quantised + rest +
-           X::mul(X::bytes("b_w", c.recipe.weights),
-                  held<X>(c, byZero, c.vision, 0, {"P_vision", "P_vision", "P_vision"}), " · ", " × ");
+    return X::mul(quantisedWeightBytes<X>(c, f, q), held<X>(c, byZero, q, qRouted, {"P_q", "P_q,dense", "P_q,experts"}),
+                  " · ", " × ") +
+           quantisedBaseRest<X>(c, byZero, total - q, routed - qRouted);
 }
 
 // QLoRA with the base offloaded (optimizer+params at ZeRO-3; issue 30 §2): FSDP's CPUOffload(offload_params=True)
@@ -577,14 +581,7 @@ template <class X> X servedWeights(const TermContext& c, TermNotes<X>& n)
                                 : part("P_q", q, false);
     if (c.stage != PipelineStage::Only)
         quantHeld = quantHeld * (X::sym("n", c.stageLayers) / X::sym("L", c.layers));
-    const X bits = X::sym("bits", f.elementBits) +
-                   (f.blockSize > 0 ? X::sym("c_block", f.blockBits) / X::sym("B", f.blockSize) : X(0));
-    X perWeight = bits / X(8);
-    if (c.quantConstantBytes > 0 && q > 0)
-        perWeight = perWeight + X::bytes("C_q", c.quantConstantBytes) / X::sym("P_q", q);
-    return X::mul(X::text(
-                      "b_q", [&] { return formatNumber(perWeight.value) + " B"; }, perWeight.value),
-                  quantHeld, " · ", " × ") +
+    return X::mul(quantisedWeightBytes<X>(c, f, q), quantHeld, " · ", " × ") +
            X::mul(X::bytes("b_16", 2), parametersHeld<X>(c, false) - quantHeld, " · ", " × ");
 }
 
