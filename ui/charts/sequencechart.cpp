@@ -251,19 +251,13 @@ bool SequenceChart::arrangeLabels()
         // side), else across the floor rather than not at all.
         const QString oneLine = QString(m_markerText->text()).replace(QLatin1Char('\n'), QLatin1Char(' '));
         const qsizetype colon = oneLine.indexOf(QStringLiteral(": "));
-        const QString twoLines =
-            colon > 0 ? oneLine.left(colon + 1) + QLatin1Char('\n') + oneLine.mid(colon + 2) : QString();
-        const auto place = [&](const QString& text) {
-            if (text.isEmpty())
-                return false;
-            if (m_markerText->text() != text)
-                m_markerText->setText(text);
-            return placeLabel(m_markerText, spots, plot, m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
+        const auto place = [&] {
+            return placeOnOneOrTwoLines(m_markerText, oneLine, colon > 0 ? colon + 1 : -1, spots, plot,
+                                        m_theme.font(1.0, true), taken, 0.8, m_theme.minFontPx);
         };
-        if (!place(oneLine) && !place(twoLines) && floorRow) {
+        if (!place() && floorRow) {
             taken.erase(std::find(taken.begin(), taken.end(), *floorRow));
-            if (!place(oneLine))
-                place(twoLines);
+            place();
             taken.push_back(*floorRow);
         }
     } else {
@@ -288,16 +282,8 @@ bool SequenceChart::arrangeLabels()
             spots.push_back({QPointF(plot.right() - gap.x(), low), Qt::AlignRight | Qt::AlignBottom});
         }
         const QString oneLine = QString(m_diesText->text()).replace(QLatin1Char('\n'), QLatin1Char(' '));
-        const qsizetype on = oneLine.indexOf(QStringLiteral(" on "));
-        for (const QString& text :
-             {oneLine, on > 0 ? oneLine.left(on) + QLatin1Char('\n') + oneLine.mid(on + 1) : QString()}) {
-            if (text.isEmpty())
-                break;
-            if (m_diesText->text() != text)
-                m_diesText->setText(text);
-            if (placeLabel(m_diesText, spots, dies, m_theme.font(1.1, true), taken, 0.8, m_theme.minFontPx))
-                break;
-        }
+        placeOnOneOrTwoLines(m_diesText, oneLine, oneLine.indexOf(QStringLiteral(" on ")), spots, dies,
+                             m_theme.font(1.1, true), taken, 0.8, m_theme.minFontPx);
     }
     if (m_crossText->visible()) {
         // Beside its line, at the bottom of the plot or else at the top; right of it first.

@@ -145,6 +145,24 @@ bool placeLabel(CachedTextItem* item, const std::vector<LabelSpot>& spots, const
     return false;
 }
 
+bool placeOnOneOrTwoLines(CachedTextItem* item, const QString& text, qsizetype breakAt,
+                          const std::vector<LabelSpot>& spots, const QRect& bounds, const QFont& font,
+                          std::vector<QRect>& taken, double shrink, double floorPx)
+{
+    QString two;
+    if (breakAt > 0 && breakAt < text.size() && text.at(breakAt) == QLatin1Char(' '))
+        two = QString(text).replace(breakAt, 1, QLatin1Char('\n'));
+    for (const QString& t : {text, two}) {
+        if (t.isEmpty())
+            break;
+        if (item->text() != t) // only on change: a new text re-renders the cached text
+            item->setText(t);
+        if (placeLabel(item, spots, bounds, font, taken, shrink, floorPx))
+            return true;
+    }
+    return false;
+}
+
 QStringList wrapLines(const QString& text, const QFont& font, int width, int maxLines, bool* elided)
 {
     if (elided)

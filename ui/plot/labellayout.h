@@ -49,6 +49,12 @@ struct LabelSpot {
 /// is added to `taken`. No spot fits: the item is skipped (not drawn) and false returned.
 bool placeLabel(CachedTextItem* item, const std::vector<LabelSpot>& spots, const QRect& bounds, const QFont& font,
                 std::vector<QRect>& taken, double shrink = 0.8, double floorPx = 9);
+/// placeLabel() with `text` on one line, else with the space at `breakAt` made a line break (none where `breakAt` is
+/// not a space of `text`): "128k: 871 GB" over "128k:" / "871 GB", "Out of memory on one H100" over two lines. The item
+/// keeps the last text tried; skipped and false when neither fits.
+bool placeOnOneOrTwoLines(CachedTextItem* item, const QString& text, qsizetype breakAt,
+                          const std::vector<LabelSpot>& spots, const QRect& bounds, const QFont& font,
+                          std::vector<QRect>& taken, double shrink, double floorPx);
 /// True when `r` meets one of `taken`.
 bool meetsAny(const QRect& r, const std::vector<QRect>& taken);
 
