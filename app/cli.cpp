@@ -82,10 +82,11 @@ struct Options {
                                                     "(torchtitan's per-op selective: every other matmul's output "
                                                     "kept)."),
                                      QStringLiteral("mode")};
-    QCommandLineOption finetune{QStringLiteral("finetune"),
-                                QStringLiteral("Fine-tuning: full (every parameter), lora (adapters on a frozen base) "
-                                               "or qlora (adapters on a 4-bit NF4 base)."),
-                                QStringLiteral("full|lora|qlora")};
+    QCommandLineOption finetune{
+        QStringLiteral("finetune"),
+        QStringLiteral("Fine-tuning: full (every parameter), lora (adapters on a frozen base) "
+                       "or qlora (adapters on a 4-bit base: NF4, or MXFP4/NVFP4 with --qlora-base)."),
+        QStringLiteral("full|lora|qlora")};
     QCommandLineOption loraRank{QStringLiteral("lora-rank"), QStringLiteral("LoRA rank r, 1-4096 (default 16)."),
                                 QStringLiteral("n")};
     QCommandLineOption loraTargets{

@@ -365,7 +365,7 @@ void ControlPanel::build()
     m_fineTune->setObjectName(QStringLiteral("fineTune"));
     m_fineTune->addItem(tr("Full (all weights)"), static_cast<int>(FineTune::Full));
     m_fineTune->addItem(tr("LoRA (frozen base)"), static_cast<int>(FineTune::Lora));
-    m_fineTune->addItem(tr("QLoRA (NF4 base)"), static_cast<int>(FineTune::QLora));
+    m_fineTune->addItem(tr("QLoRA (4-bit base)"), static_cast<int>(FineTune::QLora)); // its format: QLoRA base
     m_fineTune->setToolTip(tr("LoRA freezes the base model and trains small low-rank adapters: the base keeps its "
                               "weights only, no gradients, master copy or optimizer state. QLoRA also stores the "
                               "base in 4 bits. The activations still flow through the whole model."));
