@@ -6,12 +6,18 @@
 #include "tour.h"
 #include "units.h"
 
+#include <QAbstractScrollArea>
+#include <QAbstractSlider>
+#include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
 #include <QResizeEvent>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -178,6 +184,20 @@ QString ControlPanel::controlName(Control c)
         return tr("QLoRA base");
     }
     return {};
+}
+
+bool ControlPanel::eventFilter(QObject* watched, QEvent* e)
+{
+    auto* w = qobject_cast<QWidget*>(watched);
+    if (e->type() != QEvent::Wheel || !w || w->hasFocus())
+        return QWidget::eventFilter(watched, e);
+    // To the scroll bar of the scroll area the panel sits in (none: the wheel does nothing here).
+    for (QWidget* p = parentWidget(); p; p = p->parentWidget())
+        if (auto* area = qobject_cast<QAbstractScrollArea*>(p)) {
+            QCoreApplication::sendEvent(area->verticalScrollBar(), e);
+            break;
+        }
+    return true;
 }
 
 void ControlPanel::build()
@@ -476,6 +496,12 @@ void ControlPanel::build()
     form->addRow(tr("Inference weights"), m_weights);
     layout->addWidget(hardwareBox);
     layout->addStretch(1);
+    // A control takes the wheel only once clicked or tabbed to (eventFilter); until then the wheel scrolls the panel.
+    for (QWidget* w : findChildren<QWidget*>())
+        if (qobject_cast<QComboBox*>(w) || qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QAbstractSlider*>(w)) {
+            w->setFocusPolicy(Qt::StrongFocus);
+            w->installEventFilter(this);
+        }
 
     // Every control edits the scenario; the window decides what happens next.
     connect(m_preset, qOverload<int>(&QComboBox::activated), this, [this](int i) {

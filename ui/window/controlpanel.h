@@ -98,6 +98,9 @@ protected:
     /// Below the width where every label and its field's full text fit side by side, each label goes above its
     /// field, so that a 1024 px window shows "bf16 mixed (2+2+4 B)" whole instead of "bf16 mixe" (issue 31 §2).
     void resizeEvent(QResizeEvent* e) override;
+    /// The mouse wheel over a control that has no focus scrolls the panel instead of changing the control (a wheel
+    /// turned to scroll the Controls dock set the optimizer to Paged 8-bit AdamW on the way down).
+    bool eventFilter(QObject* watched, QEvent* e) override;
 
 private:
     void build();

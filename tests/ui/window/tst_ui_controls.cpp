@@ -12,6 +12,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -53,6 +55,7 @@ private Q_SLOTS:
     void sizeOnArchitecturePresetSwitchesToSizeOnly();
     void loraControlsEditTrainingOnlyAndUndo();
     void qloraBaseControl();
+    void theWheelScrollsThePanelNotAControl();
     void lossAndFrameworkControls();
     void recipeControls();
     void sequenceAndContextParallelControls();
@@ -453,6 +456,35 @@ void TestUiControls::qloraBaseControl()
     QCOMPARE(w.scenario().training.fineTune, FineTune::QLora);
     QCOMPARE(w.scenario().training.qloraBase, QloraBase::MXFP4);
     QCOMPARE(panel->qloraBaseBox()->currentData().toInt(), static_cast<int>(QloraBase::MXFP4));
+}
+
+// Scrolling the Controls dock with the wheel set whatever control passed under the pointer (the optimizer became Paged
+// 8-bit AdamW on the way down). A control without focus passes the wheel on: the panel scrolls, nothing changes.
+void TestUiControls::theWheelScrollsThePanelNotAControl()
+{
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("gpt-oss-120b")));
+    w.resize(1024, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    ControlPanel* panel = w.controlPanel();
+    auto* scroll = qobject_cast<QScrollArea*>(panel->parentWidget()->parentWidget());
+    QVERIFY(scroll);
+    QVERIFY(scroll->verticalScrollBar()->maximum() > 0); // taller than the dock: there is something to scroll
+    const int before = scroll->verticalScrollBar()->value();
+    const Scenario s = w.scenario();
+    for (QWidget* control : std::initializer_list<QWidget*>{panel->optimizerBox(), panel->microBatchBox(),
+                                                            panel->contextField()->findChild<QSlider*>()}) {
+        QVERIFY(control && !control->hasFocus());
+        const QPoint at = control->rect().center();
+        QWheelEvent down(at, control->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                         Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(control, &down);
+    }
+    QCOMPARE(w.scenario().training.optimizer, s.training.optimizer);
+    QCOMPARE(w.scenario().training.microBatch, s.training.microBatch);
+    QCOMPARE(w.scenario().training.seqLen, s.training.seqLen);
+    QVERIFY2(scroll->verticalScrollBar()->value() > before,
+             qPrintable(QStringLiteral("%1 → %2").arg(before).arg(scroll->verticalScrollBar()->value())));
 }
 
 // Issue 30 §2 in the window: the Loss and Framework controls set the scenario as --loss and --framework do; a
