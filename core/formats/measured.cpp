@@ -1,6 +1,7 @@
 #include "measured.h"
 
 #include "segmentkind.h"
+#include "timeline.h"
 
 #include <algorithm>
 #include <cctype>
@@ -623,13 +624,22 @@ double predictedFor(const Segments& g, MemoryStatistic s)
     return g.total();
 }
 
+double predictedStatistic(const Scenario& s, const Breakdown& b, MemoryStatistic stat)
+{
+    const ToolsView v = toolsView(s, b);
+    if (stat == MemoryStatistic::DeviceUsed)
+        return std::max(b.perGpu.total(), v.bytes.total());
+    return predictedFor(v.bytes, stat);
+}
+
 MeasuredComparison compareMeasured(const MeasuredMemory& m, const Breakdown& b, const Scenario& s, UnitSystem units)
 {
     auto bytes = [units](double v) { return formatBytes(v, units); };
     MeasuredComparison c;
     c.statistic = m.primary.statistic;
     c.measured = m.primary.bytes;
-    c.predicted = predictedFor(b.perGpu, c.statistic);
+    c.predicted = predictedStatistic(s, b, c.statistic);
+    const ToolsView view = toolsView(s, b);
     c.gap = c.measured - c.predicted;
     c.ratio = c.predicted > 0 ? c.measured / c.predicted : 0;
     c.agrees = c.predicted > 0 && std::fabs(c.gap) <= kAgreement * c.predicted;
@@ -649,7 +659,7 @@ MeasuredComparison compareMeasured(const MeasuredMemory& m, const Breakdown& b, 
             if ((k == SegmentKind::Framework && c.statistic != MemoryStatistic::DeviceUsed) ||
                 (k == SegmentKind::Fragmentation && c.statistic == MemoryStatistic::PeakAllocated))
                 continue;
-            const double bytes = segmentBytes(b.perGpu, k);
+            const double bytes = segmentBytes(view.bytes, k);
             if (bytes > 0 && bytes >= 0.5 * std::fabs(c.gap))
                 c.likely.push_back({k, bytes, whyTerm(k, above)});
             if (c.likely.size() == 3)
@@ -662,7 +672,11 @@ MeasuredComparison compareMeasured(const MeasuredMemory& m, const Breakdown& b, 
                                                                             : "every term";
     std::string t = "Measured " + statisticName(c.statistic) + " " + bytes(c.measured) + " (" + m.source + where +
                     ") against TrainMem's " + bytes(c.predicted) + " for the same statistic (" + held + ", " +
-                    (b.layout.pp > 1 ? "the busiest pipeline stage" : "one GPU") + "): ";
+                    (b.layout.pp > 1 ? "the busiest pipeline stage" : "one GPU") +
+                    (view.fromFilm && c.statistic != MemoryStatistic::DeviceUsed
+                         ? ", at the step's peak, " + view.where + ", as torchtune frees"
+                         : std::string()) +
+                    "): ";
     if (c.predicted <= 0)
         t += "nothing is predicted to compare.";
     else if (c.agrees)

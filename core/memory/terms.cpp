@@ -1335,6 +1335,24 @@ template <class X> X kvCache(const TermContext& c, TermNotes<X>& n)
     return c.layout.tp > 1 ? over(kv, X::sym("t", dbl(c.layout.tp))) : kv;
 }
 
+// torchtune's chunked loss projects each of its 8 chunks through the output head on its own (TransformerDecoder's
+// chunked_output at 1814feb17a9038e1a8053ce93111bd26774a8db6, `[self.output(chunk) for chunk in h.chunk(...)]`), so
+// in backward each chunk writes a whole V·h gradient for the head's weight, and autograd sums them into the first
+// before the weight's AccumulateGrad runs (PyTorch torch/csrc/autograd/input_buffer.cpp, InputBuffer::add: the
+// buffer and the new gradient, then one). While a trained head's gradient is summed, a second V·h exists beside the
+// one the gradients term counts: part of the loss's working set. A frozen head (LoRA, QLoRA) has no gradient.
+template <class X> X chunkedHeadGradient(const TermContext& c, TermNotes<X>& n)
+{
+    if (c.fineTune != FineTune::Full || c.recipe.gradients <= 0 || c.host)
+        return X(0);
+    if constexpr (X::kText)
+        n.assumptions += " The head is applied to each chunk on its own, so backward writes a V·h gradient of the "
+                         "head's weight per chunk and sums it into the first (PyTorch's InputBuffer::add): one more "
+                         "V·h in the gradients' precision while the loss's backward runs.";
+    const X vh = dot(X::sym("V", dbl(c.model->arch.vocab)), X::sym("h", dbl(c.model->arch.hidden)));
+    return tensorSplit<X>(c, dot(vh, X::bytes("b_g", c.recipe.gradients)));
+}
+
 template <class X> X logits(const TermContext& c, TermNotes<X>& n)
 {
     n.title("Logits");
@@ -1404,6 +1422,7 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
                      "_loss_step at 1814feb; torch/_functorch/partitioners.py at 00c07b9 "
                      "(min_cut_rematerialization_partition); docs/accounting.md, The loss as computed");
             one = tensorSplit<X>(c, dot(sbV, e + over(e, X::sym("n_chunks", 8))));
+            one = one + chunkedHeadGradient<X>(c, n);
             break;
         }
         // torchtune bd2a0fc modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss (num_output_chunks=8): each
@@ -1414,6 +1433,7 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
                  "chunk at a time upcast: its 16-bit logits, fp32 copy and gradient.");
         const X chunk = over(e + X::bytes("8 B", 8), X::sym("n_chunks", 8));
         one = tensorSplit<X>(c, dot(sbV, X::bytes("4 B", 4) + chunk));
+        one = one + chunkedHeadGradient<X>(c, n);
         break;
     }
     case LossKind::Chunked16: {

@@ -53,6 +53,22 @@ std::string layersText(int64_t first, int64_t last)
                          : "layers " + std::to_string(first) + "–" + std::to_string(last);
 }
 
+int64_t m_vocab(const TermContext& c)
+{
+    return std::max<int64_t>(c.model->arch.vocab, 0);
+}
+
+// The adapters term's gradient part: per parameter b_g of b_w + b_g + b_m + b_o, each divided over the data-parallel
+// ranks from its ZeRO stage on (terms.cpp, adaptersHeld).
+double adapterGradientBytes(const TermContext& c, double adaptersBytes)
+{
+    const StateRecipe& r = c.adapterRecipe;
+    const double d = dbl(std::max<int64_t>(c.layout.dp, 1));
+    auto part = [&](double v, int stage) { return c.layout.zero >= stage ? v / d : v; };
+    const double all = part(r.weights, 3) + part(r.gradients, 2) + part(r.master, 1) + part(r.optimizer, 1);
+    return all > 0 ? adaptersBytes * part(r.gradients, 2) / all : 0.0;
+}
+
 std::string optimizerName(const Scenario& s)
 {
     return toString(s.training.optimizer);
@@ -157,6 +173,16 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
     // backward writes them: the band is what has been written.
     const bool freed = gradientsFreedEachStep(s);
     b.setGradientsFreed(freed);
+    // Under such a framework the output head's gradient is written at the loss, before any layer's (its backward
+    // runs first), and it stays until the step: a trained head's V·h (tied or not), within the gradients term.
+    const double headGradient =
+        freed && c.fineTune == FineTune::Full && c.holdsHead() && !c.host
+            ? std::min(bars.gradients, dbl(m_vocab(c)) * dbl(c.model->arch.hidden) * c.recipe.gradients /
+                                           dbl(std::max<int64_t>(c.layout.tp, 1)))
+            : 0.0;
+    // The adapters' gradients, too, exist only once the backward pass writes them: before it (the forward passes
+    // and the loss) the adapters term holds their weights, master copy and optimizer state only.
+    const double adapterGradients = freed ? adapterGradientBytes(c, bars.adapters) : 0.0;
 
     for (int64_t u = 1; u <= K; ++u) {
         const size_t f = b.phase(StepPhaseKind::Forward, several ? "forward ×" + std::to_string(K) : "forward");
@@ -166,6 +192,7 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
             x.bytes = base;
             x.bytes.activations = (dbl((u - 1) * n) + dbl(j1)) * perLayer;
             x.bytes.workspace = bars.workspace;
+            x.bytes.adapters -= written > 0 ? 0.0 : adapterGradients;
             x.gradientsWritten = written;
             x.firstLayer = offset + j0;
             x.lastLayer = offset + j1;
@@ -180,11 +207,17 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
         x.bytes = base;
         x.bytes.activations = dbl(K * n) * perLayer + tape.mtp;
         x.bytes.logits = bars.logits;
-        x.bytes.workspace = bars.workspace;
-        x.gradientsWritten = written;
+        // Under torchtune's order of frees the moment is as its code has it: no layer's matmul runs at the loss, whose
+        // own transients are the logits term's (the chunked loss's, the eager loss's); what ZeRO-3 gathers stays. The
+        // chapter's film keeps every term here, so that its peak is the bars' total where all are alive.
+        x.bytes.workspace = freed ? br.gatheredLayerBytes : bars.workspace;
+        x.bytes.adapters -= written > 0 ? 0.0 : adapterGradients;
+        x.gradientsWritten = std::max(written, headGradient);
         x.microBatch = several ? K : 0;
         b.sample(b.phase(StepPhaseKind::Loss, "loss"), std::max(kForward, kLossShare * passes), x);
     }
+    written = std::max(written, headGradient);
+    const double layerGradientsPerLayer = std::max(0.0, bars.gradients - headGradient) / dbl(n);
     for (int64_t u = 1; u <= K; ++u) {
         const size_t bw = b.phase(StepPhaseKind::Backward, several ? "backward ×" + std::to_string(K) : "backward");
         for (int64_t j1 = n; j1 >= 1; j1 -= group) {
@@ -202,7 +235,9 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
             x.microBatch = several ? u : 0;
             b.sample(bw, (kBackward + (full ? kRecomputeForward : 0)) * dbl(j1 - j0 + 1), x);
             if (u == 1)
-                written = std::min(bars.gradients, written + gradientsPerLayer * dbl(j1 - j0 + 1));
+                written =
+                    std::min(bars.gradients, written + (headGradient > 0 ? layerGradientsPerLayer : gradientsPerLayer) *
+                                                           dbl(j1 - j0 + 1));
         }
     }
     written = bars.gradients;
@@ -299,6 +334,13 @@ void explain(StepTimeline& t, const Scenario& s, const Segments& bars, const Tap
             why = "The recipe frees the gradients after each step (optimizer.zero_grad(set_to_none=True)), so at the "
                   "peak (" +
                   t.peakWhere + ") only those the backward has written so far exist; the bars add them all.";
+        } else if (k == SegmentKind::Workspace && kind == StepPhaseKind::Loss) {
+            why = "At the loss no layer's matmul runs, so a layer's workspace is not there; the loss's own transients "
+                  "are the logits term. The bars add both.";
+        } else if (k == SegmentKind::Adapters && gradientsFreedEachStep(s)) {
+            why = "The recipe frees the adapters' gradients after each step (optimizer.zero_grad(set_to_none=True)): "
+                  "at the peak (" +
+                  t.peakWhere + ") the backward pass has not written them yet; the bars add them.";
         } else if (k == SegmentKind::Fragmentation) {
             why = "The allocator's reserve is a share of the bytes in use, so it follows the terms above.";
         } else {
@@ -385,6 +427,26 @@ StepTimeline stepTimeline(const Scenario& s, const GpuSpec& gpu)
 {
     const ResolvedModel m = resolveModel(s.model);
     return stepTimeline(m, s, account(m, s, gpu));
+}
+
+bool toolsViewFromFilm(const Scenario& s)
+{
+    return gradientsFreedEachStep(s);
+}
+
+ToolsView toolsView(const Scenario& s, const Breakdown& b)
+{
+    ToolsView v;
+    v.bytes = b.perGpu;
+    if (!toolsViewFromFilm(s))
+        return v;
+    const StepTimeline t = stepTimeline(b.model, s, b);
+    if (t.samples.empty())
+        return v;
+    v.bytes = t.samples[t.peakSample].bytes;
+    v.fromFilm = true;
+    v.where = t.peakWhere;
+    return v;
 }
 
 size_t firstPhaseOf(const StepTimeline& t, StepPhaseKind k)

@@ -85,6 +85,19 @@ StepTimeline stepTimeline(const Scenario& s, const GpuSpec& gpu);
 /// zero_grad(set_to_none=True)), so that the film draws them only as the backward writes them.
 bool gradientsFreedEachStep(const Scenario& s);
 
+/// \brief The bytes behind the figures PyTorch's tools report (issue 30 §1), which are peaks over the step. Under a
+/// framework whose order of frees the film follows from its code (torchtune: del logits before backward,
+/// zero_grad(set_to_none=True)), the film's peak moment; otherwise the bars, each term at its largest, which no moment
+/// exceeds.
+struct ToolsView {
+    Segments bytes;        ///< the moment's terms (the bars when !fromFilm)
+    bool fromFilm = false; ///< the film's peak moment
+    std::string where;     ///< the film's peak, "the loss (logits)" (empty for the bars)
+};
+ToolsView toolsView(const Scenario& s, const Breakdown& b);
+/// \brief Whether toolsView() reads the film: training under --framework torchtune.
+bool toolsViewFromFilm(const Scenario& s);
+
 /// \brief The phase whose name a tour step plays: the first of kind `k`, or phases.size().
 size_t firstPhaseOf(const StepTimeline& t, StepPhaseKind k);
 

@@ -49,8 +49,11 @@ private Q_SLOTS:
         // Eager on fp32-upcast logits: backward's saved log-probabilities, their gradient and the input gradient,
         // 3 × 4 B = 12 B: 131,072,000 · 12 = 1,572,864,000 B.
         QTest::newRow("eager fp32 upcast: 12 B per logit") << int(LossKind::Eager) << 1 << 1572864000.0;
-        // Chunked, 8 chunks: 4 B + (2 + 8)/8 B = 5.25 B: 131,072,000 · 5.25 = 688,128,000 B.
-        QTest::newRow("chunked (torchtune, 8 chunks): 5.25 B per logit") << int(LossKind::Chunked) << 1 << 688128000.0;
+        // Chunked, 8 chunks: 4 B + (2 + 8)/8 B = 5.25 B: 131,072,000 · 5.25 = 688,128,000 B; and while the chunks'
+        // gradients of the trained head's weight are summed, a second V·h in b_g = 2 B: 32,000 · 4,096 · 2 =
+        // 262,144,000 B (PyTorch's InputBuffer::add). 688,128,000 + 262,144,000 = 950,272,000 B.
+        QTest::newRow("chunked (torchtune, 8 chunks): 5.25 B per logit and the head's V·h")
+            << int(LossKind::Chunked) << 1 << 950272000.0;
         // Liger: chunk = next_pow2(⌈4096 / ⌈32000/4096⌉⌉) = next_pow2(512) = 512 tokens; 2 B · (512·32000 + 4096·4096)
         // = 2 · (16,384,000 + 16,777,216) = 66,322,432 B.
         QTest::newRow("fused (Liger): one chunk and grad_input") << int(LossKind::Fused) << 1 << 66322432.0;
@@ -78,16 +81,17 @@ private Q_SLOTS:
         QTest::addColumn<bool>("compile");
         QTest::addColumn<double>("bytes");
         QTest::addColumn<int>("tp");
-        // 131,072,000 · 2 · (1 + 1/8) = 131,072,000 · 2.25 = 294,912,000 B.
-        QTest::newRow("chunked, compiled: 2.25 B per logit") << int(LossKind::Chunked) << true << 294912000.0 << 1;
-        // Not compiled: the eager bound, 5.25 B (the row of logitsByLoss).
-        QTest::newRow("chunked, eager: 5.25 B per logit") << int(LossKind::Chunked) << false << 688128000.0 << 1;
+        // 131,072,000 · 2 · (1 + 1/8) = 131,072,000 · 2.25 = 294,912,000 B, and the head's second V·h gradient
+        // while the chunks' are summed, 262,144,000 B: 557,056,000 B.
+        QTest::newRow("chunked, compiled: 2.25 B per logit") << int(LossKind::Chunked) << true << 557056000.0 << 1;
+        // Not compiled: the eager bound, 5.25 B, and the same V·h (the row of logitsByLoss).
+        QTest::newRow("chunked, eager: 5.25 B per logit") << int(LossKind::Chunked) << false << 950272000.0 << 1;
         // The other kinds do not read --compile: eager stays 12 B, 1,572,864,000 B.
         QTest::newRow("eager, compiled: still 12 B per logit") << int(LossKind::Eager) << true << 1572864000.0 << 1;
         // At tp 2 torchtune (bd2a0fc apply_compile_strategy) skips the compile with its default token masking: the
-        // eager bound split by t, 688,128,000 / 2 = 344,064,000 B.
+        // eager bound split by t, the head's gradient with it: 950,272,000 / 2 = 475,136,000 B.
         QTest::newRow("chunked, compiled, tp 2: compile skipped, 5.25 B / 2")
-            << int(LossKind::Chunked) << true << 344064000.0 << 2;
+            << int(LossKind::Chunked) << true << 475136000.0 << 2;
     }
     void compiledChunkedLossKeepsTheSixteenBitLogits()
     {
@@ -104,7 +108,10 @@ private Q_SLOTS:
 
     // torchtune's README run (tests/data/measured/torchtune-llama3_2-3b-*): Llama 3.2 3B (V = 128,256), s = 4096,
     // b = 2, bf16, compiled, chunked: s·b·V = 8192 · 128,256 = 1,050,673,152 logits; · 2 B · 9/8 = 2,364,014,592 B
-    // (2.20 GiB), where the eager bound was · 5.25 B = 5,516,034,048 B (5.14 GiB).
+    // (2.20 GiB), where the eager bound was · 5.25 B = 5,516,034,048 B (5.14 GiB). Trained in full, the tied head's
+    // weight gradient is written by each of the 8 chunks and summed into the first: a second V·h = 128,256 · 3,072 ·
+    // 2 B = 788,004,864 B while the loss's backward runs, 3,152,019,456 B compiled and 6,304,038,912 B eager. Under
+    // LoRA the head is frozen: the logits alone.
     void compiledChunkedLossOfTorchtunesLlama32()
     {
         const HfImport imp = parseHfConfig(testdata::readFile(TRAINMEM_HF_DATA "/Llama-3.2-3B.json"), "config.json");
@@ -115,9 +122,14 @@ private Q_SLOTS:
         s.training.microBatch = 2;
         s.training.loss = LossKind::Chunked;
         s.training.compile = true;
-        QCOMPARE(logitsOf(s), 2364014592.0);
+        QCOMPARE(logitsOf(s), 3152019456.0);
         s.training.compile = false;
+        QCOMPARE(logitsOf(s), 6304038912.0);
+        s.training.fineTune = FineTune::Lora;
+        s.training.loraRank = 64;
         QCOMPARE(logitsOf(s), 5516034048.0);
+        s.training.compile = true;
+        QCOMPARE(logitsOf(s), 2364014592.0);
     }
 
     // LitGPT's chunked_cross_entropy (chunked-16bit): no fp32 upcast, the logits kept through backward; the output
@@ -159,7 +171,7 @@ private Q_SLOTS:
             << int(Framework::Megatron) << 786432000.0 << false;
         QTest::newRow("deepspeed: the model's loss (default 6 B)") << int(Framework::DeepSpeed) << 786432000.0 << false;
         QTest::newRow("torchtitan: eager, expandable segments") << int(Framework::Torchtitan) << 1572864000.0 << true;
-        QTest::newRow("torchtune: chunked, expandable segments") << int(Framework::Torchtune) << 688128000.0 << true;
+        QTest::newRow("torchtune: chunked, expandable segments") << int(Framework::Torchtune) << 950272000.0 << true;
         QTest::newRow("hf: eager, classic allocator") << int(Framework::HF) << 1572864000.0 << false;
     }
     void frameworkFillsWhatIsUnset()
@@ -184,7 +196,7 @@ private Q_SLOTS:
         QCOMPARE(b.perGpu.fragmentation, 0.05 * reservedBytes(b.perGpu));
         Scenario hf = llama2(LossKind::Chunked, Framework::HF);
         hf.hardware.expandableSegments = true;
-        QCOMPARE(logitsOf(hf), 688128000.0);
+        QCOMPARE(logitsOf(hf), 950272000.0); // 5.25 B per logit and the head's V·h, as in logitsByLoss
         QVERIFY(effectiveExpandableSegments(hf));
     }
 

@@ -4,6 +4,9 @@
 // wherever every term is alive at once, or differ from it by the terms the film names.
 #include "testdata.h"
 
+#include "hfconfig.h"
+#include "measured.h"
+#include "scenarioio.h"
 #include "timeline.h"
 
 #include <QtTest>
@@ -113,8 +116,11 @@ private Q_SLOTS:
 
     // torchtune's recipes free the gradients after each step (optimizer.zero_grad(set_to_none=True),
     // recipes/full_finetune_single_device.py at 1814feb): with its profile the film draws none before the backward
-    // writes them, so the chapter's 7B without checkpointing peaks at the loss with the bars less the whole 14 GB of
-    // gradients (expandable segments: the same ≤ 22 MiB reserve in both), and holds them all at the optimizer step.
+    // writes them but the output head's, which the loss's backward writes first: 32,000 · 4,096 · 2 B = 262,144,000 B.
+    // At the loss no layer's matmul runs: its workspace, 2 · e·s·b·w_max = 2 · 2 · 4,096 · 22,016 = 360,710,144 B, is
+    // not there either (the logits term is the loss's own). So the chapter's 7B without checkpointing peaks at the loss
+    // at the bars less 14 GB of gradients, plus the head's, less the workspace (expandable segments: the same ≤ 22 MiB
+    // reserve in both), and holds all the gradients at the optimizer step.
     void torchtuneFreesTheGradientsEachStep()
     {
         Scenario s = testdata::preset("chapter-7b");
@@ -123,14 +129,82 @@ private Q_SLOTS:
         const StepTimeline& t = f.t;
         testdata::compareBytes(f.b.perGpu.gradients, 14e9);
         QCOMPARE(QString::fromStdString(t.peakWhere), QStringLiteral("the loss (logits)"));
-        testdata::compareBytes(t.peakBytes, f.b.perGpu.total() - 14e9);
-        QCOMPARE(t.samples[t.peakSample].bytes.gradients, 0.0);
+        testdata::compareBytes(f.b.perGpu.workspace, 360710144.0);
+        testdata::compareBytes(t.peakBytes, f.b.perGpu.total() - 14e9 + 262144000.0 - 360710144.0);
+        testdata::compareBytes(t.samples[t.peakSample].bytes.gradients, 262144000.0);
+        QCOMPARE(t.samples[t.peakSample].bytes.workspace, 0.0);
+        QCOMPARE(t.samples[firstSampleOf(t, StepPhaseKind::Forward)].bytes.gradients, 0.0);
         for (const TimelineSample& x : t.samples)
             QCOMPARE(x.bytes.gradients, x.gradientsWritten);
         testdata::compareBytes(t.samples.back().bytes.gradients, 14e9);
         const TimelineDifference* g = differenceOf(t, SegmentKind::Gradients);
         QVERIFY(g);
         QVERIFY(QString::fromStdString(g->reason).contains(QStringLiteral("set_to_none=True")));
+    }
+
+    // torchtune's README runs of Llama 3.2 3B (tests/data/measured/torchtune-llama3_2-3b-*, README.md at 1814feb): s =
+    // 4096, b = 2, bf16, compiled, the chunked loss, every layer checkpointed and its input offloaded to the host, on
+    // an A100. Under --framework torchtune the tools' peaks are the film's peak moment (toolsView()); the device's view
+    // stays the bars'. Full fine-tuning with the step in backward (the "+ activation offloading" row, 21.80 GiB
+    // measured peak active) peaks at the loss: the 8 chunks' 16-bit logits and one chunk's gradient, 8192 · 128,256 ·
+    // 2.25 B = 2,364,014,592 B, and the tied head's weight gradient twice while the chunks' are summed, 2 · 128,256 ·
+    // 3,072 · 2 B = 2 · 788,004,864 B, one of them in the logits term; no layer's workspace. LoRA (8.50 GiB measured):
+    // the head is frozen, and the adapters' gradients (2 of their 8 B a parameter: bf16 weight, gradient and two AdamW
+    // moments) are not written yet.
+    void torchtunesPeaksAreTheFilmsPeak()
+    {
+        const HfImport imp = parseHfConfig(testdata::readFile(TRAINMEM_HF_DATA "/Llama-3.2-3B.json"), "config.json");
+        Scenario s = scenarioWithHfModel(Scenario{}, imp, "Llama-3.2-3B");
+        s.training.mode = Mode::Training;
+        s.training.precision = Precision::BF16;
+        s.training.seqLen = 4096;
+        s.training.microBatch = 2;
+        s.training.loss = LossKind::Chunked;
+        s.training.compile = true;
+        s.training.checkpointing = Checkpointing::Full;
+        s.training.optimizerInBackward = true;
+        s.training.activationOffload = true;
+        s.hardware.gpu = "A100-80GB";
+        s.framework = Framework::Torchtune;
+        const Film f = film(s);
+        const ToolsView v = toolsView(s, f.b);
+        QVERIFY(v.fromFilm);
+        QCOMPARE(QString::fromStdString(v.where), QStringLiteral("the loss (logits)"));
+        testdata::compareBytes(v.bytes.total(), f.t.peakBytes);
+        QCOMPARE(v.bytes.logits, 2364014592.0 + 788004864.0);
+        QCOMPARE(v.bytes.gradients, 788004864.0);
+        QCOMPARE(v.bytes.workspace, 0.0);
+        const double allocated = predictedStatistic(s, f.b, MemoryStatistic::PeakAllocated);
+        testdata::compareBytes(allocated, v.bytes.total() - v.bytes.framework - v.bytes.fragmentation);
+        testdata::compareBytes(predictedStatistic(s, f.b, MemoryStatistic::PeakReserved),
+                               v.bytes.total() - v.bytes.framework);
+        testdata::compareBytes(predictedStatistic(s, f.b, MemoryStatistic::DeviceUsed), f.b.perGpu.total());
+        QVERIFY(allocated < predictedFor(f.b.perGpu, MemoryStatistic::PeakAllocated));
+        const double gib = 1024.0 * 1024.0 * 1024.0;
+        QVERIFY2(std::abs(allocated / (21.80 * gib) - 1) <= 0.1, qPrintable(QString::number(allocated / gib)));
+
+        Scenario lora = s;
+        lora.training.fineTune = FineTune::Lora;
+        lora.training.loraRank = 64;
+        lora.training.optimizerInBackward = false;
+        const Film l = film(lora);
+        const ToolsView lv = toolsView(lora, l.b);
+        QCOMPARE(QString::fromStdString(lv.where), QStringLiteral("the loss (logits)"));
+        QCOMPARE(lv.bytes.logits, 2364014592.0);
+        QCOMPARE(lv.bytes.gradients, 0.0);
+        testdata::compareBytes(lv.bytes.adapters, 0.75 * l.b.perGpu.adapters);
+        const double loraAllocated = predictedStatistic(lora, l.b, MemoryStatistic::PeakAllocated);
+        QVERIFY2(std::abs(loraAllocated / (8.50 * gib) - 1) <= 0.1, qPrintable(QString::number(loraAllocated / gib)));
+        const TimelineDifference* adapters = differenceOf(l.t, SegmentKind::Adapters);
+        QVERIFY(adapters && QString::fromStdString(adapters->reason).contains(QStringLiteral("set_to_none=True")));
+
+        // Without the profile the tools' figures are the bars'.
+        Scenario plain = s;
+        plain.framework.reset();
+        const Breakdown pb = account(plain, testdata::gpu("A100-80GB"));
+        QVERIFY(!toolsView(plain, pb).fromFilm);
+        QCOMPARE(predictedStatistic(plain, pb, MemoryStatistic::PeakAllocated),
+                 predictedFor(pb.perGpu, MemoryStatistic::PeakAllocated));
     }
 
     // GPT-3 175B as Korthikanti et al. ran it (s 2048, b 1, no checkpointing, unfused attention): after the
