@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the core suites: read a preset or models.json from the source tree.
 #include "accounting.h"
+#include "hfconfig.h"
 #include "scenarioio.h"
 
 #include <QtTest>
@@ -74,5 +75,23 @@ inline void compareBytes(double actual, double expected, double relTol = 1e-9)
     QVERIFY2(std::abs(actual - expected) <= relTol * std::max(1.0, std::abs(expected)),
              qPrintable(QStringLiteral("got %1, expected %2").arg(actual, 0, 'f', 0).arg(expected, 0, 'f', 0)));
 }
+
+#ifdef TRAINMEM_HF_DATA
+/// torchtune's README runs of Llama 3.2 3B (tests/data/measured/torchtune-llama3_2-3b-*): the model from its
+/// config.json, trained in bf16 at s = 4096, b = 2, with the chunked loss, compiled.
+inline trainmem::Scenario torchtuneLlama32_3B()
+{
+    using namespace trainmem;
+    const HfImport imp = parseHfConfig(readFile(TRAINMEM_HF_DATA "/Llama-3.2-3B.json"), "config.json");
+    Scenario s = scenarioWithHfModel(Scenario{}, imp, "Llama-3.2-3B");
+    s.training.mode = Mode::Training;
+    s.training.precision = Precision::BF16;
+    s.training.seqLen = 4096;
+    s.training.microBatch = 2;
+    s.training.loss = LossKind::Chunked;
+    s.training.compile = true;
+    return s;
+}
+#endif
 
 } // namespace testdata

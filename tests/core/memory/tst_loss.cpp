@@ -114,14 +114,7 @@ private Q_SLOTS:
     // LoRA the head is frozen: the logits alone.
     void compiledChunkedLossOfTorchtunesLlama32()
     {
-        const HfImport imp = parseHfConfig(testdata::readFile(TRAINMEM_HF_DATA "/Llama-3.2-3B.json"), "config.json");
-        Scenario s = scenarioWithHfModel(Scenario{}, imp, "Llama-3.2-3B");
-        s.training.mode = Mode::Training;
-        s.training.precision = Precision::BF16;
-        s.training.seqLen = 4096;
-        s.training.microBatch = 2;
-        s.training.loss = LossKind::Chunked;
-        s.training.compile = true;
+        Scenario s = testdata::torchtuneLlama32_3B();
         QCOMPARE(logitsOf(s), 3152019456.0);
         s.training.compile = false;
         QCOMPARE(logitsOf(s), 6304038912.0);

@@ -153,14 +153,7 @@ private Q_SLOTS:
     // moments) are not written yet.
     void torchtunesPeaksAreTheFilmsPeak()
     {
-        const HfImport imp = parseHfConfig(testdata::readFile(TRAINMEM_HF_DATA "/Llama-3.2-3B.json"), "config.json");
-        Scenario s = scenarioWithHfModel(Scenario{}, imp, "Llama-3.2-3B");
-        s.training.mode = Mode::Training;
-        s.training.precision = Precision::BF16;
-        s.training.seqLen = 4096;
-        s.training.microBatch = 2;
-        s.training.loss = LossKind::Chunked;
-        s.training.compile = true;
+        Scenario s = testdata::torchtuneLlama32_3B();
         s.training.checkpointing = Checkpointing::Full;
         s.training.optimizerInBackward = true;
         s.training.activationOffload = true;
