@@ -203,13 +203,19 @@ void readOptimizer(ConfigMap& optimizer, TrainingConfig& c)
 void readLoss(ConfigMap& loss, TrainingConfig& c)
 {
     const std::optional<std::string> component = loss.text("_component_");
-    if (!component || *component == "torch.nn.CrossEntropyLoss")
+    if (!component)
         return;
-    // torchtune/modules/loss: both compute the cross-entropy chunk by chunk of the sequence.
+    // torch.nn.CrossEntropyLoss on the model's output, which TransformerDecoder.unembed upcasts
+    // (`self.output(h).float()`, torchtune/modules/transformer.py at bd2a0fc): the eager loss on fp32 logits.
+    if (*component == "torch.nn.CrossEntropyLoss") {
+        c.loss = LossKind::Eager;
+        return;
+    }
+    // torchtune/modules/loss at bd2a0fc: LinearCrossEntropyLoss projects and upcasts the hidden states chunk by chunk
+    // (num_output_chunks=8); CEWithChunkedOutputLoss takes the model's 8 chunks of logits: the chunked loss.
     if (*component == "torchtune.modules.loss.LinearCrossEntropyLoss" ||
         *component == "torchtune.modules.loss.CEWithChunkedOutputLoss") {
-        c.notes.push_back(*component + " (a chunked loss) is read but not modelled: TrainMem counts the whole "
-                                       "sequence's logits at once");
+        c.loss = LossKind::Chunked;
         return;
     }
     loss.error("_component_",
@@ -246,6 +252,9 @@ void readTorchtune(ConfigMap& top, TrainingConfig& c)
     readModel(model, c);
     readOptimizer(optimizer, c);
     readLoss(loss, c);
+    // A recipe config is run by torchtune's recipes: its profile (expandable segments, the chunked loss where the file
+    // names none, the order of frees its peaks follow).
+    c.framework = Framework::Torchtune;
     c.microBatch = top.integer("batch_size", 1, kMaxMicroBatch);
     c.gradAccum = top.integer("gradient_accumulation_steps", 1, 1'000'000);
     if (const std::optional<std::string> dtype = top.text("dtype")) {

@@ -120,6 +120,10 @@ Scenario applyTrainingConfig(const Scenario& base, const TrainingConfig& c, bool
         t.activationOffload = c.activationOffload;
     if (c.pagedOptimizer)
         t.pagedOptimizer = true;
+    if (c.loss)
+        t.loss = c.loss;
+    if (c.framework)
+        s.framework = c.framework;
     // A new model may not take the old layout (experts, heads, layers): keep what still divides.
     return c.architecture && !keepModel ? withValidLayout(std::move(s)) : s;
 }
@@ -243,6 +247,10 @@ std::vector<std::string> describeTrainingConfig(const TrainingConfig& c)
         out.push_back(std::string("optimizer step in backward ") + onOff(*c.optimizerInBackward));
     if (c.activationOffload)
         out.push_back(std::string("activation offloading ") + onOff(*c.activationOffload));
+    if (c.loss)
+        out.push_back(std::string("loss ") + toString(*c.loss));
+    if (c.framework)
+        out.push_back(std::string("framework ") + toString(*c.framework));
     return out;
 }
 

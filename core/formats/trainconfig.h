@@ -47,6 +47,11 @@ struct TrainingConfig {
     std::optional<bool> optimizerInBackward;
     std::optional<bool> activationOffload;
     bool pagedOptimizer = false; ///< bitsandbytes' Paged* optimizers: their state in unified memory, paged to the host
+    /// The cross-entropy the file's loss computes (torchtune's `loss._component_`), as --loss names it.
+    std::optional<LossKind> loss;
+    /// The framework that runs the file (a torchtune recipe config: torchtune), as --framework names it: its
+    /// defaults and order of frees (docs/accounting.md, "Framework profiles").
+    std::optional<Framework> framework;
 
     std::vector<std::string> ignored; ///< keys TrainMem does not read, as paths ("checkpointer", "model.lora_alpha")
     std::vector<std::string> notes;   ///< settings read but not modelled, and the assumptions made

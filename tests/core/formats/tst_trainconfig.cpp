@@ -117,7 +117,13 @@ private Q_SLOTS:
         QCOMPARE(c.checkpointing, Checkpointing::Full);
         QCOMPARE(c.optimizer, Optimizer::AdamW);
         QVERIFY(!c.seqLen);
-        QVERIFY(mentions(c.notes, "LinearCrossEntropyLoss (a chunked loss) is read but not modelled"));
+        // The chunked loss is --loss chunked, and a recipe config is torchtune's to run: its profile.
+        QCOMPARE(c.loss, LossKind::Chunked);
+        QCOMPARE(c.framework, Framework::Torchtune);
+        QVERIFY(!mentions(c.notes, "not modelled"));
+        const Scenario run = applyTrainingConfig(Scenario{}, c, false);
+        QCOMPARE(run.training.loss, std::optional<LossKind>(LossKind::Chunked));
+        QCOMPARE(run.framework, std::optional<Framework>(Framework::Torchtune));
         QVERIFY(mentions(c.notes, "no max_seq_len"));
         // Keys not read are listed, empty ones (seed: null) are not.
         for (const char* key : {"output_dir", "checkpointer", "dataset", "lr_scheduler", "profiler", "model.lora_alpha",

@@ -176,8 +176,9 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("Ignored (not read by TrainMem): ")) &&
                      text.contains(QStringLiteral("checkpointer")) && text.contains(QStringLiteral("model.lora_alpha")),
                  qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("LinearCrossEntropyLoss (a chunked loss) is read but not modelled")),
+        QVERIFY2(text.contains(QStringLiteral("loss chunked")) && text.contains(QStringLiteral("framework torchtune")),
                  qPrintable(text));
+        QCOMPARE(w.scenario().framework, std::optional<Framework>(Framework::Torchtune));
         w.undoStack()->undo();
         QCOMPARE(scenarioToText(w.scenario()), scenarioToText(before));
     }
