@@ -194,8 +194,46 @@ void readSharding(ConfigMap& top, ConfigMap& fsdpConfig, TrainingConfig& c)
     }
 }
 
+// The loss and the kernels of axolotl's plugins (src/axolotl/integrations at 067b021c8b87a9e5e380b9173c704cf7340e30f5):
+// the Liger plugin's fused linear cross-entropy is --loss fused (docs/accounting.md, "The loss as computed"); without
+// it transformers' ForCausalLMLoss upcasts the logits (the hf profile's eager loss). A plugin's keys are read only when
+// `plugins` lists it, as axolotl's PluginManager registers their argument classes.
+void readPlugins(ConfigMap& top, TrainingConfig& c)
+{
+    const std::vector<std::string> plugins = top.strings("plugins").value_or(std::vector<std::string>{});
+    const bool liger =
+        std::find(plugins.begin(), plugins.end(), "axolotl.integrations.liger.LigerPlugin") != plugins.end();
+    for (const std::string& p : plugins)
+        if (p != "axolotl.integrations.liger.LigerPlugin")
+            c.notes.push_back("plugin " + p + " is read but not modelled");
+    const std::optional<bool> flce = top.flag("liger_fused_linear_cross_entropy");
+    const std::optional<bool> ce = top.flag("liger_cross_entropy");
+    if (!liger) {
+        if (flce.value_or(false) || ce.value_or(false))
+            c.notes.push_back("liger_* keys without axolotl.integrations.liger.LigerPlugin in plugins are not used");
+        return;
+    }
+    if (flce.value_or(false))
+        c.loss = LossKind::Fused;
+    else if (ce.value_or(false))
+        c.notes.push_back("liger_cross_entropy is read but not modelled: counted as transformers' eager loss");
+    std::string kernels;
+    for (const char* k : {"liger_rope", "liger_rms_norm", "liger_glu_activation", "liger_layer_norm"})
+        if (top.flag(k).value_or(false))
+            kernels += (kernels.empty() ? "" : ", ") + std::string(k);
+    if (!kernels.empty())
+        c.notes.push_back(kernels +
+                          " read but not modelled: their fused kernels' tape is counted as the eager layer's");
+}
+
 void readAxolotl(ConfigMap& top, TrainingConfig& c)
 {
+    // axolotl trains with transformers' Trainer (AxolotlTrainer, src/axolotl/core/trainers/base.py): the hf profile.
+    // Its entry points call set_pytorch_cuda_alloc_conf() (src/axolotl/utils/__init__.py at 067b021, since 8ddc18ec8),
+    // which sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True under torch 2.2 and later unless it is set.
+    c.framework = Framework::HF;
+    c.expandableSegments = true;
+    readPlugins(top, c);
     c.baseModel = top.text("base_model").value_or("");
     c.deepspeedPath = top.text("deepspeed").value_or("");
     readAdapter(top, c);

@@ -124,6 +124,8 @@ Scenario applyTrainingConfig(const Scenario& base, const TrainingConfig& c, bool
         t.loss = c.loss;
     if (c.framework)
         s.framework = c.framework;
+    if (c.expandableSegments)
+        s.hardware.expandableSegments = c.expandableSegments;
     // A new model may not take the old layout (experts, heads, layers): keep what still divides.
     return c.architecture && !keepModel ? withValidLayout(std::move(s)) : s;
 }
@@ -251,6 +253,8 @@ std::vector<std::string> describeTrainingConfig(const TrainingConfig& c)
         out.push_back(std::string("loss ") + toString(*c.loss));
     if (c.framework)
         out.push_back(std::string("framework ") + toString(*c.framework));
+    if (c.expandableSegments)
+        out.push_back(std::string("expandable segments ") + onOff(*c.expandableSegments));
     return out;
 }
 

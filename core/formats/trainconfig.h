@@ -52,6 +52,8 @@ struct TrainingConfig {
     /// The framework that runs the file (a torchtune recipe config: torchtune), as --framework names it: its
     /// defaults and order of frees (docs/accounting.md, "Framework profiles").
     std::optional<Framework> framework;
+    /// The allocator setting the tool that runs the file makes (axolotl: expandable segments).
+    std::optional<bool> expandableSegments;
 
     std::vector<std::string> ignored; ///< keys TrainMem does not read, as paths ("checkpointer", "model.lora_alpha")
     std::vector<std::string> notes;   ///< settings read but not modelled, and the assumptions made

@@ -141,6 +141,18 @@ private Q_SLOTS:
             warned(o, QStringLiteral("base_model casperhansen/llama-3-70b-fp16 is not on this machine: the model of "
                                      "--preset llama3-70b is used")));
         QVERIFY(warned(o, QStringLiteral("fsdp_config.fsdp_state_dict_type")));
+        // axolotl runs transformers' Trainer with expandable segments; --framework and --loss on the command line win.
+        QCOMPARE(s.framework, std::optional<Framework>(Framework::HF));
+        QCOMPARE(s.hardware.expandableSegments, std::optional<bool>(true));
+        const CliOutcome liger = parse({"--json", "--preset", "llama3-8b", "--gpus", "8", "--axolotl-config",
+                                        data("axolotl/fft-8b-liger-fsdp.yaml"), "--framework", "torchtitan"});
+        QVERIFY2(liger.ok, qPrintable(liger.error));
+        QCOMPARE(liger.request.scenario.training.loss, std::optional<LossKind>(LossKind::Fused));
+        QCOMPARE(liger.request.scenario.framework, std::optional<Framework>(Framework::Torchtitan));
+        const CliOutcome eager = parse({"--json", "--preset", "llama3-8b", "--gpus", "8", "--axolotl-config",
+                                        data("axolotl/fft-8b-liger-fsdp.yaml"), "--loss", "eager"});
+        QVERIFY2(eager.ok, qPrintable(eager.error));
+        QCOMPARE(eager.request.scenario.training.loss, std::optional<LossKind>(LossKind::Eager));
     }
 
     // A base_model folder beside the YAML holding the model's config.json is read as --hf-config reads one.

@@ -294,6 +294,35 @@ private Q_SLOTS:
         QCOMPARE(fileLoraParams(llama8b(), 32, c.loraModules), 83886080);
     }
 
+    // axolotl examples/llama-3/fft-8b-liger-fsdp.yaml: a full fine-tune of Llama 3.1 8B with the Liger plugin's fused
+    // linear cross-entropy, FSDP full shard with the parameters offloaded. axolotl runs transformers' Trainer (the hf
+    // profile) and sets expandable segments (set_pytorch_cuda_alloc_conf); the Liger loss is --loss fused; the other
+    // Liger kernels are noted. A file without the plugin (fft-8b.yaml) keeps the profile's eager loss.
+    void axolotlLigerLossAndProfile()
+    {
+        const TrainingConfig c = axolotl("fft-8b-liger-fsdp.yaml");
+        QVERIFY2(c.ok(), firstError(c).c_str());
+        QCOMPARE(c.loss, LossKind::Fused);
+        QCOMPARE(c.framework, Framework::HF);
+        QCOMPARE(c.expandableSegments, true);
+        QCOMPARE(c.seqLen, 4096);
+        QCOMPARE(c.microBatch, 2);
+        QCOMPARE(c.checkpointing, Checkpointing::Full);
+        QVERIFY(mentions(c.notes, "liger_rope, liger_rms_norm, liger_glu_activation read but not modelled"));
+        QVERIFY(!has(c.ignored, "plugins") && !has(c.ignored, "liger_fused_linear_cross_entropy"));
+        const Scenario s = applyTrainingConfig(testdata::preset("llama3-8b"), c);
+        QCOMPARE(effectiveLoss(s), std::optional<LossKind>(LossKind::Fused));
+        QCOMPARE(s.framework, std::optional<Framework>(Framework::HF));
+        QVERIFY(effectiveExpandableSegments(s));
+
+        const TrainingConfig plain = axolotl("fft-8b.yaml");
+        QVERIFY(!plain.loss);
+        QCOMPARE(plain.framework, Framework::HF);
+        const Scenario p = applyTrainingConfig(testdata::preset("llama3-8b"), plain);
+        QCOMPARE(effectiveLoss(p), std::optional<LossKind>(LossKind::Eager));
+        QVERIFY(effectiveExpandableSegments(p));
+    }
+
     // axolotl examples/llama-3/fft-8b.yaml: a full fine-tune with a paged 8-bit optimizer.
     void axolotlFullFineTune()
     {
