@@ -200,17 +200,19 @@ void readSharding(ConfigMap& top, ConfigMap& fsdpConfig, TrainingConfig& c)
 // `plugins` lists it, as axolotl's PluginManager registers their argument classes.
 void readPlugins(ConfigMap& top, TrainingConfig& c)
 {
-    const std::vector<std::string> plugins = top.strings("plugins").value_or(std::vector<std::string>{});
-    const bool liger =
-        std::find(plugins.begin(), plugins.end(), "axolotl.integrations.liger.LigerPlugin") != plugins.end();
-    for (const std::string& p : plugins)
-        if (p != "axolotl.integrations.liger.LigerPlugin")
+    constexpr const char* kLiger = "axolotl.integrations.liger.LigerPlugin";
+    bool liger = false;
+    for (const std::string& p : top.strings("plugins").value_or(std::vector<std::string>{})) {
+        if (p == kLiger)
+            liger = true;
+        else
             c.notes.push_back("plugin " + p + " is read but not modelled");
+    }
     const std::optional<bool> flce = top.flag("liger_fused_linear_cross_entropy");
     const std::optional<bool> ce = top.flag("liger_cross_entropy");
     if (!liger) {
         if (flce.value_or(false) || ce.value_or(false))
-            c.notes.push_back("liger_* keys without axolotl.integrations.liger.LigerPlugin in plugins are not used");
+            c.notes.push_back(std::string("liger_* keys without ") + kLiger + " in plugins are not used");
         return;
     }
     if (flce.value_or(false))

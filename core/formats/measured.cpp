@@ -624,12 +624,9 @@ double predictedFor(const Segments& g, MemoryStatistic s)
     return g.total();
 }
 
-double predictedStatistic(const Scenario& s, const Breakdown& b, MemoryStatistic stat)
+double predictedStatistic(const ToolsView& v, MemoryStatistic stat)
 {
-    const ToolsView v = toolsView(s, b);
-    if (stat == MemoryStatistic::DeviceUsed)
-        return std::max(b.perGpu.total(), v.bytes.total());
-    return predictedFor(v.bytes, stat);
+    return stat == MemoryStatistic::DeviceUsed ? v.device : predictedFor(v.bytes, stat);
 }
 
 MeasuredComparison compareMeasured(const MeasuredMemory& m, const Breakdown& b, const Scenario& s, UnitSystem units)
@@ -638,8 +635,8 @@ MeasuredComparison compareMeasured(const MeasuredMemory& m, const Breakdown& b, 
     MeasuredComparison c;
     c.statistic = m.primary.statistic;
     c.measured = m.primary.bytes;
-    c.predicted = predictedStatistic(s, b, c.statistic);
     const ToolsView view = toolsView(s, b);
+    c.predicted = predictedStatistic(view, c.statistic);
     c.gap = c.measured - c.predicted;
     c.ratio = c.predicted > 0 ? c.measured / c.predicted : 0;
     c.agrees = c.predicted > 0 && std::fabs(c.gap) <= kAgreement * c.predicted;

@@ -7,6 +7,7 @@
 #include "accounting.h"
 #include "errors.h"
 #include "segmentkind.h"
+#include "timeline.h"
 
 #include <string>
 #include <string_view>
@@ -80,10 +81,10 @@ inline constexpr double kAgreement = 0.05;
 /// \brief The bytes of `perGpu` the statistic holds: peak allocated, every term but the CUDA context and the
 /// allocator's reserve; peak reserved, every term but the context; in use on the GPU, every term.
 double predictedFor(const Segments& perGpu, MemoryStatistic s);
-/// \brief Statistic `stat` of scenario `s` as the tools report it: peak allocated and reserved from toolsView() (the
-/// film's peak moment under --framework torchtune, else the bars), the device's view from the bars (the verdict's
-/// figure), never below the reserved.
-double predictedStatistic(const Scenario& s, const Breakdown& b, MemoryStatistic stat);
+/// \brief Statistic `stat` as the tools report it, from toolsView() (core/memory/timeline.h): peak allocated and
+/// reserved of its moment (the film's peak under --framework torchtune, else the bars), the device's view its
+/// `device` (the verdict's figure, never below the reserved).
+double predictedStatistic(const ToolsView& v, MemoryStatistic stat);
 
 /// \brief `m`'s primary figure against the busiest GPU of `b`; the summary's sizes in `units`.
 MeasuredComparison compareMeasured(const MeasuredMemory& m, const Breakdown& b, const Scenario& s,

@@ -285,6 +285,8 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
 {
     using nlohmann::json;
     const Architecture& a = b.model.arch;
+    const StepTimeline film = stepTimeline(b.model, s, b);
+    const ToolsView view = toolsView(s, b, &film);
     json params = {{"total", b.model.params.total},
                    {"active", b.model.params.active},
                    {"embedding", b.model.params.embedding},
@@ -344,9 +346,9 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
         // torch.cuda.max_memory_allocated() and max_memory_reserved() report, and the device's view (nvidia-smi),
         // which is per_gpu_bytes.total and what the verdict checks. Under --framework torchtune the first two are the
         // film's peak moment (toolsView(), core/memory/timeline.h); the device's view stays the bars' sum.
-        {"peak_allocated_bytes", predictedStatistic(s, b, MemoryStatistic::PeakAllocated)},
-        {"peak_reserved_bytes", predictedStatistic(s, b, MemoryStatistic::PeakReserved)},
-        {"device_bytes", predictedStatistic(s, b, MemoryStatistic::DeviceUsed)},
+        {"peak_allocated_bytes", predictedStatistic(view, MemoryStatistic::PeakAllocated)},
+        {"peak_reserved_bytes", predictedStatistic(view, MemoryStatistic::PeakReserved)},
+        {"device_bytes", predictedStatistic(view, MemoryStatistic::DeviceUsed)},
         // Issue 30 §2–§3: the recipe the figures assume, after the framework profile filled what was unset.
         {"recipe",
          {{"loss", effectiveLoss(s) ? toString(*effectiveLoss(s)) : "default"},
@@ -417,7 +419,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"peak_stage", toString(b.stages[b.busiestStage].stage)},
           {"stages", stagesJson(b)}}},
         {"ranks", ranksJson(rankKinds(b.model, s))},
-        {"timeline", timelineJson(stepTimeline(b.model, s, b))},
+        {"timeline", timelineJson(film)},
         {"communication_bytes_per_step",
          {{"data_parallel", b.tax.dataParallel},
           {"tensor_parallel", b.tax.tensorParallel},
@@ -494,11 +496,11 @@ std::string breakdownToText(const Breakdown& b, const Scenario& s, const GpuSpec
     line("GPU memory", gpu.memoryBytes);
     const ToolsView view = toolsView(s, b);
     out += "As the tools report it: peak allocated " +
-           formatBytes(predictedStatistic(s, b, MemoryStatistic::PeakAllocated)) +
+           formatBytes(predictedStatistic(view, MemoryStatistic::PeakAllocated)) +
            " (torch.cuda.max_memory_allocated), peak reserved " +
-           formatBytes(predictedStatistic(s, b, MemoryStatistic::PeakReserved)) + " (max_memory_reserved)" +
+           formatBytes(predictedStatistic(view, MemoryStatistic::PeakReserved)) + " (max_memory_reserved)" +
            (view.fromFilm ? ", both at the step's peak, " + view.where + ", as torchtune frees" : std::string()) +
-           "; on the device " + formatBytes(predictedStatistic(s, b, MemoryStatistic::DeviceUsed)) +
+           "; on the device " + formatBytes(predictedStatistic(view, MemoryStatistic::DeviceUsed)) +
            " (nvidia-smi; the verdict's figure" + (view.fromFilm ? ", the terms above, each at its largest" : "") +
            ")\n";
     if (s.hardware.offloadsOptimizer() && s.training.mode == Mode::Training) {

@@ -1341,16 +1341,24 @@ template <class X> X kvCache(const TermContext& c, TermNotes<X>& n)
 // before the weight's AccumulateGrad runs (PyTorch torch/csrc/autograd/input_buffer.cpp, InputBuffer::add: the
 // buffer and the new gradient, then one). While a trained head's gradient is summed, a second V·h exists beside the
 // one the gradients term counts: part of the loss's working set. A frozen head (LoRA, QLoRA) has no gradient.
-template <class X> X chunkedHeadGradient(const TermContext& c, TermNotes<X>& n)
+// The output head's weight gradient, V·h·b_g/t, where the head is trained (full fine-tuning) on this GPU's view.
+template <class X> X headGradient(const TermContext& c)
 {
     if (c.fineTune != FineTune::Full || c.recipe.gradients <= 0 || c.host)
         return X(0);
-    if constexpr (X::kText)
-        n.assumptions += " The head is applied to each chunk on its own, so backward writes a V·h gradient of the "
-                         "head's weight per chunk and sums it into the first (PyTorch's InputBuffer::add): one more "
-                         "V·h in the gradients' precision while the loss's backward runs.";
     const X vh = dot(X::sym("V", dbl(c.model->arch.vocab)), X::sym("h", dbl(c.model->arch.hidden)));
     return tensorSplit<X>(c, dot(vh, X::bytes("b_g", c.recipe.gradients)));
+}
+
+template <class X> X chunkedHeadGradient(const TermContext& c, TermNotes<X>& n)
+{
+    const X g = headGradient<X>(c);
+    if constexpr (X::kText)
+        if (g.value > 0)
+            n.assumptions += " The head is applied to each chunk on its own, so backward writes a V·h gradient of the "
+                             "head's weight per chunk and sums it into the first (PyTorch's InputBuffer::add): one "
+                             "more V·h in the gradients' precision while the loss's backward runs.";
+    return g;
 }
 
 template <class X> X logits(const TermContext& c, TermNotes<X>& n)
@@ -2148,6 +2156,21 @@ TapeParts tapeParts(const TermContext& c)
             t.recompute = std::max(t.recompute, dropped(true));
     }
     return t;
+}
+
+double headGradientBytes(const TermContext& c)
+{
+    return headGradient<NumExpr>(c).value;
+}
+
+double adapterGradientsHeld(const TermContext& c)
+{
+    // The adapters term itself, on a copy whose adapters keep only their gradients: the same split over tensor,
+    // pipeline, expert and data-parallel ranks, and the same offload.
+    TermContext g = c;
+    g.adapterRecipe.weights = g.adapterRecipe.master = g.adapterRecipe.optimizer = 0;
+    TermNotes<NumExpr> none;
+    return adapters<NumExpr>(g, none).value;
 }
 
 double zero3GatheredLayer(const TermContext& c)

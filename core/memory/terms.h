@@ -190,6 +190,10 @@ size_t busiestStage(const std::vector<StageMemory>& stages);
 /// backward its unsharded gradients), whether or not the view's layout uses ZeRO-3; the workspace
 /// term adds it when it does.
 double zero3GatheredLayer(const TermContext& c);
+/// \brief The output head's weight gradient on view `c`, V·h·b_g/t, where full fine-tuning trains it; 0 otherwise.
+double headGradientBytes(const TermContext& c);
+/// \brief The part of view `c`'s adapters term that is their gradients (LoRA, QLoRA; 0 without adapters).
+double adapterGradientsHeld(const TermContext& c);
 
 /// \brief What the fragmentation reserve is a share of: every term but the framework and the reserve itself.
 double reservedBytes(const Segments& g);

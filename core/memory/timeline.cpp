@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace trainmem {
 namespace {
@@ -51,22 +52,6 @@ std::string layersText(int64_t first, int64_t last)
 {
     return first == last ? "layer " + std::to_string(first)
                          : "layers " + std::to_string(first) + "–" + std::to_string(last);
-}
-
-int64_t m_vocab(const TermContext& c)
-{
-    return std::max<int64_t>(c.model->arch.vocab, 0);
-}
-
-// The adapters term's gradient part: per parameter b_g of b_w + b_g + b_m + b_o, each divided over the data-parallel
-// ranks from its ZeRO stage on (terms.cpp, adaptersHeld).
-double adapterGradientBytes(const TermContext& c, double adaptersBytes)
-{
-    const StateRecipe& r = c.adapterRecipe;
-    const double d = dbl(std::max<int64_t>(c.layout.dp, 1));
-    auto part = [&](double v, int stage) { return c.layout.zero >= stage ? v / d : v; };
-    const double all = part(r.weights, 3) + part(r.gradients, 2) + part(r.master, 1) + part(r.optimizer, 1);
-    return all > 0 ? adaptersBytes * part(r.gradients, 2) / all : 0.0;
 }
 
 std::string optimizerName(const Scenario& s)
@@ -168,21 +153,17 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
     // Gradients: a buffer allocated for the step (Megatron-LM's and DDP's contiguous buffers, DeepSpeed's
     // partitions), written during the first backward pass drawn and accumulated into after it.
     double written = 0;
-    const double gradientsPerLayer = bars.gradients / dbl(n);
+
     // A framework that frees the gradients after each step (gradientsFreedEachStep) has none before the first
     // backward writes them: the band is what has been written.
     const bool freed = gradientsFreedEachStep(s);
     b.setGradientsFreed(freed);
     // Under such a framework the output head's gradient is written at the loss, before any layer's (its backward
     // runs first), and it stays until the step: a trained head's V·h (tied or not), within the gradients term.
-    const double headGradient =
-        freed && c.fineTune == FineTune::Full && c.holdsHead() && !c.host
-            ? std::min(bars.gradients, dbl(m_vocab(c)) * dbl(c.model->arch.hidden) * c.recipe.gradients /
-                                           dbl(std::max<int64_t>(c.layout.tp, 1)))
-            : 0.0;
+    const double headGradient = freed && c.holdsHead() ? std::min(bars.gradients, headGradientBytes(c)) : 0.0;
     // The adapters' gradients, too, exist only once the backward pass writes them: before it (the forward passes
     // and the loss) the adapters term holds their weights, master copy and optimizer state only.
-    const double adapterGradients = freed ? adapterGradientBytes(c, bars.adapters) : 0.0;
+    const double adapterGradients = freed ? adapterGradientsHeld(c) : 0.0;
 
     for (int64_t u = 1; u <= K; ++u) {
         const size_t f = b.phase(StepPhaseKind::Forward, several ? "forward ×" + std::to_string(K) : "forward");
@@ -192,7 +173,7 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
             x.bytes = base;
             x.bytes.activations = (dbl((u - 1) * n) + dbl(j1)) * perLayer;
             x.bytes.workspace = bars.workspace;
-            x.bytes.adapters -= written > 0 ? 0.0 : adapterGradients;
+            x.bytes.adapters -= adapterGradients;
             x.gradientsWritten = written;
             x.firstLayer = offset + j0;
             x.lastLayer = offset + j1;
@@ -211,13 +192,14 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
         // own transients are the logits term's (the chunked loss's, the eager loss's); what ZeRO-3 gathers stays. The
         // chapter's film keeps every term here, so that its peak is the bars' total where all are alive.
         x.bytes.workspace = freed ? br.gatheredLayerBytes : bars.workspace;
-        x.bytes.adapters -= written > 0 ? 0.0 : adapterGradients;
-        x.gradientsWritten = std::max(written, headGradient);
+        x.bytes.adapters -= adapterGradients;
+        x.gradientsWritten = headGradient;
         x.microBatch = several ? K : 0;
         b.sample(b.phase(StepPhaseKind::Loss, "loss"), std::max(kForward, kLossShare * passes), x);
     }
-    written = std::max(written, headGradient);
-    const double layerGradientsPerLayer = std::max(0.0, bars.gradients - headGradient) / dbl(n);
+    written = headGradient; // nothing is written before the loss
+    // The layers' share of the gradients (all of them where no head gradient was written at the loss).
+    const double gradientsPerLayer = std::max(0.0, bars.gradients - headGradient) / dbl(n);
     for (int64_t u = 1; u <= K; ++u) {
         const size_t bw = b.phase(StepPhaseKind::Backward, several ? "backward ×" + std::to_string(K) : "backward");
         for (int64_t j1 = n; j1 >= 1; j1 -= group) {
@@ -235,9 +217,7 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
             x.microBatch = several ? u : 0;
             b.sample(bw, (kBackward + (full ? kRecomputeForward : 0)) * dbl(j1 - j0 + 1), x);
             if (u == 1)
-                written =
-                    std::min(bars.gradients, written + (headGradient > 0 ? layerGradientsPerLayer : gradientsPerLayer) *
-                                                           dbl(j1 - j0 + 1));
+                written = std::min(bars.gradients, written + gradientsPerLayer * dbl(j1 - j0 + 1));
         }
     }
     written = bars.gradients;
@@ -429,23 +409,21 @@ StepTimeline stepTimeline(const Scenario& s, const GpuSpec& gpu)
     return stepTimeline(m, s, account(m, s, gpu));
 }
 
-bool toolsViewFromFilm(const Scenario& s)
-{
-    return gradientsFreedEachStep(s);
-}
-
-ToolsView toolsView(const Scenario& s, const Breakdown& b)
+ToolsView toolsView(const Scenario& s, const Breakdown& b, const StepTimeline* film)
 {
     ToolsView v;
     v.bytes = b.perGpu;
-    if (!toolsViewFromFilm(s))
+    v.device = b.perGpu.total();
+    if (!gradientsFreedEachStep(s))
         return v;
-    const StepTimeline t = stepTimeline(b.model, s, b);
-    if (t.samples.empty())
+    std::optional<StepTimeline> made;
+    const StepTimeline& f = film ? *film : made.emplace(stepTimeline(b.model, s, b));
+    if (f.samples.empty())
         return v;
-    v.bytes = t.samples[t.peakSample].bytes;
+    v.bytes = f.samples[f.peakSample].bytes;
+    v.device = std::max(v.device, v.bytes.total());
     v.fromFilm = true;
-    v.where = t.peakWhere;
+    v.where = f.peakWhere;
     return v;
 }
 

@@ -89,14 +89,15 @@ bool gradientsFreedEachStep(const Scenario& s);
 /// framework whose order of frees the film follows from its code (torchtune: del logits before backward,
 /// zero_grad(set_to_none=True)), the film's peak moment; otherwise the bars, each term at its largest, which no moment
 /// exceeds.
+/// The device's view (nvidia-smi) stays the bars' total, never below the moment's.
 struct ToolsView {
     Segments bytes;        ///< the moment's terms (the bars when !fromFilm)
+    double device = 0;     ///< the device's view: the bars' total, or the moment's where it is larger
     bool fromFilm = false; ///< the film's peak moment
     std::string where;     ///< the film's peak, "the loss (logits)" (empty for the bars)
 };
-ToolsView toolsView(const Scenario& s, const Breakdown& b);
-/// \brief Whether toolsView() reads the film: training under --framework torchtune.
-bool toolsViewFromFilm(const Scenario& s);
+/// \brief The view of `s` with breakdown `b`; `film`, when given, is stepTimeline(b.model, s, b) already made.
+ToolsView toolsView(const Scenario& s, const Breakdown& b, const StepTimeline* film = nullptr);
 
 /// \brief The phase whose name a tour step plays: the first of kind `k`, or phases.size().
 size_t firstPhaseOf(const StepTimeline& t, StepPhaseKind k);

@@ -671,10 +671,7 @@ void TestUiCharts::everyStepsPerGpuBarCanBeRead()
         sizes.push_back(QSize(790, 380));
     for (const QSize at : sizes) {
         Dashboard d;
-        d.resize(at);
-        d.setFontScale(fontScale);
-        d.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        QVERIFY(openDashboard(d, at, fontScale));
         for (size_t i = 0; i < stages.size(); ++i) {
             showStage(d, stages[i]);
             MemoryBarChart* bars = d.barChart();
