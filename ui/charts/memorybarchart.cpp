@@ -514,21 +514,21 @@ void MemoryBarChart::placeTotals()
     withBars.insert(withBars.end(), barRects.begin(), barRects.end());
     // The GPU's name goes before a label covers a bar: "80.0 GB" fits a gap "H100 · 80.0 GB" does not.
     const QString shortLabel = QString::fromStdString(formatBytes(m_capacity, m_units));
-    bool placed = false;
-    for (const QString& text : {m_capacityLabel, shortLabel}) {
+    // `text` at one of `at`, clear of `obstacles`, no smaller than `minScale`: taken when it fits.
+    auto tryPlace = [&](const QString& text, const std::vector<LabelSpot>& at, const std::vector<QRect>& obstacles,
+                        double minScale) {
         if (capacity->text() != text)
             capacity->setText(text);
-        std::vector<QRect> free = withTotals;
-        if ((placed = placeLabel(capacity, spots, plot, m_theme.font(1.0, true), free, 1.0, m_theme.minFontPx))) {
-            taken.push_back(free.back());
+        std::vector<QRect> free = obstacles;
+        if (!placeLabel(capacity, at, plot, m_theme.font(1.0, true), free, minScale, m_theme.minFontPx))
+            return false;
+        taken.push_back(free.back());
+        return true;
+    };
+    bool placed = false;
+    for (const QString& text : {m_capacityLabel, shortLabel})
+        if ((placed = tryPlace(text, spots, withTotals, 1.0) || tryPlace(text, spots, withBars, 0.8)))
             break;
-        }
-        free = withBars;
-        if ((placed = placeLabel(capacity, spots, plot, m_theme.font(1.0, true), free, 0.8, m_theme.minFontPx))) {
-            taken.push_back(free.back());
-            break;
-        }
-    }
     if (!placed) {
         // Every bar crosses the line and no gap holds even "80.0 GB" (the 70B on one H100 at a 1024-px slide): the
         // label becomes a key, a dashed stroke in the line's colour before the name, at the plot's right or left edge
@@ -541,16 +541,9 @@ void MemoryBarChart::placeTotals()
             corners.push_back({QPointF(plot.right() - inset, top), Qt::AlignRight | Qt::AlignTop});
             corners.push_back({QPointF(plot.left() + inset, top), Qt::AlignLeft | Qt::AlignTop});
         }
-        for (const QString& name : {m_capacityLabel, shortLabel}) {
-            const QString key = QStringLiteral("\u254C\u254C ") + name;
-            if (capacity->text() != key)
-                capacity->setText(key);
-            std::vector<QRect> free = withTotals;
-            if ((placed = placeLabel(capacity, corners, plot, m_theme.font(1.0, true), free, 0.8, m_theme.minFontPx))) {
-                taken.push_back(free.back());
+        for (const QString& name : {m_capacityLabel, shortLabel})
+            if ((placed = tryPlace(QStringLiteral("\u254C\u254C ") + name, corners, withTotals, 0.8)))
                 break;
-            }
-        }
     }
     if (!placed) {
         capacity->setText(m_capacityLabel);
