@@ -1605,6 +1605,15 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
             w = w + X::text(
                         "U_root", [&] { return formatNumber(root) + " B"; }, root);
         }
+        if (const double head = fsdp2HeadGathered(c); head > 0) {
+            if constexpr (X::kText)
+                n.assumptions += " torchtitan wraps the final norm and output head as one FSDP2 unit that is not "
+                                 "resharded after forward (unless the policy is \"always\"): they stay gathered, "
+                                 "U_head = (V·h + h)·b_w/t, from their forward through the loss to their backward "
+                                 "(torchtitan distributed/fsdp.py at b5bcd76, apply_fsdp).";
+            w = w + X::text(
+                        "U_head", [&] { return formatNumber(head) + " B"; }, head);
+        }
         if (c.training && c.stageLayers > 1 && !effectiveReshardAfterForward(*c.scenario)) {
             // FSDP2 fully_shard(reshard_after_forward=False) (torch/distributed/fsdp/_fully_shard/_fully_shard.py):
             // a layer's all-gathered weights are not freed after its forward, so when backward begins every layer
@@ -2113,6 +2122,23 @@ double fsdp1RootGathered(const TermContext& c)
     const ResolvedModel& m = *c.model;
     return dbl(std::clamp<int64_t>(m.params.embedding, 0, m.params.total)) * c.recipe.weights /
            dbl(std::max<int64_t>(c.layout.tp, 1));
+}
+
+double fsdp2HeadGathered(const TermContext& c)
+{
+    // torchtitan's apply_fsdp (torchtitan/distributed/fsdp.py at b5bcd76c66d0acb1a08b176d9639425bc55e0b2a) wraps
+    // [model.norm, model.lm_head] as one fully_shard unit with reshard_after_forward = (policy == "always"), "as an
+    // optimization ... since FSDP would prefetch them immediately"; a tied model's embeddings, norm and head are one
+    // unit wrapped the same way (the tied matrix is the head). So under the "default" and "never" policies the head
+    // stays gathered in param_dtype from its forward, through the loss, to its backward (FSDP2's unsharded parameter:
+    // torch/distributed/_composable/fsdp/_fsdp_state.py at 005da465b93443cc40d9e66d679637ada577f097). Untied
+    // embeddings are resharded after their forward.
+    const Scenario& s = *c.scenario;
+    if (s.framework != Framework::Torchtitan || effectiveFsdpFlatWrap(s) || !c.gathersLayer() || !c.holdsHead() ||
+        s.hardware.reshardAfterForward.value_or(false))
+        return 0;
+    const Architecture& a = c.model->arch;
+    return (dbl(a.vocab) * dbl(a.hidden) + dbl(a.hidden)) * c.recipe.weights / dbl(std::max<int64_t>(c.layout.tp, 1));
 }
 
 double reservedBytes(const Segments& g)

@@ -196,6 +196,44 @@ private Q_SLOTS:
         QVERIFY(!effectiveReshardAfterForward(s));
     }
 
+    void torchtitanKeepsTheHeadGathered()
+    {
+        // torchtitan wraps [norm, lm_head] as one FSDP2 unit not resharded after forward (distributed/fsdp.py at
+        // b5bcd76): on 8 GPUs, ZeRO-3, the head and final norm stay gathered in bf16, (V·h + h)·2 =
+        // (32000·4096 + 4096)·2 = 262,152,192 B more workspace, on the peak's GPU and in the film's loss.
+        Scenario s = llama2();
+        s.hardware.gpus = 8;
+        s.hardware.zeroStage = 3;
+        const double plain = on(s).perGpu.workspace;
+        s.framework = Framework::Torchtitan;
+        QCOMPARE(on(s).perGpu.workspace - plain, 262152192.0);
+        // The "always" policy (--reshard-after-forward on) reshards it too.
+        s.hardware.reshardAfterForward = true;
+        QCOMPARE(on(s).perGpu.workspace, plain);
+        s.hardware.reshardAfterForward.reset();
+        // Under the FSDP1 flat wrap the root unit (embeddings and head, 524,288,000 B) is counted instead, not both.
+        s.hardware.fsdpFlatWrap = true;
+        QCOMPARE(on(s).perGpu.workspace - plain, 524288000.0);
+        s.hardware.fsdpFlatWrap.reset();
+        // Nothing is gathered on one GPU.
+        s.hardware.gpus = 1;
+        const double single = on(s).perGpu.workspace;
+        s.framework.reset();
+        QCOMPARE(on(s).perGpu.workspace, single);
+        // A tied model's one matrix is the head: Llama 3.2 3B (V = 128,256, h = 3072) as torchtune's helper reads it,
+        // on 4 GPUs: (128,256·3072 + 3072)·2 = 788,011,008 B.
+        Scenario t = testdata::torchtuneLlama32_3B();
+        t.hardware.gpus = 4;
+        t.hardware.zeroStage = 3;
+        const double without = on(t).perGpu.workspace;
+        t.framework = Framework::Torchtitan;
+        QCOMPARE(on(t).perGpu.workspace - without, 788011008.0);
+        // The film's moment at the loss holds it.
+        const StepTimeline film = stepTimeline(t, testdata::gpu("H100"));
+        QCOMPARE(film.samples[film.peakSample].bytes.workspace, on(t).perGpu.workspace);
+        QCOMPARE(film.peakWhere, std::string("the loss (logits)"));
+    }
+
     void flatWrapCacheStaysReserved()
     {
         // FSDP1 wrapping the loaded model (fsdp_qlora's train.py) on 2 GPUs, ZeRO-3, bf16: one layer's parameters
