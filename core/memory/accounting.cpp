@@ -514,11 +514,15 @@ ContextSweep sweepContext(const Scenario& s, const GpuSpec& gpu, int pointsPerOc
     // sweep's points bracket the first context where each holds, and a bisection over the whole tokens (whole 2·cp
     // chunks) between them finds it: about 12 evaluations each instead of a bisection over all 11 octaves.
     x.training.checkpointing = s.training.checkpointing;
-    if (own.size() != out.seq.size()) { // a mode the three curves do not show
+    if (own.size() != out.seq.size()) { // a mode the three curves do not show: its own curve
         own.clear();
+        out.perOpTotalPerGpu.reserve(out.seq.size());
+        out.perOpActivationsPerGpu.reserve(out.seq.size());
         for (double seq : out.seq) {
             x.training.seqLen = static_cast<int64_t>(seq);
             own.push_back(perGpuAt(x));
+            out.perOpTotalPerGpu.push_back(own.back().total());
+            out.perOpActivationsPerGpu.push_back(tapeOf(own.back()));
         }
     }
     const int64_t unit = chunk <= 2 ? 1 : chunk;

@@ -187,7 +187,11 @@ struct ContextSweep {
     std::vector<double> seq;                              ///< 512 … 1M, `pointsPerOctave` per doubling
     std::array<std::vector<double>, 3> totalPerGpu;       ///< indexed by Checkpointing
     std::array<std::vector<double>, 3> activationsPerGpu; ///< tape + logits + KV
-    double modelStatePerGpu = 0;                          ///< the floor
+    /// The scenario's own curve when it checkpoints per op (torchtitan's SelectiveAC), which the three do not show:
+    /// total and tape + logits + KV at every context; empty under the other modes.
+    std::vector<double> perOpTotalPerGpu;
+    std::vector<double> perOpActivationsPerGpu;
+    double modelStatePerGpu = 0; ///< the floor
     double capacity = 0;
     /// Context where activations (tape + logits) pass model state, for the scenario's mode.
     std::optional<double> crossoverSeq;

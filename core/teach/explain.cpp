@@ -59,6 +59,24 @@ std::vector<Explanation> explainSegments(const Scenario& s, const Breakdown& b)
     return out;
 }
 
+Checkpointing curveMode(CurveKind c, Checkpointing own)
+{
+    switch (c) {
+    case CurveKind::NoCheckpointing:
+        return Checkpointing::None;
+    case CurveKind::Selective:
+        return Checkpointing::Selective;
+    case CurveKind::Full:
+        return Checkpointing::Full;
+    case CurveKind::PerOp:
+        return Checkpointing::PerOp;
+    case CurveKind::ModelStateFloor:
+    case CurveKind::Capacity:
+        break;
+    }
+    return own;
+}
+
 Explanation explainCurve(CurveKind c, const Scenario& s, const GpuSpec& gpu)
 {
     Explanation e;
@@ -74,8 +92,7 @@ Explanation explainCurve(CurveKind c, const Scenario& s, const GpuSpec& gpu)
         return e;
     }
     Scenario x = s;
-    if (c != CurveKind::ModelStateFloor)
-        x.training.checkpointing = static_cast<Checkpointing>(static_cast<int>(c));
+    x.training.checkpointing = curveMode(c, s.training.checkpointing);
     const Breakdown b = account(x, gpu);
     std::string subs;
     double sum = 0;
@@ -94,16 +111,20 @@ Explanation explainCurve(CurveKind c, const Scenario& s, const GpuSpec& gpu)
         e.assumptions = "No context length gets below this: the model state does not depend on the sequence.";
         e.source = recipeSource(s, b);
     } else {
-        const char* names[] = {"no checkpointing", "selective checkpointing", "full checkpointing"};
-        e.title = std::string("Memory per GPU, ") + names[static_cast<int>(c)];
+        const char* names[] = {"no checkpointing", "selective checkpointing", "full checkpointing",
+                               "per-op checkpointing"};
+        e.title = std::string("Memory per GPU, ") + names[static_cast<int>(x.training.checkpointing)];
         e.formula = "M(s) = model state";
         for (SegmentKind k : kAllSegmentKinds)
             if (termInfo(k).group != TermGroup::ModelState)
                 e.formula +=
                     std::string(" + ") + termInfo(k).label + (termInfo(k).group == TermGroup::Working ? "(s)" : "");
-        e.assumptions = "Each term at " + at +
-                        "; the activations follow Korthikanti's terms for this checkpointing mode. " +
-                        explainSegment(SegmentKind::Activations, x, b).assumptions;
+        e.assumptions =
+            "Each term at " + at +
+            (x.training.checkpointing == Checkpointing::PerOp
+                 ? "; the activations follow torchtitan's per-op policy (every other matmul's output kept). "
+                 : "; the activations follow Korthikanti's terms for this checkpointing mode. ") +
+            explainSegment(SegmentKind::Activations, x, b).assumptions;
         e.source = "Korthikanti et al. 2022 §4–5; docs/accounting.md, Activations and Workspace and overhead; "
                    "core/memory/accounting.cpp (sweepContext)";
     }

@@ -26,7 +26,10 @@ struct Explanation {
 };
 
 /// \brief The curves of the sequence-length chart.
-enum class CurveKind { NoCheckpointing, Selective, Full, ModelStateFloor, Capacity };
+/// The sequence-length chart's curves and lines; PerOp is drawn only when the scenario checkpoints per op.
+enum class CurveKind { NoCheckpointing, Selective, Full, ModelStateFloor, Capacity, PerOp };
+/// \brief The checkpointing mode of a mode's curve (ModelStateFloor and Capacity have none: the scenario's own).
+Checkpointing curveMode(CurveKind c, Checkpointing own);
 
 /// \brief Explains one per-GPU segment of `b`, which must be account(s, gpu).
 Explanation explainSegment(SegmentKind k, const Scenario& s, const Breakdown& b);

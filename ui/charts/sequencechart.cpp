@@ -58,7 +58,7 @@ SequenceChart::SequenceChart(QWidget* parent) : LivePlot(parent)
     m_diesText->position->setType(QCPItemPosition::ptAbsolute);
     m_diesText->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
 
-    for (int mode = 0; mode < 3; ++mode) {
+    for (int mode = 0; mode < 4; ++mode) {
         QCPGraph* g = addGraph();
         g->setName(curveName(mode));
         g->setLineStyle(QCPGraph::lsLine);
@@ -307,6 +307,28 @@ void SequenceChart::resizeEvent(QResizeEvent* e)
     LivePlot::resizeEvent(e);
 }
 
+void SequenceChart::orderLegend()
+{
+    // Entries are appended as they are shown, so the order depended on what was hidden before (the floor under
+    // offload, per-op's curve): one order instead, per-op's last, so that three columns keep the long "Selective =
+    // none with flash attention" above the floor's entry and the 640 px half of a 1280 px dashboard holds them.
+    std::vector<QCPGraph*> order;
+    for (QCPGraph* p : {m_curves[0], m_curves[1], m_curves[2], m_current, m_floor, m_curves[3]})
+        if (legend->itemWithPlottable(p))
+            order.push_back(p);
+    bool inOrder = legend->itemCount() == static_cast<int>(order.size());
+    for (int i = 0; inOrder && i < legend->itemCount(); ++i) {
+        auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+        inOrder = item && item->plottable() == order[static_cast<size_t>(i)];
+    }
+    if (inOrder)
+        return;
+    for (QCPGraph* p : order)
+        p->removeFromLegend();
+    for (QCPGraph* p : order)
+        addCachedLegendItem(legend, p);
+}
+
 void SequenceChart::setData(const SequenceChartData& data)
 {
     m_data = data;
@@ -331,12 +353,14 @@ void SequenceChart::rebuild()
                       std::equal(selective.begin(), selective.end(), none.begin(), [](double a, double b) {
                           return std::fabs(a - b) <= 0.005 * std::max(std::fabs(a), std::fabs(b));
                       });
-    for (int mode = 0; mode < 3; ++mode) {
+    const auto perOp = static_cast<int>(Checkpointing::PerOp);
+    for (int mode = 0; mode <= perOp; ++mode) {
         QCPGraph* g = m_curves[static_cast<size_t>(mode)];
-        const auto& v = sw.totalPerGpu[static_cast<size_t>(mode)];
-        g->setData(keys, QVector<double>(v.begin(), v.end()), true);
-        // Inference has no backward pass: the three modes coincide, so one curve tells it.
-        const bool shown = !m_data.inference || mode == 0;
+        const auto& v = mode == perOp ? sw.perOpTotalPerGpu : sw.totalPerGpu[static_cast<size_t>(mode)];
+        g->setData(keys.mid(0, static_cast<int>(v.size())), QVector<double>(v.begin(), v.end()), true);
+        // Inference has no backward pass: the three modes coincide, so one curve tells it. Per-op checkpointing's
+        // curve is the scenario's own, drawn only when the scenario uses it (the sweep has it then).
+        const bool shown = mode == perOp ? !m_data.inference && !v.empty() : !m_data.inference || mode == 0;
         g->setVisible(shown);
         if (shown != (legend->itemWithPlottable(g) != nullptr))
             shown ? addCachedLegendItem(legend, g) : static_cast<void>(g->removeFromLegend());
@@ -367,7 +391,6 @@ void SequenceChart::rebuild()
             hi = std::max(hi, *std::max_element(v.begin(), v.end()));
         }
     }
-    fitTicksTo(m_fitWidth > 0 ? m_fitWidth : width());
     m_floor->setName(m_data.inference ? tr("Weights (the floor)") : tr("Model state (the floor)"));
     m_floor->setData({kSweepMinSeq / 2, kSweepMaxSeq * 2}, {sw.modelStatePerGpu, sw.modelStatePerGpu}, true);
     // No floor to draw when the model state is all in host memory (offload): a log axis has no 0, and the legend
@@ -376,6 +399,8 @@ void SequenceChart::rebuild()
     m_floor->setVisible(floor);
     if (floor != (legend->itemWithPlottable(m_floor) != nullptr))
         floor ? addCachedLegendItem(legend, m_floor) : static_cast<void>(m_floor->removeFromLegend());
+    orderLegend();
+    fitTicksTo(m_fitWidth > 0 ? m_fitWidth : width());
     m_current->setData({m_data.currentSeq}, {m_data.currentTotal}, true);
     if (m_data.currentTotal > 0) {
         lo = std::min(lo, m_data.currentTotal);

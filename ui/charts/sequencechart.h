@@ -62,11 +62,12 @@ protected:
 
 private:
     void rebuild();
+    void orderLegend();
     /// Labels every stride-th power of two, the smallest stride at which the widest label and a
     /// gap fit into `octavePx` pixels per doubling. True when the labels changed.
     bool applyTickStride(double octavePx);
 
-    std::array<QCPGraph*, 3> m_curves{};
+    std::array<QCPGraph*, 4> m_curves{}; ///< indexed by Checkpointing; per-op's drawn only when it is the scenario's
     QCPGraph* m_floor = nullptr;
     QCPGraph* m_current = nullptr;
     QCPItemRect* m_dies = nullptr;

@@ -10,9 +10,10 @@ namespace trainmem {
 namespace {
 
 // The picker's rows: every segment, then every curve.
-constexpr int kCurveRows = 5;
+// The rows follow CurveKind's order (rowOf).
+constexpr int kCurveRows = 6;
 constexpr CurveKind kCurves[kCurveRows] = {CurveKind::NoCheckpointing, CurveKind::Selective, CurveKind::Full,
-                                           CurveKind::ModelStateFloor, CurveKind::Capacity};
+                                           CurveKind::ModelStateFloor, CurveKind::Capacity,  CurveKind::PerOp};
 
 int rowOf(const DrillDownPanel::Item& item)
 {
@@ -42,9 +43,9 @@ DrillDownPanel::DrillDownPanel(QWidget* parent) : QWidget(parent)
     m_picker->setMinimumContentsLength(16);
     for (SegmentKind k : kAllSegmentKinds)
         m_picker->addItem(tr("Segment: %1").arg(QString::fromStdString(segmentKindName(k))));
-    const QString curveNames[kCurveRows] = {tr("Curve: no checkpointing"), tr("Curve: selective checkpointing"),
+    const QString curveNames[kCurveRows] = {tr("Curve: no checkpointing"),   tr("Curve: selective checkpointing"),
                                             tr("Curve: full checkpointing"), tr("Curve: model-state floor"),
-                                            tr("Line: GPU capacity")};
+                                            tr("Line: GPU capacity"),        tr("Curve: per-op checkpointing")};
     for (const QString& n : curveNames)
         m_picker->addItem(n);
 

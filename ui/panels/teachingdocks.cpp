@@ -136,9 +136,9 @@ void TeachingDocks::connectDrillDown(Dashboard* dashboard)
     });
     SequenceChart* seq = dashboard->sequenceChart();
     connect(seq, &QCustomPlot::plottableClick, this, [this, seq](QCPAbstractPlottable* p, int, QMouseEvent*) {
-        for (int m = 0; m < 3; ++m) {
-            if (seq->curve(static_cast<Checkpointing>(m)) == p) {
-                m_drill->showCurve(static_cast<CurveKind>(m));
+        for (CurveKind c : {CurveKind::NoCheckpointing, CurveKind::Selective, CurveKind::Full, CurveKind::PerOp}) {
+            if (seq->curve(curveMode(c, Checkpointing::None)) == p) {
+                m_drill->showCurve(c);
                 m_docks[DrillDock]->show();
                 m_docks[DrillDock]->raise();
                 return;

@@ -30,8 +30,9 @@ QColor ChartTheme::segmentColor(SegmentKind k)
 
 QColor ChartTheme::checkpointColor(int mode)
 {
-    static constexpr std::array<QRgb, 3> colours{0xe15759, 0x4e79a7, 0x59a14f};
-    return QColor::fromRgb(colours[static_cast<size_t>(std::clamp(mode, 0, 2))]);
+    // Tableau 10's red, blue, green and orange: none, selective, full, per-op.
+    static constexpr std::array<QRgb, 4> colours{0xe15759, 0x4e79a7, 0x59a14f, 0xf28e2b};
+    return QColor::fromRgb(colours[static_cast<size_t>(std::clamp(mode, 0, 3))]);
 }
 
 QFont ChartTheme::font(double factor, bool bold) const

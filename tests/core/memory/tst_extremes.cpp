@@ -142,6 +142,10 @@ private Q_SLOTS:
                                             << "uneven";
         QTest::addRow("gpt-oss-120b serving") << "gpt-oss-120b"
                                               << "serving";
+        QTest::addRow("llama3-70b per-op") << "llama3-70b"
+                                           << "per-op";
+        QTest::addRow("deepseek-v3 per-op") << "deepseek-v3"
+                                            << "per-op";
     }
 
     void sweepPointIsAccountAtThatPoint()
@@ -154,6 +158,8 @@ private Q_SLOTS:
             s.hardware.gpus = 2;
         } else if (variant == "serving") {
             s.training.mode = Mode::Inference;
+        } else if (variant == "per-op") {
+            s.training.checkpointing = Checkpointing::PerOp; // the scenario's own curve, beside the three
         } else if (variant == "zero3-offload") {
             s.hardware.gpus = 8;
             s.hardware.zeroStage = 3;
@@ -194,6 +200,17 @@ private Q_SLOTS:
                 QCOMPARE(sw.totalPerGpu[size_t(c)][i], g.total());
                 QCOMPARE(sw.activationsPerGpu[size_t(c)][i], g.activations + g.logits + g.kvCache + g.recurrentState);
             }
+        }
+        // Per-op checkpointing's curve is there exactly when it is the scenario's mode.
+        const bool perOp = s.training.checkpointing == Checkpointing::PerOp;
+        QCOMPARE(sw.perOpTotalPerGpu.size(), perOp ? sw.seq.size() : size_t(0));
+        QCOMPARE(sw.perOpActivationsPerGpu.size(), sw.perOpTotalPerGpu.size());
+        for (size_t i = 0; i < sw.perOpTotalPerGpu.size(); ++i) {
+            Scenario x = s;
+            x.training.seqLen = int64_t(sw.seq[i]);
+            const Segments g = account(x, gpu).perGpu;
+            QCOMPARE(sw.perOpTotalPerGpu[i], g.total());
+            QCOMPARE(sw.perOpActivationsPerGpu[i], g.activations + g.logits + g.kvCache + g.recurrentState);
         }
         // The crossover and the first context that does not fit are the first whole contexts (whole 2·cp chunks
         // under context parallel) where each holds: it holds there and not one step before.

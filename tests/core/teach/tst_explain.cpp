@@ -158,6 +158,7 @@ private Q_SLOTS:
         QTest::newRow("full") << int(CurveKind::Full);
         QTest::newRow("model-state floor") << int(CurveKind::ModelStateFloor);
         QTest::newRow("capacity") << int(CurveKind::Capacity);
+        QTest::newRow("per-op") << int(CurveKind::PerOp);
     }
     void curvesEqualTheSweep()
     {
@@ -173,6 +174,9 @@ private Q_SLOTS:
         double expected = 0;
         if (curve <= 2)
             expected = sweep.totalPerGpu[static_cast<size_t>(curve)][i];
+        else if (curve == int(CurveKind::PerOp)) // the sweep draws per-op's curve when it is the scenario's mode
+            expected =
+                sweepContext(with(s, Checkpointing::PerOp, s.training.flashAttention, 4096), gpu).perOpTotalPerGpu[i];
         else if (curve == int(CurveKind::ModelStateFloor))
             expected = sweep.modelStatePerGpu;
         else

@@ -159,6 +159,7 @@ void TestUiCharts::sequenceChartMatchesSweep_data()
     QTest::newRow("Llama 3 70B selective") << "llama3-70b" << int(Checkpointing::Selective);
     QTest::newRow("DeepSeek-V3 on 2048 H800s") << "deepseek-v3" << int(Checkpointing::Selective);
     QTest::newRow("GPT-2 small full recompute") << "gpt2-small" << int(Checkpointing::Full);
+    QTest::newRow("Llama 3 70B per-op") << "llama3-70b" << int(Checkpointing::PerOp);
 }
 
 void TestUiCharts::sequenceChartMatchesSweep()
@@ -181,6 +182,22 @@ void TestUiCharts::sequenceChartMatchesSweep()
         const bool current = mode == checkpointing;
         const Qt::PenStyle style = c->curve(static_cast<Checkpointing>(mode))->pen().style();
         QVERIFY(current ? style == Qt::SolidLine : style == Qt::DashLine || style == Qt::CustomDashLine);
+    }
+    // Per-op checkpointing's curve, the scenario's own, is drawn (and listed last) only when it is the mode: the marker
+    // of the current context lies on it.
+    QCPGraph* perOp = c->curve(Checkpointing::PerOp);
+    const bool own = checkpointing == int(Checkpointing::PerOp);
+    QCOMPARE(perOp->visible(), own);
+    QCOMPARE(c->legend->itemWithPlottable(perOp) != nullptr, own);
+    QCOMPARE(graphValues(perOp), sweep.perOpTotalPerGpu);
+    if (own) {
+        QCOMPARE(graphKeys(perOp), sweep.seq);
+        QCOMPARE(perOp->pen().style(), Qt::SolidLine);
+        QCOMPARE(c->legend->item(c->legend->itemCount() - 1), c->legend->itemWithPlottable(perOp));
+        const auto at = std::find(sweep.seq.begin(), sweep.seq.end(), static_cast<double>(s.training.seqLen));
+        QVERIFY(at != sweep.seq.end());
+        QCOMPARE(sweep.perOpTotalPerGpu[static_cast<size_t>(at - sweep.seq.begin())],
+                 account(s, gpuOf(s)).perGpu.total());
     }
     QCOMPARE(graphValues(c->floorGraph()), (std::vector<double>{sweep.modelStatePerGpu, sweep.modelStatePerGpu}));
     QCOMPARE(c->capacityLine()->point1->coords().y(), gpuOf(s).memoryBytes);
