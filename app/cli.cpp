@@ -166,6 +166,13 @@ struct Options {
             "the caching allocator keeps one layer's and the embeddings' unsharded blocks from the wrap. "
             "Default off."),
         QStringLiteral("on|off")};
+    QCommandLineOption fsdpRoot{
+        QStringLiteral("fsdp-root"),
+        QStringLiteral(
+            "What the FSDP2 wrap keeps gathered beside the layers at ZeRO-3: none; head (the output head and "
+            "final norm, forward to backward: torchtitan's default); embeddings+head (the root unit, "
+            "forward to the end of backward: torchtune's default). Default: the framework's, else none."),
+        QStringLiteral("none|head|embeddings+head")};
     QCommandLineOption fsdpNoSync{
         QStringLiteral("fsdp-no-sync"),
         QStringLiteral("Gradient accumulation inside FSDP1's no_sync() (Lightning Fabric's no_backward_sync, as LitGPT "
@@ -261,7 +268,7 @@ struct Options {
                       megatron,     listPresets,
                       listGpus,     measured});
         p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap, fsdpNoSync,
-                      qloraDoubleQuant, litgptFp32Norm, qloraBase, litgptHeldBatch});
+                      fsdpRoot, qloraDoubleQuant, litgptFp32Norm, qloraBase, litgptHeldBatch});
         p.addOptions(training.all());
     }
 };
@@ -609,6 +616,12 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
         ov.choice(o.loss, loss, lossKindFromString, lossKindNames());
         if (ov.error.isEmpty())
             s.training.loss = loss;
+    }
+    if (ov.error.isEmpty() && p.isSet(o.fsdpRoot)) {
+        FsdpRoot root{};
+        ov.choice(o.fsdpRoot, root, fsdpRootFromString, fsdpRootNames());
+        if (ov.error.isEmpty())
+            s.hardware.fsdpRoot = root;
     }
     if (ov.error.isEmpty() && p.isSet(o.framework)) {
         Framework f{};

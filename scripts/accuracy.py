@@ -267,6 +267,11 @@ def arguments(case):
     # the commit the H100 page lists: PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True"): the torchtitan profile.
     if (r.get("framework") or "").lower() == "torchtitan":
         args += ["--framework", "torchtitan"]
+        # torchtitan 9dec370 (the H100 page's commit) wrapped the root, embeddings, final norm and head, as one FSDP2
+        # unit (parallelize_llama.py:339, fully_shard(model, ...)), which FSDP2 never reshards after forward; b5bcd76,
+        # the profile's, keeps only [norm, lm_head] gathered (docs/accounting.md, "Workspace and overhead").
+        if "9dec370" in (r.get("recipe_or_command") or ""):
+            args += ["--fsdp-root", "embeddings+head"]
     # torchtune's recipes at the README's commit: its layers' tape as its code keeps it, and the peaks at the film's
     # peak moment, its order of frees (docs/accounting.md, "One training step").
     if (r.get("framework") or "").lower() == "torchtune":

@@ -369,6 +369,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
           {"reshard_after_forward", effectiveReshardAfterForward(s)},
           {"fsdp_flat_wrap", effectiveFsdpFlatWrap(s)},
           {"fsdp_no_sync", effectiveFsdpNoSync(s)},
+          {"fsdp_root", toString(effectiveFsdpRoot(s))},
           {"recipe_defaults_source", s.framework ? frameworkDefaults(*s.framework).recipeSource : ""}}},
         {"single_gpu_bytes", segmentsJson(b.singleGpu)},
         {"per_node_host_bytes",

@@ -626,7 +626,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
                     "expandable_segments",
                     "reshard_after_forward",
                     "fsdp_flat_wrap",
-                    "fsdp_no_sync"});
+                    "fsdp_no_sync",
+                    "fsdp_root"});
         r.text(*hardware, "gpu", p, h.gpu);
         r.integer(*hardware, "gpus", p, h.gpus, 1, kMaxGpus);
         r.integer(*hardware, "zero_stage", p, h.zeroStage, 0, 3);
@@ -644,6 +645,13 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.boolean(*hardware, "reshard_after_forward", p, h.reshardAfterForward);
         r.boolean(*hardware, "fsdp_flat_wrap", p, h.fsdpFlatWrap);
         r.boolean(*hardware, "fsdp_no_sync", p, h.fsdpNoSync);
+        if (hardware->contains("fsdp_root")) { // left out: the framework's
+            FsdpRoot root{};
+            r.choice(*hardware, "fsdp_root", p, root, fsdpRootFromString, fsdpRootNames());
+            if (hardware->at("fsdp_root").is_string() &&
+                fsdpRootFromString(hardware->at("fsdp_root").get<std::string>()))
+                h.fsdpRoot = root;
+        }
         r.integer(*hardware, "first_stage_layers", p, h.split.firstLayers, 1, kMaxLayers);
         r.integer(*hardware, "last_stage_layers", p, h.split.lastLayers, 1, kMaxLayers);
         r.boolean(*hardware, "embedding_in_pipeline_split", p, h.split.embedding);
@@ -906,6 +914,8 @@ json scenarioToJson(const Scenario& s)
         j["hardware"]["fsdp_flat_wrap"] = *h.fsdpFlatWrap; // left out when unset (the framework's default)
     if (h.fsdpNoSync)
         j["hardware"]["fsdp_no_sync"] = *h.fsdpNoSync;
+    if (h.fsdpRoot)
+        j["hardware"]["fsdp_root"] = toString(*h.fsdpRoot); // left out when unset (the framework's)
     // The pipeline split only when it is not the even one.
     if (h.split.firstLayers > 0)
         j["hardware"]["first_stage_layers"] = h.split.firstLayers;

@@ -1,7 +1,8 @@
 // The torchtune recipe config reader (trainconfig.h). Keys as torchtune's recipes read them, pytorch/torchtune at
 // bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1: recipes/full_finetune_single_device.py, lora_finetune_single_device.py
 // and their distributed versions (batch_size, gradient_accumulation_steps, dtype, enable_activation_checkpointing,
-// enable_activation_offloading, compile, optimizer_in_bwd, fsdp_cpu_offload, optimizer, loss, tokenizer).
+// enable_activation_offloading, compile, optimizer_in_bwd, fsdp_cpu_offload, fsdp_reshard_after_forward,
+// custom_sharded_layers, optimizer, loss, tokenizer).
 #include "confignode.h"
 #include "trainconfig.h"
 
@@ -282,6 +283,38 @@ void readTorchtune(ConfigMap& top, TrainingConfig& c)
             // model's 4-bit base and adapters included.
             c.offload = Offload::OptimizerParams;
             c.notes.push_back("fsdp_cpu_offload is counted as ZeRO-3 optimizer+params offload");
+        }
+    }
+    // The distributed recipes' sharding (torchtune bd2a0fc recipes/full_finetune_distributed.py and
+    // lora_finetune_distributed.py: cfg.get("fsdp_reshard_after_forward", True), cfg.get("custom_sharded_layers")),
+    // both FSDP2 (ZeRO-3). training/_distributed.py shard_model makes a unit of every layer and of each module named
+    // in custom_sharded_layers, then fully_shard(model, reshard_after_forward=False): the root holds the rest, kept
+    // gathered from forward to the end of backward (--fsdp-root).
+    if (const std::optional<bool> reshard = top.flag("fsdp_reshard_after_forward")) {
+        c.zeroStage = 3;
+        c.reshardAfterForward = reshard;
+    }
+    if (const std::optional<std::vector<std::string>> custom = top.strings("custom_sharded_layers")) {
+        c.zeroStage = 3;
+        auto named = [&](const std::string& module) {
+            for (const std::string& n : *custom) // "tok_embeddings", or a wrapper's "decoder.tok_embeddings"
+                if (n == module || (n.size() > module.size() &&
+                                    n.compare(n.size() - module.size() - 1, std::string::npos, "." + module) == 0))
+                    return true;
+            return false;
+        };
+        const bool tied = c.architecture && c.architecture->tiedEmbeddings;
+        const bool embeddings = named("tok_embeddings"), head = named("output");
+        // A tied head reads tok_embeddings' weight: sharding the embeddings takes it out of the root.
+        if ((embeddings && head) || (embeddings && tied))
+            c.fsdpRoot = FsdpRoot::None;
+        else if (embeddings || head) {
+            c.fsdpRoot = FsdpRoot::Head;
+            if (head)
+                c.notes.push_back("custom_sharded_layers shards the output head alone: the root keeps the "
+                                  "embeddings, counted as the head's V·h");
+        } else {
+            c.fsdpRoot = FsdpRoot::EmbeddingsAndHead;
         }
     }
     c.seqLen = tokenizer.integer("max_seq_len", 1, kMaxSeq);

@@ -126,6 +126,10 @@ Scenario applyTrainingConfig(const Scenario& base, const TrainingConfig& c, bool
         s.framework = c.framework;
     if (c.expandableSegments)
         s.hardware.expandableSegments = c.expandableSegments;
+    if (c.reshardAfterForward)
+        s.hardware.reshardAfterForward = c.reshardAfterForward;
+    if (c.fsdpRoot)
+        s.hardware.fsdpRoot = c.fsdpRoot;
     // A new model may not take the old layout (experts, heads, layers): keep what still divides.
     return c.architecture && !keepModel ? withValidLayout(std::move(s)) : s;
 }
@@ -255,6 +259,10 @@ std::vector<std::string> describeTrainingConfig(const TrainingConfig& c)
         out.push_back(std::string("framework ") + toString(*c.framework));
     if (c.expandableSegments)
         out.push_back(std::string("expandable segments ") + onOff(*c.expandableSegments));
+    if (c.reshardAfterForward)
+        out.push_back(std::string("reshard after forward ") + onOff(*c.reshardAfterForward));
+    if (c.fsdpRoot)
+        out.push_back(std::string("FSDP root gathered ") + toString(*c.fsdpRoot));
     return out;
 }
 

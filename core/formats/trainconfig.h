@@ -54,6 +54,10 @@ struct TrainingConfig {
     std::optional<Framework> framework;
     /// The allocator setting the tool that runs the file makes (axolotl: expandable segments).
     std::optional<bool> expandableSegments;
+    /// torchtune's distributed recipes: fsdp_reshard_after_forward (the layers'), and what custom_sharded_layers leaves
+    /// in the root unit that FSDP2 keeps gathered (--fsdp-root).
+    std::optional<bool> reshardAfterForward;
+    std::optional<FsdpRoot> fsdpRoot;
 
     std::vector<std::string> ignored; ///< keys TrainMem does not read, as paths ("checkpointer", "model.lora_alpha")
     std::vector<std::string> notes;   ///< settings read but not modelled, and the assumptions made

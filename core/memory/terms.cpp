@@ -1605,14 +1605,19 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
             w = w + X::text(
                         "U_root", [&] { return formatNumber(root) + " B"; }, root);
         }
-        if (const double head = fsdp2HeadGathered(c); head > 0) {
+        if (const double root = fsdp2RootGathered(c); root > 0) {
             if constexpr (X::kText)
-                n.assumptions += " torchtitan wraps the final norm and output head as one FSDP2 unit that is not "
-                                 "resharded after forward (unless the policy is \"always\"): they stay gathered, "
-                                 "U_head = (V·h + h)·b_w/t, from their forward through the loss to their backward "
-                                 "(torchtitan distributed/fsdp.py at b5bcd76, apply_fsdp).";
+                n.assumptions += effectiveFsdpRoot(*c.scenario) == FsdpRoot::Head
+                                     ? " The FSDP2 wrap keeps the final norm and output head gathered, U_head = (V·h + "
+                                       "h)·b_w/t, from their forward through the loss to their backward (torchtitan's "
+                                       "[norm, lm_head] unit, distributed/fsdp.py at b5bcd76)."
+                                     : " The FSDP2 wrap keeps its root unit, the embeddings, final norm and output "
+                                       "head, gathered from forward to the end of backward, U_root = (P_embedding + "
+                                       "h)·b_w/t (FSDP2 does not reshard the root after forward; torchtune's "
+                                       "shard_model at bd2a0fc).";
             w = w + X::text(
-                        "U_head", [&] { return formatNumber(head) + " B"; }, head);
+                        effectiveFsdpRoot(*c.scenario) == FsdpRoot::Head ? "U_head" : "U_root",
+                        [&] { return formatNumber(root) + " B"; }, root);
         }
         if (c.training && c.stageLayers > 1 && !effectiveReshardAfterForward(*c.scenario)) {
             // FSDP2 fully_shard(reshard_after_forward=False) (torch/distributed/fsdp/_fully_shard/_fully_shard.py):
@@ -2124,21 +2129,34 @@ double fsdp1RootGathered(const TermContext& c)
            dbl(std::max<int64_t>(c.layout.tp, 1));
 }
 
-double fsdp2HeadGathered(const TermContext& c)
+double fsdp2RootGathered(const TermContext& c)
 {
-    // torchtitan's apply_fsdp (torchtitan/distributed/fsdp.py at b5bcd76c66d0acb1a08b176d9639425bc55e0b2a) wraps
-    // [model.norm, model.lm_head] as one fully_shard unit with reshard_after_forward = (policy == "always"), "as an
-    // optimization ... since FSDP would prefetch them immediately"; a tied model's embeddings, norm and head are one
-    // unit wrapped the same way (the tied matrix is the head). So under the "default" and "never" policies the head
-    // stays gathered in param_dtype from its forward, through the loss, to its backward (FSDP2's unsharded parameter:
-    // torch/distributed/_composable/fsdp/_fsdp_state.py at 005da465b93443cc40d9e66d679637ada577f097). Untied
-    // embeddings are resharded after their forward.
+    // FSDP2 all-gathers a unit's parameters in param_dtype for its forward and frees them after it unless the unit is
+    // not resharded after forward (torch/distributed/_composable/fsdp/_fsdp_state.py at
+    // 005da465b93443cc40d9e66d679637ada577f097: `_lazy_init` sets the root's post_forward_mesh_info to None, "For the
+    // root, do not reshard after forward"). What stays gathered beside the layers (effectiveFsdpRoot()):
+    //  - the head: torchtitan's [norm, lm_head] unit (distributed/fsdp.py at b5bcd76c66d0acb1a08b176d9639425bc55e0b2a,
+    //    apply_fsdp: reshard_after_forward = policy == "always"), from its forward through the loss to its backward;
+    //    a tied model's embeddings are in that unit, the same matrix;
+    //  - the root unit: embeddings, final norm and head (torchtune bd2a0fc shard_model's fully_shard(model,
+    //    reshard_after_forward=False)), from forward to the end of backward, each part on the stage that holds it.
+    // The FSDP1 flat wrap's root unit is fsdp1RootGathered()'s.
     const Scenario& s = *c.scenario;
-    if (s.framework != Framework::Torchtitan || effectiveFsdpFlatWrap(s) || !c.gathersLayer() || !c.holdsHead() ||
-        s.hardware.reshardAfterForward.value_or(false))
+    const FsdpRoot root = effectiveFsdpRoot(s);
+    if (root == FsdpRoot::None || effectiveFsdpFlatWrap(s) || !c.gathersLayer())
         return 0;
     const Architecture& a = c.model->arch;
-    return (dbl(a.vocab) * dbl(a.hidden) + dbl(a.hidden)) * c.recipe.weights / dbl(std::max<int64_t>(c.layout.tp, 1));
+    const double t = dbl(std::max<int64_t>(c.layout.tp, 1));
+    const double head = c.holdsHead() ? dbl(a.vocab) * dbl(a.hidden) + dbl(a.hidden) : 0; // the head and final norm
+    double held = head;
+    if (root == FsdpRoot::EmbeddingsAndHead) {
+        // The embeddings and head as counted (tied: once), less the head already in `held`.
+        const double both = dbl(std::clamp<int64_t>(c.model->params.embedding, 0, c.model->params.total));
+        const double embeddings =
+            a.tiedEmbeddings ? (c.holdsHead() ? 0 : both) : std::max(0.0, both - head + dbl(a.hidden));
+        held += c.holdsEmbedding() ? embeddings : 0;
+    }
+    return held * c.recipe.weights / t;
 }
 
 double reservedBytes(const Segments& g)

@@ -219,11 +219,11 @@ double flatWrapCache(const TermContext& c);
 /// \brief FSDP1 (/hardware/fsdp_flat_wrap) under full sharding keeps the root unit (embeddings and output head)
 /// gathered from forward to the end of backward: U_root = P_embedding·b_w/t, in the workspace; 0 otherwise.
 double fsdp1RootGathered(const TermContext& c);
-/// \brief torchtitan's FSDP2 wrap keeps the final norm and output head (one fully_shard unit, reshard_after_forward
-/// false unless the policy is "always", --reshard-after-forward on) gathered from their forward to their backward:
-/// U_head = (V·h + h)·b_w/t on the stage that holds the head, in the workspace; 0 otherwise (and under the FSDP1 flat
-/// wrap, whose root unit fsdp1RootGathered() counts).
-double fsdp2HeadGathered(const TermContext& c);
+/// \brief What the FSDP2 wrap keeps gathered beside the layers at ZeRO-3 over more than one rank
+/// (effectiveFsdpRoot()): the head and final norm, (V·h + h)·b_w/t, on the stage that holds the head; or the root
+/// unit, the embeddings too, (P_embedding + h)·b_w/t (tied: the one matrix), each part on its stage. In the workspace;
+/// 0 otherwise and under the FSDP1 flat wrap, whose root unit fsdp1RootGathered() counts.
+double fsdp2RootGathered(const TermContext& c);
 /// \brief QLoRA's quantisation constants this GPU holds whatever the ZeRO stage or offload (bitsandbytes'
 /// quant_state is not a parameter: nothing shards or offloads it): P_q·(8/64 + 32/(64·256))/8 B, split only by
 /// tensor, pipeline and expert parallelism. 0 otherwise. The fit search counts them with the working set.

@@ -190,8 +190,9 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
         x.bytes.logits = bars.logits;
         // Under torchtune's order of frees the moment is as its code has it: no layer's matmul runs at the loss, whose
         // own transients are the logits term's (the chunked loss's, the eager loss's); what ZeRO-3 gathers stays. The
-        // chapter's film keeps every term here, so that its peak is the bars' total where all are alive.
-        x.bytes.workspace = freed ? br.gatheredLayerBytes : bars.workspace;
+        // chapter's film keeps every term here, so that its peak is the bars' total where all are alive. What the
+        // FSDP2 wrap keeps gathered beside the layers (its root unit) is there too.
+        x.bytes.workspace = freed ? br.gatheredLayerBytes + fsdp2RootGathered(c) : bars.workspace;
         x.bytes.adapters -= adapterGradients;
         x.gradientsWritten = headGradient;
         x.microBatch = several ? K : 0;

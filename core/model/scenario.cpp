@@ -59,6 +59,8 @@ constexpr Names<Framework, 6> kFrameworks{{{Framework::Megatron, "megatron"},
                                            {Framework::Torchtune, "torchtune"},
                                            {Framework::HF, "hf"},
                                            {Framework::LitGPT, "litgpt"}}};
+constexpr Names<FsdpRoot, 3> kFsdpRoots{
+    {{FsdpRoot::None, "none"}, {FsdpRoot::Head, "head"}, {FsdpRoot::EmbeddingsAndHead, "embeddings+head"}}};
 constexpr Names<QkNorm, 3> kQkNorms{{{QkNorm::None, "none"}, {QkNorm::PerHead, "head"}, {QkNorm::Full, "full"}}};
 
 template <typename E, size_t N> const char* nameOf(const Names<E, N>& names, E v)
@@ -229,6 +231,16 @@ std::optional<Offload> offloadFromString(const std::string& s)
 {
     return valueOf(kOffloads, s);
 }
+const char* toString(FsdpRoot v)
+{
+    return nameOf(kFsdpRoots, v);
+}
+
+std::optional<FsdpRoot> fsdpRootFromString(const std::string& s)
+{
+    return valueOf(kFsdpRoots, s);
+}
+
 std::optional<LossKind> lossKindFromString(const std::string& s)
 {
     return valueOf(kLossKinds, s);
@@ -375,6 +387,21 @@ bool effectiveReshardAfterForward(const Scenario& s)
 bool effectiveFsdpFlatWrap(const Scenario& s)
 {
     return setOrProfile(s.hardware.fsdpFlatWrap, s, &FrameworkDefaults::fsdpFlatWrap);
+}
+
+FsdpRoot effectiveFsdpRoot(const Scenario& s)
+{
+    if (s.hardware.fsdpRoot)
+        return *s.hardware.fsdpRoot;
+    // torchtitan at b5bcd76 (distributed/fsdp.py apply_fsdp): [norm, lm_head] (a tied model's embeddings with them)
+    // is one unit with reshard_after_forward = (policy == "always"). torchtune at bd2a0fc
+    // (torchtune/training/_distributed.py shard_model): the layers (and the config's custom_sharded_layers) are
+    // units, and fully_shard(model, reshard_after_forward=False) makes the root of the rest: embeddings, norm, head.
+    if (s.framework == Framework::Torchtitan)
+        return s.hardware.reshardAfterForward.value_or(false) ? FsdpRoot::None : FsdpRoot::Head;
+    if (s.framework == Framework::Torchtune)
+        return FsdpRoot::EmbeddingsAndHead;
+    return FsdpRoot::None;
 }
 
 bool effectiveFsdpNoSync(const Scenario& s)
@@ -755,6 +782,10 @@ std::string lossKindNames()
 std::string frameworkNames()
 {
     return joined(kFrameworks);
+}
+std::string fsdpRootNames()
+{
+    return joined(kFsdpRoots);
 }
 
 } // namespace trainmem

@@ -63,6 +63,11 @@ enum class Offload { None, Optimizer, OptimizerParams };
 enum class LossKind { Eager, Chunked, Fused, VocabParallel, Chunked16 };
 /// A training framework whose defaults a scenario takes where it sets nothing itself (issue 30 §2, --framework).
 enum class Framework { Megatron, DeepSpeed, Torchtitan, Torchtune, HF, LitGPT };
+/// What an FSDP2 wrap keeps gathered beside the decoder layers (--fsdp-root): nothing; the output head and final
+/// norm from their forward to their backward (torchtitan's [norm, lm_head] unit); or the root unit, embeddings, final
+/// norm and head, from forward to the end of backward (FSDP2 never reshards its root after forward: torchtune's
+/// shard_model, torchtitan before its separate units).
+enum class FsdpRoot { None, Head, EmbeddingsAndHead };
 enum class FfnKind { Gelu, SwiGLU };
 enum class NormKind { LayerNorm, RMSNorm };
 enum class AttentionKind { MHA, GQA, MLA };
@@ -461,6 +466,9 @@ struct HardwareSetup {
     /// one (docs/accounting.md, "Sharding and the tax"). Unset: the framework's default (on under --framework litgpt
     /// where it applies: not with QLoRA or an offload; off otherwise).
     std::optional<bool> fsdpNoSync;
+    /// What the FSDP2 wrap keeps gathered beside the layers at ZeRO-3 over more than one rank (--fsdp-root;
+    /// docs/accounting.md, "Workspace and overhead"). Unset: the framework's (effectiveFsdpRoot()).
+    std::optional<FsdpRoot> fsdpRoot;
 
     bool operator==(const HardwareSetup&) const = default;
 };
@@ -526,6 +534,9 @@ bool effectiveOptimizerInBackward(const Scenario& s);
 bool effectiveActivationOffload(const Scenario& s);
 bool effectiveReshardAfterForward(const Scenario& s);
 bool effectiveFsdpFlatWrap(const Scenario& s);
+/// \brief What the FSDP2 wrap keeps gathered: the scenario's setting, else its framework's (torchtitan: the head,
+/// none under its "always" policy, --reshard-after-forward on; torchtune: the root unit), else none.
+FsdpRoot effectiveFsdpRoot(const Scenario& s);
 /// \brief Accumulation inside FSDP1's no_sync(): the scenario's setting, else its framework's where it applies (LitGPT
 /// refuses a quantised base on more than one device, and inside no_sync() the gradients stay on the GPU, so the
 /// default never turns it on under QLoRA or an offload, which the setting itself is refused with).
@@ -596,6 +607,7 @@ const char* toString(LoraTargets v);
 const char* toString(Offload v);
 const char* toString(LossKind v);
 const char* toString(Framework v);
+const char* toString(FsdpRoot v);
 const char* toString(LayerKind v);
 
 std::optional<Mode> modeFromString(const std::string& s);
@@ -614,6 +626,7 @@ std::optional<LoraTargets> loraTargetsFromString(const std::string& s);
 std::optional<Offload> offloadFromString(const std::string& s);
 std::optional<LossKind> lossKindFromString(const std::string& s);
 std::optional<Framework> frameworkFromString(const std::string& s);
+std::optional<FsdpRoot> fsdpRootFromString(const std::string& s);
 
 /// The accepted names of each enumeration, "a|b|c", for messages and --help.
 std::string precisionNames();
@@ -627,5 +640,6 @@ std::string loraTargetsNames();
 std::string offloadNames();
 std::string lossKindNames();
 std::string frameworkNames();
+std::string fsdpRootNames();
 
 } // namespace trainmem

@@ -294,6 +294,8 @@ private Q_SLOTS:
         QTest::newRow("unknown framework")
             << QStringList{"--json", "--framework", "jax"}
             << "--framework: must be one of megatron|deepspeed|torchtitan|torchtune|hf|litgpt, got \"jax\"";
+        QTest::newRow("unknown FSDP root") << QStringList{"--json", "--fsdp-root", "root"}
+                                           << "--fsdp-root: must be one of none|head|embeddings+head, got \"root\"";
         QTest::newRow("bad expandable-segments value") << QStringList{"--json", "--expandable-segments", "yes"}
                                                        << "--expandable-segments: must be on or off, got \"yes\"";
         QTest::newRow("bad qlora-double-quant value") << QStringList{"--json", "--qlora-double-quant", "maybe"}

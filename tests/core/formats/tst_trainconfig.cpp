@@ -3,6 +3,7 @@
 // (derived by hand in the comments), the keys listed as ignored, and bad input.
 #include "lora.h"
 #include "params.h"
+#include "terms.h"
 #include "testdata.h"
 #include "trainconfig.h"
 
@@ -181,6 +182,34 @@ private Q_SLOTS:
         QCOMPARE(c.loraRank, 16);
         QCOMPARE(c.gradAccum, 1);
         QCOMPARE(fileLoraParams(*c.architecture, 16, c.loraModules), 195297280);
+    }
+
+    // llama3_1/8B_full.yaml, the distributed full fine-tune: custom_sharded_layers: ['tok_embeddings', 'output'] makes
+    // each a unit of its own, so FSDP2's root keeps nothing gathered (torchtune bd2a0fc shard_model), and only the
+    // distributed recipes read it: ZeRO-3. 70B_lora.yaml leaves it commented out: the torchtune profile's root.
+    void torchtuneCustomShardedLayers()
+    {
+        const TrainingConfig c = torchtune("llama3_1-8B_full.yaml");
+        QVERIFY2(c.ok(), firstError(c).c_str());
+        QCOMPARE(c.fineTune, FineTune::Full);
+        QCOMPARE(c.fsdpRoot, std::optional<FsdpRoot>(FsdpRoot::None));
+        QCOMPARE(c.zeroStage, std::optional<int>(3));
+        QCOMPARE(c.checkpointing, Checkpointing::Full);
+        Scenario s = applyTrainingConfig(testdata::preset("chapter-7b"), c);
+        s = withGpuCount(s, 8);
+        QCOMPARE(effectiveFsdpRoot(s), FsdpRoot::None);
+        QCOMPARE(fsdp2RootGathered(termContext(resolveModel(s.model), s, parallelLayout(s, resolveModel(s.model)))),
+                 0.0);
+        // 70B_lora.yaml: the profile's root, embeddings and head of Llama 3.1 70B on 8 GPUs at ZeRO-3:
+        // (2·128,256·8192 + 8192)·2 / 1 = 4,202,708,992 B.
+        const TrainingConfig lora = torchtune("llama3_1-70B_lora.yaml");
+        QVERIFY(!lora.fsdpRoot);
+        Scenario l = applyTrainingConfig(testdata::preset("chapter-7b"), lora);
+        l.hardware.zeroStage = 3;
+        l = withGpuCount(l, 8);
+        QCOMPARE(effectiveFsdpRoot(l), FsdpRoot::EmbeddingsAndHead);
+        const ResolvedModel m = resolveModel(l.model);
+        QCOMPARE(fsdp2RootGathered(termContext(m, l, parallelLayout(l, m))), 4202708992.0);
     }
 
     // llama3_2/1B_full_single_device.yaml: a full fine-tune with bitsandbytes' PagedAdamW8bit and optimizer_in_bwd.

@@ -234,6 +234,35 @@ private Q_SLOTS:
         QCOMPARE(film.peakWhere, std::string("the loss (logits)"));
     }
 
+    void torchtuneKeepsItsRootGathered()
+    {
+        // torchtune's shard_model wraps the root (embeddings, final norm, head) with reshard_after_forward=False: on 2
+        // GPUs, ZeRO-3, (P_embedding + h)·2 = (262,144,000 + 4096)·2 = 524,296,192 B more workspace.
+        Scenario s = llama2();
+        s.hardware.gpus = 2;
+        s.hardware.zeroStage = 3;
+        const double plain = on(s).perGpu.workspace;
+        s.framework = Framework::Torchtune;
+        QCOMPARE(effectiveFsdpRoot(s), FsdpRoot::EmbeddingsAndHead);
+        QCOMPARE(on(s).perGpu.workspace - plain, 524296192.0);
+        // The film's moment at the loss, under torchtune's order of frees, keeps it beside the gathered layer.
+        const Breakdown b = on(s);
+        const StepTimeline film = stepTimeline(s, testdata::gpu("H100"));
+        QCOMPARE(film.peakWhere, std::string("the loss (logits)"));
+        QCOMPARE(film.samples[film.peakSample].bytes.workspace, b.gatheredLayerBytes + 524296192.0);
+        // What the scenario sets wins over the profile (a config whose custom_sharded_layers names both modules).
+        s.hardware.fsdpRoot = FsdpRoot::None;
+        QCOMPARE(on(s).perGpu.workspace, plain);
+        // Set without a framework: the head alone is (V·h + h)·2 = 262,152,192 B.
+        s.framework.reset();
+        s.hardware.fsdpRoot = FsdpRoot::Head;
+        QCOMPARE(on(s).perGpu.workspace - plain, 262152192.0);
+        // Named as files and the command line write it.
+        QCOMPARE(std::string(toString(FsdpRoot::EmbeddingsAndHead)), std::string("embeddings+head"));
+        QCOMPARE(fsdpRootFromString("head"), std::optional<FsdpRoot>(FsdpRoot::Head));
+        QCOMPARE(fsdpRootFromString("root"), std::optional<FsdpRoot>());
+    }
+
     void flatWrapCacheStaysReserved()
     {
         // FSDP1 wrapping the loaded model (fsdp_qlora's train.py) on 2 GPUs, ZeRO-3, bf16: one layer's parameters
@@ -581,9 +610,12 @@ private Q_SLOTS:
         s.hardware.reshardAfterForward = false;
         s.hardware.fsdpFlatWrap = true;
         s.hardware.fsdpNoSync = true;
+        s.hardware.fsdpRoot = FsdpRoot::EmbeddingsAndHead;
         s.training.qloraDoubleQuant = false;
         const ScenarioParse p = parseScenarioJson(scenarioToJson(s), "round trip");
         QVERIFY(p.ok());
+        QCOMPARE(p.scenario.hardware.fsdpRoot, std::optional<FsdpRoot>(FsdpRoot::EmbeddingsAndHead));
+        QVERIFY(!scenarioToJson(llama2())["hardware"].contains("fsdp_root")); // unset: the framework's
         // Both FSDP1 switches are known fields of /hardware (fsdp_flat_wrap was written but refused as unknown).
         QCOMPARE(p.scenario.hardware.fsdpFlatWrap, std::optional<bool>(true));
         QCOMPARE(p.scenario.hardware.fsdpNoSync, std::optional<bool>(true));
@@ -600,6 +632,12 @@ private Q_SLOTS:
         const ScenarioParse bad = parseScenarioJson(j, "bad");
         QVERIFY(!bad.ok());
         QCOMPARE(bad.errors.front().path, std::string("/training/compile"));
+        nlohmann::json root = scenarioToJson(llama2());
+        root["hardware"]["fsdp_root"] = "root";
+        const ScenarioParse badRoot = parseScenarioJson(root, "bad");
+        QVERIFY(!badRoot.ok());
+        QCOMPARE(badRoot.errors.front().path, std::string("/hardware/fsdp_root"));
+        QVERIFY(badRoot.errors.front().message.find("none|head|embeddings+head") != std::string::npos);
         // LitGPT's 16-bit RMSNorm (its commits before 6178c7c): written when off, read back, and refused without the
         // LitGPT profile, where it would change nothing.
         Scenario lit = llama2();
