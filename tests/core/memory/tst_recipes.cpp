@@ -52,6 +52,15 @@ Scenario litgptFullOnFour()
     return s;
 }
 
+// Llama 2 7B on `gpus` GPUs at ZeRO-3, sharded as FSDP shards it.
+Scenario shardedOn(int64_t gpus)
+{
+    Scenario s = llama2();
+    s.hardware.gpus = gpus;
+    s.hardware.zeroStage = 3;
+    return s;
+}
+
 Breakdown on(const Scenario& s)
 {
     return account(s, testdata::gpu("H100"));
@@ -201,9 +210,7 @@ private Q_SLOTS:
         // torchtitan wraps [norm, lm_head] as one FSDP2 unit not resharded after forward (distributed/fsdp.py at
         // b5bcd76): on 8 GPUs, ZeRO-3, the head and final norm stay gathered in bf16, (V·h + h)·2 =
         // (32000·4096 + 4096)·2 = 262,152,192 B more workspace, on the peak's GPU and in the film's loss.
-        Scenario s = llama2();
-        s.hardware.gpus = 8;
-        s.hardware.zeroStage = 3;
+        Scenario s = shardedOn(8);
         const double plain = on(s).perGpu.workspace;
         s.framework = Framework::Torchtitan;
         QCOMPARE(on(s).perGpu.workspace - plain, 262152192.0);
@@ -238,9 +245,7 @@ private Q_SLOTS:
     {
         // torchtune's shard_model wraps the root (embeddings, final norm, head) with reshard_after_forward=False: on 2
         // GPUs, ZeRO-3, (P_embedding + h)·2 = (262,144,000 + 4096)·2 = 524,296,192 B more workspace.
-        Scenario s = llama2();
-        s.hardware.gpus = 2;
-        s.hardware.zeroStage = 3;
+        Scenario s = shardedOn(2);
         const double plain = on(s).perGpu.workspace;
         s.framework = Framework::Torchtune;
         QCOMPARE(effectiveFsdpRoot(s), FsdpRoot::EmbeddingsAndHead);
