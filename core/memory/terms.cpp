@@ -1618,6 +1618,13 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
             w = w + X::text(
                         effectiveFsdpRoot(*c.scenario) == FsdpRoot::Head ? "U_head" : "U_root",
                         [&] { return formatNumber(root) + " B"; }, root);
+            if (const double g = fsdp2RootGradient(c); g > 0) {
+                if constexpr (X::kText)
+                    n.assumptions += " The root's gradients are reduce-scattered at the end of backward, so the "
+                                     "head's, written at the loss, waits there unsharded: V·h·b_g/t.";
+                w = w + X::text(
+                            "V·h·b_g/t", [&] { return formatNumber(g) + " B"; }, g);
+            }
         }
         if (c.training && c.stageLayers > 1 && !effectiveReshardAfterForward(*c.scenario)) {
             // FSDP2 fully_shard(reshard_after_forward=False) (torch/distributed/fsdp/_fully_shard/_fully_shard.py):
@@ -2157,6 +2164,17 @@ double fsdp2RootGathered(const TermContext& c)
         held += c.holdsEmbedding() ? embeddings : 0;
     }
     return held * c.recipe.weights / t;
+}
+
+double fsdp2RootGradient(const TermContext& c)
+{
+    // The root unit's post-backward, which reduce-scatters its gradients, runs at the end of backward (FSDP2's root
+    // has no forward input that needs a gradient: _fsdp_state.py _root_post_backward_final_callback at 005da465), so
+    // a trained head's unsharded gradient, written at the loss, waits there whole until then. The untied embeddings'
+    // is written last, when the tapes are gone.
+    if (effectiveFsdpRoot(*c.scenario) != FsdpRoot::EmbeddingsAndHead || fsdp2RootGathered(c) <= 0)
+        return 0;
+    return c.holdsHead() ? headGradientBytes(c) : 0;
 }
 
 double reservedBytes(const Segments& g)

@@ -224,6 +224,10 @@ double fsdp1RootGathered(const TermContext& c);
 /// unit, the embeddings too, (P_embedding + h)·b_w/t (tied: the one matrix), each part on its stage. In the workspace;
 /// 0 otherwise and under the FSDP1 flat wrap, whose root unit fsdp1RootGathered() counts.
 double fsdp2RootGathered(const TermContext& c);
+/// \brief Under the root unit (FsdpRoot::EmbeddingsAndHead) with a trained head, the head's unsharded gradient,
+/// V·h·b_g/t, which waits from the loss to the root's reduce-scatter at the end of backward: in the workspace; 0
+/// otherwise.
+double fsdp2RootGradient(const TermContext& c);
 /// \brief QLoRA's quantisation constants this GPU holds whatever the ZeRO stage or offload (bitsandbytes'
 /// quant_state is not a parameter: nothing shards or offloads it): P_q·(8/64 + 32/(64·256))/8 B, split only by
 /// tensor, pipeline and expert parallelism. 0 otherwise. The fit search counts them with the working set.

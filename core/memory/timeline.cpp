@@ -160,7 +160,10 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
     b.setGradientsFreed(freed);
     // Under such a framework the output head's gradient is written at the loss, before any layer's (its backward
     // runs first), and it stays until the step: a trained head's V·h (tied or not), within the gradients term.
-    const double headGradient = freed && c.holdsHead() ? std::min(bars.gradients, headGradientBytes(c)) : 0.0;
+    // Under FSDP2's root unit that gradient is the root's unsharded one, in the workspace (fsdp2RootGradient()).
+    const double rootGradient = fsdp2RootGradient(c);
+    const double headGradient =
+        freed && c.holdsHead() && rootGradient <= 0 ? std::min(bars.gradients, headGradientBytes(c)) : 0.0;
     // The adapters' gradients, too, exist only once the backward pass writes them: before it (the forward passes
     // and the loss) the adapters term holds their weights, master copy and optimizer state only.
     const double adapterGradients = freed ? adapterGradientsHeld(c) : 0.0;
@@ -192,7 +195,7 @@ void training(StepTimeline& t, const Scenario& s, const Breakdown& br, const Ter
         // own transients are the logits term's (the chunked loss's, the eager loss's); what ZeRO-3 gathers stays. The
         // chapter's film keeps every term here, so that its peak is the bars' total where all are alive. What the
         // FSDP2 wrap keeps gathered beside the layers (its root unit) is there too.
-        x.bytes.workspace = freed ? br.gatheredLayerBytes + fsdp2RootGathered(c) : bars.workspace;
+        x.bytes.workspace = freed ? br.gatheredLayerBytes + fsdp2RootGathered(c) + rootGradient : bars.workspace;
         x.bytes.adapters -= adapterGradients;
         x.gradientsWritten = headGradient;
         x.microBatch = several ? K : 0;

@@ -244,17 +244,27 @@ private Q_SLOTS:
     void torchtuneKeepsItsRootGathered()
     {
         // torchtune's shard_model wraps the root (embeddings, final norm, head) with reshard_after_forward=False: on 2
-        // GPUs, ZeRO-3, (P_embedding + h)·2 = (262,144,000 + 4096)·2 = 524,296,192 B more workspace.
+        // GPUs, ZeRO-3, (P_embedding + h)·2 = (262,144,000 + 4096)·2 = 524,296,192 B more workspace. The root's
+        // gradients are reduce-scattered at the end of backward, so the full fine-tune's head gradient, written at
+        // the loss, waits unsharded: V·h·2 = 262,144,000 B more, 786,440,192 B in all.
         Scenario s = shardedOn(2);
         const double plain = on(s).perGpu.workspace;
         s.framework = Framework::Torchtune;
         QCOMPARE(effectiveFsdpRoot(s), FsdpRoot::EmbeddingsAndHead);
-        QCOMPARE(on(s).perGpu.workspace - plain, 524296192.0);
-        // The film's moment at the loss, under torchtune's order of frees, keeps it beside the gathered layer.
+        QCOMPARE(on(s).perGpu.workspace - plain, 786440192.0);
+        // The film's moment at the loss, under torchtune's order of frees, keeps both beside the gathered layer, and
+        // the head's gradient is that unsharded one, not a share of the gradients term.
         const Breakdown b = on(s);
         const StepTimeline film = stepTimeline(s, testdata::gpu("H100"));
         QCOMPARE(film.peakWhere, std::string("the loss (logits)"));
-        QCOMPARE(film.samples[film.peakSample].bytes.workspace, b.gatheredLayerBytes + 524296192.0);
+        QCOMPARE(film.samples[film.peakSample].bytes.workspace, b.gatheredLayerBytes + 786440192.0);
+        QCOMPARE(film.samples[film.peakSample].gradientsWritten, 0.0);
+        // Under LoRA the head is frozen: its weights only.
+        Scenario lora = s;
+        lora.training.fineTune = FineTune::Lora;
+        Scenario loraPlain = lora;
+        loraPlain.framework.reset();
+        QCOMPARE(on(lora).perGpu.workspace - on(loraPlain).perGpu.workspace, 524296192.0);
         // What the scenario sets wins over the profile (a config whose custom_sharded_layers names both modules).
         s.hardware.fsdpRoot = FsdpRoot::None;
         QCOMPARE(on(s).perGpu.workspace, plain);
