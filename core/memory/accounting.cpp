@@ -712,6 +712,13 @@ FieldErrors validateScenario(const Scenario& s, const std::string& where)
             std::string("cannot be on with offload ") + toString(hw.offload) +
                 ": inside no_sync() FSDP1 keeps the gradients on the GPU until the sync, which TrainMem does not "
                 "model; turn fsdp_no_sync or the offload off");
+    // What an FSDP2 wrap keeps gathered (/hardware/fsdp_root) and FSDP1's flat wrap, whose root unit is counted
+    // (fsdp1RootGathered), describe two different wraps of one model.
+    if (t.mode == Mode::Training && hw.fsdpRoot.value_or(FsdpRoot::None) != FsdpRoot::None && effectiveFsdpFlatWrap(s))
+        bad("/hardware/fsdp_root",
+            std::string("cannot be ") + toString(*hw.fsdpRoot) +
+                " with fsdp_flat_wrap on: fsdp_root is what an FSDP2 (fully_shard) wrap keeps gathered, fsdp_flat_wrap "
+                "is FSDP1's, whose root unit is already counted; set fsdp_root to none or fsdp_flat_wrap off");
     // A base published in MXFP4 or NVFP4 (/training/qlora_base) is QLoRA's only: its own constants, not bitsandbytes'
     // (no double quantisation to switch), and not through fsdp_qlora's offload of bitsandbytes' Params4bit, nor
     // through LitGPT, whose QLoRA is bitsandbytes'.

@@ -296,6 +296,11 @@ private Q_SLOTS:
             << "--framework: must be one of megatron|deepspeed|torchtitan|torchtune|hf|litgpt, got \"jax\"";
         QTest::newRow("unknown FSDP root") << QStringList{"--json", "--fsdp-root", "root"}
                                            << "--fsdp-root: must be one of none|head|embeddings+head, got \"root\"";
+        QTest::newRow("FSDP2 root with FSDP1's flat wrap")
+            << QStringList{"--json", "--mode", "training", "--fsdp-root", "head", "--fsdp-flat-wrap", "on"}
+            << "--fsdp-root (/hardware/fsdp_root): cannot be head with fsdp_flat_wrap on: fsdp_root is what an FSDP2 "
+               "(fully_shard) wrap keeps gathered, fsdp_flat_wrap is FSDP1's, whose root unit is already counted; set "
+               "fsdp_root to none or fsdp_flat_wrap off";
         QTest::newRow("bad expandable-segments value") << QStringList{"--json", "--expandable-segments", "yes"}
                                                        << "--expandable-segments: must be on or off, got \"yes\"";
         QTest::newRow("bad qlora-double-quant value") << QStringList{"--json", "--qlora-double-quant", "maybe"}

@@ -272,6 +272,14 @@ private Q_SLOTS:
         s.framework.reset();
         s.hardware.fsdpRoot = FsdpRoot::Head;
         QCOMPARE(on(s).perGpu.workspace - plain, 262152192.0);
+        // With FSDP1's flat wrap it contradicts the wrap: refused, both named.
+        s.hardware.fsdpFlatWrap = true;
+        const FieldErrors both = validateScenario(s, "test");
+        QVERIFY(!both.empty());
+        QCOMPARE(both.front().path, std::string("/hardware/fsdp_root"));
+        QVERIFY(both.front().message.find("fsdp_flat_wrap") != std::string::npos);
+        s.hardware.fsdpRoot = FsdpRoot::None;
+        QVERIFY(validateScenario(s, "test").empty());
         // Named as files and the command line write it.
         QCOMPARE(std::string(toString(FsdpRoot::EmbeddingsAndHead)), std::string("embeddings+head"));
         QCOMPARE(fsdpRootFromString("head"), std::optional<FsdpRoot>(FsdpRoot::Head));
@@ -625,11 +633,16 @@ private Q_SLOTS:
         s.hardware.reshardAfterForward = false;
         s.hardware.fsdpFlatWrap = true;
         s.hardware.fsdpNoSync = true;
-        s.hardware.fsdpRoot = FsdpRoot::EmbeddingsAndHead;
+        s.hardware.fsdpRoot = FsdpRoot::None; // set (FSDP1's flat wrap refuses any other), so written
         s.training.qloraDoubleQuant = false;
         const ScenarioParse p = parseScenarioJson(scenarioToJson(s), "round trip");
         QVERIFY(p.ok());
-        QCOMPARE(p.scenario.hardware.fsdpRoot, std::optional<FsdpRoot>(FsdpRoot::EmbeddingsAndHead));
+        QCOMPARE(p.scenario.hardware.fsdpRoot, std::optional<FsdpRoot>(FsdpRoot::None));
+        Scenario rooted = llama2();
+        rooted.hardware.fsdpRoot = FsdpRoot::EmbeddingsAndHead;
+        QCOMPARE(scenarioToJson(rooted)["hardware"]["fsdp_root"], nlohmann::json("embeddings+head"));
+        QCOMPARE(parseScenarioJson(scenarioToJson(rooted), "root").scenario.hardware.fsdpRoot,
+                 std::optional<FsdpRoot>(FsdpRoot::EmbeddingsAndHead));
         QVERIFY(!scenarioToJson(llama2())["hardware"].contains("fsdp_root")); // unset: the framework's
         // Both FSDP1 switches are known fields of /hardware (fsdp_flat_wrap was written but refused as unknown).
         QCOMPARE(p.scenario.hardware.fsdpFlatWrap, std::optional<bool>(true));
