@@ -328,6 +328,7 @@ public:
         return true;
     }
 
+    // `out` is the enumeration or an optional of it; set only to a valid name.
     template <typename E, typename Parse>
     void choice(const QCommandLineOption& o, E& out, Parse parse, const std::string& names)
     {
@@ -611,24 +612,9 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
                                 .arg(QString::fromStdString(why)));
         }
     }
-    if (ov.error.isEmpty() && p.isSet(o.loss)) {
-        LossKind loss{};
-        ov.choice(o.loss, loss, lossKindFromString, lossKindNames());
-        if (ov.error.isEmpty())
-            s.training.loss = loss;
-    }
-    if (ov.error.isEmpty() && p.isSet(o.fsdpRoot)) {
-        FsdpRoot root{};
-        ov.choice(o.fsdpRoot, root, fsdpRootFromString, fsdpRootNames());
-        if (ov.error.isEmpty())
-            s.hardware.fsdpRoot = root;
-    }
-    if (ov.error.isEmpty() && p.isSet(o.framework)) {
-        Framework f{};
-        ov.choice(o.framework, f, frameworkFromString, frameworkNames());
-        if (ov.error.isEmpty())
-            s.framework = f;
-    }
+    ov.choice(o.loss, s.training.loss, lossKindFromString, lossKindNames());
+    ov.choice(o.fsdpRoot, s.hardware.fsdpRoot, fsdpRootFromString, fsdpRootNames());
+    ov.choice(o.framework, s.framework, frameworkFromString, frameworkNames());
     // The recipes (issue 30 §2): on or off, each replacing the framework's default.
     ov.onOff(o.compile, s.training.compile);
     ov.onOff(o.optimizerInBackward, s.training.optimizerInBackward);

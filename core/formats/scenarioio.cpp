@@ -175,6 +175,7 @@ public:
         out = v.get<std::string>();
     }
 
+    // `out` is the enumeration or an optional of it (left unset when the key is absent); set only to a valid name.
     template <typename E, typename Parse>
     void choice(const json& obj, const char* key, const std::string& path, E& out, Parse parse,
                 const std::string& names)
@@ -462,12 +463,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
     }
     r.onlyKeys(doc, "",
                {"schema", "id", "name", "description", "source", "framework", "model", "training", "hardware", "cost"});
-    if (doc.contains("framework")) {
-        Framework f{};
-        r.choice(doc, "framework", "", f, frameworkFromString, frameworkNames());
-        if (frameworkFromString(doc.at("framework").is_string() ? doc.at("framework").get<std::string>() : ""))
-            s.framework = f;
-    }
+    r.choice(doc, "framework", "", s.framework, frameworkFromString, frameworkNames()); // set only when valid
     if (!doc.contains("schema"))
         r.error("/schema", std::string("is required and must be \"") + kScenarioSchema + "\"");
     else if (!doc.at("schema").is_string() || doc.at("schema").get<std::string>() != kScenarioSchema)
@@ -578,12 +574,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         } else {
             r.choice(*training, "lora_targets", p, t.loraTargets, loraTargetsFromString, loraTargetsNames());
         }
-        if (training->contains("loss")) {
-            LossKind loss{};
-            r.choice(*training, "loss", p, loss, lossKindFromString, lossKindNames());
-            if (training->at("loss").is_string() && lossKindFromString(training->at("loss").get<std::string>()))
-                t.loss = loss;
-        }
+        r.choice(*training, "loss", p, t.loss, lossKindFromString, lossKindNames()); // left out: the framework's
         // The recipes (issue 30 §2): left out, each is the framework's default.
         r.boolean(*training, "compile", p, t.compile);
         r.boolean(*training, "optimizer_in_backward", p, t.optimizerInBackward);
@@ -645,13 +636,8 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.boolean(*hardware, "reshard_after_forward", p, h.reshardAfterForward);
         r.boolean(*hardware, "fsdp_flat_wrap", p, h.fsdpFlatWrap);
         r.boolean(*hardware, "fsdp_no_sync", p, h.fsdpNoSync);
-        if (hardware->contains("fsdp_root")) { // left out: the framework's
-            FsdpRoot root{};
-            r.choice(*hardware, "fsdp_root", p, root, fsdpRootFromString, fsdpRootNames());
-            if (hardware->at("fsdp_root").is_string() &&
-                fsdpRootFromString(hardware->at("fsdp_root").get<std::string>()))
-                h.fsdpRoot = root;
-        }
+        // Left out: the framework's.
+        r.choice(*hardware, "fsdp_root", p, h.fsdpRoot, fsdpRootFromString, fsdpRootNames());
         r.integer(*hardware, "first_stage_layers", p, h.split.firstLayers, 1, kMaxLayers);
         r.integer(*hardware, "last_stage_layers", p, h.split.lastLayers, 1, kMaxLayers);
         r.boolean(*hardware, "embedding_in_pipeline_split", p, h.split.embedding);

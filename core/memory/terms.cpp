@@ -1606,8 +1606,9 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
                         "U_root", [&] { return formatNumber(root) + " B"; }, root);
         }
         if (const double root = fsdp2RootGathered(c); root > 0) {
+            const bool headOnly = effectiveFsdpRoot(*c.scenario) == FsdpRoot::Head;
             if constexpr (X::kText)
-                n.assumptions += effectiveFsdpRoot(*c.scenario) == FsdpRoot::Head
+                n.assumptions += headOnly
                                      ? " The FSDP2 wrap keeps the final norm and output head gathered, U_head = (V·h + "
                                        "h)·b_w/t, from their forward through the loss to their backward (torchtitan's "
                                        "[norm, lm_head] unit, distributed/fsdp.py at b5bcd76)."
@@ -1616,8 +1617,7 @@ template <class X> X workspace(const TermContext& c, TermNotes<X>& n)
                                        "h)·b_w/t (FSDP2 does not reshard the root after forward; torchtune's "
                                        "shard_model at bd2a0fc).";
             w = w + X::text(
-                        effectiveFsdpRoot(*c.scenario) == FsdpRoot::Head ? "U_head" : "U_root",
-                        [&] { return formatNumber(root) + " B"; }, root);
+                        headOnly ? "U_head" : "U_root", [&] { return formatNumber(root) + " B"; }, root);
             if (const double g = fsdp2RootGradient(c); g > 0) {
                 if constexpr (X::kText)
                     n.assumptions += " The root's gradients are reduce-scattered at the end of backward, so the "
