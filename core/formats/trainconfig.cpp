@@ -5,6 +5,7 @@
 #include "units.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace trainmem {
 namespace {
@@ -244,25 +245,24 @@ std::vector<std::string> describeTrainingConfig(const TrainingConfig& c)
     }
     if (c.zeroStage)
         out.push_back("ZeRO stage " + std::to_string(*c.zeroStage));
-    if (c.offload)
-        out.push_back(std::string("offload ") + toString(*c.offload));
-    auto onOff = [](bool v) { return v ? "on" : "off"; };
-    if (c.compile)
-        out.push_back(std::string("torch.compile ") + onOff(*c.compile));
-    if (c.optimizerInBackward)
-        out.push_back(std::string("optimizer step in backward ") + onOff(*c.optimizerInBackward));
-    if (c.activationOffload)
-        out.push_back(std::string("activation offloading ") + onOff(*c.activationOffload));
-    if (c.loss)
-        out.push_back(std::string("loss ") + toString(*c.loss));
-    if (c.framework)
-        out.push_back(std::string("framework ") + toString(*c.framework));
-    if (c.expandableSegments)
-        out.push_back(std::string("expandable segments ") + onOff(*c.expandableSegments));
-    if (c.reshardAfterForward)
-        out.push_back(std::string("reshard after forward ") + onOff(*c.reshardAfterForward));
-    if (c.fsdpRoot)
-        out.push_back(std::string("FSDP root gathered ") + toString(*c.fsdpRoot));
+    // A setting the file made: "label on|off" for a switch, "label name" for an enumeration.
+    auto said = [&out](const char* label, const auto& v) {
+        if (!v)
+            return;
+        if constexpr (std::is_same_v<std::decay_t<decltype(*v)>, bool>)
+            out.push_back(std::string(label) + (*v ? " on" : " off"));
+        else
+            out.push_back(std::string(label) + " " + toString(*v));
+    };
+    said("offload", c.offload);
+    said("torch.compile", c.compile);
+    said("optimizer step in backward", c.optimizerInBackward);
+    said("activation offloading", c.activationOffload);
+    said("loss", c.loss);
+    said("framework", c.framework);
+    said("expandable segments", c.expandableSegments);
+    said("reshard after forward", c.reshardAfterForward);
+    said("FSDP root gathered", c.fsdpRoot);
     return out;
 }
 
