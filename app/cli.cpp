@@ -101,9 +101,12 @@ struct Options {
         QStringLiteral("loss"),
         QStringLiteral("How the cross-entropy is computed: eager (PyTorch on fp32-upcast logits, as transformers and "
                        "torchtitan), chunked (torchtune, 8 chunks), fused (Liger's fused linear cross-entropy), "
-                       "vocab-parallel (Megatron-LM) or chunked-16bit (LitGPT's chunked_cross_entropy: 128-token "
-                       "chunks, no fp32 upcast). Default: the framework's, else the chapter's e + 4 B per logit."),
-        QStringLiteral("eager|chunked|fused|vocab-parallel|chunked-16bit")};
+                       "vocab-parallel (Megatron-LM), chunked-16bit (LitGPT's chunked_cross_entropy: 128-token "
+                       "chunks, no fp32 upcast), loss-parallel (PyTorch's loss_parallel() on the V/t slice, "
+                       "torchtitan under tensor parallelism) or chunked-backward (torchtitan's ChunkedLossWrapper: "
+                       "8 chunks, each chunk's backward right after its forward). Default: the framework's, else the "
+                       "chapter's e + 4 B per logit."),
+        QStringLiteral("eager|chunked|fused|vocab-parallel|chunked-16bit|loss-parallel|chunked-backward")};
     QCommandLineOption framework{
         QStringLiteral("framework"),
         QStringLiteral("Take a framework's defaults (its cross-entropy, its allocator setting) for what is not set "

@@ -172,7 +172,7 @@ std::string workingRemedies(const Breakdown& b, const Scenario& s)
     if (s.training.checkpointing != Checkpointing::Full)
         ways.push_back(s.training.checkpointing == Checkpointing::None ? "checkpoint" : "recompute fully");
     const std::optional<LossKind> loss = effectiveLoss(s);
-    if (g.logits >= 0.5 * g.activations && (!loss || *loss == LossKind::Eager))
+    if (g.logits >= 0.5 * g.activations && (!loss || *loss == LossKind::Eager || *loss == LossKind::LossParallel))
         ways.push_back("use a chunked or fused loss (--loss)");
     ways.push_back(s.training.microBatch > 1 ? "shorten the context or the micro-batch" : "shorten the context");
     ways.push_back(s.training.seqLen >= 32768 ? "add tensor, pipeline or context parallelism"

@@ -1488,6 +1488,69 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
         }
         break;
     }
+    case LossKind::LossParallel:
+        // PyTorch's loss_parallel() (torch/distributed/tensor/parallel/loss.py: _log_softmax and
+        // _nll_loss_and_log_softmax_backward; torchtitan 9dec370 enters it in train.py's context when tp > 1) and
+        // torchtitan b5bcd76 components/loss.py _LossParallelCrossEntropy compute the same on each rank's V/t slice of
+        // the fp32-upcast logits. Forward: the fp32 copy, shifted = x − max and exp(shifted) beside the 16-bit logits
+        // (e + 12 B), the log-probabilities kept. Backward, the logits dropped: beside the saved log-probabilities
+        // zeros_like(log_probs), exp(log_probs) and their sum, then its product with the gradient: 16 B, the larger
+        // for e ≤ 4 B.
+        n.assume("PyTorch's loss_parallel() on each rank's V/t slice of the fp32-upcast logits (torchtitan under "
+                 "tensor parallelism): in backward the saved log-probabilities, a zero tensor, their exponential and "
+                 "the sum before the product with the gradient, 16 B per logit.");
+        n.source("PyTorch torch/distributed/tensor/parallel/loss.py (_log_softmax, "
+                 "_nll_loss_and_log_softmax_backward); torchtitan components/loss.py _LossParallelCrossEntropy at "
+                 "b5bcd76; docs/accounting.md, The loss as computed");
+        one = tensorSplit<X>(c, dot(sbV, X::bytes("16 B", 16)));
+        break;
+    case LossKind::ChunkedBackward: {
+        // torchtitan b5bcd76 components/loss.py ChunkedLossWrapper (num_chunks 8): the decoder stops before the head
+        // (_skip_lm_head), its output is split into 8 chunks of tokens, and each chunk goes through the head and
+        // cross_entropy_loss and runs its own backward before the next: one chunk's logits at a time, the 16-bit ones
+        // kept by the loop beside the eager loss's 12 B (loss-parallel's 16 B under tensor parallelism, the chunk's
+        // V/t slice). Each chunk's gradient for the hidden states is summed into an fp32 GradAccumulator over all
+        // the tokens (s·b·h·4 B, replicated over tp: the final norm's output is gathered before chunking).
+        const bool parallel = c.layout.tp > 1;
+        // Compiled (--compile on: torchtitan's compile components default to ["model", "loss"], and
+        // BaseLoss._maybe_compile wraps cross_entropy_loss in torch.compile) at tp = 1, the partitioner keeps the
+        // chunk's 16-bit logits and the backward kernel writes its 16-bit gradient, as for torchtune's compiled chunks
+        // (case Chunked): 2e per logit of the chunk. Under tensor parallelism the autograd Function's own saved fp32
+        // log-probabilities stay: the bound above.
+        const bool compiled = c.in.compiled && !parallel;
+        n.assume([&] {
+            return std::string("torchtitan's ChunkedLossWrapper: the head and the cross-entropy one chunk of the "
+                               "tokens at a time (8 chunks), each chunk's backward right after its forward, so only "
+                               "one chunk's logits exist: its 16-bit logits and the ") +
+                   (compiled   ? "compiled cross-entropy's 16-bit gradient"
+                    : parallel ? "loss-parallel cross-entropy's 16 B on the V/t slice"
+                               : "eager cross-entropy's 12 B") +
+                   ", plus an fp32 sum of the hidden states' gradient over all the tokens.";
+        });
+        n.source("torchtitan torchtitan/components/loss.py (ChunkedLossWrapper, GradAccumulator) and "
+                 "models/llama3/config_registry.py at b5bcd76; docs/accounting.md, The loss as computed");
+        const X nChunks = X::sym("n_chunks", 8);
+        const X perLogit = compiled ? dot(X(2), e) : e + (parallel ? X::bytes("16 B", 16) : X::bytes("12 B", 12));
+        const X sbh = dot(dot(tokens<X>(c.in), b), X::sym("h", dbl(c.model->arch.hidden)));
+        one = tensorSplit<X>(c, dot(over(sbV, nChunks), perLogit)) + dot(sbh, X::bytes("4 B", 4) + over(e, nChunks));
+        // The head's weight gradient, written by every chunk. Under FSDP2 with the head its own unit (torchtitan's
+        // [norm, lm_head]) the wrapper turns its gradient sync off until the last chunk, so FSDP2 upcasts the first
+        // chunk's unsharded gradient to an fp32 accumulator and adds each later one to it
+        // (torch/distributed/fsdp/_fully_shard/_fsdp_param.py, to_accumulated_grad_if_needed and
+        // accumulate_unsharded_grad_if_needed; torchtitan's reduce dtype float32): V·h·(4 B + b_w)/t. Otherwise
+        // each chunk's gradient is summed into the one already there: one more V·h beside it.
+        const X g = headGradient<X>(c);
+        if (g.value > 0 && c.gathersLayer() && fsdp2RootGradient(c) <= 0) {
+            if constexpr (X::kText)
+                n.assumptions += " Under FSDP2 the head's gradient is kept unsharded across the chunks in an fp32 "
+                                 "accumulator, each chunk's 16-bit gradient added to it.";
+            const X vh = dot(X::sym("V", dbl(c.model->arch.vocab)), X::sym("h", dbl(c.model->arch.hidden)));
+            one = one + tensorSplit<X>(c, dot(vh, X::bytes("4 B", 4) + X::bytes("b_w", c.recipe.weights)));
+        } else {
+            one = one + chunkedHeadGradient<X>(c, n);
+        }
+        break;
+    }
     case LossKind::Fused: {
         // Liger-Kernel 00eba63 ops/fused_linear_cross_entropy.py fused_linear_cross_entropy_forward: the tokens BT
         // are cut into chunks of next_power_of_2(⌈BT / ⌈V/H⌉⌉) (at most BT) so that a chunk's logits are about BT·H

@@ -48,11 +48,13 @@ constexpr Names<FineTune, 3> kFineTunes{
 constexpr Names<LoraTargets, 2> kLoraTargets{{{LoraTargets::Attention, "attn"}, {LoraTargets::All, "all"}}};
 constexpr Names<Offload, 3> kOffloads{
     {{Offload::None, "none"}, {Offload::Optimizer, "optimizer"}, {Offload::OptimizerParams, "optimizer+params"}}};
-constexpr Names<LossKind, 5> kLossKinds{{{LossKind::Eager, "eager"},
+constexpr Names<LossKind, 7> kLossKinds{{{LossKind::Eager, "eager"},
                                          {LossKind::Chunked, "chunked"},
                                          {LossKind::Fused, "fused"},
                                          {LossKind::VocabParallel, "vocab-parallel"},
-                                         {LossKind::Chunked16, "chunked-16bit"}}};
+                                         {LossKind::Chunked16, "chunked-16bit"},
+                                         {LossKind::LossParallel, "loss-parallel"},
+                                         {LossKind::ChunkedBackward, "chunked-backward"}}};
 constexpr Names<Framework, 6> kFrameworks{{{Framework::Megatron, "megatron"},
                                            {Framework::DeepSpeed, "deepspeed"},
                                            {Framework::Torchtitan, "torchtitan"},
@@ -258,9 +260,11 @@ std::optional<Framework> frameworkFromString(const std::string& s)
 //  - DeepSpeed at edaa7221267243c7be7fb49c5d5f5c4fb97b4641: runtime/engine.py DeepSpeedEngine.forward calls
 //    self.module(*inputs, **kwargs), so the loss is the wrapped model's own; nothing in deepspeed/ sets
 //    PYTORCH_CUDA_ALLOC_CONF (it is only mentioned in comments).
-//  - torchtitan at b5bcd76c66d0acb1a08b176d9639425bc55e0b2a: components/loss.py cross_entropy_loss is
-//    torch.nn.functional.cross_entropy(pred.float(), …), eager on fp32-upcast logits; run_train.sh launches with
-//    PYTORCH_ALLOC_CONF="expandable_segments:True".
+//  - torchtitan at b5bcd76c66d0acb1a08b176d9639425bc55e0b2a: models/llama3/config_registry.py's llama3_8b,
+//    llama3_70b and llama3_405b set loss=ChunkedLossWrapper.Config(loss_fn=CrossEntropyLoss.Config(…)), num_chunks 8
+//    (components/loss.py): each chunk of tokens goes through the head and components/loss.py cross_entropy_loss
+//    (cross_entropy(pred.float(), …); under tensor parallelism _LossParallelCrossEntropy on the V/t slice) and its
+//    backward before the next chunk; run_train.sh launches with PYTORCH_ALLOC_CONF="expandable_segments:True".
 //  - torchtune at bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1: the recipes' configs (llama3_2/3B_full_single_device.yaml,
 //    llama2/7B_lora_single_device.yaml) use modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss, 8 chunks;
 //    torchtune/__init__.py sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True unless it is set.
@@ -316,9 +320,10 @@ static FrameworkDefaults frameworkLossDefaults(Framework f)
                 "DeepSpeed edaa722: runtime/engine.py forward calls self.module (the loss is the model's own); no "
                 "PYTORCH_CUDA_ALLOC_CONF set"};
     case Framework::Torchtitan:
-        return {LossKind::Eager, true,
-                "torchtitan b5bcd76: components/loss.py cross_entropy_loss (cross_entropy on pred.float()); "
-                "run_train.sh sets expandable_segments:True"};
+        return {LossKind::ChunkedBackward, true,
+                "torchtitan b5bcd76: models/llama3/config_registry.py (llama3_8b, llama3_70b, llama3_405b: "
+                "ChunkedLossWrapper, 8 chunks, around components/loss.py cross_entropy_loss); run_train.sh sets "
+                "expandable_segments:True"};
     case Framework::Torchtune:
         return {LossKind::Chunked, true,
                 "torchtune bd2a0fc: recipe configs use LinearCrossEntropyLoss (8 chunks); torchtune/__init__.py sets "

@@ -59,8 +59,11 @@ enum class Offload { None, Optimizer, OptimizerParams };
 /// CEWithChunkedOutputLoss, 8 chunks), fused with the output projection so the logits exist one chunk at a time
 /// (Liger's LigerFusedLinearCrossEntropy), Megatron-LM's vocab-parallel cross-entropy (logits split by tp,
 /// softmax computed in place), or LitGPT's chunked_cross_entropy: 128-token chunks in the logits' own 16-bit dtype,
-/// no fp32 upcast, the logits kept through backward (the output layer itself chunked under adapters).
-enum class LossKind { Eager, Chunked, Fused, VocabParallel, Chunked16 };
+/// no fp32 upcast, the logits kept through backward (the output layer itself chunked under adapters); PyTorch's
+/// loss_parallel() on each rank's V/t slice of the fp32-upcast logits (torchtitan under tensor parallelism); or
+/// torchtitan's ChunkedLossWrapper: the head and the cross-entropy chunk by chunk, each chunk's backward right after
+/// its forward (8 chunks, its llama3 configs' default).
+enum class LossKind { Eager, Chunked, Fused, VocabParallel, Chunked16, LossParallel, ChunkedBackward };
 /// A training framework whose defaults a scenario takes where it sets nothing itself (issue 30 §2, --framework).
 enum class Framework { Megatron, DeepSpeed, Torchtitan, Torchtune, HF, LitGPT };
 /// What an FSDP2 wrap keeps gathered beside the decoder layers (--fsdp-root): nothing; the output head and final

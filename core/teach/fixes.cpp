@@ -244,16 +244,24 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
             return validateScenario(x, "").empty() && validateHost(x, gpu, "").empty();
         };
         const std::optional<LossKind> loss = effectiveLoss(s);
-        if (loss == LossKind::Eager) {
-            // torchtune's chunked cross-entropy (docs/accounting.md, "The loss as computed"): the same sums in 8
-            // chunks, one chunk's fp32 logits at a time.
+        if (loss == LossKind::Eager || loss == LossKind::LossParallel) {
+            // A chunked cross-entropy (docs/accounting.md, "The loss as computed"): the same sums in 8 chunks, one
+            // chunk's fp32 logits at a time; under torchtitan its own ChunkedLossWrapper (the loss-parallel one at
+            // tp > 1), elsewhere torchtune's.
+            const bool titan = s.framework == Framework::Torchtitan;
             Scenario x = s;
-            x.training.loss = LossKind::Chunked;
+            x.training.loss = titan ? LossKind::ChunkedBackward : LossKind::Chunked;
             if (valid(x))
-                consider(FixKind::ChunkedLoss, FixTier::MemoryLayout, "Chunked cross-entropy", "loss eager → chunked",
-                         x, 0, [&](const Breakdown& a) {
-                             return to(a) + ". The same cross-entropy over 8 chunks of the tokens, one chunk's fp32 "
-                                            "logits at a time (torchtune's CEWithChunkedOutputLoss): no extra compute.";
+                consider(FixKind::ChunkedLoss, FixTier::MemoryLayout, "Chunked cross-entropy",
+                         std::string("loss ") + toString(*loss) + " → " + toString(*x.training.loss), x, 0,
+                         [&](const Breakdown& a) {
+                             return to(a) +
+                                    (titan ? ". The same cross-entropy over 8 chunks of the tokens, each chunk's "
+                                             "backward right after its forward (torchtitan's ChunkedLossWrapper, its "
+                                             "llama3 configs' default): no extra compute."
+                                           : ". The same cross-entropy over 8 chunks of the tokens, one chunk's fp32 "
+                                             "logits at a time (torchtune's CEWithChunkedOutputLoss): no extra "
+                                             "compute.");
                          });
         }
         if (!effectiveCompile(s)) {

@@ -85,7 +85,7 @@ private Q_SLOTS:
         QVERIFY2(o.ok, qPrintable(o.error));
         QCOMPARE(o.request.scenario.framework, std::optional<Framework>(Framework::Torchtitan));
         QVERIFY(!o.request.scenario.training.loss);
-        QCOMPARE(effectiveLoss(o.request.scenario), std::optional<LossKind>(LossKind::Eager));
+        QCOMPARE(effectiveLoss(o.request.scenario), std::optional<LossKind>(LossKind::ChunkedBackward));
         QVERIFY(effectiveExpandableSegments(o.request.scenario));
 
         o = parse({"--json", "--framework", "torchtitan", "--loss", "chunked", "--expandable-segments", "off"});
@@ -290,7 +290,9 @@ private Q_SLOTS:
                                                  "--mode training or leave out --loss";
         QTest::newRow("unknown loss")
             << QStringList{"--json", "--loss", "liger"}
-            << "--loss: must be one of eager|chunked|fused|vocab-parallel|chunked-16bit, got \"liger\"";
+            << "--loss: must be one of "
+               "eager|chunked|fused|vocab-parallel|chunked-16bit|loss-parallel|chunked-backward, "
+               "got \"liger\"";
         QTest::newRow("unknown framework")
             << QStringList{"--json", "--framework", "jax"}
             << "--framework: must be one of megatron|deepspeed|torchtitan|torchtune|hf|litgpt, got \"jax\"";

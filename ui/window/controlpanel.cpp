@@ -335,12 +335,16 @@ void ControlPanel::build()
     m_loss->addItem(tr("Fused (Liger)"), static_cast<int>(LossKind::Fused));
     m_loss->addItem(tr("Vocab-parallel"), static_cast<int>(LossKind::VocabParallel));
     m_loss->addItem(tr("Chunked (LitGPT)"), static_cast<int>(LossKind::Chunked16));
+    m_loss->addItem(tr("Loss-parallel (TP)"), static_cast<int>(LossKind::LossParallel));
+    m_loss->addItem(tr("Chunked (torchtitan)"), static_cast<int>(LossKind::ChunkedBackward));
     m_loss->setToolTip(tr("How the cross-entropy over the logits is computed, in bytes per logit at its peak: in place "
                           "(the chapter's and Megatron-LM's accounting), eager PyTorch on fp32-upcast logits "
                           "(Hugging Face, torchtitan), chunked (torchtune: one of 8 chunks upcast at a time), fused "
                           "with the output layer (Liger), Megatron's vocab-parallel (split by tensor parallelism), "
                           "LitGPT's chunked cross-entropy in 16 bits (no fp32 upcast, the logits kept through "
-                          "backward). docs/accounting.md, \"The loss as computed\"."));
+                          "backward), PyTorch's loss_parallel() on each rank's slice of the vocabulary (torchtitan "
+                          "under tensor parallelism), torchtitan's chunked loss (each of 8 chunks runs its backward "
+                          "right after its forward). docs/accounting.md, \"The loss as computed\"."));
     form->addRow(tr("Loss"), m_loss);
     m_framework = new QComboBox(this);
     m_framework->setObjectName(QStringLiteral("framework"));

@@ -60,6 +60,24 @@ private Q_SLOTS:
         // Tensor parallel 2 splits the vocabulary: 1,572,864,000 / 2.
         QTest::newRow("eager at tp 2: half") << int(LossKind::Eager) << 2 << 786432000.0;
         QTest::newRow("vocab-parallel at tp 2: half") << int(LossKind::VocabParallel) << 2 << 393216000.0;
+        // PyTorch's loss_parallel(): backward holds the saved fp32 log-probabilities, zeros_like, exp and their sum,
+        // 16 B per logit: 131,072,000 · 16 = 2,097,152,000 B; at tp 2 each rank has V/2: 1,048,576,000 B.
+        QTest::newRow("loss-parallel: 16 B per logit") << int(LossKind::LossParallel) << 1 << 2097152000.0;
+        QTest::newRow("loss-parallel at tp 2: half") << int(LossKind::LossParallel) << 2 << 1048576000.0;
+        // torchtitan's ChunkedLossWrapper, 8 chunks, each one's backward right after its forward:
+        //  - one chunk's logits at e + 12 B: 131,072,000 / 8 · 14 = 16,384,000 · 14 = 229,376,000 B;
+        //  - the fp32 GradAccumulator over all tokens and one chunk's 16-bit gradient of the hidden states:
+        //    s·b·h = 4096 · 4096 = 16,777,216 · (4 + 2/8) = 71,303,168 B;
+        //  - on one GPU the trained head's gradient summed in place: one more V·h·b_g = 32,000 · 4,096 · 2 =
+        //    262,144,000 B.
+        //  229,376,000 + 71,303,168 + 262,144,000 = 562,823,168 B.
+        QTest::newRow("chunked-backward (torchtitan, 8 chunks)") << int(LossKind::ChunkedBackward) << 1 << 562823168.0;
+        // At tp 2 (no FSDP: gpus = tp) each chunk's V/2 slice is the loss-parallel one, e + 16 B:
+        // 16,384,000 · 18 / 2 = 147,456,000 B; the accumulator is over all tokens and the full h (the final norm's
+        // output is gathered before chunking): 71,303,168 B; the head's extra V·h / 2 = 131,072,000 B.
+        // 147,456,000 + 71,303,168 + 131,072,000 = 349,831,168 B.
+        QTest::newRow("chunked-backward at tp 2: loss-parallel chunks")
+            << int(LossKind::ChunkedBackward) << 2 << 349831168.0;
     }
     void logitsByLoss()
     {
@@ -155,6 +173,27 @@ private Q_SLOTS:
         QCOMPARE(logitsOf(s), fineTune == int(FineTune::Full) ? 24576000.0 : 32768000.0);
     }
 
+    // torchtitan's ChunkedLossWrapper under FSDP2 (ZeRO-3 over 8 GPUs): the head is its own unit, whose gradient sync
+    // the wrapper turns off until the last chunk, so FSDP2 keeps the head's unsharded gradient in an fp32 accumulator
+    // and adds each chunk's 16-bit one to it (_fsdp_param.py to_accumulated_grad_if_needed,
+    // accumulate_unsharded_grad_if_needed): V·h·(4 + 2) B = 131,072,000 · 6 = 786,432,000 B, beside the chunk's
+    // logits 229,376,000 B and the hidden states' fp32 accumulator 71,303,168 B (logitsByLoss): 1,087,111,168 B.
+    // Compiled, a chunk keeps its 16-bit logits and its 16-bit gradient, 2e = 4 B: 16,384,000 · 4 = 65,536,000 B,
+    // so 65,536,000 + 71,303,168 + 786,432,000 = 923,271,168 B.
+    void chunkedBackwardUnderFsdp2()
+    {
+        Scenario s = llama2(std::nullopt, Framework::Torchtitan);
+        s.hardware.gpus = 8;
+        s.hardware.zeroStage = 3;
+        QCOMPARE(effectiveLoss(s), std::optional<LossKind>(LossKind::ChunkedBackward));
+        QCOMPARE(logitsOf(s), 1087111168.0);
+        s.training.compile = true;
+        QCOMPARE(logitsOf(s), 923271168.0);
+        // Under LoRA the head is frozen: no gradient to keep, 65,536,000 + 71,303,168 = 136,839,168 B.
+        s.training.fineTune = FineTune::Lora;
+        QCOMPARE(logitsOf(s), 136839168.0);
+    }
+
     void frameworkFillsWhatIsUnset_data()
     {
         QTest::addColumn<int>("framework");
@@ -163,7 +202,9 @@ private Q_SLOTS:
         QTest::newRow("megatron: vocab-parallel, classic allocator")
             << int(Framework::Megatron) << 786432000.0 << false;
         QTest::newRow("deepspeed: the model's loss (default 6 B)") << int(Framework::DeepSpeed) << 786432000.0 << false;
-        QTest::newRow("torchtitan: eager, expandable segments") << int(Framework::Torchtitan) << 1572864000.0 << true;
+        // torchtitan's ChunkedLossWrapper (row chunkedBackward of logitsByLoss): 562,823,168 B.
+        QTest::newRow("torchtitan: chunked-backward, expandable segments")
+            << int(Framework::Torchtitan) << 562823168.0 << true;
         QTest::newRow("torchtune: chunked, expandable segments") << int(Framework::Torchtune) << 950272000.0 << true;
         QTest::newRow("hf: eager, classic allocator") << int(Framework::HF) << 1572864000.0 << false;
     }
@@ -180,7 +221,7 @@ private Q_SLOTS:
     // A profile never overrides what the scenario sets: an explicit loss or allocator setting wins.
     void explicitSettingsWinOverTheProfile()
     {
-        Scenario s = llama2(LossKind::Fused, Framework::Torchtitan); // torchtitan's own loss is eager
+        Scenario s = llama2(LossKind::Fused, Framework::Torchtitan); // torchtitan's own loss is chunked-backward
         QCOMPARE(effectiveLoss(s), std::optional<LossKind>(LossKind::Fused));
         QCOMPARE(logitsOf(s), 66322432.0);
         s.hardware.expandableSegments = false; // torchtitan's run_train.sh turns it on
@@ -235,9 +276,9 @@ private Q_SLOTS:
         const ScenarioParse e = parseScenario(bad, "bad.json");
         QVERIFY(!e.ok());
         QCOMPARE(QString::fromStdString(e.errors.front().toString()),
-                 QStringLiteral(
-                     "bad.json: /training/loss: must be one of eager|chunked|fused|vocab-parallel|chunked-16bit, got "
-                     "\"liger\""));
+                 QStringLiteral("bad.json: /training/loss: must be one of "
+                                "eager|chunked|fused|vocab-parallel|chunked-16bit|loss-parallel|chunked-backward, got "
+                                "\"liger\""));
     }
 };
 

@@ -245,6 +245,22 @@ private Q_SLOTS:
         tune.training.loss.reset();
         tune.framework = Framework::Torchtune;
         QVERIFY(!find(cheapestFixes(tune, h100), FixKind::ChunkedLoss));
+        // Under torchtitan (with the classic allocator, as above) the fix is its own ChunkedLossWrapper, each chunk's
+        // backward right after its forward: one chunk's logits 768·128,256·14 B = 1,379,008,512 B, the hidden states'
+        // fp32 accumulator and one chunk's gradient 6144·4096·4.25 B = 106,954,752 B and the head's second V·h
+        // 1,050,673,152 B: 2,536,636,416 B.
+        Scenario titan = s;
+        titan.framework = Framework::Torchtitan;
+        titan.hardware.expandableSegments = false; // its launcher's setting alone would make it fit
+        const std::vector<Fix> titanFixes = cheapestFixes(titan, h100);
+        const Fix* own = find(titanFixes, FixKind::ChunkedLoss);
+        QVERIFY(own);
+        QCOMPARE(*own->scenario.training.loss, LossKind::ChunkedBackward);
+        QCOMPARE(own->after.perGpu.logits, 2536636416.0);
+        QCOMPARE(QString::fromStdString(own->change), QStringLiteral("loss eager → chunked-backward"));
+        // Its profile's default already chunks: nothing to propose.
+        titan.training.loss.reset();
+        QVERIFY(!find(cheapestFixes(titan, h100), FixKind::ChunkedLoss));
     }
 
     // Per-op checkpointing between selective and full: Llama 2 7B (pure bf16, AdamW) at 4096 × 2 on one H100,
