@@ -62,7 +62,10 @@ LORA_MODULES = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", 
 #  - torchtune's rows with loss=torch.nn.CrossEntropyLoss: its TransformerDecoder returns self.output(h).float() (the
 #    cases' notes, torchtune/modules/transformer.py at the README's commit), then cross_entropy: eager. Its chunked
 #    rows use CEWithChunkedOutputLoss (8 chunks): chunked.
-#  - torchtitan: components/loss.py cross_entropy(pred.float(), ...): eager.
+#  - torchtitan 9dec370 (the H100 page's commit): train.py's loss_fn, cross_entropy(pred.flatten(0, 1).float(), ...),
+#    not compiled ("compiling loss function causes CUDA errors, turning off for now"): eager; with tensor parallelism
+#    train.py enters torch.distributed.tensor.parallel.loss_parallel() (parallel_dims.loss_parallel_enabled: tp > 1
+#    and not --training.disable_loss_parallel), the same cross-entropy on each rank's V/t slice: loss-parallel.
 #  - LitGPT's chunked_cross_entropy runs cross_entropy on the bf16 logits in 128-token chunks, without an fp32
 #    upcast, in finetune/lora.py on an output layer itself chunked (lm_head_chunk_size=128) and in full.py on the
 #    whole logits: chunked-16bit, which counts each script's way (docs/accounting.md).
@@ -76,6 +79,8 @@ def loss_of(case):
         return "chunked" if fw == "torchtune" else None
     if "fused" in loss:
         return None
+    if fw == "torchtitan" and int(r.get("tp") or 1) > 1:
+        return "loss-parallel"
     return "eager"
 
 
@@ -163,8 +168,23 @@ def not_expressible(case):
     if "lm_head" in (r.get("lora_targets") or []):
         return "LoRA on the output head (lm_head) is not modelled"
     if "float8" in other or "float8" in (r.get("precision") or "").lower():
-        return "Float8 training is not modelled"
+        if not titan_9dec370(r):
+            return ("Float8 training is not modelled, and torchtitan at this commit compiles the cross-entropy over the "
+                    "whole logits (components/loss.py build_cross_entropy_loss at e7c0cae: torch.compile when "
+                    "training.compile), which --loss eager does not count")
     return None
+
+
+def titan_9dec370(run):
+    """The run is one of torchtitan's H100 benchmark rows, at 9dec370."""
+    return (run.get("framework") or "").lower() == "torchtitan" and "9dec370" in (run.get("recipe_or_command") or "")
+
+
+# torchtitan's H100 page (9dec370) measured Float8 runs beside the same runs without it: 8 GPUs 76.8 / 77.0 GiB, 128
+# GPUs 61.8 / 62.0 GiB. Its Float8 rows are counted in bf16-mixed, the approximation named in their row.
+FLOAT8_AS_BF16 = ("Float8 linears (torchao Float8Linear) counted as bf16-mixed: the page's rows with and without "
+                  "Float8 measured 76.8 / 77.0 GiB (8 GPUs) and 61.8 / 62.0 GiB (128 GPUs); its tape's fp8 copies "
+                  "(float8_linear.py at torchao eab345c saves input_fp8 and weight_fp8_t) are not modelled")
 
 
 def litgpt_before_fp32_norm(case):
@@ -184,7 +204,8 @@ def arguments(case):
     args = list(MODELS[r["model"]])
     args += ["--mode", "training", "--seq", str(r["seq_len"]), "--batch", str(r["micro_batch"]),
              "--grad-accum", str(r.get("grad_accum") or 1)]
-    args += ["--precision", {"bf16": "bf16", "bf16-mixed": "bf16-mixed", "fp32": "fp32"}[r["precision"]]]
+    args += ["--precision", {"bf16": "bf16", "bf16-mixed": "bf16-mixed", "fp32": "fp32",
+                             "bf16-mixed + float8 linears": "bf16-mixed"}[r["precision"]]]
     # torchtune's "8-bit AdamW" row names no class (the case's `unknown`): counted as an 8-bit AdamW whose state
     # PyTorch's allocator holds (torchao's AdamW8bit). A paged one (bitsandbytes' PagedAdamW8bit, the config's default)
     # lives in unified memory that torch.cuda's statistics do not count at all, yet the row's measured drop from the
@@ -217,8 +238,9 @@ def arguments(case):
         targets = [t for t in (r.get("lora_targets") or []) if t in LORA_MODULES]
         args += ["--lora-targets", ",".join(targets)]
     gpu = r.get("gpu") or ""
-    args += ["--gpu", "H100" if "H100" in gpu else "A100-40GB" if "A100" in gpu and "40GB" in gpu else
-             "A100-80GB" if "A100" in gpu else "A10G" if "A10G" in gpu else "RTX4090", "--gpus", str(gpus)]
+    args += ["--gpu", "H100" if "H100" in gpu else "H200" if "H200" in gpu else
+             "A100-40GB" if "A100" in gpu and "40GB" in gpu else "A100-80GB" if "A100" in gpu else
+             "A10G" if "A10G" in gpu else "RTX3090" if "RTX 3090" in gpu else "RTX4090", "--gpus", str(gpus)]
     if gpus > 1:
         args += ["--zero", "0" if "no_shard" in sharding or "ddp" in sharding else "3"]
         # fsdp_qlora's train.py (4cd6923:724-736) wraps the model as loaded with FSDP1 (use_orig_params=False,
@@ -244,6 +266,11 @@ def arguments(case):
     tp = int(r.get("tp") or 1)
     if tp > 1:
         args += ["--tp", str(tp)]
+    # torchtitan's context parallelism splits each sequence over cp ranks and shards FSDP over dp_shard × cp
+    # (parallelize_llama.py:79-94 at 9dec370): --cp, whose ZeRO shards run over dp·cp ranks (docs/accounting.md).
+    cp = int(r.get("cp") or 1)
+    if cp > 1:
+        args += ["--cp", str(cp)]
     args += ["--loss", loss_of(case)]
     # LitGPT's runs: its layer's tape with a frozen base, and with QLoRA bitsandbytes' 4-bit linears (the head
     # quantised, each 4-bit linear keeping its input, the dequantised copies): --framework litgpt (docs/accounting.md,
@@ -283,8 +310,6 @@ def notes_of(case):
     """What TrainMem approximates in an expressible case."""
     r = case["run"]
     out = []
-    if "RTX 3090" in (r.get("gpu") or ""):
-        out.append("RTX 3090 as the 24 GB RTX4090 (the capacity only decides the verdict)")
     if (r.get("gpu") or "") == "A100":
         out.append("A100 of unstated memory as the 80 GB one (the capacity only decides the verdict)")
     if case["statistic"] == "peak_active":
@@ -293,6 +318,10 @@ def notes_of(case):
         out.append("PagedAdamW as a plain AdamW (the stand-in has no host): the adapters' state counted on the GPU")
     if "8-bit" in (r.get("optimizer") or "").lower():
         out.append("8-bit AdamW as a non-paged adam8bit (the README names no class)")
+    if "float8" in (r.get("precision") or "").lower():
+        out.append(FLOAT8_AS_BF16)
+    if "H100 96GB" in (r.get("gpu") or ""):
+        out.append("the 96 GB H100 as the 80 GB one (the capacity only decides the verdict)")
     return "; ".join(out)
 
 
@@ -344,11 +373,16 @@ def main():
         likely = LIKELY.get((case["run"].get("framework") or "").lower())
         if why == "the source does not say which statistic it reports" and likely:
             read = dict(case, statistic=likely[0])
-            if not not_expressible(read):
-                out = subprocess.run([exe, "--json"] + arguments(read), capture_output=True, text=True, env=env)
+            also = not_expressible(read)
+            if also:
+                why += "; and " + also
+            else:
+                args = arguments(read)
+                out = subprocess.run([exe, "--json"] + args, capture_output=True, text=True, env=env)
                 if out.returncode == 0:
                     predicted = json.loads(out.stdout)[STATISTIC[likely[0]]]
-                    guessed.append((name, likely[0], measured, predicted, predicted / measured, likely[1]))
+                    guessed.append((name, likely[0], measured, predicted, predicted / measured, args,
+                                    notes_of(read)))
                     why += " (compared below as " + likely[0] + ", the most likely)"
         if why:
             skipped.append((name, why))
@@ -394,10 +428,13 @@ def main():
     if guessed:
         md += ["", "## Cases whose source does not name its statistic, read as the most likely one", "",
                "Not in the summary above and not held to ±10%: which statistic the figure is cannot be proven from "
-               "its source.", "",
-               "| case | read as | measured | predicted | ratio | why that statistic |", "|---|---|---:|---:|---:|---|"]
-        md += ["| %s | %s | %.2f GiB | %.2f GiB | %.2f | %s |" % (n, st, m / 2 ** 30, p / 2 ** 30, r, w)
-               for n, st, m, p, r, w in guessed]
+               "its source. Why each is read as it is:", ""]
+        md += ["- %s: %s." % (fw, why) for fw, (st, why) in sorted(LIKELY.items())]
+        md += ["", "| case | read as | measured | predicted | ratio | TrainMem's arguments | approximated |",
+               "|---|---|---:|---:|---:|---|---|"]
+        md += ["| %s | %s | %.2f GiB | %.2f GiB | %.2f | `%s` | %s |" %
+               (n, st, m / 2 ** 30, p / 2 ** 30, r, " ".join(a).replace(ROOT + "/", ""), w)
+               for n, st, m, p, r, a, w in guessed]
     md += ["", "## Cases TrainMem cannot express yet", "", "| case | what is missing |", "|---|---|"]
     md += ["| %s | %s |" % s for s in skipped]
     if not check:  # the test reads, it never rewrites the docs
