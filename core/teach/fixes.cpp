@@ -237,6 +237,32 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
         }
     }
 
+    if (training && before.layout.zero >= 3 && before.layout.replicas() > 1 && effectiveFsdpRoot(s) != FsdpRoot::None &&
+        !effectiveFsdpFlatWrap(s)) {
+        // What an FSDP2 wrap keeps gathered beside the layers (docs/accounting.md, "Workspace and overhead"): sharded
+        // as units of their own, the embeddings and head are gathered only for their forward and backward. torchtune:
+        // custom_sharded_layers ['tok_embeddings', 'output'] (8 of its full fine-tune configs at bd2a0fc set it);
+        // torchtitan: the "always" reshard policy, which reshards its [norm, lm_head] unit after forward too.
+        const bool titan = s.framework == Framework::Torchtitan && !s.hardware.fsdpRoot;
+        Scenario x = s;
+        if (titan)
+            x.hardware.reshardAfterForward = true;
+        else
+            x.hardware.fsdpRoot = FsdpRoot::None;
+        const double gathered = before.perGpu.workspace;
+        consider(FixKind::ShardRootUnit, FixTier::Throughput, "Shard the embeddings and head on their own",
+                 std::string("fsdp root ") + toString(effectiveFsdpRoot(s)) + " → none", x, 0, [&](const Breakdown& a) {
+                     return to(a) + ". The " +
+                            (effectiveFsdpRoot(s) == FsdpRoot::Head ? "output head is" : "embeddings and head are") +
+                            " all-gathered for " + (effectiveFsdpRoot(s) == FsdpRoot::Head ? "its" : "their") +
+                            " forward and again for backward instead of staying gathered (" +
+                            formatBytes(gathered - a.perGpu.workspace) + " less workspace): " +
+                            (titan ? "torchtitan's --parallelism.fsdp_reshard_after_forward always"
+                                   : "torchtune's custom_sharded_layers: ['tok_embeddings', 'output']") +
+                            ", one more all-gather of them per step.";
+                 });
+    }
+
     if (training) {
         // Issue 30 §2's recipes, each proposed only where the run does not use it yet (its own setting, else its
         // framework's default: effective*) and where the changed scenario is one the command line accepts.

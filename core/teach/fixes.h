@@ -39,6 +39,7 @@ enum class FixKind {
     ActivationOffload,   ///< the tape in host memory but the layers in flight
     OptimizerInBackward, ///< one layer's gradients at a time
     PerOpCheckpointing,  ///< torchtitan's per-op selective AC
+    ShardRootUnit,       ///< FSDP2: the embeddings and head sharded like the layers, not kept gathered
     SmallerMicroBatch,
     EightBitOptimizer,
     PureBf16,

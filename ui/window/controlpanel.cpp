@@ -671,6 +671,12 @@ void ControlPanel::setScenario(const Scenario& s)
     setSpin(m_loraRank, static_cast<int>(std::clamp<int64_t>(s.training.loraRank, 1, kMaxLoraRank)));
     selectData(m_loraTargets, s.training.loraTargets);
     selectData(m_qloraBase, s.training.qloraBase);
+    {
+        // The unset choice says which loss it means: the framework's, else the chapter's in-place e + 4 B.
+        const std::optional<LossKind> profile = s.framework ? frameworkDefaults(*s.framework).loss : std::nullopt;
+        const int at = profile ? m_loss->findData(static_cast<int>(*profile)) : -1;
+        m_loss->setItemText(0, at > 0 ? tr("Default: %1").arg(m_loss->itemText(at)) : tr("In place (e + 4 B)"));
+    }
     selectData(m_loss, s.training.loss ? static_cast<int>(*s.training.loss) : -1);
     selectData(m_framework, s.framework ? static_cast<int>(*s.framework) : -1);
     auto onOff = [](const std::optional<bool>& v) { return v ? (*v ? 1 : 0) : -1; };

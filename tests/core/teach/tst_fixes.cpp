@@ -263,6 +263,50 @@ private Q_SLOTS:
         QVERIFY(!find(cheapestFixes(titan, h100), FixKind::ChunkedLoss));
     }
 
+    // FSDP2's gathered root (docs/accounting.md, "Workspace and overhead"): Llama 2 7B in pure bf16, AdamW, full
+    // checkpointing, on 4 × RTX 4090 (24 GB) at ZeRO-3.
+    //  - torchtune at 12,288 tokens: 24,767,519,104 B, over. Its root unit keeps the embeddings and head gathered,
+    //    (32,000·4,096·2 + 4,096)·2 B = 524,296,192 B, and the head's unsharded gradient until the end of backward,
+    //    32,000·4,096·2 B = 262,144,000 B: sharded on their own (custom_sharded_layers), 786,440,192 B less,
+    //    23,981,078,912 B, which fits.
+    //  - torchtitan at 14,336 tokens: 24,069,200,256 B, over. Its [norm, lm_head] unit keeps the head gathered,
+    //    (32,000·4,096 + 4,096)·2 B = 262,152,192 B: with the "always" policy 23,807,048,064 B, which fits.
+    void shardTheRootUnit()
+    {
+        const GpuSpec rtx = testdata::gpu("RTX4090");
+        Scenario tune = layout(testdata::preset("llama2-7b"), 4, 3, 12288, 1, Checkpointing::Full);
+        tune.training.precision = Precision::BF16;
+        tune.framework = Framework::Torchtune;
+        const Breakdown before = account(tune, rtx);
+        QVERIFY(!before.fits);
+        QCOMPARE(before.perGpu.total(), 24767519104.0);
+        const std::vector<Fix> fixes = cheapestFixes(tune, rtx);
+        const Fix* root = find(fixes, FixKind::ShardRootUnit);
+        QVERIFY(root);
+        QCOMPARE(root->freedBytes, 786440192.0);
+        QCOMPARE(root->after.perGpu.total(), 23981078912.0);
+        QCOMPARE(root->scenario.hardware.fsdpRoot, std::optional<FsdpRoot>(FsdpRoot::None));
+        QCOMPARE(QString::fromStdString(root->change), QStringLiteral("fsdp root embeddings+head → none"));
+        QVERIFY(QString::fromStdString(root->cost).contains(QStringLiteral("custom_sharded_layers")));
+
+        Scenario titan = tune;
+        titan.framework = Framework::Torchtitan;
+        titan.training.seqLen = 14336;
+        QCOMPARE(account(titan, rtx).perGpu.total(), 24069200256.0);
+        const std::vector<Fix> titanFixes = cheapestFixes(titan, rtx);
+        const Fix* head = find(titanFixes, FixKind::ShardRootUnit);
+        QVERIFY(head);
+        QCOMPARE(head->freedBytes, 262152192.0);
+        QCOMPARE(head->scenario.hardware.reshardAfterForward, std::optional<bool>(true));
+        QCOMPARE(QString::fromStdString(head->change), QStringLiteral("fsdp root head → none"));
+        QVERIFY(QString::fromStdString(head->cost).contains(QStringLiteral("fsdp_reshard_after_forward always")));
+
+        // Nothing kept gathered, nothing to propose: the root already sharded.
+        Scenario sharded = tune;
+        sharded.hardware.fsdpRoot = FsdpRoot::None;
+        QVERIFY(!find(cheapestFixes(sharded, rtx), FixKind::ShardRootUnit));
+    }
+
     // Per-op checkpointing between selective and full: Llama 2 7B (pure bf16, AdamW) at 4096 × 2 on one H100,
     // 97.7 GB, does not fit with selective (flash attention already drops the scores) and fits per-op. Its price is
     // the recomputed matmuls' share of the forward: k, o and up, 4096·(4096 + 4096 + 11008) of 4096·(4·4096 +

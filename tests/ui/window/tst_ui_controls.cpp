@@ -515,6 +515,15 @@ void TestUiControls::lossAndFrameworkControls()
     QCOMPARE(effectiveLoss(w.scenario()), std::optional<LossKind>(LossKind::Eager)); // what the user set stays
     choose(loss, -1);
     QCOMPARE(effectiveLoss(w.scenario()), std::optional<LossKind>(LossKind::Chunked)); // torchtune's default
+    // The unset choice names the loss it stands for: the framework's, else the chapter's in-place e + 4 B.
+    QCOMPARE(loss->currentText(), QStringLiteral("Default: Chunked (torchtune)"));
+    choose(framework, static_cast<int>(Framework::Torchtitan));
+    QCOMPARE(loss->currentText(), QStringLiteral("Default: Chunked (torchtitan)"));
+    choose(framework, -1);
+    QCOMPARE(loss->currentText(), QStringLiteral("In place (e + 4 B)"));
+    choose(framework, static_cast<int>(Framework::Torchtune));
+    choose(loss, static_cast<int>(LossKind::Eager));
+    choose(loss, -1);
     w.undoStack()->undo();
     QCOMPARE(loss->currentData().toInt(), static_cast<int>(LossKind::Eager));
     choose(panel->modeBox(), static_cast<int>(Mode::Inference));
