@@ -124,6 +124,12 @@ struct Options {
             "torch.compile of the model: the fused kernels rebuild the SwiGLU product and the norms' outputs "
             "in backward instead of keeping them. Default: the framework's, else off."),
         QStringLiteral("on|off")};
+    QCommandLineOption compileLoss{
+        QStringLiteral("compile-loss"),
+        QStringLiteral("The cross-entropy compiled with the model: its 16-bit logits kept and the fp32 work fused into "
+                       "the backward kernel (2e per logit). Default: under --compile as the framework does "
+                       "(torchtitan compiles its loss; torchtune only its chunked one), else off."),
+        QStringLiteral("on|off")};
     QCommandLineOption optimizerInBackward{
         QStringLiteral("optimizer-in-backward"),
         QStringLiteral("Step each parameter as soon as its gradient is ready and free it (torchtune's "
@@ -270,8 +276,8 @@ struct Options {
                       mfu,          price,
                       megatron,     listPresets,
                       listGpus,     measured});
-        p.addOptions({compile, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap, fsdpNoSync,
-                      fsdpRoot, qloraDoubleQuant, litgptFp32Norm, qloraBase, litgptHeldBatch});
+        p.addOptions({compile, compileLoss, optimizerInBackward, activationOffload, reshardAfterForward, fsdpFlatWrap,
+                      fsdpNoSync, fsdpRoot, qloraDoubleQuant, litgptFp32Norm, qloraBase, litgptHeldBatch});
         p.addOptions(training.all());
     }
 };
@@ -620,6 +626,7 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
     ov.choice(o.framework, s.framework, frameworkFromString, frameworkNames());
     // The recipes (issue 30 §2): on or off, each replacing the framework's default.
     ov.onOff(o.compile, s.training.compile);
+    ov.onOff(o.compileLoss, s.training.compileLoss);
     ov.onOff(o.optimizerInBackward, s.training.optimizerInBackward);
     ov.onOff(o.activationOffload, s.training.activationOffload);
     ov.onOff(o.reshardAfterForward, s.hardware.reshardAfterForward);
@@ -768,7 +775,7 @@ CliOutcome parseCommandLine(const QStringList& arguments, const PresetLibrary& l
                                                &o.tokens,    &o.mfu,          &o.price})
         r.scenarioGiven = r.scenarioGiven || p.isSet(*override);
     for (const QCommandLineOption* recipe :
-         {&o.compile, &o.optimizerInBackward, &o.activationOffload, &o.reshardAfterForward})
+         {&o.compile, &o.compileLoss, &o.optimizerInBackward, &o.activationOffload, &o.reshardAfterForward})
         r.scenarioGiven = r.scenarioGiven || p.isSet(*recipe);
 
     if (p.isSet(o.exportPng) && p.isSet(o.exportTour)) {

@@ -167,12 +167,15 @@ def not_expressible(case):
                 else "this cross-entropy is none of the modelled losses")
     if "lm_head" in (r.get("lora_targets") or []):
         return "LoRA on the output head (lm_head) is not modelled"
-    if "float8" in other or "float8" in (r.get("precision") or "").lower():
-        if not titan_9dec370(r):
-            return ("Float8 training is not modelled, and torchtitan at this commit compiles the cross-entropy over the "
-                    "whole logits (components/loss.py build_cross_entropy_loss at e7c0cae: torch.compile when "
-                    "training.compile), which --loss eager does not count")
+    if ("float8" in other or "float8" in (r.get("precision") or "").lower()) and \
+            (r.get("framework") or "").lower() != "torchtitan":
+        return "Float8 training is not modelled"
     return None
+
+
+def titan_e7c0cae(case):
+    """The case is one of torchtitan's H200 rows (torchtitan e7c0cae, its page's notes)."""
+    return (case["run"].get("framework") or "").lower() == "torchtitan" and "e7c0cae" in case.get("notes", "")
 
 
 def titan_9dec370(run):
@@ -182,9 +185,12 @@ def titan_9dec370(run):
 
 # torchtitan's H100 page (9dec370) measured Float8 runs beside the same runs without it: 8 GPUs 76.8 / 77.0 GiB, 128
 # GPUs 61.8 / 62.0 GiB. Its Float8 rows are counted in bf16-mixed, the approximation named in their row.
-FLOAT8_AS_BF16 = ("Float8 linears (torchao Float8Linear) counted as bf16-mixed: the page's rows with and without "
-                  "Float8 measured 76.8 / 77.0 GiB (8 GPUs) and 61.8 / 62.0 GiB (128 GPUs); its tape's fp8 copies "
-                  "(float8_linear.py at torchao eab345c saves input_fp8 and weight_fp8_t) are not modelled")
+FLOAT8_AS_BF16 = ("Float8 linears (torchao Float8Linear) counted as bf16-mixed: torchtitan's H100 page measured the "
+                  "same runs with and without Float8 at 76.8 / 77.0 GiB (8 GPUs) and 61.8 / 62.0 GiB (128 GPUs); the "
+                  "tape's fp8 copies (float8_linear.py at torchao eab345c saves input_fp8 and weight_fp8_t) are not "
+                  "modelled")
+FLOAT8_ALL_GATHER = ("and the float8 all-gather (enable_fsdp_float8_all_gather: the gathered layer's linears in 1 B, "
+                     "not 2) counted in bf16")
 
 
 def litgpt_before_fp32_norm(case):
@@ -297,8 +303,14 @@ def arguments(case):
         # torchtitan 9dec370 (the H100 page's commit) wrapped the root, embeddings, final norm and head, as one FSDP2
         # unit (parallelize_llama.py:339, fully_shard(model, ...)), which FSDP2 never reshards after forward; b5bcd76,
         # the profile's, keeps only [norm, lm_head] gathered (docs/accounting.md, "Workspace and overhead").
-        if "9dec370" in (r.get("recipe_or_command") or ""):
+        # At e7c0cae (the H200 page) apply_fsdp still wrapped the root last, fully_shard(model, ...), holding the
+        # embeddings, norm and output (models/llama3/parallelize_llama.py:367): the same root.
+        if "9dec370" in (r.get("recipe_or_command") or "") or titan_e7c0cae(case):
             args += ["--fsdp-root", "embeddings+head"]
+        # 9dec370's train.py leaves the loss out of torch.compile ("compiling loss function causes CUDA errors,
+        # turning off for now"); e7c0cae's build_cross_entropy_loss compiles it with the model, the profile's default.
+        if r.get("compile") and titan_9dec370(r):
+            args += ["--compile-loss", "off"]
     # torchtune's recipes at the README's commit: its layers' tape as its code keeps it, and the peaks at the film's
     # peak moment, its order of frees (docs/accounting.md, "One training step").
     if (r.get("framework") or "").lower() == "torchtune":
@@ -319,7 +331,8 @@ def notes_of(case):
     if "8-bit" in (r.get("optimizer") or "").lower():
         out.append("8-bit AdamW as a non-paged adam8bit (the README names no class)")
     if "float8" in (r.get("precision") or "").lower():
-        out.append(FLOAT8_AS_BF16)
+        out.append(FLOAT8_AS_BF16 + (" " + FLOAT8_ALL_GATHER if "fsdp_float8_all_gather" in
+                                     (r.get("recipe_or_command") or "") else ""))
     if "H100 96GB" in (r.get("gpu") or ""):
         out.append("the 96 GB H100 as the 80 GB one (the capacity only decides the verdict)")
     return "; ".join(out)

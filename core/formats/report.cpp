@@ -363,6 +363,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
                                                          : std::string(toString(s.training.loraTargets))},
           // The recipes as run (issue 30 §2): each the scenario's, else the framework's default.
           {"compile", effectiveCompile(s)},
+          {"compile_loss", effectiveLoss(s) && effectiveCompileLoss(s, *effectiveLoss(s))},
           {"optimizer_in_backward", effectiveOptimizerInBackward(s)},
           {"activation_offload", effectiveActivationOffload(s)},
           {"paged_optimizer", s.training.pagedOptimizer},

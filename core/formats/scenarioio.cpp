@@ -537,6 +537,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
                     "lora_targets",
                     "loss",
                     "compile",
+                    "compile_loss",
                     "optimizer_in_backward",
                     "activation_offload",
                     "paged_optimizer",
@@ -577,6 +578,7 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
         r.choice(*training, "loss", p, t.loss, lossKindFromString, lossKindNames()); // left out: the framework's
         // The recipes (issue 30 §2): left out, each is the framework's default.
         r.boolean(*training, "compile", p, t.compile);
+        r.boolean(*training, "compile_loss", p, t.compileLoss);
         r.boolean(*training, "optimizer_in_backward", p, t.optimizerInBackward);
         r.boolean(*training, "activation_offload", p, t.activationOffload);
         r.boolean(*training, "paged_optimizer", p, t.pagedOptimizer);
@@ -858,6 +860,8 @@ json scenarioToJson(const Scenario& s)
         j["training"]["loss"] = toString(*t.loss); // left out when unset: the framework's, or the chapter's
     if (t.compile)
         j["training"]["compile"] = *t.compile; // the recipes: left out when unset (the framework's)
+    if (t.compileLoss)
+        j["training"]["compile_loss"] = *t.compileLoss;
     if (t.optimizerInBackward)
         j["training"]["optimizer_in_backward"] = *t.optimizerInBackward;
     if (t.activationOffload)

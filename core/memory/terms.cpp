@@ -1401,6 +1401,21 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
         // (e + 8 B); backward, once the trainer has dropped the logits (torchtitan's `del pred`, the Trainer's
         // outputs going out of scope), holds the saved log-probabilities, nll_loss's dense fp32 gradient and
         // log_softmax's fp32 input gradient: 12 B, the larger for e ≤ 4 B.
+        if (effectiveCompileLoss(*c.scenario, LossKind::Eager)) {
+            // Compiled (torchtitan compiles its loss with the model: BaseLoss._maybe_compile at b5bcd76,
+            // build_cross_entropy_loss at e7c0cae), AOTAutograd's min-cut partitioner keeps the 16-bit logits and
+            // two fp32 values per token, never the fp32 copy nor the log-probabilities, and the backward kernel
+            // rebuilds the softmax and writes the 16-bit gradient: 2e per logit (the chunked case's reasoning, over
+            // the whole logits).
+            n.assume("Cross-entropy on fp32-upcast logits, compiled with the model: torch.compile's partitioner "
+                     "keeps the 16-bit logits and recomputes the upcast and the softmax inside the backward kernel, "
+                     "which writes a 16-bit gradient: 2e per logit.");
+            n.source("torchtitan components/loss.py BaseLoss._maybe_compile at b5bcd76; torch/_functorch/"
+                     "partitioners.py at 00c07b9 (min_cut_rematerialization_partition); docs/accounting.md, The loss "
+                     "as computed");
+            one = tensorSplit<X>(c, dot(sbV, dot(X(2), e)));
+            break;
+        }
         n.assume("Eager cross-entropy on fp32-upcast logits (transformers' ForCausalLMLoss, torchtitan): in "
                  "backward the saved fp32 log-probabilities, their gradient and the logits' fp32 gradient, 12 B per "
                  "logit, more than forward's e + 8 B.");
@@ -1409,7 +1424,7 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
     case LossKind::Chunked: {
         // Under tensor parallelism bd2a0fc's apply_compile_strategy skips the compile ("not supported with both
         // masking and tensor parallelism enabled", mask_ignored_tokens defaulting to True): the eager bound below.
-        if (c.in.compiled && c.layout.tp <= 1) {
+        if (effectiveCompileLoss(*c.scenario, LossKind::Chunked) && c.layout.tp <= 1) {
             // torchtune compiles the chunk's cross-entropy when the run is compiled: compile_loss (training/_compile.py
             // at 1814feb17a9038e1a8053ce93111bd26774a8db6, the README's measured commit) wraps
             // CEWithChunkedOutputLoss.compute_cross_entropy, F.cross_entropy(logits.float(), …), in torch.compile,
@@ -1517,7 +1532,7 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
         // chunk's 16-bit logits and the backward kernel writes its 16-bit gradient, as for torchtune's compiled chunks
         // (case Chunked): 2e per logit of the chunk. Under tensor parallelism the autograd Function's own saved fp32
         // log-probabilities stay: the bound above.
-        const bool compiled = c.in.compiled && !parallel;
+        const bool compiled = effectiveCompileLoss(*c.scenario, LossKind::ChunkedBackward) && !parallel;
         n.assume([&] {
             return std::string("torchtitan's ChunkedLossWrapper: the head and the cross-entropy one chunk of the "
                                "tokens at a time (8 chunks), each chunk's backward right after its forward, so only "

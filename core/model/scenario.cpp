@@ -369,6 +369,23 @@ bool effectiveCompile(const Scenario& s)
     return setOrProfile(s.training.compile, s, &FrameworkDefaults::compile);
 }
 
+bool effectiveCompileLoss(const Scenario& s, LossKind loss)
+{
+    if (s.training.compileLoss)
+        return *s.training.compileLoss;
+    if (!effectiveCompile(s))
+        return false;
+    // torchtitan b5bcd76 components/loss.py BaseLoss._maybe_compile: torch.compile(self.fn) when compile is on and
+    // "loss" is in compile.components (config/configs.py: ["model", "loss"] by default); e7c0cae's
+    // build_cross_entropy_loss the same. torchtune 1814feb / bd2a0fc training/_compile.py compile_loss patches the
+    // chunked loss's compute_cross_entropy in place but returns a compiled copy of any other loss, which
+    // recipes/full_finetune_single_device.py:292 discards: its eager loss runs eager. LitGPT, Megatron-LM and
+    // DeepSpeed compile no loss of their own; the chunked loss without a framework is torchtune's.
+    if (s.framework == Framework::Torchtitan)
+        return loss == LossKind::Eager || loss == LossKind::Chunked || loss == LossKind::ChunkedBackward;
+    return loss == LossKind::Chunked;
+}
+
 bool effectiveOptimizerInBackward(const Scenario& s)
 {
     return setOrProfile(s.training.optimizerInBackward, s, &FrameworkDefaults::optimizerInBackward);

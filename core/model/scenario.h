@@ -352,6 +352,9 @@ struct TrainingSetup {
     /// torch.compile of each layer (issue 30 §2, --compile): the fused kernels recompute the pointwise results their
     /// backward needs instead of keeping them (docs/accounting.md, "Recipes"). Unset: the framework's (off).
     std::optional<bool> compile;
+    /// The cross-entropy compiled with the model (--compile-loss): its 16-bit logits kept and the fp32 work fused into
+    /// the backward kernel. Unset: as the framework's code does under --compile (effectiveCompileLoss).
+    std::optional<bool> compileLoss;
     /// The optimizer steps each parameter as soon as its gradient is ready and frees the gradient (torchtune's
     /// optimizer_in_bwd, --optimizer-in-backward): gradients of one layer at a time. Unset: the framework's (off).
     std::optional<bool> optimizerInBackward;
@@ -533,6 +536,10 @@ bool effectiveExpandableSegments(const Scenario& s);
 /// \brief The recipes as the scenario runs them: its own setting, else its framework's default (issue 30 §2: a
 /// profile never overrides what the scenario sets).
 bool effectiveCompile(const Scenario& s);
+/// \brief Whether the cross-entropy `loss` is compiled: the scenario's compile_loss, else under torch.compile as the
+/// framework compiles it (torchtitan: every loss, BaseLoss._maybe_compile; torchtune and no framework: the chunked
+/// loss only, which compile_loss patches in place; eager otherwise never).
+bool effectiveCompileLoss(const Scenario& s, LossKind loss);
 bool effectiveOptimizerInBackward(const Scenario& s);
 bool effectiveActivationOffload(const Scenario& s);
 bool effectiveReshardAfterForward(const Scenario& s);

@@ -150,6 +150,8 @@ QString ControlPanel::controlName(Control c)
         return tr("Framework");
     case Control::Compile:
         return tr("torch.compile");
+    case Control::CompileLoss:
+        return tr("Loss compiled");
     case Control::OptimizerInBackward:
         return tr("Optimizer in backward");
     case Control::ActivationOffload:
@@ -371,6 +373,10 @@ void ControlPanel::build()
     recipe(m_compile, "compile", tr("torch.compile"),
            tr("The fused kernels rebuild the SwiGLU product and the norms' outputs in backward instead of keeping "
               "them. docs/accounting.md, \"Recipes\"."));
+    recipe(m_compileLoss, "compileLoss", tr("Loss compiled"),
+           tr("The cross-entropy compiled with the model: its 16-bit logits kept and the fp32 work fused into the "
+              "backward kernel. Default: under torch.compile as the framework does (torchtitan compiles its loss; "
+              "torchtune only its chunked one). docs/accounting.md, \"The loss as computed\"."));
     recipe(m_optimizerInBackward, "optimizerInBackward", tr("Optimizer in backward"),
            tr("Each parameter is stepped and its gradient freed as soon as it is ready (torchtune's optimizer_in_bwd): "
               "one layer's gradients at a time. Needs gradient accumulation 1."));
@@ -534,6 +540,7 @@ void ControlPanel::build()
     });
     auto onOff = [](int v) { return v < 0 ? std::nullopt : std::optional<bool>(v == 1); };
     combo(m_compile, Control::Compile, [onOff](Scenario& s, int v) { s.training.compile = onOff(v); });
+    combo(m_compileLoss, Control::CompileLoss, [onOff](Scenario& s, int v) { s.training.compileLoss = onOff(v); });
     combo(m_optimizerInBackward, Control::OptimizerInBackward,
           [onOff](Scenario& s, int v) { s.training.optimizerInBackward = onOff(v); });
     combo(m_activationOffload, Control::ActivationOffload,
@@ -681,6 +688,7 @@ void ControlPanel::setScenario(const Scenario& s)
     selectData(m_framework, s.framework ? static_cast<int>(*s.framework) : -1);
     auto onOff = [](const std::optional<bool>& v) { return v ? (*v ? 1 : 0) : -1; };
     selectData(m_compile, onOff(s.training.compile));
+    selectData(m_compileLoss, onOff(s.training.compileLoss));
     selectData(m_optimizerInBackward, onOff(s.training.optimizerInBackward));
     selectData(m_activationOffload, onOff(s.training.activationOffload));
     selectData(m_reshardAfterForward, onOff(s.hardware.reshardAfterForward));
@@ -751,7 +759,7 @@ void ControlPanel::updateEnabled()
     for (QWidget* w : std::initializer_list<QWidget*>{m_precision, m_optimizer, m_checkpointing, m_loss, m_fineTune,
                                                       m_zero, m_offload})
         w->setEnabled(training);
-    for (QWidget* w : std::initializer_list<QWidget*>{m_compile, m_activationOffload})
+    for (QWidget* w : std::initializer_list<QWidget*>{m_compile, m_compileLoss, m_activationOffload})
         w->setEnabled(training);
     // The optimizer step in backward leaves nothing to accumulate: with grad_accum > 1 (a preset's or a file's) the
     // scenario would be refused, so the choice waits for grad_accum 1 (it stays enabled while on, to turn it off).

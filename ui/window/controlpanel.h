@@ -49,6 +49,7 @@ public:
         Loss,
         Framework,
         Compile,
+        CompileLoss,
         OptimizerInBackward,
         ActivationOffload,
         ReshardAfterForward,
@@ -127,6 +128,7 @@ private:
     QComboBox* m_framework = nullptr; ///< issue 30: a framework profile
     /// Issue 30 §2's recipes: the framework's default (-1), on (1) or off (0).
     QComboBox* m_compile = nullptr;
+    QComboBox* m_compileLoss = nullptr;
     QComboBox* m_optimizerInBackward = nullptr;
     QComboBox* m_activationOffload = nullptr;
     QComboBox* m_reshardAfterForward = nullptr;

@@ -44,8 +44,9 @@ private Q_SLOTS:
             << withTraining(QStringLiteral(R"("seqlen": 4096)"))
             << "bad.json: /training/seqlen: unknown field (known: mode, precision, optimizer, seq_len, micro_batch, "
                "grad_accum, global_batch, checkpointing, flash_attention, sequence_parallel, inference_weights, "
-               "finetune, lora_rank, lora_targets, loss, compile, optimizer_in_backward, activation_offload, "
-               "paged_optimizer, qlora_double_quant, litgpt_fp32_norm, qlora_base, litgpt_held_batch)";
+               "finetune, lora_rank, lora_targets, loss, compile, compile_loss, optimizer_in_backward, "
+               "activation_offload, paged_optimizer, qlora_double_quant, litgpt_fp32_norm, qlora_base, "
+               "litgpt_held_batch)";
         QTest::newRow("not JSON names line and column")
             << QStringLiteral("{\"schema\": ")
             << "bad.json: not valid JSON: at line 1, column 12: syntax error while parsing value - unexpected end of "

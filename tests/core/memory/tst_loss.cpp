@@ -173,6 +173,42 @@ private Q_SLOTS:
         QCOMPARE(logitsOf(s), fineTune == int(FineTune::Full) ? 24576000.0 : 32768000.0);
     }
 
+    // The loss compiled with the model (docs/accounting.md, "The loss as computed"): the partitioner keeps the 16-bit
+    // logits and the backward kernel writes a 16-bit gradient, 2e = 4 B per logit: 131,072,000 · 4 = 524,288,000 B.
+    void compiledLossFollowsTheFramework()
+    {
+        // torchtitan compiles its loss under --compile (BaseLoss._maybe_compile).
+        Scenario titan = llama2(LossKind::Eager, Framework::Torchtitan);
+        QCOMPARE(logitsOf(titan), 1572864000.0); // not compiled: 12 B
+        titan.training.compile = true;
+        QVERIFY(effectiveCompileLoss(titan, LossKind::Eager));
+        QCOMPARE(logitsOf(titan), 524288000.0);
+        // Its 9dec370 left the loss out of the compile: --compile-loss off, 12 B again.
+        titan.training.compileLoss = false;
+        QCOMPARE(logitsOf(titan), 1572864000.0);
+        // torchtune's compile_loss returns a compiled copy of a loss that is not chunked, which the recipe discards:
+        // its eager loss stays 12 B under --compile; its chunked loss is patched in place (2.25 B and the head's V·h,
+        // 557,056,000 B, compiledChunkedLossKeepsTheSixteenBitLogits).
+        Scenario tune = llama2(LossKind::Eager, Framework::Torchtune);
+        tune.training.compile = true;
+        QCOMPARE(logitsOf(tune), 1572864000.0);
+        tune.training.loss = LossKind::Chunked;
+        QCOMPARE(logitsOf(tune), 557056000.0);
+        tune.training.compileLoss = false; // the chunked loss left eager: 5.25 B and the V·h, 950,272,000 B
+        QCOMPARE(logitsOf(tune), 950272000.0);
+        // Without a framework the eager loss is compiled only when told.
+        Scenario plain = llama2(LossKind::Eager);
+        plain.training.compile = true;
+        QCOMPARE(logitsOf(plain), 1572864000.0);
+        plain.training.compileLoss = true;
+        QCOMPARE(logitsOf(plain), 524288000.0);
+        // The setting round-trips through a scenario file, and is left out when unset.
+        const ScenarioParse back = parseScenario(scenarioToText(plain), "compiled.json");
+        QVERIFY(back.ok());
+        QCOMPARE(back.scenario.training.compileLoss, std::optional<bool>(true));
+        QVERIFY(scenarioToText(llama2(LossKind::Eager)).find("compile_loss") == std::string::npos);
+    }
+
     // torchtitan's ChunkedLossWrapper under FSDP2 (ZeRO-3 over 8 GPUs): the head is its own unit, whose gradient sync
     // the wrapper turns off until the last chunk, so FSDP2 keeps the head's unsharded gradient in an fp32 accumulator
     // and adds each chunk's 16-bit one to it (_fsdp_param.py to_accumulated_grad_if_needed,
