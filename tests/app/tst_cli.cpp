@@ -108,6 +108,18 @@ private Q_SLOTS:
         QCOMPARE(e["recipe"]["loss"].get<std::string>(), std::string("eager"));
         QCOMPARE(e["recipe"]["loss_set_by"].get<std::string>(), std::string("scenario"));
         QCOMPARE(e["scenario"]["training"]["loss"].get<std::string>(), std::string("eager"));
+        // torchtitan compiles its loss with the model: the eager loss at 2e = 4 B per logit, 131,072,000 · 4 =
+        // 524,288,000 B; --compile-loss off keeps it eager, 12 B: 1,572,864,000 B.
+        const QStringList titan{"--json",     "--preset",    "llama2-7b",  "--seq",     "4096",
+                                "--batch",    "1",           "--loss",     "eager",     "--precision",
+                                "bf16-mixed", "--framework", "torchtitan", "--compile", "on"};
+        const nlohmann::json c = runJson(titan);
+        QCOMPARE(c["recipe"]["compile_loss"].get<bool>(), true);
+        QCOMPARE(c["per_gpu_bytes"]["logits"].get<double>(), 524288000.0);
+        const nlohmann::json u = runJson(titan + QStringList{"--compile-loss", "off"});
+        QCOMPARE(u["recipe"]["compile_loss"].get<bool>(), false);
+        QCOMPARE(u["scenario"]["training"]["compile_loss"].get<bool>(), false);
+        QCOMPARE(u["per_gpu_bytes"]["logits"].get<double>(), 1572864000.0);
     }
 
     // Issue 30 §2: a PEFT module list is counted exactly. Llama 2 7B, q_proj and v_proj at r = 8:
