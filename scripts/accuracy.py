@@ -9,7 +9,9 @@ and writes docs/accuracy.md (the table, and for every other case what TrainMem c
     python3 scripts/accuracy.py build/release/app/trainmem
 
 Nothing here is fitted: the arguments follow from each case's `run`, and a case whose run uses something TrainMem does
-not model (Float8, sequences padded to an unstated length, ...) is listed as not expressible with the reason, never approximated silently.
+not model (sequences padded to an unstated length, Float8 outside torchtitan's rows, ...) is listed as not expressible
+with the reason; what an expressed case approximates (torchtitan's Float8 as bf16-mixed, a stand-in GPU) is named in
+its row, never silently.
 
 With --check it also exits 1 unless every expressible case is within ±10% (and not below 0.9), bar the cases of
 OUTSIDE, each with the reason it stays outside; a case of OUTSIDE that comes within fails too, so the list stays true
@@ -305,7 +307,7 @@ def arguments(case):
         # the profile's, keeps only [norm, lm_head] gathered (docs/accounting.md, "Workspace and overhead").
         # At e7c0cae (the H200 page) apply_fsdp still wrapped the root last, fully_shard(model, ...), holding the
         # embeddings, norm and output (models/llama3/parallelize_llama.py:367): the same root.
-        if "9dec370" in (r.get("recipe_or_command") or "") or titan_e7c0cae(case):
+        if titan_9dec370(r) or titan_e7c0cae(case):
             args += ["--fsdp-root", "embeddings+head"]
         # 9dec370's train.py leaves the loss out of torch.compile ("compiling loss function causes CUDA errors,
         # turning off for now"); e7c0cae's build_cross_entropy_loss compiles it with the model, the profile's default.

@@ -287,6 +287,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
     const Architecture& a = b.model.arch;
     const StepTimeline film = stepTimeline(b.model, s, b);
     const ToolsView view = toolsView(s, b, &film);
+    const std::optional<LossKind> loss = effectiveLoss(s);
     json params = {{"total", b.model.params.total},
                    {"active", b.model.params.active},
                    {"embedding", b.model.params.embedding},
@@ -351,10 +352,10 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
         {"device_bytes", predictedStatistic(view, MemoryStatistic::DeviceUsed)},
         // Issue 30 §2–§3: the recipe the figures assume, after the framework profile filled what was unset.
         {"recipe",
-         {{"loss", effectiveLoss(s) ? toString(*effectiveLoss(s)) : "default"},
-          {"loss_set_by", s.training.loss                     ? "scenario"
-                          : (s.framework && effectiveLoss(s)) ? "framework"
-                                                              : "default"},
+         {{"loss", loss ? toString(*loss) : "default"},
+          {"loss_set_by", s.training.loss         ? "scenario"
+                          : (s.framework && loss) ? "framework"
+                                                  : "default"},
           {"expandable_segments", effectiveExpandableSegments(s)},
           {"framework", s.framework ? toString(*s.framework) : "none"},
           {"framework_source", s.framework ? frameworkDefaults(*s.framework).source : ""},
@@ -363,7 +364,7 @@ nlohmann::json breakdownToJson(const Breakdown& b, const Scenario& s, const GpuS
                                                          : std::string(toString(s.training.loraTargets))},
           // The recipes as run (issue 30 §2): each the scenario's, else the framework's default.
           {"compile", effectiveCompile(s)},
-          {"compile_loss", effectiveLoss(s) && effectiveCompileLoss(s, *effectiveLoss(s))},
+          {"compile_loss", loss && effectiveCompileLoss(s, *loss)},
           {"optimizer_in_backward", effectiveOptimizerInBackward(s)},
           {"activation_offload", effectiveActivationOffload(s)},
           {"paged_optimizer", s.training.pagedOptimizer},

@@ -1554,8 +1554,7 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
         // (torch/distributed/fsdp/_fully_shard/_fsdp_param.py, to_accumulated_grad_if_needed and
         // accumulate_unsharded_grad_if_needed; torchtitan's reduce dtype float32): V·h·(4 B + b_w)/t. Otherwise
         // each chunk's gradient is summed into the one already there: one more V·h beside it.
-        const X g = headGradient<X>(c);
-        if (g.value > 0 && c.gathersLayer() && fsdp2RootGradient(c) <= 0) {
+        if (headGradientBytes(c) > 0 && c.gathersLayer() && fsdp2RootGradient(c) <= 0) {
             if constexpr (X::kText)
                 n.assumptions += " Under FSDP2 the head's gradient is kept unsharded across the chunks in an fp32 "
                                  "accumulator, each chunk's 16-bit gradient added to it.";

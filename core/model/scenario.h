@@ -537,8 +537,9 @@ bool effectiveExpandableSegments(const Scenario& s);
 /// profile never overrides what the scenario sets).
 bool effectiveCompile(const Scenario& s);
 /// \brief Whether the cross-entropy `loss` is compiled: the scenario's compile_loss, else under torch.compile as the
-/// framework compiles it (torchtitan: every loss, BaseLoss._maybe_compile; torchtune and no framework: the chunked
-/// loss only, which compile_loss patches in place; eager otherwise never).
+/// framework compiles it (torchtitan: eager, chunked and chunked-backward, BaseLoss._maybe_compile; torchtune and no
+/// framework: the chunked loss only, which compile_loss patches in place). The kinds whose compiled memory is not
+/// modelled (loss-parallel, fused, vocab-parallel, chunked-16bit) answer false unless compile_loss is set.
 bool effectiveCompileLoss(const Scenario& s, LossKind loss);
 bool effectiveOptimizerInBackward(const Scenario& s);
 bool effectiveActivationOffload(const Scenario& s);

@@ -237,7 +237,8 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
         }
     }
 
-    if (training && before.layout.zero >= 3 && before.layout.replicas() > 1 && effectiveFsdpRoot(s) != FsdpRoot::None &&
+    const FsdpRoot root = effectiveFsdpRoot(s);
+    if (training && before.layout.zero >= 3 && before.layout.replicas() > 1 && root != FsdpRoot::None &&
         !effectiveFsdpFlatWrap(s)) {
         // What an FSDP2 wrap keeps gathered beside the layers (docs/accounting.md, "Workspace and overhead"): sharded
         // as units of their own, the embeddings and head are gathered only for their forward and backward. torchtune:
@@ -250,11 +251,12 @@ std::vector<Fix> cheapestFixes(const Scenario& s, const GpuSpec& gpu, const Brea
         else
             x.hardware.fsdpRoot = FsdpRoot::None;
         const double gathered = before.perGpu.workspace;
+        const bool headOnly = root == FsdpRoot::Head;
         consider(FixKind::ShardRootUnit, FixTier::Throughput, "Shard the embeddings and head on their own",
-                 std::string("fsdp root ") + toString(effectiveFsdpRoot(s)) + " → none", x, 0, [&](const Breakdown& a) {
+                 std::string("fsdp root ") + toString(root) + " → none", x, 0, [&](const Breakdown& a) {
                      return to(a) + ". The " +
-                            (effectiveFsdpRoot(s) == FsdpRoot::Head ? "output head is" : "embeddings and head are") +
-                            " all-gathered for " + (effectiveFsdpRoot(s) == FsdpRoot::Head ? "its" : "their") +
+                            (headOnly ? "output head is all-gathered for its"
+                                      : "embeddings and head are all-gathered for their") +
                             " forward and again for backward instead of staying gathered (" +
                             formatBytes(gathered - a.perGpu.workspace) + " less workspace): " +
                             (titan ? "torchtitan's --parallelism.fsdp_reshard_after_forward always"
