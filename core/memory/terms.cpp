@@ -1587,6 +1587,22 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
         break;
     }
     }
+    // The head's input. nn.Linear saves it for its weight's gradient, and under torchtitan's tensor-parallel plan the
+    // output head is ColwiseParallel(input_layouts=Shard(1)) after the SequenceParallel final norm
+    // (torchtitan/parallelisms/parallelize_llama.py apply_tp at 9dec370ad26b5f8e9a7333a0e36165018262644b, the commit
+    // of its measured tensor-parallel runs): DTensor all-gathers the norm's sequence shards first, so every rank
+    // keeps s·b·h·e whole where the tape keeps 1/t of each layer's input. Megatron-LM's
+    // ColumnParallelLinear under sequence parallelism keeps its shard and gathers again in backward. At t = 1 the
+    // head's input is one more layer input, left out with the textbook tape under every framework; chunked-backward
+    // holds one chunk of it (above), and Liger's fused loss computes the weight's gradient in forward.
+    const std::optional<LossKind> loss = effectiveLoss(*c.scenario);
+    if (c.scenario->framework == Framework::Torchtitan && c.layout.tp > 1 &&
+        (loss == LossKind::Eager || loss == LossKind::LossParallel)) {
+        if constexpr (X::kText)
+            n.assumptions += " The output head keeps its input for its weight's gradient, all-gathered over the "
+                             "sequence by PyTorch's ColwiseParallel: s·b·h·e whole on every tensor-parallel rank.";
+        one = one + dot(dot(dot(tokens<X>(c.in), b), X::sym("h", dbl(c.model->arch.hidden))), e);
+    }
     if (!c.holdsMtp())
         return one;
     // Each multi-token-prediction module scores the vocabulary again through the shared head, for its own loss.

@@ -230,6 +230,65 @@ private Q_SLOTS:
         QCOMPARE(logitsOf(s), 136839168.0);
     }
 
+    // torchtitan's tensor-parallel plan makes the output head ColwiseParallel(input_layouts=Shard(1)), so the head's
+    // saved input is the final norm's output all-gathered over the sequence: s·b·h·e whole on every rank
+    // (docs/accounting.md, "The head's input under torchtitan's tensor parallelism"). Llama 2 7B: 4096 · 4096 · 2 B =
+    // 33,554,432 B on top of the loss's own bytes at tp 2.
+    void torchtitanHeadInputUnderTensorParallelism_data()
+    {
+        QTest::addColumn<int>("loss");
+        QTest::addColumn<int>("framework"); // -1: none
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<double>("bytes");
+        // loss-parallel at tp 2: 1,048,576,000 B (logitsByLoss) + 33,554,432 B = 1,082,130,432 B.
+        QTest::newRow("torchtitan, loss-parallel, tp 2")
+            << int(LossKind::LossParallel) << int(Framework::Torchtitan) << 2 << 1082130432.0;
+        // eager at tp 2: 786,432,000 B + 33,554,432 B = 819,986,432 B.
+        QTest::newRow("torchtitan, eager, tp 2")
+            << int(LossKind::Eager) << int(Framework::Torchtitan) << 2 << 819986432.0;
+        // At tp 1 nothing is gathered: the head's input is one more layer input, left out with the textbook tape.
+        QTest::newRow("torchtitan, eager, tp 1")
+            << int(LossKind::Eager) << int(Framework::Torchtitan) << 1 << 1572864000.0;
+        // Megatron-LM's ColumnParallelLinear keeps the sequence shard: no framework, the loss alone.
+        QTest::newRow("no framework, loss-parallel, tp 2") << int(LossKind::LossParallel) << -1 << 2 << 1048576000.0;
+        // chunked-backward holds one chunk of the head's input already (logitsByLoss): unchanged, 349,831,168 B.
+        QTest::newRow("torchtitan, chunked-backward, tp 2")
+            << int(LossKind::ChunkedBackward) << int(Framework::Torchtitan) << 2 << 349831168.0;
+    }
+    void torchtitanHeadInputUnderTensorParallelism()
+    {
+        QFETCH(int, loss);
+        QFETCH(int, framework);
+        QFETCH(int, tp);
+        QFETCH(double, bytes);
+        Scenario s = llama2(static_cast<LossKind>(loss),
+                            framework < 0 ? std::nullopt : std::optional<Framework>(static_cast<Framework>(framework)));
+        s.hardware.gpus = tp;
+        s.hardware.tp = tp;
+        QCOMPARE(logitsOf(s), bytes);
+    }
+
+    // torchtitan's Llama 3.1 70B on 256 H100s, FSDP 32 × TP 8, local batch 16 at 8192 tokens, loss-parallel (its
+    // 9dec370 H100 page; docs/accuracy.md): s·b = 131,072 tokens, V/8 = 128,256 / 8 = 16,032.
+    //  - loss-parallel: 131,072 · 16,032 · 16 B = 33,621,540,864 B;
+    //  - the head's gathered input: 131,072 · 8,192 · 2 B = 2,147,483,648 B;
+    //  33,621,540,864 + 2,147,483,648 = 35,769,024,512 B.
+    void torchtitanSeventyBHeadInput()
+    {
+        const HfImport imp = parseHfConfig(testdata::readFile(TRAINMEM_HF_DATA "/Llama-3.1-70B.json"), "config.json");
+        Scenario s = scenarioWithHfModel(Scenario{}, imp, "Llama-3.1-70B");
+        s.training.mode = Mode::Training;
+        s.training.precision = Precision::BF16Mixed;
+        s.training.seqLen = 8192;
+        s.training.microBatch = 16;
+        s.training.loss = LossKind::LossParallel;
+        s.framework = Framework::Torchtitan;
+        s.hardware.gpus = 256;
+        s.hardware.tp = 8;
+        s.hardware.zeroStage = 3;
+        QCOMPARE(logitsOf(s), 35769024512.0);
+    }
+
     void frameworkFillsWhatIsUnset_data()
     {
         QTest::addColumn<int>("framework");
