@@ -27,15 +27,26 @@ if(count EQUAL 0)
   message(FATAL_ERROR "check-style: no C++ files under ${SOURCE_DIR}")
 endif()
 
+# One clang-format for every file (1 s; one process per file took 23 s, mostly starting them). It names each
+# file it would change in a line "<file>:<line>:<column>: error: code should be clang-formatted".
 set(bad)
+execute_process(COMMAND "${CLANG_FORMAT}" --style=file --dry-run -Werror ${files}
+                WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  string(REGEX MATCHALL "[^\n]+:[0-9]+:[0-9]+: error: code should be clang-formatted" hits "${err}")
+  foreach(hit IN LISTS hits)
+    string(REGEX REPLACE ":[0-9]+:[0-9]+: error: code should be clang-formatted$" "" path "${hit}")
+    file(RELATIVE_PATH rel "${SOURCE_DIR}" "${path}")
+    list(APPEND bad "${rel}")
+  endforeach()
+  list(REMOVE_DUPLICATES bad)
+  if(NOT bad)
+    message(FATAL_ERROR "check-style: ${CLANG_FORMAT} failed (${rc}) without naming a file:\n${err}")
+  endif()
+endif()
+
 set(keyword_hits)
 foreach(f IN LISTS files)
-  execute_process(COMMAND "${CLANG_FORMAT}" --style=file --dry-run -Werror "${f}"
-                  WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-  if(NOT rc EQUAL 0)
-    file(RELATIVE_PATH rel "${SOURCE_DIR}" "${f}")
-    list(APPEND bad "${rel}")
-  endif()
   file(STRINGS "${f}" lines REGEX "^[ \t]*(signals|slots|public slots|private slots|protected slots)[ \t]*:|(^|[ \t;{])emit[ \t]")
   if(lines)
     file(RELATIVE_PATH rel "${SOURCE_DIR}" "${f}")
