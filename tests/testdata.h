@@ -77,14 +77,22 @@ inline void compareBytes(double actual, double expected, double relTol = 1e-9)
 }
 
 #ifdef TRAINMEM_HF_DATA
+/// The model of tests/data/hf/<name>.json, trained (the rest of the scenario at its defaults).
+inline trainmem::Scenario hfTraining(const std::string& name)
+{
+    using namespace trainmem;
+    const HfImport imp = parseHfConfig(readFile(std::string(TRAINMEM_HF_DATA "/") + name + ".json"), "config.json");
+    Scenario s = scenarioWithHfModel(Scenario{}, imp, name);
+    s.training.mode = Mode::Training;
+    return s;
+}
+
 /// torchtune's README runs of Llama 3.2 3B (tests/data/measured/torchtune-llama3_2-3b-*): the model from its
 /// config.json, trained in bf16 at s = 4096, b = 2, with the chunked loss, compiled.
 inline trainmem::Scenario torchtuneLlama32_3B()
 {
     using namespace trainmem;
-    const HfImport imp = parseHfConfig(readFile(TRAINMEM_HF_DATA "/Llama-3.2-3B.json"), "config.json");
-    Scenario s = scenarioWithHfModel(Scenario{}, imp, "Llama-3.2-3B");
-    s.training.mode = Mode::Training;
+    Scenario s = hfTraining("Llama-3.2-3B");
     s.training.precision = Precision::BF16;
     s.training.seqLen = 4096;
     s.training.microBatch = 2;

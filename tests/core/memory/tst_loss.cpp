@@ -275,9 +275,7 @@ private Q_SLOTS:
     //  33,621,540,864 + 2,147,483,648 = 35,769,024,512 B.
     void torchtitanSeventyBHeadInput()
     {
-        const HfImport imp = parseHfConfig(testdata::readFile(TRAINMEM_HF_DATA "/Llama-3.1-70B.json"), "config.json");
-        Scenario s = scenarioWithHfModel(Scenario{}, imp, "Llama-3.1-70B");
-        s.training.mode = Mode::Training;
+        Scenario s = testdata::hfTraining("Llama-3.1-70B");
         s.training.precision = Precision::BF16Mixed;
         s.training.seqLen = 8192;
         s.training.microBatch = 16;
