@@ -1,6 +1,7 @@
 #include "controlpanel.h"
 
 #include "coreapi.h"
+#include "elidingcombobox.h"
 #include "logsliderfield.h"
 #include "presetlibrary.h"
 #include "tour.h"
@@ -209,7 +210,7 @@ void ControlPanel::build()
 
     // Scenario
     QGroupBox* scenarioBox = group(tr("Scenario"), form, this);
-    m_preset = new QComboBox(this);
+    m_preset = new ElidingComboBox(this);
     m_preset->setObjectName(QStringLiteral("preset"));
     // The chapter tour's presets in the tour's order (7B before 70B, not by file name), then the
     // others from the smallest model up (issue 14).
@@ -238,7 +239,7 @@ void ControlPanel::build()
     m_description->setObjectName(QStringLiteral("presetDescription"));
     m_description->setForegroundRole(QPalette::PlaceholderText);
     form->addRow(m_description);
-    m_mode = new QComboBox(this);
+    m_mode = new ElidingComboBox(this);
     m_mode->setObjectName(QStringLiteral("mode"));
     m_mode->addItem(tr("Training"), static_cast<int>(Mode::Training));
     m_mode->addItem(tr("Inference"), static_cast<int>(Mode::Inference));
@@ -274,7 +275,7 @@ void ControlPanel::build()
 
     // Training
     QGroupBox* trainingBox = group(tr("Training"), form, this);
-    m_precision = new QComboBox(this);
+    m_precision = new ElidingComboBox(this);
     m_precision->setObjectName(QStringLiteral("precision"));
     m_precision->addItem(tr("fp32 (4+4 B)"), static_cast<int>(Precision::FP32));
     m_precision->addItem(tr("bf16 mixed (2+2+4 B)"), static_cast<int>(Precision::BF16Mixed));
@@ -285,7 +286,7 @@ void ControlPanel::build()
                                "16-bit weights and gradients plus an fp32 master copy: with Adam, 16 bytes per "
                                "parameter."));
     form->addRow(tr("Precision"), m_precision);
-    m_optimizer = new QComboBox(this);
+    m_optimizer = new ElidingComboBox(this);
     m_optimizer->setObjectName(QStringLiteral("optimizer"));
     m_optimizer->addItem(tr("AdamW (2 slots)"), static_cast<int>(Optimizer::AdamW));
     m_optimizer->addItem(tr("Adam (2 slots)"), static_cast<int>(Optimizer::Adam));
@@ -316,7 +317,7 @@ void ControlPanel::build()
     m_microBatch->setToolTip(tr("Sequences each GPU processes at once. Activations, logits and the KV cache grow "
                                 "linearly with it; gradient accumulation reaches large batches without it."));
     form->addRow(tr("Micro-batch"), m_microBatch);
-    m_checkpointing = new QComboBox(this);
+    m_checkpointing = new ElidingComboBox(this);
     m_checkpointing->setObjectName(QStringLiteral("checkpointing"));
     m_checkpointing->addItem(tr("None (whole tape)"), static_cast<int>(Checkpointing::None));
     m_checkpointing->addItem(tr("Selective (attention)"), static_cast<int>(Checkpointing::Selective));
@@ -329,7 +330,7 @@ void ControlPanel::build()
                                    "output, between selective and full."));
     form->addRow(tr("Checkpointing"), m_checkpointing);
     // Issue 30 §2: the loss as the run computes it, and a framework whose defaults fill what is left unset.
-    m_loss = new QComboBox(this);
+    m_loss = new ElidingComboBox(this);
     m_loss->setObjectName(QStringLiteral("loss"));
     m_loss->addItem(tr("In place (e + 4 B)"), -1);
     m_loss->addItem(tr("Eager fp32 (12 B)"), static_cast<int>(LossKind::Eager));
@@ -348,7 +349,7 @@ void ControlPanel::build()
                           "under tensor parallelism), torchtitan's chunked loss (each of 8 chunks runs its backward "
                           "right after its forward). docs/accounting.md, \"The loss as computed\"."));
     form->addRow(tr("Loss"), m_loss);
-    m_framework = new QComboBox(this);
+    m_framework = new ElidingComboBox(this);
     m_framework->setObjectName(QStringLiteral("framework"));
     m_framework->addItem(tr("None"), -1);
     m_framework->addItem(QStringLiteral("Megatron-LM"), static_cast<int>(Framework::Megatron));
@@ -362,7 +363,7 @@ void ControlPanel::build()
     form->addRow(tr("Framework"), m_framework);
     // The recipes (issue 30 §2): each the framework's default unless set here.
     auto recipe = [this, form](QComboBox*& box, const char* name, const QString& label, const QString& tip) {
-        box = new QComboBox(this);
+        box = new ElidingComboBox(this);
         box->setObjectName(QString::fromLatin1(name));
         box->addItem(tr("Default"), -1);
         box->addItem(tr("On"), 1);
@@ -391,7 +392,7 @@ void ControlPanel::build()
     m_flash->setToolTip(tr("A fused attention kernel never stores the s×s score matrix, only softmax statistics, "
                            "so attention memory grows linearly with the context."));
     form->addRow(m_flash);
-    m_fineTune = new QComboBox(this);
+    m_fineTune = new ElidingComboBox(this);
     m_fineTune->setObjectName(QStringLiteral("fineTune"));
     m_fineTune->addItem(tr("Full (all weights)"), static_cast<int>(FineTune::Full));
     m_fineTune->addItem(tr("LoRA (frozen base)"), static_cast<int>(FineTune::Lora));
@@ -407,14 +408,14 @@ void ControlPanel::build()
     m_loraRank->setToolTip(tr("The adapters' rank r: each adapted d_in → d_out layer gains r·(d_in + d_out) "
                               "trainable parameters."));
     form->addRow(tr("LoRA rank"), m_loraRank);
-    m_loraTargets = new QComboBox(this);
+    m_loraTargets = new ElidingComboBox(this);
     m_loraTargets->setObjectName(QStringLiteral("loraTargets"));
     m_loraTargets->addItem(tr("Attention (q, k, v, o)"), static_cast<int>(LoraTargets::Attention));
     m_loraTargets->addItem(tr("All linear layers"), static_cast<int>(LoraTargets::All));
     m_loraTargets->setToolTip(tr("Which layers carry adapters: the attention projections, or every linear layer "
                                  "of attention and MLP (experts included)."));
     form->addRow(tr("LoRA targets"), m_loraTargets);
-    m_qloraBase = new QComboBox(this);
+    m_qloraBase = new ElidingComboBox(this);
     m_qloraBase->setObjectName(QStringLiteral("qloraBase"));
     m_qloraBase->addItem(tr("NF4 (4.13 bits)"), static_cast<int>(QloraBase::NF4));
     m_qloraBase->addItem(tr("MXFP4 as published"), static_cast<int>(QloraBase::MXFP4));
@@ -427,7 +428,7 @@ void ControlPanel::build()
 
     // Hardware
     QGroupBox* hardwareBox = group(tr("Hardware"), form, this);
-    m_gpu = new QComboBox(this);
+    m_gpu = new ElidingComboBox(this);
     m_gpu->setObjectName(QStringLiteral("gpu"));
     for (const GpuSpec& g : m_library.gpus().gpus) {
         m_gpu->addItem(
@@ -450,7 +451,7 @@ void ControlPanel::build()
     m_gpuCount->setToolTip(tr("GPUs sharing the job. More GPUs only reduce per-GPU memory when something is "
                               "sharded (ZeRO, tensor or pipeline parallelism): every cut has a communication tax."));
     form->addRow(tr("GPU count"), m_gpuCount);
-    m_zero = new QComboBox(this);
+    m_zero = new ElidingComboBox(this);
     m_zero->setObjectName(QStringLiteral("zero"));
     m_zero->addItem(tr("0: replicate all"), 0);
     m_zero->addItem(tr("1: shard optimizer"), 1);
@@ -459,7 +460,7 @@ void ControlPanel::build()
     m_zero->setToolTip(tr("ZeRO data parallelism (Rajbhandari et al. 2019) splits the model state across the GPUs "
                           "instead of copying it: stage 1 the optimizer, 2 also gradients, 3 also weights."));
     form->addRow(tr("ZeRO stage"), m_zero);
-    m_offload = new QComboBox(this);
+    m_offload = new ElidingComboBox(this);
     m_offload->setObjectName(QStringLiteral("offload"));
     m_offload->addItem(tr("None (all on GPU)"), static_cast<int>(Offload::None));
     m_offload->addItem(tr("Optimizer to CPU"), static_cast<int>(Offload::Optimizer));
@@ -484,14 +485,14 @@ void ControlPanel::build()
            "dropout's activations are split across the tensor-parallel GPUs too (34·sbh/t instead of "
            "10·sbh + 24·sbh/t), for the same communication. Needs tensor parallelism (tp > 1)."));
     form->addRow(m_sequenceParallel);
-    m_contextParallel = new QComboBox(this);
+    m_contextParallel = new ElidingComboBox(this);
     m_contextParallel->setObjectName(QStringLiteral("contextParallel"));
     m_contextParallel->setToolTip(
         tr("Context parallelism: each GPU holds 1/cp of the sequence's tokens in every activation; attention passes "
            "keys and values around a ring of cp GPUs (a communication tax). GPUs = tp·pp·cp·dp, and 2·cp must "
            "divide the context length."));
     form->addRow(tr("Context parallel"), m_contextParallel);
-    m_weights = new QComboBox(this);
+    m_weights = new ElidingComboBox(this);
     m_weights->setObjectName(QStringLiteral("weights"));
     m_weights->addItem(tr("bf16 (2 B/weight)"), static_cast<int>(InferenceWeights::BF16));
     m_weights->addItem(tr("int8 (1 B/weight)"), static_cast<int>(InferenceWeights::INT8));

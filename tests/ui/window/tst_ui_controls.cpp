@@ -6,6 +6,7 @@
 
 #include "controlpanel.h"
 #include "dashboard.h"
+#include "elidingcombobox.h"
 #include "logsliderfield.h"
 #include "mainwindow.h"
 
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void recipeControls();
     void sequenceAndContextParallelControls();
     void offloadControlRaisesZeroAndMovesStateToTheHost();
+    void narrowCombosElide();
 };
 
 void TestUiControls::initTestCase()
@@ -668,4 +670,32 @@ void TestUiControls::offloadControlRaisesZeroAndMovesStateToTheHost()
 }
 
 QTEST_MAIN(TestUiControls)
+// At 1024×768 the controls dock is about 210 px wide. A combo narrower than its item shows it cut with "…" where
+// QComboBox cut it off mid-letter ("Default: Chunked (torcht"), and says it whole in its tooltip.
+void TestUiControls::narrowCombosElide()
+{
+    const QString item = QStringLiteral("Default: Chunked (torchtitan)");
+    ElidingComboBox box;
+    box.addItem(item);
+    box.resize(box.sizeHint());
+    QCOMPARE(box.shownText(), item); // wide enough: whole
+    box.resize(120, box.sizeHint().height());
+    const QString shown = box.shownText();
+    QVERIFY2(shown.endsWith(QChar(0x2026)) && shown.size() < item.size(), qPrintable(shown));
+    QVERIFY(item.startsWith(shown.chopped(1)));
+    QCOMPARE(box.wholeText(), item);
+    // With no current item the placeholder is shown, and cut the same way (the Preset control's "Custom (from …)").
+    box.setPlaceholderText(QStringLiteral("Custom (from The chapter's 7B, edited)"));
+    box.setCurrentIndex(-1);
+    QCOMPARE(box.wholeText(), box.placeholderText());
+    QVERIFY(box.shownText().endsWith(QChar(0x2026)));
+
+    // Every choice of the control panel is one, the Loss control included.
+    MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+    const QList<QComboBox*> combos = w.controlPanel()->findChildren<QComboBox*>();
+    QVERIFY(combos.size() >= 16);
+    for (QComboBox* c : combos)
+        QVERIFY2(qobject_cast<ElidingComboBox*>(c), qPrintable(c->objectName()));
+}
+
 #include "tst_ui_controls.moc"
