@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TRAINMEM_WITH_CLANG=1 scripts/install-deps.sh
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz
+cmake --build --preset fuzz -j "$(nproc)"
 seconds=${FUZZ_SECONDS:-60}
 half=$(( seconds / 2 > 0 ? seconds / 2 : 1 ))
 out=build/fuzz/findings
