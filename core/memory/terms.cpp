@@ -1380,7 +1380,8 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
     const X sbV = dot(dot(tokens<X>(c.in), b), V);
     X one = X(0);
     // The loss as computed (issue 30 §2): the bytes per logit at the loss's peak, read from each implementation.
-    switch (effectiveLoss(*c.scenario).value_or(LossKind::VocabParallel)) {
+    const std::optional<LossKind> loss = effectiveLoss(*c.scenario);
+    switch (loss.value_or(LossKind::VocabParallel)) {
     case LossKind::VocabParallel:
         // Megatron-LM d98e8a6 tensor_parallel/cross_entropy.py: the logits are upcast with .float() and the softmax
         // is computed in place on that copy (torch.exp(…, out=…), exp_logits.div_), which is saved and turned into
@@ -1595,7 +1596,6 @@ template <class X> X logits(const TermContext& c, TermNotes<X>& n)
     // ColumnParallelLinear under sequence parallelism keeps its shard and gathers again in backward. At t = 1 the
     // head's input is one more layer input, left out with the textbook tape under every framework; chunked-backward
     // holds one chunk of it (above), and Liger's fused loss computes the weight's gradient in forward.
-    const std::optional<LossKind> loss = effectiveLoss(*c.scenario);
     if (c.scenario->framework == Framework::Torchtitan && c.layout.tp > 1 &&
         (loss == LossKind::Eager || loss == LossKind::LossParallel)) {
         if constexpr (X::kText)
