@@ -10,56 +10,55 @@ namespace trainmem {
 
 ElidingComboBox::ElidingComboBox(QWidget* parent) : QComboBox(parent) {}
 
-namespace {
-
-// What QComboBox::paintEvent shows (Qt 6.4 qcombobox.cpp): the current item, or the placeholder in its own colour
-// when there is none.
-QString labelText(const QComboBox& box, QStyleOptionComboBox& opt)
+QStyleOptionComboBox ElidingComboBox::labelOption() const
 {
-    if (box.currentIndex() < 0 && !box.placeholderText().isEmpty()) {
+    // What QComboBox::paintEvent shows (Qt 6.4 qcombobox.cpp): the current item, or the placeholder in its own colour
+    // when there is none.
+    QStyleOptionComboBox opt;
+    initStyleOption(&opt);
+    if (currentIndex() < 0 && !placeholderText().isEmpty()) {
         opt.palette.setBrush(QPalette::ButtonText, opt.palette.placeholderText());
-        opt.currentText = box.placeholderText();
+        opt.currentText = placeholderText();
     }
-    return opt.currentText;
+    return opt;
 }
 
-} // namespace
+QString ElidingComboBox::elided(const QStyleOptionComboBox& opt) const
+{
+    const QRect field = style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, this);
+    return fontMetrics().elidedText(opt.currentText, Qt::ElideRight, field.width());
+}
 
 QString ElidingComboBox::shownText() const
 {
-    QStyleOptionComboBox opt;
-    initStyleOption(&opt);
-    const QString text = labelText(*this, opt);
-    const QRect field = style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, this);
-    return fontMetrics().elidedText(text, Qt::ElideRight, field.width());
+    return elided(labelOption());
 }
 
 QString ElidingComboBox::wholeText() const
 {
-    QStyleOptionComboBox opt;
-    initStyleOption(&opt);
-    return labelText(*this, opt);
+    return labelOption().currentText;
 }
 
 void ElidingComboBox::paintEvent(QPaintEvent*)
 {
     QStylePainter painter(this);
-    QStyleOptionComboBox opt;
-    initStyleOption(&opt);
-    labelText(*this, opt);
+    QStyleOptionComboBox opt = labelOption();
     painter.drawComplexControl(QStyle::CC_ComboBox, opt);
-    opt.currentText = shownText();
+    opt.currentText = elided(opt);
     painter.drawControl(QStyle::CE_ComboBoxLabel, opt);
 }
 
 bool ElidingComboBox::event(QEvent* e)
 {
     // Cut short, the item's whole text comes first in the tooltip, above what the control's own tooltip says.
-    if (e->type() == QEvent::ToolTip && shownText() != wholeText()) {
-        const auto* help = static_cast<QHelpEvent*>(e);
-        const QString whole = wholeText();
-        QToolTip::showText(help->globalPos(), toolTip().isEmpty() ? whole : whole + "\n\n" + toolTip(), this);
-        return true;
+    if (e->type() == QEvent::ToolTip) {
+        const QStyleOptionComboBox opt = labelOption();
+        if (elided(opt) != opt.currentText) {
+            const auto* help = static_cast<QHelpEvent*>(e);
+            QToolTip::showText(help->globalPos(),
+                               toolTip().isEmpty() ? opt.currentText : opt.currentText + "\n\n" + toolTip(), this);
+            return true;
+        }
     }
     return QComboBox::event(e);
 }

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QString>
+#include <QStyleOptionComboBox>
 
 namespace trainmem {
 
@@ -22,6 +23,12 @@ public:
 protected:
     void paintEvent(QPaintEvent* event) override;
     bool event(QEvent* event) override;
+
+private:
+    /// The style option QComboBox paints its label from, the placeholder in when there is no current item.
+    QStyleOptionComboBox labelOption() const;
+    /// That option's text, elided to its edit field.
+    QString elided(const QStyleOptionComboBox& opt) const;
 };
 
 } // namespace trainmem

@@ -669,7 +669,6 @@ void TestUiControls::offloadControlRaisesZeroAndMovesStateToTheHost()
     QCOMPARE(w.scenario().hardware.gpusPerNode, int64_t(4));
 }
 
-QTEST_MAIN(TestUiControls)
 // At 1024×768 the controls dock is about 210 px wide. A combo narrower than its item shows it cut with "…" where
 // QComboBox cut it off mid-letter ("Default: Chunked (torcht"), and says it whole in its tooltip.
 void TestUiControls::narrowCombosElide()
@@ -697,5 +696,7 @@ void TestUiControls::narrowCombosElide()
     for (QComboBox* c : combos)
         QVERIFY2(qobject_cast<ElidingComboBox*>(c), qPrintable(c->objectName()));
 }
+
+QTEST_MAIN(TestUiControls)
 
 #include "tst_ui_controls.moc"
