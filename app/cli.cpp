@@ -95,7 +95,7 @@ struct Options {
             "Layers with adapters: attn (q, k, v, o), all (every linear of attention and MLP, experts included) or a "
             "list of modules as PEFT names them, e.g. q_proj,v_proj (q_proj k_proj v_proj o_proj gate_proj up_proj "
             "down_proj, MLA's q_a_proj q_b_proj kv_a_proj_with_mqa kv_b_proj, Gated DeltaNet's in_proj_qkvz "
-            "in_proj_ba out_proj, Mamba-2's in_proj out_proj)."),
+            "in_proj_ba out_proj, Mamba-2's in_proj out_proj, a latent MoE's fc1_latent_proj fc2_latent_proj)."),
         QStringLiteral("attn|all|LIST")};
     QCommandLineOption loss{
         QStringLiteral("loss"),

@@ -858,8 +858,11 @@ void readNemotronH(HfReader& r, Architecture& a)
         r.error("n_groups",
                 "must divide mamba_num_heads (" + std::to_string(m.heads) + "), got " + std::to_string(m.groups));
     if (moe > 0) {
-        if (r.has("moe_latent_size"))
-            r.error("moe_latent_size", "is not supported yet (the experts' latent projection)");
+        // NVIDIA's LatentMoE (Nemotron 3 Super; NemotronHMoE in modeling_nemotron_h.py @
+        // 008d9e9577b0eb0149aa6bb0c44da582b10e0b6e): with moe_latent_size (NemotronHConfig's default None) the routed
+        // experts read and write that width, between fc1_latent_proj and fc2_latent_proj (bias=mlp_bias).
+        if (r.has("moe_latent_size") && !r.isNull("moe_latent_size"))
+            a.moe.latent = r.integer("moe_latent_size", false, 0, 1, kMaxHidden);
         a.moe.experts = r.integer("n_routed_experts", false, 8, 1, 65536);
         a.moe.activeExperts = r.integer("num_experts_per_tok", false, 2, 1, 65536);
         a.moe.expertFfn = r.integer("moe_intermediate_size", false, 7688, 1, 16 * kMaxHidden);

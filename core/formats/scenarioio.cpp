@@ -405,7 +405,7 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
         const std::string mp = p + "/moe";
         r.onlyKeys(*moe, mp,
                    {"experts", "active_experts", "shared_experts", "expert_ffn", "dense_layers", "dense_ffn",
-                    "score_correction_bias", "shared_expert_gate", "dense_beside", "router_scales"});
+                    "score_correction_bias", "shared_expert_gate", "dense_beside", "router_scales", "latent"});
         for (const char* required : {"experts", "active_experts", "expert_ffn"})
             if (!moe->contains(required))
                 r.error(mp + "/" + required, "is required in a moe block");
@@ -419,6 +419,7 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
         r.boolean(*moe, "shared_expert_gate", mp, a.moe.sharedExpertGate);
         r.integer(*moe, "dense_beside", mp, a.moe.denseBeside, 0, 16 * kMaxHidden);
         r.boolean(*moe, "router_scales", mp, a.moe.routerScales);
+        r.integer(*moe, "latent", mp, a.moe.latent, 0, kMaxHidden);
         if (a.moe.activeExperts > a.moe.experts)
             r.error(mp + "/active_experts", "must not exceed experts (" + std::to_string(a.moe.experts) + "), got " +
                                                 std::to_string(a.moe.activeExperts));
@@ -769,6 +770,8 @@ json scenarioToJson(const Scenario& s)
             arch["moe"]["dense_beside"] = a.moe.denseBeside;
         if (a.isMoe() && a.moe.routerScales)
             arch["moe"]["router_scales"] = true;
+        if (a.isMoe() && a.moe.latent > 0) // written only when set (Nemotron 3 Super)
+            arch["moe"]["latent"] = a.moe.latent;
         if (a.mtpLayers > 0)
             arch["mtp_layers"] = a.mtpLayers;
         if (a.attentionSinks) // written only when set: files of the models without sinks stay as they were

@@ -393,9 +393,11 @@ Breakdown accountImpl(const ResolvedModel& m, const Scenario& s, const GpuSpec& 
             r.tax.tensorParallel = micro * stageLayers * 4 * 2 * (t - 1) / t * e * sb * h;
         if (par.pp > 1)
             r.tax.pipelineParallel = micro * 2 * e * sb * h;
+        // A latent MoE dispatches its tokens in the latent width, after fc1_latent_proj (the point of NVIDIA's
+        // LatentMoE: the all-to-all shrinks by h / latent).
         if (par.ep > 1 && a.isMoe())
             r.tax.expertParallel = micro * (nMoe / dbl(par.pp)) * 4 * dbl(par.ep - 1) / dbl(par.ep) * e * sb *
-                                   dbl(a.moe.activeExperts) * h;
+                                   dbl(a.moe.activeExperts) * dbl(a.moe.expertIo(a.hidden));
         if (par.cp > 1)
             r.tax.contextParallel = micro * stageLayers * ringAttentionLayerBytes(a, in, dbl(par.tp));
         // Offload's PCIe traffic between this GPU and its host, per step, over this rank's ZeRO partition S

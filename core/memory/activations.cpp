@@ -119,7 +119,18 @@ LayerActivations perOpTape(const Architecture& a, bool moeLayer, const Activatio
         const double fe = static_cast<double>(a.moe.expertFfn);
         if (a.moe.denseBeside > 0) // Gemma 4's decoder layer runs its dense mlp before the router and experts
             ffnOf(static_cast<double>(a.moe.denseBeside), 1);
-        ffnOf(fe * static_cast<double>(a.moe.activeExperts), 1);
+        if (a.moe.latent > 0) { // NemotronHMoE: fc1_latent_proj, the experts on the latent width, fc2_latent_proj
+            const double latent = static_cast<double>(a.moe.latent);
+            const double k = static_cast<double>(a.moe.activeExperts);
+            ffn.push_back(latent);
+            if (a.ffnKind == FfnKind::SwiGLU)
+                ffn.insert(ffn.end(), {fe * k, fe * k, latent});
+            else
+                ffn.insert(ffn.end(), {fe * k, latent});
+            ffn.push_back(h);
+        } else {
+            ffnOf(fe * static_cast<double>(a.moe.activeExperts), 1);
+        }
         ffnOf(fe, static_cast<double>(a.moe.sharedExperts));
     } else {
         ffnOf(static_cast<double>(moeLayer || a.moe.denseFfn <= 0 ? a.ffn : a.moe.denseFfn), 1);
@@ -405,8 +416,13 @@ LayerActivations blockTape(const Architecture& a, bool moeLayer, const Activatio
         const double f = static_cast<double>(a.moe.expertFfn);
         const double k = static_cast<double>(a.moe.activeExperts);
         const double shared = static_cast<double>(a.moe.sharedExperts);
+        // Each routed copy keeps its input for its expert's weight gradient: h wide, or a latent MoE's latent width,
+        // whose fc2_latent_proj keeps its own input too (the experts' summed latent output, latent wide); the
+        // fc1_latent_proj reads the normed input kept above.
+        const double io = static_cast<double>(a.moe.expertIo(a.hidden));
+        const double latentOut = a.moe.latent > 0 ? lin * sb * static_cast<double>(a.moe.latent) : 0;
         r.mlp = mlpInput + 4 * sb * static_cast<double>(a.moe.experts) +
-                k * (lin * sb * h + ffnInner(a, sb, f, e, lin)) + shared * ffnInner(a, sb, f, e, lin);
+                k * (lin * sb * io + ffnInner(a, sb, f, e, lin)) + latentOut + shared * ffnInner(a, sb, f, e, lin);
         // Gemma 4's dense FFN beside the experts reads the same normed layer input.
         if (a.moe.denseBeside > 0)
             r.mlp += ffnInner(a, sb, static_cast<double>(a.moe.denseBeside), e, lin);

@@ -23,7 +23,7 @@ int64_t toCount(double v)
 // The linear layers of the whole model, d_in → d_out, `count` of each, grouped the way the two
 // target sets and expert parallelism need them. The shapes are the Hugging Face modules' (the
 // same ones core/model/params.cpp counts).
-constexpr std::array<std::pair<uint32_t, const char*>, 15> kModuleNames{{{kLoraQ, "q_proj"},
+constexpr std::array<std::pair<uint32_t, const char*>, 17> kModuleNames{{{kLoraQ, "q_proj"},
                                                                          {kLoraK, "k_proj"},
                                                                          {kLoraV, "v_proj"},
                                                                          {kLoraO, "o_proj"},
@@ -37,7 +37,9 @@ constexpr std::array<std::pair<uint32_t, const char*>, 15> kModuleNames{{{kLoraQ
                                                                          {kLoraInProjQkvz, "in_proj_qkvz"},
                                                                          {kLoraInProjBa, "in_proj_ba"},
                                                                          {kLoraOutProj, "out_proj"},
-                                                                         {kLoraInProj, "in_proj"}}};
+                                                                         {kLoraInProj, "in_proj"},
+                                                                         {kLoraFc1Latent, "fc1_latent_proj"},
+                                                                         {kLoraFc2Latent, "fc2_latent_proj"}}};
 
 std::string trimmed(const std::string& s)
 {
@@ -71,9 +73,10 @@ struct Linears {
             routed += v;
     }
 
-    void ffn(const Architecture& a, double f, double count, bool routedExpert = false)
+    // `io` is the width the FFN reads and writes: the model's, or a latent MoE's latent width for its routed experts.
+    void ffn(const Architecture& a, double f, double count, bool routedExpert = false, double io = 0)
     {
-        const double h = dbl(a.hidden);
+        const double h = io > 0 ? io : dbl(a.hidden);
         if (a.ffnKind == FfnKind::SwiGLU)
             add(h, f, count, kLoraGate, routedExpert); // gate
         add(h, f, count, kLoraUp, routedExpert);       // up
@@ -154,7 +157,11 @@ struct Linears {
         const double dense = dbl(std::min(m.denseLayers, a.layers));
         const double moe = layers - dense;
         ffn(a, dbl(m.denseFfn > 0 ? m.denseFfn : a.ffn), dense);
-        ffn(a, dbl(m.expertFfn), moe * dbl(m.experts), true);
+        ffn(a, dbl(m.expertFfn), moe * dbl(m.experts), true, dbl(m.expertIo(a.hidden)));
+        if (m.latent > 0) { // NemotronHMoE's fc1_latent_proj and fc2_latent_proj, on every token's path
+            add(h, dbl(m.latent), moe, kLoraFc1Latent);
+            add(dbl(m.latent), h, moe, kLoraFc2Latent);
+        }
         ffn(a, dbl(m.expertFfn), moe * dbl(m.sharedExperts));
         if (m.denseBeside > 0) // Gemma 4's dense mlp beside the experts
             ffn(a, dbl(m.denseBeside), moe);
@@ -189,9 +196,9 @@ LinearCount loraParams(const Architecture& a, const TrainingSetup& t)
 uint32_t loraModulesOf(LoraTargets t)
 {
     const uint32_t attn = kLoraQ | kLoraK | kLoraV | kLoraO | kLoraQA | kLoraQB | kLoraKvA | kLoraKvB;
-    return t == LoraTargets::All
-               ? attn | kLoraGate | kLoraUp | kLoraDown | kLoraInProjQkvz | kLoraInProjBa | kLoraOutProj | kLoraInProj
-               : attn;
+    return t == LoraTargets::All ? attn | kLoraGate | kLoraUp | kLoraDown | kLoraInProjQkvz | kLoraInProjBa |
+                                       kLoraOutProj | kLoraInProj | kLoraFc1Latent | kLoraFc2Latent
+                                 : attn;
 }
 
 std::optional<uint32_t> loraModulesFromList(const std::string& list, std::string* why)

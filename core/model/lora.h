@@ -49,7 +49,11 @@ enum LoraModule : uint32_t {
     kLoraInProjQkvz = 1u << 11,
     kLoraInProjBa = 1u << 12,
     kLoraOutProj = 1u << 13, ///< Gated DeltaNet's and Mamba-2's out_proj
-    kLoraInProj = 1u << 14   ///< Mamba-2's in_proj (Nemotron-H)
+    kLoraInProj = 1u << 14,  ///< Mamba-2's in_proj (Nemotron-H)
+    /// A latent MoE's projections into and out of the experts' latent width (Nemotron 3 Super's NemotronHMoE), plain
+    /// nn.Linear modules that PEFT's all-linear adapts.
+    kLoraFc1Latent = 1u << 15,
+    kLoraFc2Latent = 1u << 16
 };
 /// \brief The modules of attn (every attention projection) and all (those and the MLP's).
 uint32_t loraModulesOf(LoraTargets t);

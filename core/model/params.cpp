@@ -11,15 +11,21 @@ double normParams(const Architecture& a, double width)
     return a.norm == NormKind::LayerNorm ? 2 * width : width;
 }
 
-// One FFN (dense, shared or routed expert) of width f. GELU: up and down; SwiGLU (and Gemma's GeGLU):
-// gate, up, down. Phi-3 fuses gate and up into one gate_up_proj of 2f rows: the same count.
-double ffnParams(const Architecture& a, double f)
+// One FFN (dense, shared or routed expert) of width f between h channels (a latent MoE's routed experts: its latent
+// width). GELU: up and down; SwiGLU (and Gemma's GeGLU): gate, up, down. Phi-3 fuses gate and up into one
+// gate_up_proj of 2f rows: the same count.
+double ffnParamsIn(const Architecture& a, double f, double h)
 {
-    const double h = static_cast<double>(a.hidden);
     const bool bias = a.mlpBiasOrDefault();
     if (a.ffnKind == FfnKind::Gelu)
         return 2 * h * f + (bias ? f + h : 0);
     return 3 * h * f + (bias ? 2 * f + h : 0);
+}
+
+// The same between the model's width.
+double ffnParams(const Architecture& a, double f)
+{
+    return ffnParamsIn(a, f, static_cast<double>(a.hidden));
 }
 
 // One attention layer of kind `kind`: the full-attention layers may have their own head size, K/V heads and no
@@ -119,12 +125,22 @@ double routerParams(const Architecture& a)
 }
 
 // What every MoE layer holds besides its routed experts, all of it on every token's path: the shared experts, the
-// dense FFN beside the experts (Gemma 4) and the router.
+// dense FFN beside the experts (Gemma 4), the router and a latent MoE's two projections (NemotronHMoE:
+// fc1_latent_proj Linear(h, latent) and fc2_latent_proj Linear(latent, h), bias=mlp_bias).
 double sharedAndRouterParams(const Architecture& a)
 {
     const MoeConfig& m = a.moe;
+    const double h = static_cast<double>(a.hidden), latent = static_cast<double>(m.latent);
+    const double latentProjections = m.latent > 0 ? 2 * h * latent + (a.mlpBiasOrDefault() ? latent + h : 0) : 0;
     return static_cast<double>(m.sharedExperts) * ffnParams(a, static_cast<double>(m.expertFfn)) +
-           (m.denseBeside > 0 ? ffnParams(a, static_cast<double>(m.denseBeside)) : 0) + routerParams(a);
+           (m.denseBeside > 0 ? ffnParams(a, static_cast<double>(m.denseBeside)) : 0) + routerParams(a) +
+           latentProjections;
+}
+
+// One routed expert: an FFN of expert_ffn between the model's width, or a latent MoE's latent width.
+double routedExpertParams(const Architecture& a)
+{
+    return ffnParamsIn(a, static_cast<double>(a.moe.expertFfn), static_cast<double>(a.moe.expertIo(a.hidden)));
 }
 
 // One Gated DeltaNet layer's token mixer, as huggingface/transformers
@@ -230,7 +246,7 @@ ParamCount countParams(const Architecture& a)
         const double denseLayers = static_cast<double>(std::min(m.denseLayers, a.layers));
         const double moeLayers = std::max(0.0, ffnLayers - denseLayers);
         const double leadFfn = ffnParams(a, static_cast<double>(m.denseFfn > 0 ? m.denseFfn : a.ffn));
-        const double expert = ffnParams(a, static_cast<double>(m.expertFfn));
+        const double expert = routedExpertParams(a);
         routed = moeLayers * static_cast<double>(m.experts) * expert;
         const double sharedAndRouter = moeLayers * sharedAndRouterParams(a);
         total += denseLayers * leadFfn + routed + sharedAndRouter;
@@ -248,7 +264,7 @@ ParamCount countParams(const Architecture& a)
         double block = perLayerCommon + 2 * h * h + 3 * finalNorm;
         if (a.isMoe() && a.moe.denseLayers < a.layers) {
             const MoeConfig& m = a.moe;
-            const double expert = ffnParams(a, static_cast<double>(m.expertFfn));
+            const double expert = routedExpertParams(a);
             mtpRouted = D * static_cast<double>(m.experts) * expert;
             block += sharedAndRouterParams(a);
         } else {

@@ -112,6 +112,13 @@ struct MoeConfig {
     /// The router's own scales, one per input channel and one per expert (Gemma 4's Gemma4TextRouter scale [h] and
     /// per_expert_scale [E]).
     bool routerScales = false;
+    /// The experts' latent width (NVIDIA's LatentMoE, Nemotron 3 Super's moe_latent_size; modeling_nemotron_h.py
+    /// NemotronHMoE at 008d9e9577b0eb0149aa6bb0c44da582b10e0b6e): fc1_latent_proj Linear(h, latent) before the routed
+    /// experts and fc2_latent_proj Linear(latent, h) after them, on every token's path; the routed experts read and
+    /// write `latent` channels instead of h. The router and the shared experts stay on h. 0: none.
+    int64_t latent = 0;
+    /// The width the routed experts read and write: the latent one when there is one, else the model's.
+    int64_t expertIo(int64_t hidden) const { return latent > 0 ? latent : hidden; }
 
     bool operator==(const MoeConfig&) const = default;
 };

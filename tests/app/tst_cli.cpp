@@ -289,13 +289,13 @@ private Q_SLOTS:
                                                 "q_proj,v_proj: unknown module \"mlp\" (known: "
                                                 "q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj|q_a_proj|q_b_"
                                                 "proj|kv_a_proj_with_mqa|kv_b_proj|in_proj_qkvz|in_proj_ba|out_proj|"
-                                                "in_proj)";
+                                                "in_proj|fc1_latent_proj|fc2_latent_proj)";
         QTest::newRow("unknown module in a LoRA list")
             << QStringList{"--json", "--finetune", "lora", "--lora-targets", "q_proj,query"}
             << "--lora-targets: must be attn, all or a list of modules such as q_proj,v_proj: unknown module \"query\" "
                "(known: "
                "q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj|q_a_proj|q_b_proj|kv_a_proj_with_mqa|kv_b_"
-               "proj|in_proj_qkvz|in_proj_ba|out_proj|in_proj)";
+               "proj|in_proj_qkvz|in_proj_ba|out_proj|in_proj|fc1_latent_proj|fc2_latent_proj)";
         // Issue 30, bad input: options that contradict each other are refused with both named.
         QTest::newRow("a loss while serving") << QStringList{"--json", "--mode", "inference", "--loss", "eager"}
                                               << "--loss eager and --mode inference: serving computes no loss; give "

@@ -316,7 +316,7 @@ private Q_SLOTS:
             << "qwen3_5_moe_text" << qint64(396346350336) << qint64(17349040896) << qint64(456010480) << qint64(0)
             << qint64(397000000000) << 0.0005 << true;
         // Kimi K2.5 (kimi_k25 wrapper, text_config kimi_k2; AIConfigurator's copy, tests/data/hf/README.md): the
-        // language model is Kimi K2's, field for field the kimi_k2 row of familyMatchesPublishedCount
+        // language model is Kimi K2's, field for field the kimi_k2 row below (Kimi-K2-Instruct.json)
         // (1,026,408,209,408 total, 32,861,477,888 active; num_nextn_predict_layers 0). Its MoonViT tower and
         // projector, as Moonshot's modeling_kimi_k25.py builds them (Ascend/MindSpeed-MM's copy,
         // mindspeed_mm/fsdp/models/kimik2_5/modeling_kimi_k25.py @ 008e75c60fcdab4413c640be4450b8f836c7eae3), from
@@ -395,6 +395,66 @@ private Q_SLOTS:
             << "Gemma-4-31B-IT-NVFP4.json"
             << "gemma4_text" << qint64(30697345280) << qint64(30697345280) << qint64(575741232) << qint64(0)
             << qint64(30700000000) << 0.0017 << false;
+        // Kimi K2 (kimi_k2; the config.json of moonshotai/Kimi-K2-Instruct, AIConfigurator's copy,
+        // tests/data/hf/README.md; DeepseekV3ForCausalLM's modules under Moonshot's model type). A layer's MLA:
+        // h·1536 + 1536 + 1536·64·192 + h·576 + 512 + 512·64·256 + 64·128·h = 101,124,096, plus 2h; layer 0 dense
+        // 3·h·18432 (first_k_dense_replace 1); 60 MoE layers of 385 experts of 3·h·2048 and a router h·384
+        // (e_score_correction_bias a buffer); untied 2·V·h with V = 163840, a final norm h. Total
+        // 1,026,408,209,408; active (8 routed + the shared) 32,861,477,888; num_nextn_predict_layers 0. Moonshot
+        // (MoonshotAI/Kimi-K2 README.md @ 11062d119a82873f7f786cd2733c57d42ee65b79 §2): 1T total, 32B activated
+        // (31,687,072,768 without the input embedding).
+        QTest::newRow("kimi_k2: Kimi K2 = 1.026T total, 32.9B active (1T published)")
+            << "Kimi-K2-Instruct.json"
+            << "kimi_k2" << qint64(1026408209408) << qint64(32861477888) << qint64(0) << qint64(0)
+            << qint64(1000000000000) << 0.027 << false;
+        // gpt-oss-120b (gpt_oss; the checkpoint's config.json, AIConfigurator's copy): gpt-oss-20b's widths (the
+        // gpt-oss-20b row of familyMatchesPublishedCount) with 36 layers and 128 experts. A layer: 26,550,144
+        // attention + 2h + 128·24,891,840 + router h·128 + 128 = 3,213,080,192; ·36 + 2·V·h + h = 116,829,156,672;
+        // active (4 experts) 5,711,982,912. OpenAI's model card (arXiv 2508.10925, Table 1): 116.83B total, 5.13B
+        // active, which leaves out the unembedding V·h = 579,133,440 (5,132,849,472).
+        QTest::newRow("gpt_oss: gpt-oss-120b = 116.83B total, 5.71B active (5.13B without the unembedding)")
+            << "gpt-oss-120b.json"
+            << "gpt_oss" << qint64(116829156672) << qint64(5711982912) << qint64(0) << qint64(0) << qint64(116830000000)
+            << 0.00001 << false;
+        // DeepSeek-V3 (deepseek_v3; the checkpoint's config.json, AIConfigurator's copy, the fields of
+        // presets/deepseek-v3.json): MLA with q_lora_rank 1536 and 128 heads, 3 dense layers of 18432, 58 MoE layers
+        // of 256 routed experts and one shared of 2048, 8 a token, V = 129280 untied. The router's
+        // e_score_correction_bias is a buffer in transformers, so the count equals the preset's: 671,026,404,352,
+        // 37,552,282,624 active; the one MTP module (num_nextn_predict_layers 1) apart. tenstorrent/tt-metal
+        // models/demos/deepseek_v3/reference/README_WEIGHTS.md: 671B main model, 36.6B activated without the 0.93B
+        // input embedding.
+        QTest::newRow("deepseek_v3: DeepSeek-V3 = 671.0B (+1 MTP module apart), 37.6B active (671B published)")
+            << "DeepSeek-V3.json"
+            << "deepseek_v3" << qint64(671026404352) << qint64(37552282624) << qint64(0) << qint64(1)
+            << qint64(671000000000) << 0.0008 << false;
+        // Mixtral 8x7B (mixtral; the checkpoint's config.json, AIConfigurator's copy): 32 layers, h 4096, k/v 1024
+        // wide, a router 4096 -> 8, 8 experts of 3·h·14336, top-2, V = 32000 untied; ../shared/data/models.json:
+        // 46,702,792,704 total, 12,879,925,248 active.
+        QTest::newRow("mixtral: Mixtral 8x7B = 46.70B total, 12.88B active exactly")
+            << "Mixtral-8x7B-v0.1.json"
+            << "mixtral" << qint64(46702792704) << qint64(12879925248) << qint64(0) << qint64(0) << qint64(46702792704)
+            << 0.0 << false;
+        // Nemotron 3 Super 120B-A12B (nemotron_h with NVIDIA's LatentMoE; the FP8 checkpoint's config.json,
+        // AIConfigurator's copy: the BF16 model's architecture, its quantisation aside), as modeling_nemotron_h.py @
+        // 008d9e9577b0eb0149aa6bb0c44da582b10e0b6e builds it, h = 4096, V = 131072: 88 blocks of one norm and one
+        // mixer, hybrid_override_pattern "MEMEMEM*EMEM…" = 40 M, 40 E, 8 *.
+        //   M: 128 heads of 64 (d_inner 8192), 8 groups of state 128, conv_dim 8192 + 2·8·128 = 10240; in_proj
+        //     h·(8192 + 10240 + 128) = 76,021,760, conv1d 10240·4 + 10240 = 51,200, dt_bias, A_log, D 3·128, gated
+        //     norm 8192, out_proj 8192·h = 33,554,432: 109,635,968.
+        //   *: q and o h·4096 each, k and v h·256 each (2 KV heads of 128): 35,651,584.
+        //   E, NemotronHMoE with moe_latent_size 1024: fc1_latent_proj h·1024 and fc2_latent_proj 1024·h = 8,388,608;
+        //     512 experts (NemotronHExperts) of up_proj [2688, 1024] and down_proj [1024, 2688] = 5,505,024 each,
+        //     on the latent width, not h; the shared NemotronHMLP 2·h·5376 = 44,040,192 and the router 512·h =
+        //     2,097,152 on h: 2,873,098,240 (175,636,480 with 22 experts a token).
+        //   88 block norms, the final norm, untied 2·V·h = 1,073,741,824.
+        // 40·109,635,968 + 8·35,651,584 + 40·2,873,098,240 + 89·h + 2·V·h = 120,668,687,360; active 12,770,216,960.
+        // The MTP layers (mtp.*, "_keys_to_ignore_on_load_unexpected") are not built. NVIDIA (NVIDIA-NeMo/Nemotron
+        // docs/nemotron/super3/README.md @ 361df289f9f9bad4b2136baad1ea991a506eb127, Model Specifications): 120.6B
+        // total, 12.7B active, MoE latent dimension 1024.
+        QTest::newRow("nemotron_h: Nemotron 3 Super (LatentMoE of 1024 over 512 experts) = 120.67B, 12.77B active")
+            << "NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json"
+            << "nemotron_h" << qint64(120668687360) << qint64(12770216960) << qint64(0) << qint64(0)
+            << qint64(120600000000) << 0.0006 << false;
     }
     void families2026MatchPublishedCounts()
     {
@@ -418,6 +478,38 @@ private Q_SLOTS:
         const double ours = double(c.total) + (publishedHasVision ? double(c.vision) : 0.0);
         const double rel = std::abs(ours - double(published)) / double(published);
         QVERIFY2(rel <= publishedTol, qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
+    }
+
+    // The built-in presets of these models were written from their publishers' fields before the real files were
+    // found: each, with its model replaced by its file's, gives the same counts and the same breakdown.
+    void presetsMatchTheirRealFiles_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("file");
+        QTest::newRow("kimi-k2") << "kimi-k2"
+                                 << "Kimi-K2-Instruct.json";
+        QTest::newRow("gpt-oss-120b (served, MXFP4 experts)") << "gpt-oss-120b"
+                                                              << "gpt-oss-120b.json";
+        QTest::newRow("deepseek-v3 (2048 GPUs, ep 64)") << "deepseek-v3"
+                                                        << "DeepSeek-V3.json";
+        QTest::newRow("mixtral-8x7b") << "mixtral-8x7b"
+                                      << "Mixtral-8x7B-v0.1.json";
+    }
+    void presetsMatchTheirRealFiles()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QString, file);
+        const Scenario s = testdata::preset(preset.toStdString());
+        const HfImport imp = importFile(file);
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        const Scenario fromFile = scenarioWithHfModel(s, imp, file.toStdString());
+        const GpuSpec gpu = testdata::gpu(s.hardware.gpu);
+        const Breakdown a = account(s, gpu), b = account(fromFile, gpu);
+        QCOMPARE(countParams(b.model.arch).total, countParams(a.model.arch).total);
+        QCOMPARE(countParams(b.model.arch).active, countParams(a.model.arch).active);
+        QCOMPARE(b.perGpu.total(), a.perGpu.total());
+        QCOMPARE(b.perGpu.kvCache, a.perGpu.kvCache);
+        QCOMPARE(b.perGpu.activations, a.perGpu.activations);
     }
 
     // A wrapper that leaves its sub-configurations out gets its configuration classes' defaults, as transformers
@@ -655,14 +747,6 @@ private Q_SLOTS:
                   "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 14336, "vocab_size": 32000,
                   "tie_word_embeddings": false})"
             << qint64(7241732096) << qint64(7241732096) << qint64(7241732096) << 0.0;
-        // Mixtral 8x7B (modules: keras-team/keras-hub keras_hub/src/models/mixtral/README.md): 32 layers,
-        // h 4096, k/v 1024 wide, gate 4096->8, 8 experts of 14336, top-2; shared/data/models.json:
-        // 46,702,792,704 total, 12,879,925,248 active.
-        QTest::newRow("mixtral: Mixtral 8x7B = 46.70B total, 12.88B active exactly")
-            << R"({"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
-                  "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "num_local_experts": 8,
-                  "num_experts_per_tok": 2})"
-            << qint64(46702792704) << qint64(12879925248) << qint64(46702792704) << 0.0;
         // Qwen1.5-MoE-A2.7B (Qwen's model card: 14.3B total, 2.7B activated): 24 layers, h 2048, 16 heads,
         // 60 experts of 1408, top-4, one shared expert of 5632 behind a gate, q/k/v biases, untied.
         QTest::newRow("qwen2_moe: Qwen1.5-MoE-A2.7B = 14.3B total, 2.7B active")
@@ -719,33 +803,6 @@ private Q_SLOTS:
                   "n_shared_experts": 2, "num_experts_per_tok": 6, "moe_intermediate_size": 1408,
                   "first_k_dense_replace": 1, "moe_layer_freq": 1})"
             << qint64(15706484224) << qint64(2661150208) << qint64(15700000000) << 0.0032;
-        // DeepSeek-V3 (the fields of presets/deepseek-v3.json, from deepseek-ai/DeepSeek-V3 config.json):
-        // 671B published (tenstorrent/tt-metal models/demos/deepseek_v3/reference/README_WEIGHTS.md: 671B
-        // main model, 36.6B activated without the 0.93B input embedding: ours 37.55B with it). The
-        // router's e_score_correction_bias is a buffer in transformers, so the count equals the preset's.
-        QTest::newRow("deepseek_v3: DeepSeek-V3 = 671B")
-            << R"({"model_type": "deepseek_v3", "hidden_size": 7168, "num_hidden_layers": 61, "num_attention_heads": 128,
-                  "num_key_value_heads": 128, "intermediate_size": 18432, "vocab_size": 129280, "q_lora_rank": 1536,
-                  "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
-                  "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
-                  "first_k_dense_replace": 3, "moe_layer_freq": 1, "num_nextn_predict_layers": 1, "tie_word_embeddings": false})"
-            << qint64(671026404352) << qint64(37552282624) << qint64(671000000000) << 0.0008;
-        // Kimi K2 (no real config.json found in a named public file). Fields: MoonshotAI/Kimi-K2 README.md
-        // @ 11062d119a82873f7f786cd2733c57d42ee65b79 §2 (61 layers with 1 dense, h 7168, experts of 2048, 64 heads,
-        // 384 experts, 8 selected, 1 shared, MLA); vocabulary 163840 and dense width 18432 from the config of
-        // Kimi-K2-Instruct-0905 as ParagEkbote/hf-model-inspector model_inspection_report.md lists it; the MLA
-        // ranks are DeepSeek-V3's (the deploy guidance: "Kimi-K2 reuses the DeepSeekV3CausalLM architecture").
-        // A layer's MLA: h·1536 + 1536 + 1536·64·192 + h·576 + 512 + 512·64·256 + 64·128·h = 101,124,096, plus 2h;
-        // layer 0 dense 3·h·18432; 60 MoE layers of 385 experts of 3·h·2048 and a router h·384; 2·V·h + h.
-        // Total 1,026,408,209,408; active (8 routed + the shared) 32,861,477,888. Moonshot: 1T total, 32B
-        // activated (31,687,072,768 without the input embedding).
-        QTest::newRow("kimi_k2: Kimi K2 = 1T total, 32B active")
-            << R"({"model_type": "kimi_k2", "hidden_size": 7168, "num_hidden_layers": 61, "num_attention_heads": 64,
-                  "num_key_value_heads": 64, "intermediate_size": 18432, "vocab_size": 163840, "q_lora_rank": 1536,
-                  "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
-                  "n_routed_experts": 384, "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
-                  "first_k_dense_replace": 1, "moe_layer_freq": 1, "tie_word_embeddings": false})"
-            << qint64(1026408209408) << qint64(32861477888) << qint64(1000000000000) << 0.027;
         // OLMoE-1B-7B (no real config.json found in a named public file): OlmoeConfig's defaults
         // (configuration_olmoe.py @ 008e574391258935f3ecc3035c882e73bbcac419: h 2048, 16 layers, 16 heads, 64
         // experts, 8 a token, V=50304, untied) with the model's expert width 1024. A layer: 4·h² + q_norm h +
@@ -754,17 +811,6 @@ private Q_SLOTS:
         QTest::newRow("olmoe: OLMoE-1B-7B (full-width q/k norms, config defaults) = 6.9B total, 1.3B active")
             << R"({"model_type": "olmoe", "intermediate_size": 1024})" << qint64(6919161856) << qint64(1282017280)
             << qint64(6900000000) << 0.003;
-        // gpt-oss-120b: no real config.json found in a named public file; OpenAI's model card (arXiv
-        // 2508.10925, Table 1) gives its 36 layers and 128 experts beside the 20b's shared widths (the fields
-        // of tests/data/hf/gpt-oss-20b.json otherwise). A layer: 26,550,144 attention + 2h + 128·24,891,840 +
-        // router h·128 + 128 = 3,213,080,192; ·36 + 2·V·h + h = 116,829,156,672. Published 116.83B total,
-        // 5.13B active (ours 5,711,982,912 with the unembedding V·h = 579,133,440; 5,132,849,472 without).
-        QTest::newRow("gpt_oss: gpt-oss-120b = 116.83B total")
-            << R"({"model_type": "gpt_oss", "hidden_size": 2880, "num_hidden_layers": 36, "num_attention_heads": 64,
-                  "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880, "vocab_size": 201088,
-                  "num_local_experts": 128, "num_experts_per_tok": 4, "attention_bias": true,
-                  "tie_word_embeddings": false})"
-            << qint64(116829156672) << qint64(5711982912) << qint64(116830000000) << 0.00001;
         // Falcon-40B (falcon): the sizes TII's model card lists for tiiuae/falcon-40b (60 layers, d_model 8192,
         // head_dim 64: 128 heads, vocabulary 65024) with the 8 key/value groups of its new decoder architecture
         // (the Falcon paper, arXiv 2311.16867, §4.1 multigroup attention), FalconConfig's defaults otherwise (no

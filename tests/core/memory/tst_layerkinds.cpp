@@ -5,6 +5,7 @@
 #include "fitmap.h"
 #include "fixes.h"
 #include "hfconfig.h"
+#include "lora.h"
 #include "report.h"
 #include "scenarioio.h"
 #include "terms.h"
@@ -763,6 +764,80 @@ private Q_SLOTS:
             parseHfConfig(R"({"model_type": "nemotron_h", "hybrid_override_pattern": "ME*E-"})", "config.json");
         QVERIFY(imp.ok());
         QCOMPARE(countParams(imp.architecture).total, qint64(2359048576 + 176160768 + 4096));
+    }
+
+    // Nemotron 3 Super's LatentMoE (tests/data/hf/NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json; NemotronHMoE in
+    // modeling_nemotron_h.py @ 008d9e9577b0eb0149aa6bb0c44da582b10e0b6e): the routed experts work on moe_latent_size
+    // ℓ = 1024 channels between fc1_latent_proj (h → ℓ) and fc2_latent_proj (ℓ → h); h = 4096, 512 experts of f =
+    // 2688 (relu², two matrices), 22 a token, a shared expert of 5376 (two of TrainMem's 2688).
+    void latentMoeTapeKeepsLatentWidthCopies()
+    {
+        Scenario s = testdata::hfTraining("NVIDIA-Nemotron-3-Super-120B-A12B-FP8");
+        s.training.precision = Precision::BF16;
+        s.training.seqLen = 4096;
+        s.training.microBatch = 1;
+        const Architecture a = resolveModel(s.model).arch;
+        QCOMPARE(a.moe.latent, qint64(1024));
+        const ActivationInputs in = activationInputs(s, 1);
+        // An E block at sb = 4096, e = 2 B: the normed input e·sb·h = 33,554,432; the router's fp32 logits 4·sb·E =
+        // 8,388,608; 22 routed copies of (their ℓ-wide input e·sb·ℓ 8,388,608 + relu²'s input and the down
+        // projection's input 2·e·sb·f = 44,040,192) = 1,153,433,600; fc2_latent_proj's input, the summed ℓ-wide
+        // output, 8,388,608; the shared expert 2 · 44,040,192 = 88,080,384. 1,291,845,632 in all.
+        QCOMPARE(layerActivations(a, true, in, LayerKind::None).mlp, 1291845632.0);
+        // Without the latent projections each copy would keep an h-wide input: 22 · e·sb·(h − ℓ) = 553,648,128 more,
+        // and no fc2_latent_proj input (8,388,608 less).
+        Architecture wide = a;
+        wide.moe.latent = 0;
+        QCOMPARE(layerActivations(wide, true, in, LayerKind::None).mlp -
+                     layerActivations(a, true, in, LayerKind::None).mlp,
+                 553648128.0 - 8388608.0);
+        // Expert parallelism moves ℓ-wide tokens: the all-to-all tax is ℓ/h = 1/4 of the wide one's.
+        s.hardware.gpus = 8;
+        s.hardware.ep = 8;
+        const Breakdown latent = account(s, testdata::gpu("H100"));
+        Scenario w = s;
+        w.model.architecture.moe.latent = 0;
+        const Breakdown unprojected = account(w, testdata::gpu("H100"));
+        QVERIFY(latent.tax.expertParallel > 0);
+        QCOMPARE(latent.tax.expertParallel * 4, unprojected.tax.expertParallel);
+    }
+
+    void latentMoeProjectionsTakeAdapters()
+    {
+        const Architecture a = resolveModel(testdata::hfTraining("NVIDIA-Nemotron-3-Super-120B-A12B-FP8").model).arch;
+        // fc1_latent_proj and fc2_latent_proj in 40 E blocks at r = 8: 40 · 2 · 8 · (4096 + 1024) = 3,276,800.
+        QCOMPARE(loraParams(a, 8, kLoraFc1Latent | kLoraFc2Latent).total, qint64(3276800));
+        // A routed expert's up_proj and down_proj are ℓ-wide: 8 · (1024 + 2688) each, 59,392 an expert, · 512 · 40 =
+        // 1,216,348,160; the shared expert's are h-wide, 2 · 2 · 8 · (4096 + 2688) · 40 = 8,683,520.
+        const LinearCount mlp = loraParams(a, 8, kLoraUp | kLoraDown);
+        QCOMPARE(mlp.routedExperts, qint64(1216348160));
+        QCOMPARE(mlp.total, qint64(1216348160 + 8683520));
+        // all-linear adapts them; attn does not.
+        QVERIFY(loraModulesOf(LoraTargets::All) & kLoraFc1Latent);
+        QVERIFY(!(loraModulesOf(LoraTargets::Attention) & kLoraFc2Latent));
+        // QLoRA quantises them with the other linears: 2·h·ℓ a block more than without.
+        Architecture wide = a;
+        wide.moe.latent = 0;
+        QCOMPARE(linearWeights(a).total - linearWeights(wide).total,
+                 qint64(40) * (qint64(2) * 4096 * 1024 - qint64(512) * 2 * 2688 * (4096 - 1024)));
+    }
+
+    void latentMoeScenarioFileKeepsItsWidth()
+    {
+        const Scenario s = testdata::hfTraining("NVIDIA-Nemotron-3-Super-120B-A12B-FP8");
+        const std::string text = scenarioToText(s);
+        QVERIFY(text.find("\"latent\": 1024") != std::string::npos);
+        const ScenarioParse back = parseScenario(text, "saved.json");
+        QVERIFY2(back.ok(), back.errors.empty() ? "" : back.errors.front().toString().c_str());
+        QCOMPARE(back.scenario.model.architecture.moe, s.model.architecture.moe);
+        QCOMPARE(countParams(back.scenario.model.architecture).total, qint64(120668687360));
+        // A latent width out of range is named where it is.
+        std::string bad = text;
+        bad.replace(bad.find("\"latent\": 1024"), 14, "\"latent\": -1");
+        const ScenarioParse refused = parseScenario(bad, "bad.json");
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.errors.front().toString().find("/moe/latent") != std::string::npos,
+                 refused.errors.front().toString().c_str());
     }
 
     void nemotronHBadPatternsAreRefused_data()

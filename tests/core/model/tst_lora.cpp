@@ -112,7 +112,7 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(why),
                  QStringLiteral("unknown module \"query\" (known: q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|"
                                 "down_proj|q_a_proj|q_b_proj|kv_a_proj_with_mqa|kv_b_proj|in_proj_qkvz|in_proj_ba|"
-                                "out_proj|in_proj)"));
+                                "out_proj|in_proj|fc1_latent_proj|fc2_latent_proj)"));
         QVERIFY(!loraModulesFromList("q_proj,,v_proj", &why));
         QCOMPARE(QString::fromStdString(why), QStringLiteral("an empty module name in \"q_proj,,v_proj\""));
         // Written back in a fixed order, whatever the order given.
@@ -332,7 +332,7 @@ private Q_SLOTS:
             << R"("finetune": "lora", "lora_targets": "mlp")"
             << R"(bad.json: /training/lora_targets: must be attn|all or a list of modules: unknown module "mlp" (known: )"
                R"(q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj|q_a_proj|q_b_proj|)"
-               R"(kv_a_proj_with_mqa|kv_b_proj|in_proj_qkvz|in_proj_ba|out_proj|in_proj))";
+               R"(kv_a_proj_with_mqa|kv_b_proj|in_proj_qkvz|in_proj_ba|out_proj|in_proj|fc1_latent_proj|fc2_latent_proj))";
         QTest::newRow("unknown method")
             << R"("finetune": "dora")"
             << R"(bad.json: /training/finetune: must be one of full|lora|qlora, got "dora")";
