@@ -395,6 +395,33 @@ private Q_SLOTS:
             << "Gemma-4-31B-IT-NVFP4.json"
             << "gemma4_text" << qint64(30697345280) << qint64(30697345280) << qint64(575741232) << qint64(0)
             << qint64(30700000000) << 0.0017 << false;
+        // Qwen3.5-27B (qwen3_5 wrapper, text_config qwen3_5_text; AIConfigurator's copy), the dense Qwen3.5: as
+        // modular_qwen3_5.py @ 009e78d6e89fd6f3e68cf81ba95ccc682c8cdda9 builds it, h = 5120, V = 248320 untied, 64
+        // layers, every 4th full attention (16) and the rest Gated DeltaNet (48):
+        //   full, gated attention (24 heads and 4 KV heads of 256): q_proj h·2·6144, k and v h·1024, o_proj 6144·h,
+        //     q/k norms 2·256: 104,858,112;
+        //   Gated DeltaNet (16 key heads and 48 value heads of 128: key_dim 2048, value_dim 6144, conv_dim 10240):
+        //     in_proj_qkv h·10240, in_proj_z h·6144, in_proj_b and in_proj_a h·48 each, conv1d 10240·4, dt_bias and
+        //     A_log 48 each, norm 128, out_proj 6144·h: 115,876,064;
+        //   every layer a SwiGLU MLP 3·h·17408 = 267,386,880 and two norms.
+        // 16·104,858,112 + 48·115,876,064 + 64·(267,386,880 + 2h) + h + 2·V·h = 26,895,998,464. The tower is the
+        // 397B's (above) with its merger's last Linear(4608, 5120): 460,730,096. 27,356,728,560 in all; the model's
+        // name says 27B.
+        QTest::newRow("qwen3_5: Qwen3.5-27B (dense, 48 Gated DeltaNet, 16 gated attention) = 26.90B + 0.46B vision")
+            << "Qwen3.5-27B.json"
+            << "qwen3_5_text" << qint64(26895998464) << qint64(26895998464) << qint64(460730096) << qint64(0)
+            << qint64(27000000000) << 0.019 << true;
+        // Qwen3.5-35B-A3B (qwen3_5_moe wrapper; AIConfigurator's copy), h = 2048, V = 248320 untied, 40 layers: 10
+        // gated-attention (16 heads and 2 KV heads of 256: h·2·4096 + 2·h·512 + 4096·h + 512 = 27,263,488) and 30
+        // Gated DeltaNet (16 key heads, 32 value heads of 128: h·8192 + h·4096 + 2·h·32 + 8192·4 + 64 + 128 +
+        // 4096·h = 33,718,464); every layer 256 experts of 3·h·512 = 3,145,728, a shared one behind its gate h and a
+        // router h·256: 808,978,432 (28,837,888 with 8 experts a token); two norms a layer. 10·27,263,488 +
+        // 30·33,718,464 + 40·(808,978,432 + 2h) + h + 2·V·h = 34,660,610,688; active 3,454,988,928. The tower with a
+        // Linear(4608, 2048) last: 446,571,248; 35,107,181,936 in all. The model's name: 35B, 3B active.
+        QTest::newRow("qwen3_5_moe: Qwen3.5-35B-A3B = 34.66B + 0.45B vision, 3.45B active")
+            << "Qwen3.5-35B-A3B.json"
+            << "qwen3_5_moe_text" << qint64(34660610688) << qint64(3454988928) << qint64(446571248) << qint64(0)
+            << qint64(35000000000) << 0.015 << true;
         // Kimi K2 (kimi_k2; the config.json of moonshotai/Kimi-K2-Instruct, AIConfigurator's copy,
         // tests/data/hf/README.md; DeepseekV3ForCausalLM's modules under Moonshot's model type). A layer's MLA:
         // h·1536 + 1536 + 1536·64·192 + h·576 + 512 + 512·64·256 + 64·128·h = 101,124,096, plus 2h; layer 0 dense
