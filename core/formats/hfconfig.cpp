@@ -1280,10 +1280,22 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
         a.mla.indexHeads = r.integer("index_n_heads", false, 32, 1, 65536);
         a.mla.indexHeadDim = r.integer("index_head_dim", false, 128, 1, 65536);
         a.mla.indexTopk = r.integer("index_topk", false, 2048, 1, kMaxSeq);
-        // GLM-5.2's IndexShare (one indexer for several layers) is written as indexer_types; this transformers
-        // version builds an indexer in every layer.
-        if (r.has("indexer_types"))
-            r.error("indexer_types", "is not supported yet (indexers shared between layers)");
+        // GLM-5.2's IndexShare (one indexer for several layers) is written as indexer_types, "full" for a layer with
+        // its own indexer and "shared" for one that reuses an earlier layer's selection; this transformers version
+        // builds an indexer in every layer. A list of "full" only (NVIDIA's GLM-5.1-NVFP4 writes one) is that same
+        // model and is read; "shared" layers are refused until a modeling file that builds them can be cited.
+        if (r.has("indexer_types")) {
+            const std::vector<int64_t> kinds = r.layerKinds("indexer_types", a.layers, {"full", "shared"});
+            if (kinds[1] > 0) {
+                const json& list = r.at("indexer_types");
+                size_t first = 0;
+                while (first < list.size() && list[first] != "shared")
+                    ++first;
+                r.error("indexer_types", "is not supported yet with \"shared\" layers (" + std::to_string(kinds[1]) +
+                                             " of " + std::to_string(a.layers) + ", the first at layer " +
+                                             std::to_string(first) + "): indexers shared between layers");
+            }
+        }
         a.mtpLayers = r.integer("num_nextn_predict_layers", false, 0, 0, kMaxLayers);
         a.moe.experts = r.integer("n_routed_experts", false, 256, 1, 65536);
         a.moe.activeExperts = r.integer("num_experts_per_tok", false, 8, 1, 65536);

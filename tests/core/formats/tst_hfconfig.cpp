@@ -262,6 +262,12 @@ private Q_SLOTS:
             << "GLM-5-FP8.json"
             << "glm_moe_dsa" << qint64(743911199232) << qint64(41784709632) << qint64(0) << qint64(1)
             << qint64(744000000000) << 0.00013 << false;
+        // GLM-5.1 as NVIDIA's NVFP4 checkpoint writes its config.json (AIConfigurator's copy): GLM-5's architecture
+        // field for field, with an indexer_types list of 78 "full" entries, an indexer in every layer as above.
+        QTest::newRow("glm_moe_dsa: GLM-5.1 (indexer_types all full) = GLM-5's 743.9B")
+            << "GLM-5.1-NVFP4.json"
+            << "glm_moe_dsa" << qint64(743911199232) << qint64(41784709632) << qint64(0) << qint64(1)
+            << qint64(744000000000) << 0.00013 << false;
         // Nemotron-H-56B-Base-8K (nemotron_h, dense: AIConfigurator's copy, tests/data/hf/README.md; its
         // time_step_limit holds Python's Infinity), as modeling_nemotron_h.py @
         // 897753a012bfa6dac8c0ae3281f23a2fc1e72db6 builds it, h = 8192: 118 blocks "M-M-M-M*-…" = 54 M, 10 *, 54 -,
@@ -1227,10 +1233,21 @@ private Q_SLOTS:
             << R"({"model_type": "bert", "hidden_size": 768})"
             << QStringLiteral("config.json: /model_type: unsupported model type \"bert\" (supported: %1)")
                    .arg(supported);
-        // GLM-5.2's shared indexers (indexer_types) are newer than the GlmMoeDsa modules counted here.
-        QTest::newRow("glm_moe_dsa's indexer_types are refused")
-            << R"({"model_type": "glm_moe_dsa", "indexer_types": ["full", "shared"]})"
-            << QStringLiteral("config.json: /indexer_types: is not supported yet (indexers shared between layers)");
+        // GLM-5.2's shared indexers (indexer_types "shared") are newer than the GlmMoeDsa modules counted here; a
+        // list of "full" only is read (the GLM-5.1-NVFP4.json row of families2026MatchPublishedCounts).
+        QTest::newRow("glm_moe_dsa's shared indexers are refused with where the first is")
+            << R"({"model_type": "glm_moe_dsa", "num_hidden_layers": 4, "indexer_types": ["full", "full", "shared",
+                  "shared"]})"
+            << QStringLiteral("config.json: /indexer_types: is not supported yet with \"shared\" layers (2 of 4, the "
+                              "first at layer 2): indexers shared between layers");
+        QTest::newRow("glm_moe_dsa's indexer_types of the wrong length")
+            << R"({"model_type": "glm_moe_dsa", "num_hidden_layers": 4, "indexer_types": ["full", "full"]})"
+            << QStringLiteral("config.json: /indexer_types: has 2 entries for 4 layers (num_hidden_layers); it needs "
+                              "one a layer");
+        QTest::newRow("glm_moe_dsa's unknown indexer type is named with its layer")
+            << R"({"model_type": "glm_moe_dsa", "num_hidden_layers": 2, "indexer_types": ["full", "sparse"]})"
+            << QStringLiteral("config.json: /indexer_types/1: unknown layer kind \"sparse\" at layer 1 (known: full, "
+                              "shared)");
         QTest::newRow("missing model_type")
             << R"({"hidden_size": 768})"
             << QStringLiteral("config.json: /model_type: is required (supported: %1)").arg(supported);
