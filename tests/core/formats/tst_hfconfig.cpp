@@ -488,6 +488,21 @@ private Q_SLOTS:
             << "NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json"
             << "nemotron_h" << qint64(120668687360) << qint64(12770216960) << qint64(0) << qint64(0)
             << qint64(120600000000) << 0.0006 << false;
+        // Nemotron 3 Ultra 550B-A55B (nemotron_h with LatentMoE; the BF16 checkpoint's config.json, AIConfigurator's
+        // copy, whose layers_block_type list names the 108 blocks: 48 mamba, 48 moe, 12 attention), h = 8192, V =
+        // 131072, as above:
+        //   M: 256 heads of 64 (d_inner 16384), conv_dim 16384 + 2·8·128 = 18432; in_proj h·(16384 + 18432 + 256) =
+        //     287,309,824, conv1d 18432·4 + 18432, 3·256, gated norm 16384, out_proj 16384·h: 421,636,864;
+        //   *: 64 heads and 2 KV heads of 128: 2·h·8192 + 2·h·256 = 138,412,032;
+        //   E: moe_latent_size 2048, fc1 and fc2 2·h·2048 = 33,554,432; 512 experts of 2·5120·2048 = 20,971,520;
+        //     the shared expert 2·h·10240 = 167,772,160; the router 512·h = 4,194,304: 10,942,939,136 (666,894,336
+        //     with 22 experts a token).
+        // 48·421,636,864 + 12·138,412,032 + 48·10,942,939,136 + 109·h + 2·V·h = 549,308,968,960; active
+        // 56,058,818,560. The model's name: 550B total, 55B active.
+        QTest::newRow("nemotron_h: Nemotron 3 Ultra (layers_block_type, LatentMoE of 2048) = 549.3B, 56.1B active")
+            << "NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16.json"
+            << "nemotron_h" << qint64(549308968960) << qint64(56058818560) << qint64(0) << qint64(0)
+            << qint64(550000000000) << 0.0013 << false;
     }
     void families2026MatchPublishedCounts()
     {
