@@ -53,6 +53,10 @@ DEFAULTS = {
     # Its 256K context served in bf16 on one H200: 6 attention layers of KV cache and 23 Mamba-2 states, small
     # beside the 63 GB of weights and the prefill's activations (on one H100 the prefill stops fitting past 64k).
     "nemotron-3-nano-30b-a3b": {"training": {"mode": "inference", "seq_len": 262144}, "hardware": {"gpu": "H200"}},
+    # Its 256K context served in bf16 on one node of 8 H100s, tensor parallel 8: 8 attention layers of KV cache and
+    # 40 Mamba-2 states beside 30 GB of weights a GPU.
+    "nemotron-3-super-120b-a12b": {"training": {"mode": "inference", "seq_len": 262144},
+                                   "hardware": {"gpus": 8, "tp": 8}},
 }
 
 

@@ -48,8 +48,8 @@ private Q_SLOTS:
         m_lib.load(QString()); // built-in presets only, whatever the user's folder holds
         QVERIFY2(m_lib.errors().isEmpty(), qPrintable(m_lib.errors().join('\n')));
         // gpt-oss-120b and kimi-k2 joined (issue 29 §3), then llama4-maverick, qwen3-next-80b-a3b and
-        // nemotron-3-nano-30b-a3b
-        QCOMPARE(m_lib.presets().size(), size_t(16));
+        // nemotron-3-nano-30b-a3b, then nemotron-3-super-120b-a12b (its latent MoE)
+        QCOMPARE(m_lib.presets().size(), size_t(17));
         QCOMPARE(m_lib.gpus().gpus.size(), size_t(23)); // the 2026 catalog: 9 + 14 sourced entries
     }
 
@@ -243,7 +243,7 @@ private Q_SLOTS:
             << QStringList{"--json", "--preset", "gpt5"}
             << "--preset: unknown preset \"gpt5\" (known: chapter-70b, chapter-7b, deepseek-v3, gpt-oss-120b, "
                "gpt2-small, gpt3-175b, kimi-k2, llama2-7b, llama3-70b, llama3-8b, llama3.1-405b, llama4-maverick, "
-               "mixtral-8x7b, nemotron-3-nano-30b-a3b, qwen3-next-80b-a3b, qwen3.8-book)";
+               "mixtral-8x7b, nemotron-3-nano-30b-a3b, nemotron-3-super-120b-a12b, qwen3-next-80b-a3b, qwen3.8-book)";
         QTest::newRow("active above total") << QStringList{"--json", "--params", "7B", "--active-params", "8B"}
                                             << "--active-params: must not exceed the total parameters (7B), got 8B";
         QTest::newRow("missing value") << QStringList{"--json", "--seq"} << "Missing value after '--seq'.";
@@ -414,7 +414,7 @@ private Q_SLOTS:
         QVERIFY(QFile::link(fifo, dir.filePath(QStringLiteral("presets/stuck.json"))));
         PresetLibrary lib;
         lib.load(dir.filePath(QStringLiteral("presets")));
-        QCOMPARE(lib.presets().size(), size_t(16));
+        QCOMPARE(lib.presets().size(), size_t(17));
         QCOMPARE(lib.errors().size(), qsizetype(1));
         QVERIFY2(lib.errors().front().contains(QStringLiteral("stuck.json: is not a regular file")),
                  qPrintable(lib.errors().front()));

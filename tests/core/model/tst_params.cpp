@@ -85,7 +85,7 @@ private Q_SLOTS:
             }
             ++checked;
         }
-        QCOMPARE(checked, 14);
+        QCOMPARE(checked, 15);
     }
 
     // Issue 29 §3: the 2026 presets with their published counts. gpt-oss-120b (OpenAI's model card, arXiv
@@ -143,6 +143,10 @@ private Q_SLOTS:
         QTest::newRow("nemotron-3-nano-30b-a3b: 31.6B total, 3.6B active (rounded)")
             << "nemotron-3-nano-30b-a3b" << qint64(31577937344) << qint64(3580073408) << qint64(31600000000)
             << qint64(3600000000) << qint64(0) << 0.005 << 0.006;
+        // NVIDIA's 120.6B and 12.7B are truncated to one decimal (120.67B and 12.77B counted).
+        QTest::newRow("nemotron-3-super-120b-a12b: 120.6B total, 12.7B active (latent MoE)")
+            << "nemotron-3-super-120b-a12b" << qint64(120668687360) << qint64(12770216960) << qint64(120600000000)
+            << qint64(12700000000) << qint64(0) << 0.0006 << 0.006;
     }
     void publishedCounts2026()
     {
@@ -184,6 +188,13 @@ private Q_SLOTS:
         QCOMPARE(n.ffnLayers(), qint64(23));
         QCOMPARE(n.normsPerLayer, qint64(1));
         QVERIFY(!n.dropoutOrDefault()); // hidden_dropout 0.0, though its relu² experts are the two-matrix kind
+        // Nemotron 3 Super: 40 Mamba-2, 8 attention and 40 latent-MoE blocks, the experts on 1024 channels.
+        const Architecture sup = resolveModel(testdata::preset("nemotron-3-super-120b-a12b").model).arch;
+        QCOMPARE(sup.kinds.mamba, qint64(40));
+        QCOMPARE(sup.attentionLayers(), qint64(8));
+        QCOMPARE(sup.ffnLayers(), qint64(40));
+        QCOMPARE(sup.moe.latent, qint64(1024));
+        QCOMPARE(sup.moe.expertIo(sup.hidden), qint64(1024));
         const Architecture l = resolveModel(testdata::preset("llama4-maverick").model).arch;
         QCOMPARE(l.layersOfKind(LayerKind::Chunked), qint64(36));
         QCOMPARE(l.kinds.chunk, qint64(8192));
