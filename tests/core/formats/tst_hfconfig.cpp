@@ -136,6 +136,43 @@ private Q_SLOTS:
         QTest::newRow("smollm3: SmolLM3-3B (tied by default) = 3B")
             << "SmolLM3-3B.json"
             << "smollm3" << qint64(3075098624) << qint64(3075098624) << qint64(3000000000) << 0.026;
+        // Mistral-7B-v0.1 (mistral): h 4096, 32 layers, 32 heads and 8 KV heads of 128, SwiGLU 14336, V 32000
+        // untied: 32·(h² + 2·h·1024 + h² + 3·h·14336 + 2h) + 2·V·h + h = 7,241,732,096, the published count
+        // (sumitdotml/transformers mistral-7b-v0.1/README.md, as familyFromPublishedFields cites it).
+        QTest::newRow("mistral: Mistral-7B-v0.1 = 7,241,732,096 exactly")
+            << "Mistral-7B-v0.1.json"
+            << "mistral" << qint64(7241732096) << qint64(7241732096) << qint64(7241732096) << 0.0;
+        // OLMoE-1B-7B-0125-Instruct (olmoe): OlmoeConfig's defaults' sizes with experts of 1024, so the count of
+        // missingSizesTakeTheConfigClassDefaults' OLMoE row: 6,919,161,856 total, 1,282,017,280 active (8 of 64
+        // experts). The OLMoE paper (arXiv 2409.02060): 7B total, 1B active (6.9B and 1.3B).
+        QTest::newRow("olmoe: OLMoE-1B-7B-0125-Instruct = 6.9B total, 1.3B active")
+            << "OLMoE-1B-7B-0125-Instruct.json"
+            << "olmoe" << qint64(6919161856) << qint64(1282017280) << qint64(6900000000) << 0.003;
+        // starcoder2-3b (starcoder2): Starcoder2Config's defaults are its sizes, derived in
+        // missingSizesTakeTheConfigClassDefaults' starcoder2 row: 3,030,371,328. The model's name: 3B.
+        QTest::newRow("starcoder2: StarCoder2-3B (biases, LayerNorms, GELU MLP) = 3.03B")
+            << "starcoder2-3b.json"
+            << "starcoder2" << qint64(3030371328) << qint64(3030371328) << qint64(3000000000) << 0.011;
+        // falcon-7b-instruct (falcon, new_decoder_architecture false: one K and one V head, parallel attention, one
+        // input_layernorm): FalconConfig's defaults are its sizes, derived in missingSizesTakeTheConfigClassDefaults'
+        // falcon row: 6,921,720,704. TII's name: 7B.
+        QTest::newRow("falcon: Falcon-7B-Instruct (multi-query, parallel block) = 6.92B")
+            << "falcon-7b-instruct.json"
+            << "falcon" << qint64(6921720704) << qint64(6921720704) << qint64(7000000000) << 0.012;
+        // gpt_bigcode-santacoder (gpt_bigcode, multi-query): n_embd 2048, 24 layers, 16 heads of 128, n_inner 8192,
+        // 2048 learned positions, V 49280, tied. A layer: c_attn h·(h + 2·128) + 2304, c_proj h² + h, MLP 2·h·8192 +
+        // 8192 + h, two LayerNorms 4h = 42,490,112; 24·42,490,112 + V·h + 2048·h + 2h = 1,124,886,528. The SantaCoder
+        // paper (arXiv 2301.03988): 1.1B parameters.
+        QTest::newRow("gpt_bigcode: SantaCoder (multi-query, learned positions) = 1.12B")
+            << "gpt_bigcode-santacoder.json"
+            << "gpt_bigcode" << qint64(1124886528) << qint64(1124886528) << qint64(1100000000) << 0.023;
+        // EXAONE-4.0-1.2B (exaone4): h 2048, 30 layers, 32 heads and 8 KV heads of 64, SwiGLU 4096, V 102400, tied
+        // (every layer full attention: no sliding_window_pattern). A layer: h·2048 + 2·h·512 + 2048·h + 2·64
+        // (per-head q/k norms) + 3·h·4096 + 2h (post-norms) = 35,655,808; 30·35,655,808 + V·h + h = 1,279,391,488
+        // (1,069,676,288 without the embedding). The model's name: 1.2B.
+        QTest::newRow("exaone4: EXAONE-4.0-1.2B (tied, all full attention) = 1.28B")
+            << "EXAONE-4.0-1.2B.json"
+            << "exaone4" << qint64(1279391488) << qint64(1279391488) << qint64(1200000000) << 0.067;
     }
     void familyMatchesPublishedCount()
     {
@@ -428,6 +465,43 @@ private Q_SLOTS:
             << "Qwen3.5-35B-A3B.json"
             << "qwen3_5_moe_text" << qint64(34660610688) << qint64(3454988928) << qint64(446571248) << qint64(0)
             << qint64(35000000000) << 0.015 << true;
+        // Qwen2.5-VL-7B-Instruct (qwen2_5_vl; its language model written at the top level): Qwen2.5-7B's modules
+        // (the Qwen2.5-7B.json row of familyMatchesPublishedCount: 7,615,616,512), and Qwen2_5_VisionTransformer of
+        // hidden 1280, depth 32, MLP 3420, out 3584, counted by wrapperDefaultsCountTheVisionTower's formula:
+        // 676,550,144. 8,292,166,656 in all, the 8.29B Hugging Face lists for the checkpoint.
+        QTest::newRow("qwen2_5_vl: Qwen2.5-VL-7B = 7.62B text + 0.68B vision (8.29B)")
+            << "Qwen2.5-VL-7B-Instruct.json"
+            << "qwen2_5_vl_text" << qint64(7615616512) << qint64(7615616512) << qint64(676550144) << qint64(0)
+            << qint64(8290000000) << 0.0003 << true;
+        // Qwen2.5-VL-3B-Instruct: h 2048, 36 layers, 16 heads and 2 KV heads of 128 with q/k/v biases, SwiGLU 11008,
+        // V 151936, tied: 36·(h·2048 + 2048 + 2·(h·256 + 256) + 2048·h + 3·h·11008 + 2h) + V·h + h = 3,085,938,688;
+        // the tower as the 7B's with its merger's last Linear(5120, 2048): 668,684,288. The model's name, 3B, is the
+        // language model's.
+        QTest::newRow("qwen2_5_vl: Qwen2.5-VL-3B (tied) = 3.09B text + 0.67B vision")
+            << "Qwen2.5-VL-3B-Instruct.json"
+            << "qwen2_5_vl_text" << qint64(3085938688) << qint64(3085938688) << qint64(668684288) << qint64(0)
+            << qint64(3000000000) << 0.03 << false;
+        // gemma-3-4b-it (gemma3 wrapper; its text_config gives four sizes, Gemma3TextConfig the rest: V 262208,
+        // tied): h 2560, 34 layers, 8 heads and 4 KV heads of 256, GeGLU 10240. A layer: h·2048 + 2·h·1024 + 2048·h
+        // + 2·256 + 3·h·10240 + 4h = 94,382,592; 34·94,382,592 + V·h + h = 3,880,263,168. The SigLIP tower (hidden
+        // 1152, 27 layers, MLP 4304, image 896 in patches of 14: 4096 positions, no pooling head): Conv2d 3·14²·1152
+        // + 1152, positions 4096·1152, 27·(4·(1152² + 1152) + 2·1152·4304 + 4304 + 1152 + 4·1152), post_layernorm
+        // 2·1152 = 416,866,032; the projector's norm 1152 and its 1152·h: 419,816,304. 4,300,079,472 in all.
+        // keras-team/keras-hub keras_hub/src/models/gemma3/gemma3_presets.py @
+        // 00d9f10a8e74d4f552ed50170b7dcadb65d3bd52: gemma3_instruct_4b 4,299,915,632, whose embedding has 262,144
+        // rows (64·h = 163,840 fewer); its medgemma_4b, converted with 262,208, lists exactly 4,300,079,472.
+        QTest::newRow("gemma3: Gemma 3 4B-it = 3.88B text + 0.42B SigLIP and projector (4,299,915,632)")
+            << "gemma-3-4b-it.json"
+            << "gemma3_text" << qint64(3880263168) << qint64(3880263168) << qint64(419816304) << qint64(0)
+            << qint64(4299915632) << 0.00004 << true;
+        // gemma-3-27b-it: h 5376, 62 layers, 32 heads and 16 KV heads of 128, GeGLU 21504, V 262208, tied. A layer:
+        // h·4096 + 2·h·2048 + 4096·h + 2·128 + 3·h·21504 + 4h = 412,898,560; 62·412,898,560 + V·h + h =
+        // 27,009,346,304; the tower 416,866,032 and the projector 1152 + 1152·h: 423,060,336. 27,432,406,640 in all:
+        // keras-hub's medgemma_instruct_27b exactly, its gemma3_instruct_27b 27,432,062,576 (64·h fewer).
+        QTest::newRow("gemma3: Gemma 3 27B-it = 27.01B text + 0.42B SigLIP and projector (27,432,062,576)")
+            << "gemma-3-27b-it.json"
+            << "gemma3_text" << qint64(27009346304) << qint64(27009346304) << qint64(423060336) << qint64(0)
+            << qint64(27432062576) << 0.000013 << true;
         // Kimi K2 (kimi_k2; the config.json of moonshotai/Kimi-K2-Instruct, AIConfigurator's copy,
         // tests/data/hf/README.md; DeepseekV3ForCausalLM's modules under Moonshot's model type). A layer's MLA:
         // h·1536 + 1536 + 1536·64·192 + h·576 + 512 + 512·64·256 + 64·128·h = 101,124,096, plus 2h; layer 0 dense
@@ -526,6 +600,39 @@ private Q_SLOTS:
         const double ours = double(c.total) + (publishedHasVision ? double(c.vision) : 0.0);
         const double rel = std::abs(ours - double(published)) / double(published);
         QVERIFY2(rel <= publishedTol, qPrintable(QStringLiteral("off the published count by %1%").arg(100 * rel)));
+    }
+
+    // Real files whose publisher's count no cited public file states: the count as transformers builds the model,
+    // derived by hand.
+    void realFilesCountAsTransformersBuildsThem_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("modelType");
+        QTest::addColumn<qint64>("total");
+        // Mistral-Nemo-Instruct-2407 (mistral, head_dim 128 with h 5120: q is 4096 wide): 40 layers of h·4096 +
+        // 2·h·1024 + 4096·h + 3·h·14336 + 2h = 272,640,000, V 131072 untied: 40·272,640,000 + 2·V·h + h =
+        // 12,247,782,400 (Mistral NeMo, "12B").
+        QTest::newRow("mistral: Mistral-Nemo-Instruct-2407 (head_dim·heads < hidden) = 12,247,782,400")
+            << "Mistral-Nemo-Instruct-2407.json"
+            << "mistral" << qint64(12247782400);
+        // command-a-03-2025 (cohere2, the unsloth mirror's copy of CohereForAI's file): h 12288, 64 layers, 96 heads
+        // and 8 KV heads of 128, SwiGLU 36864, V 256000, tied, one weight-only LayerNorm a layer (parallel block): a
+        // layer h·12288 + 2·h·1024 + 12288·h + 3·h·36864 + h = 1,686,122,496; 64·1,686,122,496 + V·h + h =
+        // 111,057,580,032 (Command A, "111B").
+        QTest::newRow("cohere2: Command A (parallel block, 3 sliding to 1 full) = 111,057,580,032")
+            << "command-a-03-2025.json"
+            << "cohere2" << qint64(111057580032);
+    }
+    void realFilesCountAsTransformersBuildsThem()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, modelType);
+        QFETCH(qint64, total);
+        const HfImport imp = importFile(file);
+        QVERIFY2(imp.ok(), imp.errors.empty() ? "" : imp.errors.front().toString().c_str());
+        QCOMPARE(QString::fromStdString(imp.modelType), modelType);
+        QCOMPARE(countParams(imp.architecture).total, total);
+        QCOMPARE(countParams(imp.architecture).active, total);
     }
 
     // The built-in presets of these models were written from their publishers' fields before the real files were
