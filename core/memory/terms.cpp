@@ -1007,6 +1007,10 @@ template <class X> X layerTapes(const TermContext& c, TermNotes<X>& n)
                    (a.kvHeadsOrDefault() != a.heads ? ", grouped-query K and V" : "") +
                    (a.dropoutOrDefault() ? ", dropout masks" : ", no dropout") +
                    (a.isMoe() ? ", MoE keeps each of the k routed experts' inputs and the fp32 router logits" : "") +
+                   (a.isMoe() && a.moe.latent > 0
+                        ? " (a latent MoE's experts read " + formatNumber(dbl(a.moe.latent)) +
+                              " channels, not h: each copy is that wide, and fc2_latent_proj keeps their sum)"
+                        : std::string()) +
                    (in.fp8LinearInputs ? ", linear-layer inputs cached in fp8" : "") +
                    "; tape = attention + scores + mlp + norms + dropout; " +
                    (selective ? "selective recomputation drops the attention scores."

@@ -791,6 +791,12 @@ private Q_SLOTS:
         QCOMPARE(layerActivations(wide, true, in, LayerKind::None).mlp -
                      layerActivations(a, true, in, LayerKind::None).mlp,
                  553648128.0 - 8388608.0);
+        // The drill-down says why.
+        const Breakdown trained = account(s, testdata::gpu("H100"));
+        const TermText t = explainTerm(SegmentKind::Activations, termContext(trained.model, s, trained.layout));
+        QVERIFY2(QString::fromStdString(t.notes.assumptions)
+                     .contains(QStringLiteral("a latent MoE's experts read 1024 channels, not h")),
+                 t.notes.assumptions.c_str());
         // Expert parallelism moves ℓ-wide tokens: the all-to-all tax is ℓ/h = 1/4 of the wide one's.
         s.hardware.gpus = 8;
         s.hardware.ep = 8;
