@@ -240,4 +240,14 @@ std::optional<TrainingConfigKind> detectTrainingConfig(const QString& path)
     return std::nullopt;
 }
 
+bool looksLikeHfConfig(const QString& path)
+{
+    if (QFileInfo(path).suffix().toLower() != QLatin1String("json"))
+        return false;
+    QByteArray bytes;
+    if (readUserFile(path, "a Hugging Face config", bytes))
+        return false;
+    return bytes.contains("\"model_type\"") && !bytes.contains("\"schema\"");
+}
+
 } // namespace trainmem

@@ -60,4 +60,8 @@ enum class TrainingConfigKind { DeepSpeed, Axolotl, Torchtune };
 /// as axolotl's. nullopt for a JSON that is no DeepSpeed config (a scenario, a config.json) or a file not read.
 std::optional<TrainingConfigKind> detectTrainingConfig(const QString& path);
 
+/// \brief Whether `path` is a Hugging Face config.json under another name (a downloaded "llama-3-8b-config.json"): a
+/// .json whose text names a "model_type" and is no TrainMem scenario (no "schema"). False for a file not read.
+bool looksLikeHfConfig(const QString& path);
+
 } // namespace trainmem

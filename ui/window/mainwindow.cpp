@@ -165,7 +165,8 @@ MainWindow::MainWindow(const PresetLibrary& library, const Scenario& initial, QW
         action(QStringLiteral("unpinLast"))->setEnabled(n > 0);
     });
 
-    setAcceptDrops(true); // a dropped config.json imports its model; another .json opens as a scenario
+    setAcceptDrops(true); // a dropped config.json (or a .json naming a model_type) imports its model; another .json
+                          // opens as a scenario
     restoreSettings();
     setScenario(initial);
     m_undo->setClean();
@@ -814,10 +815,11 @@ void MainWindow::dropEvent(QDropEvent* e)
     const QString path = urls.front().toLocalFile();
     const QFileInfo info(path);
     e->acceptProposedAction();
-    // config.json (or a model folder) is a Hugging Face config; a YAML or a DeepSpeed JSON a training config; a text
-    // or log file a memory readout; any other .json is a scenario file.
+    // config.json (or a model folder, or a .json naming a model_type under another name) is a Hugging Face config; a
+    // YAML or a DeepSpeed JSON a training config; a text or log file a memory readout; any other .json is a scenario
+    // file.
     const QString suffix = info.suffix().toLower();
-    if (info.isDir() || info.fileName() == QLatin1String("config.json"))
+    if (info.isDir() || info.fileName() == QLatin1String("config.json") || looksLikeHfConfig(path))
         importHfConfig(path);
     else if (suffix == QLatin1String("yaml") || suffix == QLatin1String("yml") || detectTrainingConfig(path))
         openTrainingConfig(path);

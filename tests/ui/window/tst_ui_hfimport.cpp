@@ -126,6 +126,20 @@ private Q_SLOTS:
         QCOMPARE(w.scenario().model.params, qint64(999885952));
     }
 
+    // Nemotron 3 Super's real config.json, with its `Infinity` and its latent MoE, dropped on the window.
+    void droppedLatentMoeConfigImports()
+    {
+        MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
+        w.setModalErrors(false);
+        dropFile(w, QStringLiteral(TRAINMEM_HF_DATA "/NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json"));
+        // 120,668,687,360 (tst_hfconfig derives it): the experts on 1024 latent channels, 40 Mamba-2 blocks.
+        QCOMPARE(w.scenario().model.params, qint64(120668687360));
+        QCOMPARE(w.scenario().model.architecture.moe.latent, qint64(1024));
+        QCOMPARE(w.scenario().model.architecture.kinds.mamba, qint64(40));
+        QCOMPARE(w.dashboard()->state().current.modelStateBytes, 120668687360.0 * 16);
+        QVERIFY(!w.errorBanner()->isVisibleTo(&w));
+    }
+
     void importSavesAsScenarioAndUserPreset()
     {
         MainWindow w(PresetLibrary::instance(), preset(QStringLiteral("chapter-7b")));
