@@ -440,6 +440,24 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
 
 } // namespace
 
+namespace {
+
+// A Hugging Face config.json given where a scenario belongs (--scenario, File ▸ Open): one error that says what the
+// file is and what reads it, instead of one unknown field per key (or Python's Infinity as bad JSON).
+FieldError hfConfigGivenAsScenario(const std::string& file)
+{
+    return {file, "/model_type",
+            "names a Hugging Face model: this is a config.json, not a scenario; read it with --hf-config (in the "
+            "window: File ▸ Import Hugging Face config…, or drop it on the window)"};
+}
+
+bool looksLikeHfConfigText(std::string_view text)
+{
+    return text.find("\"model_type\"") != std::string_view::npos && text.find("\"schema\"") == std::string_view::npos;
+}
+
+} // namespace
+
 ScenarioParse parseScenario(std::string_view text, const std::string& file)
 {
     json doc;
@@ -447,7 +465,8 @@ ScenarioParse parseScenario(std::string_view text, const std::string& file)
         doc = json::parse(text.begin(), text.end());
     } catch (const json::exception& e) { // parse_error, and out_of_range for numbers beyond a double
         ScenarioParse out;
-        out.errors.push_back({file, "", "not valid JSON: " + jsonErrorText(e)});
+        out.errors.push_back(looksLikeHfConfigText(text) ? hfConfigGivenAsScenario(file)
+                                                         : FieldError{file, "", "not valid JSON: " + jsonErrorText(e)});
         return out;
     }
     return parseScenarioJson(doc, file);
@@ -460,6 +479,10 @@ ScenarioParse parseScenarioJson(const json& doc, const std::string& file)
     Scenario& s = out.scenario;
     if (!doc.is_object()) {
         r.error("", "must be a JSON object, got " + describe(doc));
+        return out;
+    }
+    if (doc.contains("model_type") && !doc.contains("schema")) {
+        out.errors.push_back(hfConfigGivenAsScenario(file));
         return out;
     }
     r.onlyKeys(doc, "",

@@ -51,6 +51,16 @@ private Q_SLOTS:
             << QStringLiteral("{\"schema\": ")
             << "bad.json: not valid JSON: at line 1, column 12: syntax error while parsing value - unexpected end of "
                "input; expected '[', '{', or a literal";
+        // A Hugging Face config.json given as a scenario: one error naming what reads it, for a file nlohmann reads
+        // and for one with Python's Infinity, which it does not.
+        QTest::newRow("a Hugging Face config.json is named as one")
+            << QStringLiteral(R"({"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 4096})")
+            << "bad.json: /model_type: names a Hugging Face model: this is a config.json, not a scenario; read it "
+               "with --hf-config (in the window: File ▸ Import Hugging Face config…, or drop it on the window)";
+        QTest::newRow("a Hugging Face config.json with Infinity is named as one")
+            << QStringLiteral(R"({"model_type": "nemotron_h", "time_step_limit": [0.0, Infinity]})")
+            << "bad.json: /model_type: names a Hugging Face model: this is a config.json, not a scenario; read it "
+               "with --hf-config (in the window: File ▸ Import Hugging Face config…, or drop it on the window)";
         QTest::newRow("wrong schema")
             << QStringLiteral(R"({"schema": "trainmem/scenario@9", "model": {"params": 7}})")
             << R"(bad.json: /schema: must be "trainmem/scenario@1", got "trainmem/scenario@9")";
