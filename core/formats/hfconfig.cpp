@@ -1463,6 +1463,14 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
     }
     out.dtype = r.text(r.has("torch_dtype") ? "torch_dtype" : "dtype");
     out.nameOrPath = r.text("_name_or_path");
+    // gpt-oss ships its experts in MXFP4 (quantization_config {"quant_method": "mxfp4", "modules_to_not_convert":
+    // attention, router, embeddings, head}): TrainMem's mxfp4 format, the experts only. Other quantisation configs
+    // (FP8 blocks, compressed-tensors with their ignore lists) have no exact match here and are left to --weights.
+    if (r.has("quantization_config") && r.at("quantization_config").is_object() && a.isMoe()) {
+        const json& q = r.at("quantization_config");
+        if (q.contains("quant_method") && q.at("quant_method") == "mxfp4")
+            out.shippedWeights = InferenceWeights::MXFP4;
+    }
 }
 
 // The vision tower and projector of a multimodal wrapper, as its modeling file builds them from vision_config
@@ -1851,6 +1859,11 @@ Scenario scenarioWithHfModel(const Scenario& base, const HfImport& imported, con
         // inference format here; the description keeps it.
         if (imported.dtype == "bfloat16" || imported.dtype == "float16")
             s.training.inferenceWeights = InferenceWeights::BF16;
+    }
+    if (imported.shippedWeights) {
+        s.training.inferenceWeights = *imported.shippedWeights;
+        s.description += std::string(", served as the checkpoint ships it (quantization_config: ") +
+                         toString(*imported.shippedWeights) + ")";
     }
     s.description += ".";
     // The base scenario's layout, kept as far as the imported model allows (fewer layers, no experts).

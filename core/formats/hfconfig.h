@@ -6,6 +6,7 @@
 #include "errors.h"
 #include "scenario.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,9 @@ struct HfImport {
     std::string modelType;  ///< "llama", "qwen3_moe", …
     std::string dtype;      ///< torch_dtype (or the newer "dtype") as written; empty when absent
     std::string nameOrPath; ///< _name_or_path when the file has one
+    /// The weight format the checkpoint ships in, where it is one TrainMem serves exactly: gpt-oss's
+    /// quantization_config {"quant_method": "mxfp4"}, its experts in MXFP4 and the rest 16-bit.
+    std::optional<InferenceWeights> shippedWeights;
     FieldErrors errors;
     bool ok() const { return errors.empty(); }
 };
@@ -30,8 +34,8 @@ HfImport parseHfConfig(std::string_view text, const std::string& file);
 
 /// \brief `base` with its model replaced by the import: the training, hardware and cost setup stay,
 /// id/name/description/source describe the import (`label` is the model's name, e.g. its folder),
-/// torch_dtype becomes the inference weight format when it maps (bfloat16, float16 -> bf16), and an
-/// expert-parallel degree the new model cannot use falls back to 1.
+/// torch_dtype becomes the inference weight format when it maps (bfloat16, float16 -> bf16; a shipped format such as
+/// gpt-oss's MXFP4 experts wins over it), and an expert-parallel degree the new model cannot use falls back to 1.
 Scenario scenarioWithHfModel(const Scenario& base, const HfImport& imported, const std::string& label);
 
 } // namespace trainmem

@@ -77,6 +77,18 @@ private Q_SLOTS:
         QCOMPARE(s.hardware.tp, qint64(8));
     }
 
+    // gpt-oss-120b's config.json ships its experts in MXFP4: --hf-config serves it so, and --weights still wins.
+    void shippedWeightFormatYieldsToWeights()
+    {
+        const QString file = QStringLiteral(TRAINMEM_HF_DATA "/gpt-oss-120b.json");
+        CliOutcome o = parse({"--json", "--mode", "inference", "--hf-config", file});
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QCOMPARE(o.request.scenario.training.inferenceWeights, InferenceWeights::MXFP4);
+        o = parse({"--json", "--mode", "inference", "--hf-config", file, "--weights", "bf16"});
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QCOMPARE(o.request.scenario.training.inferenceWeights, InferenceWeights::BF16);
+    }
+
     // Issue 30 §2: a framework profile fills what is unset and never overrides an explicit option; --json echoes the
     // loss and allocator setting the figures assume and who chose them.
     void frameworkProfileNeverOverridesExplicitOptions()

@@ -667,6 +667,28 @@ private Q_SLOTS:
         QCOMPARE(b.perGpu.activations, a.perGpu.activations);
     }
 
+    // gpt-oss ships its experts in MXFP4 (its quantization_config): imported to serve, it is served so, as the
+    // gpt-oss-120b preset is, whatever torch_dtype says; gpt-oss-20b's copy here has no quantization_config.
+    void gptOssIsServedAsItShips()
+    {
+        const HfImport imp = importFile(QStringLiteral("gpt-oss-120b.json"));
+        QVERIFY(imp.ok());
+        QCOMPARE(imp.shippedWeights.value_or(InferenceWeights::BF16), InferenceWeights::MXFP4);
+        Scenario base = testdata::preset("llama3-8b");
+        base.training.mode = Mode::Inference;
+        base.training.inferenceWeights = InferenceWeights::BF16;
+        const Scenario s = scenarioWithHfModel(base, imp, "gpt-oss-120b");
+        QCOMPARE(s.training.inferenceWeights, InferenceWeights::MXFP4);
+        QVERIFY2(s.description.find("quantization_config: mxfp4") != std::string::npos, s.description.c_str());
+        const GpuSpec gpu = testdata::gpu("H100");
+        QCOMPARE(account(s, gpu).perGpu.weights, account(testdata::preset("gpt-oss-120b"), gpu).perGpu.weights);
+        QVERIFY(!importFile(QStringLiteral("gpt-oss-20b.json")).shippedWeights);
+        // FP8 blocks (DeepSeek-V3) have no exact format here: the dtype's bf16 stays.
+        const HfImport fp8 = importFile(QStringLiteral("DeepSeek-V3.json"));
+        QVERIFY(!fp8.shippedWeights);
+        QCOMPARE(scenarioWithHfModel(base, fp8, "").training.inferenceWeights, InferenceWeights::BF16);
+    }
+
     // A wrapper that leaves its sub-configurations out gets its configuration classes' defaults, as transformers
     // builds it: the language model counted as the family, the vision tower apart.
     void wrapperDefaultsCountTheVisionTower_data()
