@@ -11,8 +11,10 @@ namespace {
 
 void checkSegments(const Segments& g, const char* what)
 {
-    const double parts[] = {g.weights, g.gradients, g.master,    g.optimizer, g.activations,
-                            g.kvCache, g.logits,    g.workspace, g.framework, g.fragmentation};
+    // Every field of Segments (its static_assert counts them): the adapters and the recurrent state too.
+    const double parts[] = {g.weights, g.gradients,      g.master, g.optimizer, g.adapters,  g.activations,
+                            g.kvCache, g.recurrentState, g.logits, g.workspace, g.framework, g.fragmentation};
+    static_assert(sizeof(parts) == sizeof(Segments), "checkSegments reads every field of Segments");
     double sum = 0;
     for (double p : parts) {
         QVERIFY2(std::isfinite(p), what);
@@ -81,8 +83,12 @@ private Q_SLOTS:
 
     void everyPresetEveryMode()
     {
-        for (const char* id : {"gpt2-small", "gpt3-175b", "llama2-7b", "llama3-8b", "llama3-70b", "llama3.1-405b",
-                               "mixtral-8x7b", "deepseek-v3", "qwen3.8-book", "chapter-7b", "chapter-70b"}) {
+        // Every built-in preset, the 2026 ones (sliding, chunked, Gated DeltaNet, Mamba-2 and latent-MoE layers)
+        // included.
+        for (const char* id :
+             {"gpt2-small", "gpt3-175b", "llama2-7b", "llama3-8b", "llama3-70b", "llama3.1-405b", "mixtral-8x7b",
+              "deepseek-v3", "qwen3.8-book", "chapter-7b", "chapter-70b", "gpt-oss-120b", "kimi-k2", "llama4-maverick",
+              "qwen3-next-80b-a3b", "nemotron-3-nano-30b-a3b", "nemotron-3-super-120b-a12b"}) {
             Scenario s = testdata::preset(id);
             const GpuSpec gpu = testdata::gpu("H100");
             for (int c = 0; c < 3; ++c) {
@@ -102,6 +108,32 @@ private Q_SLOTS:
                     QVERIFY(std::isfinite(curve[i]) && curve[i] > 0);
                     if (i > 0)
                         QVERIFY2(curve[i] >= curve[i - 1], id); // memory never falls as context grows
+                }
+            }
+        }
+    }
+
+    // A latent MoE at the edges a scenario file allows: the latent width at its bound, 65,536 experts, the longest
+    // context, on one GPU and on the most; every term stays finite.
+    void latentMoeAtItsBoundsStaysFinite()
+    {
+        Scenario s = testdata::preset("nemotron-3-super-120b-a12b");
+        Architecture& a = s.model.architecture;
+        a.moe.experts = 65536;
+        a.moe.activeExperts = 65536;
+        for (const int64_t latent : {int64_t(1), kMaxHidden}) {
+            a.moe.latent = latent;
+            for (const Mode mode : {Mode::Training, Mode::Inference}) {
+                s.training.mode = mode;
+                s.training.seqLen = kMaxSeq;
+                for (const int64_t gpus : {int64_t(1), kMaxGpus}) {
+                    s.hardware.gpus = gpus;
+                    s.hardware.tp = 1;
+                    s.hardware.ep = 1;
+                    const Breakdown b = account(s, testdata::gpu("H100"));
+                    checkSegments(b.perGpu, "latent MoE per GPU");
+                    checkSegments(b.singleGpu, "latent MoE one GPU");
+                    QVERIFY(std::isfinite(b.tax.total()) && b.tax.total() >= 0);
                 }
             }
         }
