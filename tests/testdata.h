@@ -6,10 +6,13 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace testdata {
 
@@ -28,6 +31,19 @@ inline trainmem::Scenario preset(const std::string& id)
     if (!p.ok())
         qFatal("preset %s does not parse: %s", id.c_str(), p.errors.front().toString().c_str());
     return p.scenario;
+}
+
+/// Every built-in preset's id, sorted: the scenario files of presets/ (not the GPU catalog or models.json).
+inline std::vector<std::string> presetIds()
+{
+    std::vector<std::string> ids;
+    for (const auto& e : std::filesystem::directory_iterator(TRAINMEM_PRESETS_DIR)) {
+        const std::string name = e.path().filename().string();
+        if (e.path().extension() == ".json" && name != "gpus.json" && name != "models.json")
+            ids.push_back(e.path().stem().string());
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
 }
 
 inline trainmem::GpuCatalog gpus()

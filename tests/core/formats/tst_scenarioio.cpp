@@ -249,9 +249,8 @@ private Q_SLOTS:
     void roundTrip_data()
     {
         QTest::addColumn<QString>("id");
-        for (const char* id :
-             {"gpt2-small", "gpt3-175b", "llama3-70b", "mixtral-8x7b", "deepseek-v3", "qwen3.8-book", "chapter-7b"})
-            QTest::newRow(id) << id;
+        for (const std::string& id : testdata::presetIds()) // every built-in preset
+            QTest::newRow(id.c_str()) << QString::fromStdString(id);
     }
     void roundTrip()
     {
