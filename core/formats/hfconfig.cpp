@@ -1288,9 +1288,7 @@ void readFamily(HfReader& r, Family f, Architecture& a, HfImport& out, const Siz
             const std::vector<int64_t> kinds = r.layerKinds("indexer_types", a.layers, {"full", "shared"});
             if (kinds[1] > 0) {
                 const json& list = r.at("indexer_types");
-                size_t first = 0;
-                while (first < list.size() && list[first] != "shared")
-                    ++first;
+                const auto first = std::find(list.begin(), list.end(), "shared") - list.begin();
                 r.error("indexer_types", "is not supported yet with \"shared\" layers (" + std::to_string(kinds[1]) +
                                              " of " + std::to_string(a.layers) + ", the first at layer " +
                                              std::to_string(first) + "): indexers shared between layers");

@@ -438,10 +438,6 @@ void readArchitecture(Reader& r, const json& j, const std::string& p, Architectu
     }
 }
 
-} // namespace
-
-namespace {
-
 // A Hugging Face config.json given where a scenario belongs (--scenario, File ▸ Open): one error that says what the
 // file is and what reads it, instead of one unknown field per key (or Python's Infinity as bad JSON).
 FieldError hfConfigGivenAsScenario(const std::string& file)
@@ -451,12 +447,12 @@ FieldError hfConfigGivenAsScenario(const std::string& file)
             "window: File ▸ Import Hugging Face config…, or drop it on the window)"};
 }
 
+} // namespace
+
 bool looksLikeHfConfigText(std::string_view text)
 {
     return text.find("\"model_type\"") != std::string_view::npos && text.find("\"schema\"") == std::string_view::npos;
 }
-
-} // namespace
 
 ScenarioParse parseScenario(std::string_view text, const std::string& file)
 {

@@ -23,6 +23,10 @@ struct ScenarioParse {
 
 /// \brief Parses scenario JSON text. `file` names the source in every error.
 ScenarioParse parseScenario(std::string_view text, const std::string& file);
+/// \brief Whether `text` reads as a Hugging Face config.json rather than a scenario: it names a "model_type" and has
+/// no "schema" (a scenario's first field). parseScenario answers such a text with one error saying so; the window
+/// imports such a dropped file as a config.json whatever its name.
+bool looksLikeHfConfigText(std::string_view text);
 /// \brief Parses an already-decoded JSON value (e.g. a preset embedded in a larger document).
 ScenarioParse parseScenarioJson(const nlohmann::json& doc, const std::string& file);
 

@@ -2,6 +2,7 @@
 
 #include "params.h"
 #include "presetlibrary.h"
+#include "scenarioio.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -247,7 +248,7 @@ bool looksLikeHfConfig(const QString& path)
     QByteArray bytes;
     if (readUserFile(path, "a Hugging Face config", bytes))
         return false;
-    return bytes.contains("\"model_type\"") && !bytes.contains("\"schema\"");
+    return looksLikeHfConfigText(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
 }
 
 } // namespace trainmem
