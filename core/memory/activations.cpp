@@ -107,33 +107,31 @@ LayerActivations perOpTape(const Architecture& a, bool moeLayer, const Activatio
         attnOut = heads * hd;
     }
     attn.push_back(h); // the output projection
-    auto ffnOf = [&](double f, double copies) {
+    // `copies` FFNs of width f whose down projection writes `out` channels (h; a latent MoE's experts: the latent).
+    auto ffnOf = [&](double f, double copies, double out) {
         for (double i = 0; i < copies; ++i) {
             if (a.ffnKind == FfnKind::SwiGLU)
-                ffn.insert(ffn.end(), {f, f, h});
+                ffn.insert(ffn.end(), {f, f, out});
             else
-                ffn.insert(ffn.end(), {f, h});
+                ffn.insert(ffn.end(), {f, out});
         }
     };
     if (moeLayer && a.isMoe()) {
         const double fe = static_cast<double>(a.moe.expertFfn);
         if (a.moe.denseBeside > 0) // Gemma 4's decoder layer runs its dense mlp before the router and experts
-            ffnOf(static_cast<double>(a.moe.denseBeside), 1);
+            ffnOf(static_cast<double>(a.moe.denseBeside), 1, h);
+        const double k = static_cast<double>(a.moe.activeExperts);
         if (a.moe.latent > 0) { // NemotronHMoE: fc1_latent_proj, the experts on the latent width, fc2_latent_proj
             const double latent = static_cast<double>(a.moe.latent);
-            const double k = static_cast<double>(a.moe.activeExperts);
             ffn.push_back(latent);
-            if (a.ffnKind == FfnKind::SwiGLU)
-                ffn.insert(ffn.end(), {fe * k, fe * k, latent});
-            else
-                ffn.insert(ffn.end(), {fe * k, latent});
+            ffnOf(fe * k, 1, latent);
             ffn.push_back(h);
         } else {
-            ffnOf(fe * static_cast<double>(a.moe.activeExperts), 1);
+            ffnOf(fe * k, 1, h);
         }
-        ffnOf(fe, static_cast<double>(a.moe.sharedExperts));
+        ffnOf(fe, static_cast<double>(a.moe.sharedExperts), h);
     } else {
-        ffnOf(static_cast<double>(moeLayer || a.moe.denseFfn <= 0 ? a.ffn : a.moe.denseFfn), 1);
+        ffnOf(static_cast<double>(moeLayer || a.moe.denseFfn <= 0 ? a.ffn : a.moe.denseFfn), 1, h);
     }
     int count = 0;
     auto kept = [&](const std::vector<double>& widths) {
